@@ -1,0 +1,38 @@
+// Reader for the Khattak-Mikaitis GPU capture sets (shared/testdata/gpu-captures, README there):
+// GPU/FORMAT/{a,b,c,d}_GPU_*.txt, row i of every file belonging together.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/format.hpp>
+
+namespace tcemu {
+
+// One output element recorded on a GPU, converted to the formats the MMA reads and writes:
+// a and b in the input format's container, c and d in the accumulator format.
+struct CaptureCase {
+  std::vector<std::uint32_t> a;
+  std::vector<std::uint32_t> b;
+  std::uint32_t c;
+  std::uint32_t d;
+};
+
+struct CaptureSet {
+  std::string gpu;  // directory name: V100, A100, A2, Ada, L40S, H100, H200, B200
+  FloatFormat input;
+  FloatFormat accumulator;
+  std::vector<CaptureCase> cases;
+};
+
+// Every capture set under `root` (one per GPU, input format and output file), sorted by GPU and
+// format. Throws std::runtime_error naming the file and line of any malformed or inconsistent
+// row (an operand not exactly representable in its format, rows that differ in count).
+std::vector<CaptureSet> load_capture_sets(const std::filesystem::path& root);
+
+// The architecture preset a capture directory's GPU belongs to (V100 -> sm70, ... B200 -> sm100).
+std::string arch_of_gpu(const std::string& gpu);
+
+}  // namespace tcemu

@@ -1,0 +1,27 @@
+// One output element of an MMA instruction (or of a chain of them): d = a . b + c over K terms.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/decode.hpp>
+
+namespace tcemu {
+
+// Checks that a datapath is one the emulator can evaluate; throws std::invalid_argument naming the
+// offending field otherwise.
+void validate(const Datapath& datapath);
+
+// d = a . b + c for one output element. a and b hold K input-format bit patterns (K >= 0); K
+// larger than instruction_k runs as a chain of instructions in k order, each taking the previous
+// result as its c; a last partial instruction has fewer terms (no padding terms are invented).
+// c and the result are accumulator bit patterns.
+std::uint32_t mma_element(const Datapath& datapath, std::span<const std::uint32_t> a,
+                          std::span<const std::uint32_t> b, std::uint32_t c);
+
+// The same on operands already decoded (the emulated GEMM decodes each matrix element once).
+std::uint32_t mma_element_decoded(const Datapath& datapath, std::span<const Decoded> a,
+                                  std::span<const Decoded> b, std::uint32_t c);
+
+}  // namespace tcemu

@@ -1,0 +1,48 @@
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/decode.hpp>
+
+#include <utility>
+
+namespace tcemu {
+namespace {
+
+std::uint32_t canonical_nan(const FloatFormat& f) {
+  const std::uint32_t exponent = (std::uint32_t{1} << f.exponent_bits) - 1;
+  const std::uint32_t fraction = (std::uint32_t{1} << f.fraction_bits) - 1;
+  return ((exponent << f.fraction_bits) | fraction) << f.padding_bits;
+}
+
+}  // namespace
+
+std::uint32_t convert(const FloatFormat& from, const FloatFormat& to, std::uint32_t bits,
+                      Rounding rounding, Overflow overflow) {
+  const Decoded x = decode(from, bits);
+  switch (x.value_class) {
+    case ValueClass::nan: return canonical_nan(to);
+    case ValueClass::infinity: return encode_infinity(to, x.negative);
+    case ValueClass::zero: return encode_zero(to, x.negative);
+    case ValueClass::finite: break;
+  }
+  return round_pack(to, x.negative, {x.significand, x.lsb_exponent, false}, rounding, overflow);
+}
+
+bool converts_exactly(const FloatFormat& from, const FloatFormat& to, std::uint32_t bits) {
+  const Decoded x = decode(from, bits);
+  if (x.value_class != ValueClass::finite) {
+    return x.value_class != ValueClass::infinity || to.special == SpecialEncoding::ieee;
+  }
+  const std::uint32_t there = convert(from, to, bits, Rounding::toward_zero, Overflow::saturate);
+  const Decoded back = decode(to, there);
+  // Compare values: significand * 2^lsb, normalised by stripping trailing zeros.
+  auto normal = [](std::uint64_t s, int e) {
+    while (s != 0 && (s & 1) == 0) {
+      s >>= 1;
+      ++e;
+    }
+    return std::pair{s, e};
+  };
+  return back.value_class == ValueClass::finite && back.negative == x.negative &&
+         normal(back.significand, back.lsb_exponent) == normal(x.significand, x.lsb_exponent);
+}
+
+}  // namespace tcemu

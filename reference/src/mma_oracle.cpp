@@ -1,0 +1,1 @@
+#include <tcemu/reference/mma_oracle.hpp>
