@@ -1,0 +1,42 @@
+// The emulated GEMM: D = A B + C through a Tensor Core datapath, for whole matrices. This is the
+// arithmetic of the CPU backend (backend.hpp); its result is bitwise independent of the thread
+// count.
+#pragma once
+
+#include <optional>
+
+#include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/matrix.hpp>
+
+namespace tcemu {
+
+// How C enters the product.
+enum class CInput {
+  // cuBLAS / CUTLASS: the tensor cores accumulate A B from +0, then
+  // D = fma(alpha, acc, beta * C) in fp32 round-to-nearest (CUTLASS's LinearCombination), and D is
+  // rounded to nearest into the accumulator format.
+  epilogue,
+  // A chain of mma instructions as a kernel writes it: C is the initial accumulator of the first
+  // instruction along k. alpha and beta must be 1.
+  initial_accumulator,
+};
+
+struct GemmOptions {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  CInput c_input = CInput::epilogue;
+  int threads = 0;  // 0: every hardware thread
+};
+
+// Every element d_ij is the datapath's chain of MMA instructions over k = 0..K-1 in k order
+// (mma.hpp), so a k tail shorter than one instruction is a partial instruction, as a kernel that
+// pads its operands with zeros computes it. A and B hold datapath.input bit patterns, C and D
+// datapath.accumulator ones. C may be omitted when beta == 0 in epilogue mode; C and D may
+// alias exactly (same data, ld and layout).
+//
+// Throws std::invalid_argument naming the offending argument as BLAS's xerbla does (dimension,
+// leading dimension, format, alpha/beta in initial_accumulator mode).
+void emulated_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
+                   ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d);
+
+}  // namespace tcemu

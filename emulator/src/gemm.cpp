@@ -1,0 +1,129 @@
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/gemm.hpp>
+#include <tcemu/emulator/mma.hpp>
+
+#include "gemm_fast_path.hpp"
+#include "parallel_for.hpp"
+
+namespace tcemu {
+namespace {
+
+[[noreturn]] void bad_argument(const std::string& what) {
+  throw std::invalid_argument("emulated_gemm: " + what);
+}
+
+void check_shape(const char* name, const ConstMatrixView& x, std::int64_t rows, std::int64_t cols,
+                 const FloatFormat& format, const char* format_role) {
+  const std::string n(name);
+  if (x.rows != rows || x.cols != cols) {
+    bad_argument(n + " is " + std::to_string(x.rows) + " x " + std::to_string(x.cols) +
+                 ", expected " + std::to_string(rows) + " x " + std::to_string(cols));
+  }
+  if (!(x.format == format)) {
+    bad_argument(n + " holds " + std::string(x.format.name) + ", the datapath's " + format_role +
+                 " format is " + std::string(format.name));
+  }
+  const std::int64_t inner = x.layout == Layout::row_major ? cols : rows;
+  if (x.ld < std::max<std::int64_t>(1, inner)) {
+    bad_argument("ld" + n + " = " + std::to_string(x.ld) + " must be >= max(1, " +
+                 std::to_string(inner) + ")");
+  }
+  if (x.data == nullptr && rows > 0 && cols > 0) bad_argument(n + " has no data");
+}
+
+float to_float(const FloatFormat& format, std::uint32_t bits) {
+  return format == formats::fp32
+             ? std::bit_cast<float>(bits)
+             : std::bit_cast<float>(convert(format, formats::fp32, bits, Rounding::nearest_even));
+}
+
+std::uint32_t from_float(const FloatFormat& format, float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  return format == formats::fp32 ? bits
+                                 : convert(formats::fp32, format, bits, Rounding::nearest_even);
+}
+
+// The reference evaluation: every element through mma_element_decoded, A decoded by rows and B
+// by columns once.
+void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+                       std::vector<std::uint32_t>& acc, int threads) {
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  std::vector<Decoded> rows(static_cast<std::size_t>(m * k));
+  std::vector<Decoded> cols(static_cast<std::size_t>(n * k));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t p = 0; p < k; ++p) rows[i * k + p] = decode(dp.input, a.get(i, p));
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (std::int64_t p = 0; p < k; ++p) cols[j * k + p] = decode(dp.input, b.get(p, j));
+  }
+  detail::parallel_for(threads, m, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::span<const Decoded> row(rows.data() + i * k, static_cast<std::size_t>(k));
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::span<const Decoded> col(cols.data() + j * k, static_cast<std::size_t>(k));
+        std::uint32_t& d = acc[static_cast<std::size_t>(i * n + j)];
+        d = mma_element_decoded(dp, row, col, d);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
+                   ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d) {
+  validate(dp);
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  if (m < 0 || n < 0 || k < 0) bad_argument("negative dimension");
+  check_shape("A", a, m, k, dp.input, "input");
+  check_shape("B", b, k, n, dp.input, "input");
+  check_shape("D", d, m, n, dp.accumulator, "accumulator");
+  const bool reads_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
+  if (reads_c && !c) bad_argument("C is required (beta != 0 or C is the initial accumulator)");
+  if (c) check_shape("C", *c, m, n, dp.accumulator, "accumulator");
+  if (options.c_input == CInput::initial_accumulator &&
+      (options.alpha != 1.0f || options.beta != 1.0f)) {
+    bad_argument("alpha and beta must be 1 when C is the initial accumulator");
+  }
+  if (m == 0 || n == 0) return;
+
+  const std::uint32_t zero = encode_zero(dp.accumulator, false);
+  std::vector<std::uint32_t> acc(static_cast<std::size_t>(m * n), zero);
+  if (options.c_input == CInput::initial_accumulator) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) acc[i * n + j] = c->get(i, j);
+    }
+  }
+  if (k > 0) {
+    if (detail::fast_path_applies(dp, a, b)) {
+      detail::fast_mma_chain(dp, a, b, acc, options.threads);
+    } else {
+      general_mma_chain(dp, a, b, acc, options.threads);
+    }
+  }
+
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::uint32_t out = acc[i * n + j];
+      if (options.c_input == CInput::epilogue) {
+        // BLAS: C is not read when beta == 0, so a NaN there does not propagate.
+        const float product = options.alpha * to_float(dp.accumulator, out);
+        const float result =
+            options.beta == 0.0f
+                ? product
+                : std::fma(options.alpha, to_float(dp.accumulator, out),
+                           options.beta * to_float(dp.accumulator, c->get(i, j)));
+        out = from_float(dp.accumulator, result);
+      }
+      d.set(i, j, out);
+    }
+  }
+}
+
+}  // namespace tcemu

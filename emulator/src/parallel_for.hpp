@@ -1,0 +1,46 @@
+// Runs body(begin, end) over [0, count) in chunks on `threads` threads (0: every hardware
+// thread). Chunks are handed out dynamically; each index is processed exactly once, so results
+// that depend only on the index are independent of the thread count.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tcemu::detail {
+
+template <typename Body>
+void parallel_for(int threads, std::int64_t count, std::int64_t chunk, Body body) {
+  const int available = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::int64_t chunks = (count + chunk - 1) / chunk;
+  const int workers = static_cast<int>(
+      std::min<std::int64_t>(threads > 0 ? threads : available, std::max<std::int64_t>(chunks, 1)));
+  std::atomic<std::int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    try {
+      for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) {
+        body(c * chunk, std::min(count, (c + 1) * chunk));
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::jthread> pool;
+    pool.reserve(static_cast<std::size_t>(workers - 1));
+    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace tcemu::detail

@@ -1,0 +1,261 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/gemm.hpp>
+#include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/presets.hpp>
+
+namespace tcemu {
+namespace {
+
+// A matrix of raw bits stored in the format's container.
+struct Storage {
+  FloatFormat format;
+  std::int64_t rows, cols, ld;
+  Layout layout;
+  std::vector<unsigned char> bytes;
+
+  Storage(FloatFormat f, std::int64_t r, std::int64_t c, Layout l, std::int64_t extra_ld = 0)
+      : format(f),
+        rows(r),
+        cols(c),
+        ld(std::max<std::int64_t>(1, l == Layout::row_major ? c : r) + extra_ld),
+        layout(l) {
+    const std::int64_t outer = l == Layout::row_major ? r : c;
+    bytes.assign(static_cast<std::size_t>(std::max<std::int64_t>(outer * ld, 1)) *
+                     container_bytes(f),
+                 0);
+  }
+  MatrixView view() { return {{bytes.data(), format, rows, cols, ld, layout}}; }
+  ConstMatrixView cview() const { return {bytes.data(), format, rows, cols, ld, layout}; }
+};
+
+// Random operand bits: normal values with exponents around 0, subnormals, zeros of both signs,
+// and (when allowed) every finite bit pattern.
+std::uint32_t random_bits(const FloatFormat& f, std::mt19937_64& rng, bool wide) {
+  const std::uint32_t mask = (std::uint32_t{1} << f.storage_bits()) - 1;
+  for (;;) {
+    std::uint32_t bits = static_cast<std::uint32_t>(rng()) & mask;
+    const int kind = static_cast<int>(rng() % 8);
+    const std::uint32_t exponent_mask = ((std::uint32_t{1} << f.exponent_bits) - 1)
+                                        << f.fraction_bits;
+    if (kind == 0) bits &= ~exponent_mask;                     // subnormal or zero
+    if (kind == 1) bits &= f.sign_mask();                      // signed zero
+    if (kind >= 2 && !wide) {                                  // exponent near the bias
+      const std::uint32_t e = static_cast<std::uint32_t>(f.bias() - 3 + static_cast<int>(rng() % 6));
+      bits = (bits & ~exponent_mask) | (e << f.fraction_bits);
+    }
+    bits <<= f.padding_bits;
+    const ValueClass vc = decode(f, bits).value_class;
+    if (vc != ValueClass::nan && vc != ValueClass::infinity) return bits;
+  }
+}
+
+void fill(Storage& s, std::mt19937_64& rng, bool wide) {
+  MatrixView v = s.view();
+  for (std::int64_t i = 0; i < s.rows; ++i) {
+    for (std::int64_t j = 0; j < s.cols; ++j) v.set(i, j, random_bits(s.format, rng, wide));
+  }
+}
+
+// The specification: element (i, j) is mma_element over row i of A and column j of B.
+std::uint32_t expected_element(const Datapath& dp, const Storage& a, const Storage& b,
+                               std::int64_t i, std::int64_t j, std::uint32_t c) {
+  std::vector<std::uint32_t> row, col;
+  for (std::int64_t p = 0; p < a.cols; ++p) {
+    row.push_back(a.cview().get(i, p));
+    col.push_back(b.cview().get(p, j));
+  }
+  return mma_element(dp, row, col, c);
+}
+
+struct Case {
+  const char* arch;
+  const char* instruction;
+  FloatFormat input;
+  FloatFormat accumulator;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.arch << " " << c.instruction << " " << c.input.name << " -> " << c.accumulator.name;
+}
+
+class GemmMatchesElements : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GemmMatchesElements, InitialAccumulatorChainEqualsMmaElement) {
+  const Case& cs = GetParam();
+  const Datapath dp = preset(cs.arch, cs.input, cs.accumulator, cs.instruction);
+  std::mt19937_64 rng(42);
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+           {5, 37, 77}, {16, 16, 64}, {3, 17, 1}, {9, 40, 33}}) {
+    for (bool wide : {false, true}) {
+      Storage a(dp.input, m, k, Layout::row_major, 3);
+      Storage b(dp.input, k, n, Layout::column_major, 1);
+      Storage c(dp.accumulator, m, n, Layout::row_major);
+      Storage d(dp.accumulator, m, n, Layout::column_major, 2);
+      fill(a, rng, wide);
+      fill(b, rng, wide);
+      fill(c, rng, wide);
+      emulated_gemm(dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 3}, a.cview(),
+                    b.cview(), c.cview(), d.view());
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          ASSERT_EQ(d.cview().get(i, j), expected_element(dp, a, b, i, j, c.cview().get(i, j)))
+              << describe(dp) << " m=" << m << " n=" << n << " k=" << k << " i=" << i
+              << " j=" << j << " wide=" << wide;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Presets, GemmMatchesElements,
+    ::testing::Values(Case{"sm70", "mma.sync", formats::fp16, formats::fp32},
+                      Case{"sm80", "mma.sync", formats::bf16, formats::fp32},
+                      Case{"sm80", "mma.sync", formats::tf32, formats::fp32},
+                      Case{"sm89", "mma.sync", formats::e4m3, formats::fp32},
+                      Case{"sm90", "mma.sync", formats::fp16, formats::fp32},
+                      Case{"sm90", "mma.sync", formats::fp16, formats::fp16},
+                      Case{"sm90", "mma.sync", formats::e5m2, formats::fp16},
+                      Case{"sm90", "mma.sync", formats::e4m3, formats::fp32},
+                      Case{"sm100", "mma.sync", formats::e4m3, formats::fp32},
+                      Case{"exact-rn", "mma.sync", formats::bf16, formats::fp32}),
+    [](const auto& param_info) {
+      std::string name = std::string(param_info.param.arch) + "_" + std::string(param_info.param.input.name) +
+                         "_" + std::string(param_info.param.accumulator.name);
+      for (char& ch : name) ch = (ch == '-' || ch == '.') ? '_' : ch;
+      return name;
+    });
+
+TEST(Gemm, ResultDoesNotDependOnThreadCount) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  std::mt19937_64 rng(7);
+  Storage a(dp.input, 33, 200, Layout::row_major);
+  Storage b(dp.input, 200, 70, Layout::row_major);
+  fill(a, rng, false);
+  fill(b, rng, false);
+  Storage d1(dp.accumulator, 33, 70, Layout::row_major);
+  Storage d8(dp.accumulator, 33, 70, Layout::row_major);
+  emulated_gemm(dp, {.threads = 1}, a.cview(), b.cview(), std::nullopt, d1.view());
+  emulated_gemm(dp, {.threads = 8}, a.cview(), b.cview(), std::nullopt, d8.view());
+  EXPECT_EQ(d1.bytes, d8.bytes);
+}
+
+TEST(Gemm, EpilogueIsFmaOfAlphaAccumulatorAndBetaC) {
+  const Datapath dp = preset("sm80", formats::fp16, formats::fp32);
+  std::mt19937_64 rng(3);
+  Storage a(dp.input, 4, 24, Layout::row_major);
+  Storage b(dp.input, 24, 5, Layout::row_major);
+  Storage c(dp.accumulator, 4, 5, Layout::row_major);
+  Storage d(dp.accumulator, 4, 5, Layout::row_major);
+  fill(a, rng, false);
+  fill(b, rng, false);
+  fill(c, rng, false);
+  const float alpha = 0.75f, beta = -1.5f;
+  emulated_gemm(dp, {.alpha = alpha, .beta = beta}, a.cview(), b.cview(), c.cview(), d.view());
+  for (std::int64_t i = 0; i < 4; ++i) {
+    for (std::int64_t j = 0; j < 5; ++j) {
+      const float acc = std::bit_cast<float>(expected_element(dp, a, b, i, j, 0));
+      const float cij = std::bit_cast<float>(c.cview().get(i, j));
+      EXPECT_EQ(d.cview().get(i, j), std::bit_cast<std::uint32_t>(std::fma(alpha, acc, beta * cij)));
+    }
+  }
+}
+
+TEST(Gemm, SpecialValuesFollowTheDatapathRules) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  Storage a(dp.input, 2, 16, Layout::row_major);
+  Storage b(dp.input, 16, 2, Layout::row_major);
+  const std::uint32_t one = 0x3C00, inf = 0x7C00, nan = 0x7E00;
+  for (int p = 0; p < 16; ++p) {
+    a.view().set(0, p, one);
+    a.view().set(1, p, one);
+    b.view().set(p, 0, one);
+    b.view().set(p, 1, one);
+  }
+  a.view().set(0, 3, inf);   // row 0: +Inf * 1 -> column 0 Inf; column 1 gets Inf * 0 -> NaN
+  b.view().set(3, 1, 0);
+  a.view().set(1, 5, nan);   // row 1: NaN
+  Storage d(dp.accumulator, 2, 2, Layout::row_major);
+  emulated_gemm(dp, {}, a.cview(), b.cview(), std::nullopt, d.view());
+  EXPECT_EQ(d.cview().get(0, 0), 0x7F800000u);
+  EXPECT_EQ(d.cview().get(0, 1), dp.nan_bits);
+  EXPECT_EQ(d.cview().get(1, 0), dp.nan_bits);
+  EXPECT_EQ(d.cview().get(1, 1), dp.nan_bits);
+}
+
+TEST(Gemm, OverflowMidChainStaysInfinite) {
+  // bf16 2^64 * 2^64 = 2^128 per product: the first 16-term block overflows to Inf (the sm90
+  // overflow rule) and the three later blocks keep it.
+  const Datapath dp = preset("sm90", formats::bf16, formats::fp32);
+  Storage a(dp.input, 1, 64, Layout::row_major);
+  Storage b(dp.input, 64, 1, Layout::row_major);
+  for (int p = 0; p < 64; ++p) {
+    a.view().set(0, p, 0x5F80);  // 2^64
+    b.view().set(p, 0, 0x5F80);
+  }
+  Storage d(dp.accumulator, 1, 1, Layout::row_major);
+  emulated_gemm(dp, {}, a.cview(), b.cview(), std::nullopt, d.view());
+  EXPECT_EQ(d.cview().get(0, 0), 0x7F800000u);
+  EXPECT_EQ(d.cview().get(0, 0), expected_element(dp, a, b, 0, 0, 0));
+}
+
+TEST(Gemm, BadArgumentsAreNamed) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  Storage a(dp.input, 4, 8, Layout::row_major);
+  Storage b(dp.input, 8, 3, Layout::row_major);
+  Storage d(dp.accumulator, 4, 3, Layout::row_major);
+  auto message = [&](auto&& call) {
+    try {
+      call();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ConstMatrixView bad_ld = a.cview();
+  bad_ld.ld = 7;
+  EXPECT_NE(message([&] { emulated_gemm(dp, {}, bad_ld, b.cview(), std::nullopt, d.view()); })
+                .find("ldA = 7 must be >= max(1, 8)"),
+            std::string::npos);
+  Storage b_wrong(dp.input, 9, 3, Layout::row_major);
+  EXPECT_NE(message([&] { emulated_gemm(dp, {}, a.cview(), b_wrong.cview(), std::nullopt, d.view()); })
+                .find("B is 9 x 3, expected 8 x 3"),
+            std::string::npos);
+  Storage a_bf16(formats::bf16, 4, 8, Layout::row_major);
+  EXPECT_NE(message([&] { emulated_gemm(dp, {}, a_bf16.cview(), b.cview(), std::nullopt, d.view()); })
+                .find("A holds bf16"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              emulated_gemm(dp, {.beta = 1.0f}, a.cview(), b.cview(), std::nullopt, d.view());
+            }).find("C is required"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              emulated_gemm(dp, {.alpha = 2.0f, .c_input = CInput::initial_accumulator}, a.cview(),
+                            b.cview(), d.cview(), d.view());
+            }).find("alpha and beta must be 1"),
+            std::string::npos);
+}
+
+TEST(Gemm, EmptyInnerDimensionGivesBetaC) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  Storage a(dp.input, 2, 0, Layout::row_major);
+  Storage b(dp.input, 0, 2, Layout::row_major);
+  Storage c(dp.accumulator, 2, 2, Layout::row_major);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) c.view().set(i, j, std::bit_cast<std::uint32_t>(1.5f));
+  Storage d(dp.accumulator, 2, 2, Layout::row_major);
+  emulated_gemm(dp, {.alpha = 1.0f, .beta = 2.0f}, a.cview(), b.cview(), c.cview(), d.view());
+  EXPECT_EQ(d.cview().get(1, 1), std::bit_cast<std::uint32_t>(3.0f));
+}
+
+}  // namespace
+}  // namespace tcemu
