@@ -1,1 +1,48 @@
-int main() { return 0; }
+// tcemu: the command-line face of the emulator.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: tcemu COMMAND [options]
+
+Bit-exact emulation of NVIDIA Tensor Core MMA.
+
+Commands:
+  mma        evaluate MMA case files through a datapath (validate your own kernels)
+  captures   replay the capture sets recorded on real GPUs through the presets
+  presets    print the datapath presets and their fields
+
+Run 'tcemu COMMAND --help' for the options of a command.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> all(argv + 1, argv + argc);
+  if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+    std::cout << kUsage;
+    return all.empty() ? 2 : 0;
+  }
+  const std::string command = all[0];
+  const std::vector<std::string> words(all.begin() + 1, all.end());
+  try {
+    if (command == "mma") return tcemu::cli::mma_command(words);
+    if (command == "captures") return tcemu::cli::captures_command(words);
+    if (command == "presets") return tcemu::cli::presets_command(words);
+    std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const tcemu::cli::UsageError& e) {
+    std::cerr << "tcemu " << command << ": " << e.what() << "\n(see 'tcemu " << command
+              << " --help')\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tcemu " << command << ": " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -5,6 +5,7 @@
 
 #include <tcemu/emulator/capture_set.hpp>
 #include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/mma.hpp>
 
 namespace tcemu {
 namespace {
@@ -137,6 +138,19 @@ std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
     return std::tie(x.gpu, x.input.name, x.accumulator.name) < std::tie(y.gpu, y.input.name, y.accumulator.name);
   });
   return sets;
+}
+
+ReplayResult replay(const CaptureSet& set, const Datapath& datapath, std::size_t keep) {
+  ReplayResult result;
+  for (std::size_t row = 0; row < set.cases.size(); ++row) {
+    const CaptureCase& cc = set.cases[row];
+    const std::uint32_t got = mma_element(datapath, cc.a, cc.b, cc.c);
+    ++result.cases;
+    if (got == cc.d) continue;
+    ++result.mismatches;
+    if (result.first.size() < keep) result.first.push_back({row, cc.d, got});
+  }
+  return result;
 }
 
 }  // namespace tcemu

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
 
 namespace tcemu {
@@ -34,5 +35,20 @@ std::vector<CaptureSet> load_capture_sets(const std::filesystem::path& root);
 
 // The architecture preset a capture directory's GPU belongs to (V100 -> sm70, ... B200 -> sm100).
 std::string arch_of_gpu(const std::string& gpu);
+
+struct ReplayMismatch {
+  std::size_t row;  // 0-based row of the capture files
+  std::uint32_t expected;
+  std::uint32_t got;
+};
+
+struct ReplayResult {
+  std::size_t cases = 0;
+  std::size_t mismatches = 0;
+  std::vector<ReplayMismatch> first;  // the first few mismatches, in row order
+};
+
+// Runs every case of `set` through `datapath` (mma_element) and compares bits.
+ReplayResult replay(const CaptureSet& set, const Datapath& datapath, std::size_t keep = 3);
 
 }  // namespace tcemu

@@ -1,0 +1,14 @@
+// The subcommands of `tcemu`. Each takes its words after the subcommand name and returns the
+// process exit status; usage errors are thrown as UsageError.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tcemu::cli {
+
+int mma_command(const std::vector<std::string>& words);
+int captures_command(const std::vector<std::string>& words);
+int presets_command(const std::vector<std::string>& words);
+
+}  // namespace tcemu::cli

@@ -1,0 +1,125 @@
+#include "datapath_options.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/presets.hpp>
+
+namespace tcemu::cli {
+namespace {
+
+int checked_int(const Arguments& args, const std::string& name) {
+  const long long v = *args.integer(name);
+  if (v < -1'000'000 || v > 1'000'000) throw UsageError("--" + name + " is out of range");
+  return static_cast<int>(v);
+}
+
+template <typename Enum>
+Enum choice(const std::string& name, const std::string& value,
+            std::initializer_list<std::pair<const char*, Enum>> options) {
+  std::string names;
+  for (const auto& [text, e] : options) {
+    if (value == text) return e;
+    names += names.empty() ? text : std::string(", ") + text;
+  }
+  throw UsageError("--" + name + " must be one of " + names + ", got '" + value + "'");
+}
+
+FloatFormat format_option(const Arguments& args, const std::string& name,
+                          const std::string& fallback) {
+  const std::string text = args.value_or(name, fallback);
+  const auto f = format_by_name(text);
+  if (!f) throw UsageError("--" + name + ": unknown format '" + text + "'");
+  return *f;
+}
+
+}  // namespace
+
+std::set<std::string> datapath_option_names() {
+  return {"arch",          "type",           "acc",             "instr",
+          "block-terms",   "instruction-k",  "k-group",         "alignment-bits",
+          "alignment-floor", "block-rounding", "block-precision", "c-entry",
+          "overflow",      "zero-sign",      "nan-bits"};
+}
+
+std::string datapath_options_help() {
+  return R"(Datapath:
+  --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 exact-rn exact-rz (default sm90)
+  --type FORMAT          input format: fp16 bf16 tf32 e4m3 e5m2 (default fp16)
+  --acc FORMAT           accumulator: fp32 or fp16 (default fp32)
+  --instr PATH           mma.sync (default; WMMA compiles to it), wgmma (sm90), tcgen05 (sm100)
+Overrides of single fields of the preset (see emulator/include/tcemu/emulator/datapath.hpp):
+  --block-terms N        products fused per block
+  --instruction-k N      K of one instruction (a multiple of --block-terms)
+  --k-group N            consecutive k dealt together to a block (block-terms: k order)
+  --alignment-bits N     fraction bits of the alignment grid, or 'exact' for no truncation
+  --alignment-floor N    lowest alignment exponent, or 'none'
+  --block-rounding R     rz or rn: rounding of each block result
+  --block-precision N    significant bits kept in each block result
+  --c-entry E            aligned (c is a term of the first block) or after-blocks (RN add)
+  --overflow O           ieee, infinity or saturate
+  --zero-sign Z          ieee or positive
+  --nan-bits HEX         the NaN produced, in the accumulator format
+)";
+}
+
+Datapath datapath_from(const Arguments& args) {
+  const std::string arch = args.value_or("arch", "sm90");
+  const FloatFormat input = format_option(args, "type", "fp16");
+  const FloatFormat accumulator = format_option(args, "acc", "fp32");
+  Datapath dp = [&] {
+    try {
+      return preset(arch, input, accumulator, args.value_or("instr", "mma.sync"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }();
+  if (args.value("block-terms")) dp.block_terms = checked_int(args, "block-terms");
+  if (args.value("instruction-k")) dp.instruction_k = checked_int(args, "instruction-k");
+  if (args.value("k-group")) dp.k_group = checked_int(args, "k-group");
+  if (const auto bits = args.value("alignment-bits")) {
+    dp.alignment_fraction_bits =
+        *bits == "exact" ? std::nullopt : std::optional<int>(checked_int(args, "alignment-bits"));
+  }
+  if (const auto floor = args.value("alignment-floor")) {
+    dp.alignment_floor = *floor == "none" ? kNoAlignmentFloor : checked_int(args, "alignment-floor");
+  }
+  if (const auto r = args.value("block-rounding")) {
+    dp.block_rounding = choice<Rounding>("block-rounding", *r,
+                                         {{"rz", Rounding::toward_zero}, {"rn", Rounding::nearest_even}});
+  }
+  if (args.value("block-precision")) {
+    dp.block_result_precision = checked_int(args, "block-precision");
+  }
+  if (const auto e = args.value("c-entry")) {
+    dp.c_entry = choice<AccumulatorEntry>(
+        "c-entry", *e,
+        {{"aligned", AccumulatorEntry::aligned_in_first_block},
+         {"after-blocks", AccumulatorEntry::added_after_blocks}});
+  }
+  if (const auto o = args.value("overflow")) {
+    dp.overflow = choice<Overflow>(
+        "overflow", *o,
+        {{"ieee", Overflow::ieee}, {"infinity", Overflow::infinity}, {"saturate", Overflow::saturate}});
+  }
+  if (const auto z = args.value("zero-sign")) {
+    dp.zero_sign = choice<ZeroSign>("zero-sign", *z, {{"ieee", ZeroSign::ieee}, {"positive", ZeroSign::positive}});
+  }
+  if (const auto nan = args.value("nan-bits")) {
+    std::uint32_t bits = 0;
+    const auto [end, error] = std::from_chars(nan->data(), nan->data() + nan->size(), bits, 16);
+    if (error != std::errc() || end != nan->data() + nan->size()) {
+      throw UsageError("--nan-bits expects hex digits, got '" + *nan + "'");
+    }
+    dp.nan_bits = bits;
+  }
+  try {
+    validate(dp);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return dp;
+}
+
+}  // namespace tcemu::cli

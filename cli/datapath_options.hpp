@@ -1,0 +1,21 @@
+// The options that choose a datapath: a preset (--arch, --type, --acc, --instr) and overrides of
+// single fields, shared by every command that runs the emulator.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include <tcemu/emulator/datapath.hpp>
+
+#include "arguments.hpp"
+
+namespace tcemu::cli {
+
+std::set<std::string> datapath_option_names();
+std::string datapath_options_help();
+
+// The preset named by the arguments (defaults: sm90, fp16, fp32, mma.sync) with every override
+// applied and validated. Throws UsageError naming a bad value.
+Datapath datapath_from(const Arguments& args);
+
+}  // namespace tcemu::cli

@@ -1,0 +1,73 @@
+// tcemu mma: evaluates case files through a datapath (case_file.hpp has the format).
+#include <fstream>
+#include <iostream>
+
+#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/mma.hpp>
+
+#include "commands.hpp"
+#include "datapath_options.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: tcemu mma [options] [FILE ...]
+
+Reads MMA cases from each FILE (or standard input when there is none or FILE is -), one per
+line, and writes one result per line to standard output:
+
+  K a_0 ... a_{K-1} b_0 ... b_{K-1} c
+
+Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digits, tf32: the
+8-digit fp32 container, e4m3/e5m2: 2 digits; c and the result: 8 digits for an fp32
+accumulator, 4 for fp16). A line is one output element of one MMA instruction with that K; a
+larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
+A malformed line stops the run with an error naming the file and line.
+
+)";
+
+// Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
+bool run_stream(std::istream& in, const std::string& name, const Datapath& dp) {
+  std::string text;
+  for (std::size_t line = 1; std::getline(in, text); ++line) {
+    try {
+      const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
+      if (!c) continue;
+      std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
+    } catch (const CaseFileError& e) {
+      std::cout.flush();
+      std::cerr << "tcemu mma: " << name << ": " << e.what() << '\n';
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int mma_command(const std::vector<std::string>& words) {
+  auto names = datapath_option_names();
+  const Arguments args(words, names, {"help"});
+  if (args.flag("help")) {
+    std::cout << kUsage << datapath_options_help();
+    return 0;
+  }
+  const Datapath dp = datapath_from(args);
+  std::vector<std::string> files = args.positional();
+  if (files.empty()) files.push_back("-");
+  for (const std::string& file : files) {
+    if (file == "-") {
+      if (!run_stream(std::cin, "<stdin>", dp)) return 1;
+      continue;
+    }
+    std::ifstream in(file);
+    if (!in) {
+      std::cerr << "tcemu mma: cannot open " << file << '\n';
+      return 1;
+    }
+    if (!run_stream(in, file, dp)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace tcemu::cli

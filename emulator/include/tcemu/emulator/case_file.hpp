@@ -1,0 +1,50 @@
+// The `tcemu mma` case format, one output element of one MMA instruction per line:
+//
+//   K a_0 ... a_{K-1} b_0 ... b_{K-1} c
+//
+// every operand a hex bit pattern of its own format without prefix (fp16/bf16: 4 digits, tf32:
+// the 8-digit fp32 container, e4m3/e5m2: 2 digits; c: 8 digits for an fp32 accumulator, 4 for
+// fp16). Blank lines and lines starting with '#' carry no case. A result line is the hex bit
+// pattern of d in the accumulator format.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tcemu/emulator/format.hpp>
+
+namespace tcemu {
+
+struct MmaCase {
+  std::vector<std::uint32_t> a;
+  std::vector<std::uint32_t> b;
+  std::uint32_t c;
+};
+
+// A malformed line: what() reads "line N: <what is wrong>".
+class CaseFileError : public std::runtime_error {
+ public:
+  CaseFileError(std::size_t line, const std::string& what)
+      : std::runtime_error("line " + std::to_string(line) + ": " + what), line_(line) {}
+  std::size_t line() const { return line_; }
+
+ private:
+  std::size_t line_;
+};
+
+// The case on `text` (line number `line` for messages), or nothing for a blank or comment line.
+std::optional<MmaCase> parse_case_line(std::string_view text, std::size_t line,
+                                       const FloatFormat& input, const FloatFormat& accumulator);
+
+// `bits` as the exact number of hex digits of `format`, lower case.
+std::string to_hex(const FloatFormat& format, std::uint32_t bits);
+
+// The case as a line of the format (the inverse of parse_case_line).
+std::string format_case_line(const MmaCase& c, const FloatFormat& input,
+                             const FloatFormat& accumulator);
+
+}  // namespace tcemu

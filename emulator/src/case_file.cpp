@@ -1,0 +1,84 @@
+#include <charconv>
+#include <sstream>
+
+#include <tcemu/emulator/case_file.hpp>
+
+namespace tcemu {
+namespace {
+
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\r') ++i;
+    if (i > start) words.push_back(text.substr(start, i - start));
+  }
+  return words;
+}
+
+std::uint32_t parse_hex(std::string_view word, const FloatFormat& format, const char* role,
+                        std::size_t index, std::size_t line) {
+  const auto describe = [&] {
+    return std::string(role) + (index == std::string_view::npos ? "" : "_" + std::to_string(index)) +
+           " '" + std::string(word) + "'";
+  };
+  const auto digits = static_cast<std::size_t>(hex_digits(format));
+  if (word.size() != digits) {
+    throw CaseFileError(line, describe() + " must be " + std::to_string(digits) + " hex digits (" +
+                                  std::string(format.name) + ")");
+  }
+  std::uint32_t value = 0;
+  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value, 16);
+  if (error != std::errc() || end != word.data() + word.size()) {
+    throw CaseFileError(line, describe() + " is not hexadecimal");
+  }
+  return value;
+}
+
+}  // namespace
+
+std::optional<MmaCase> parse_case_line(std::string_view text, std::size_t line,
+                                       const FloatFormat& input, const FloatFormat& accumulator) {
+  const auto words = split_words(text);
+  if (words.empty() || words.front().front() == '#') return std::nullopt;
+  std::size_t k = 0;
+  const auto [end, error] =
+      std::from_chars(words[0].data(), words[0].data() + words[0].size(), k, 10);
+  if (error != std::errc() || end != words[0].data() + words[0].size()) {
+    throw CaseFileError(line, "K '" + std::string(words[0]) + "' is not a non-negative integer");
+  }
+  const std::size_t expected = 2 + 2 * k;
+  if (words.size() != expected) {
+    throw CaseFileError(line, "K = " + std::to_string(k) + " needs " + std::to_string(expected) +
+                                  " fields (K, " + std::to_string(k) + " a, " + std::to_string(k) +
+                                  " b, c), found " + std::to_string(words.size()));
+  }
+  MmaCase c;
+  for (std::size_t i = 0; i < k; ++i) c.a.push_back(parse_hex(words[1 + i], input, "a", i, line));
+  for (std::size_t i = 0; i < k; ++i) {
+    c.b.push_back(parse_hex(words[1 + k + i], input, "b", i, line));
+  }
+  c.c = parse_hex(words.back(), accumulator, "c", std::string_view::npos, line);
+  return c;
+}
+
+std::string to_hex(const FloatFormat& format, std::uint32_t bits) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(static_cast<std::size_t>(hex_digits(format)), '0');
+  for (std::size_t i = out.size(); i-- > 0; bits >>= 4) out[i] = kDigits[bits & 0xF];
+  return out;
+}
+
+std::string format_case_line(const MmaCase& c, const FloatFormat& input,
+                             const FloatFormat& accumulator) {
+  std::ostringstream out;
+  out << c.a.size();
+  for (std::uint32_t x : c.a) out << ' ' << to_hex(input, x);
+  for (std::uint32_t x : c.b) out << ' ' << to_hex(input, x);
+  out << ' ' << to_hex(accumulator, c.c);
+  return out.str();
+}
+
+}  // namespace tcemu
