@@ -1,0 +1,121 @@
+// The tcemu command as a user runs it: exit codes, output lines and error messages.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status;
+  std::string output;  // stdout and stderr together
+};
+
+Result run(const std::string& arguments, const std::string& input = "") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
+  std::ofstream(in_file) << input;
+  const std::string command =
+      std::string(TCEMU_CLI) + " " + arguments + " < " + in_file.string() + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  Result r{-1, ""};
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) r.output += buffer.data();
+  const int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::filesystem::remove(in_file);
+  return r;
+}
+
+std::string ones(int k, const char* one) {
+  std::string s;
+  for (int i = 0; i < 2 * k; ++i) s += std::string(" ") + one;
+  return s;
+}
+
+TEST(Cli, MmaEvaluatesEveryLine) {
+  // 16 products of 1 * 1 plus c = 1 is 17; plus c = 2^-30: 16 + 2^-30 truncated (RZ) to 16 on
+  // sm90 and kept by nothing: 0x41800000.
+  const std::string input = "16" + ones(16, "3c00") + " 3f800000\n# comment\n\n16" +
+                            ones(16, "3c00") + " 30800000\n";
+  const Result r = run("mma --arch sm90 --type fp16 --acc fp32", input);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "41880000\n41800000\n");
+}
+
+TEST(Cli, MmaOverridesChangeOneField) {
+  // a = 2^-12, b = 1.5 * 2^-12, c = 1: the exact sum is 1 + 0.75 ulp(1). sm90 keeps the product
+  // on its grid (2^-25) and truncates the block result: 1.0. Rounding the block to nearest
+  // instead gives 1 + 2^-23.
+  const std::string input = "1 0c00 0e00 3f800000\n";
+  const Result rz = run("mma --arch sm90", input);
+  const Result rn = run("mma --arch sm90 --block-rounding rn", input);
+  EXPECT_EQ(rz.status, 0);
+  EXPECT_EQ(rn.status, 0);
+  EXPECT_EQ(rz.output, "3f800000\n");
+  EXPECT_EQ(rn.output, "3f800001\n");
+}
+
+TEST(Cli, MmaFp16AccumulatorAndFp8) {
+  const Result r = run("mma --arch sm89 --type e4m3 --acc fp16", "2 38 38 38 38 3c00\n");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "4200\n");  // 1*1 + 1*1 + 1 = 3
+}
+
+TEST(Cli, MalformedLineStopsWithItsLineNumber) {
+  const Result r = run("mma", "1 3c00 3c00 3f800000\n1 3c00 3c00\n1 3c00 3c00 3f800000\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.output,
+            "40000000\ntcemu mma: <stdin>: line 2: K = 1 needs 4 fields (K, 1 a, 1 b, c), found 3\n");
+}
+
+TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {
+  Result r = run("mma --arch sm95");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("unknown architecture preset 'sm95'"), std::string::npos) << r.output;
+  r = run("mma --arch sm70 --type bf16");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("sm70 mma.sync has no bf16 MMA"), std::string::npos) << r.output;
+  r = run("mma --block-rounding up");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--block-rounding must be one of rz, rn, got 'up'"), std::string::npos);
+  r = run("mma --k-group 3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("k_group must divide block_terms"), std::string::npos) << r.output;
+  r = run("mma --frobnicate");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("unknown option --frobnicate"), std::string::npos);
+}
+
+TEST(Cli, CapturesReplayWithZeroMismatches) {
+  const Result r = run("captures");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("| H100 | sm90 | fp16 | fp32 | 16 | 5000 | 0 |"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("0 mismatches in 240000 cases."), std::string::npos) << r.output;
+}
+
+TEST(Cli, PresetsListsAndDescribes) {
+  Result r = run("presets");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("sm90 wgmma: input=e4m3"), std::string::npos) << r.output;
+  r = run("presets --arch sm80 --type tf32 --block-terms 8 --instruction-k 8");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("input=tf32 accumulator=fp32 instruction_k=8 block_terms=8"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Cli, HelpAndUnknownCommand) {
+  EXPECT_EQ(run("--help").status, 0);
+  EXPECT_EQ(run("mma --help").status, 0);
+  const Result r = run("frobnicate");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos);
+}
+
+}  // namespace
