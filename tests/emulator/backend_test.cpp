@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <tcemu/emulator/backend.hpp>
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/presets.hpp>
+
+namespace tcemu {
+namespace {
+
+TEST(EmulatorBackend, CopiesRoundTripAndRefuseToOverrun) {
+  auto backend = make_emulator_backend();
+  Buffer buffer = backend->allocate(64);
+  std::vector<unsigned char> in(64), out(64);
+  for (int i = 0; i < 64; ++i) in[i] = static_cast<unsigned char>(i * 7);
+  backend->copy_in(in.data(), buffer, 64);
+  backend->copy_out(buffer, out.data(), 64);
+  EXPECT_EQ(in, out);
+  EXPECT_THROW(backend->copy_in(in.data(), buffer, 8, 60), std::out_of_range);
+  EXPECT_THROW(backend->copy_out(buffer, out.data(), 65), std::out_of_range);
+  auto other = make_emulator_backend();
+  EXPECT_THROW(other->copy_in(in.data(), buffer, 8), std::invalid_argument);
+}
+
+TEST(EmulatorBackend, GemmAndConvertOnBackendBuffersMatchTheHostFunctions) {
+  auto backend = make_emulator_backend();
+  const Datapath dp = preset("sm80", formats::fp16, formats::fp32);
+  const std::int64_t m = 7, n = 9, k = 40;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<std::uint32_t> a32(m * k), b32(k * n);
+  for (auto& x : a32) x = std::bit_cast<std::uint32_t>(uniform(rng));
+  for (auto& x : b32) x = std::bit_cast<std::uint32_t>(uniform(rng));
+
+  Buffer a32_buf = backend->allocate(a32.size() * 4), b32_buf = backend->allocate(b32.size() * 4);
+  Buffer a16_buf = backend->allocate(a32.size() * 2), b16_buf = backend->allocate(b32.size() * 2);
+  Buffer d_buf = backend->allocate(static_cast<std::size_t>(m * n) * 4);
+  backend->copy_in(a32.data(), a32_buf, a32.size() * 4);
+  backend->copy_in(b32.data(), b32_buf, b32.size() * 4);
+  const BufferMatrix a32_m{&a32_buf, 0, formats::fp32, m, k, k, Layout::row_major};
+  const BufferMatrix b32_m{&b32_buf, 0, formats::fp32, k, n, n, Layout::row_major};
+  const BufferMatrix a16_m{&a16_buf, 0, formats::fp16, m, k, k, Layout::row_major};
+  const BufferMatrix b16_m{&b16_buf, 0, formats::fp16, k, n, n, Layout::row_major};
+  const BufferMatrix d_m{&d_buf, 0, formats::fp32, m, n, n, Layout::row_major};
+  backend->convert(a32_m, a16_m, Rounding::nearest_even);
+  backend->convert(b32_m, b16_m, Rounding::toward_zero);
+  backend->mma_gemm(dp, {}, a16_m, b16_m, std::nullopt, d_m);
+
+  std::vector<std::uint16_t> a16(a32.size()), b16(b32.size());
+  for (std::size_t i = 0; i < a32.size(); ++i) {
+    a16[i] = static_cast<std::uint16_t>(
+        convert(formats::fp32, formats::fp16, a32[i], Rounding::nearest_even));
+  }
+  for (std::size_t i = 0; i < b32.size(); ++i) {
+    b16[i] = static_cast<std::uint16_t>(
+        convert(formats::fp32, formats::fp16, b32[i], Rounding::toward_zero));
+  }
+  std::vector<std::uint32_t> expected(m * n), got(m * n);
+  emulated_gemm(dp, {}, {reinterpret_cast<const unsigned char*>(a16.data()), formats::fp16, m, k, k, Layout::row_major},
+                {reinterpret_cast<const unsigned char*>(b16.data()), formats::fp16, k, n, n, Layout::row_major},
+                std::nullopt,
+                {{reinterpret_cast<unsigned char*>(expected.data()), formats::fp32, m, n, n, Layout::row_major}});
+  backend->copy_out(d_buf, got.data(), got.size() * 4);
+  EXPECT_EQ(got, expected);
+}
+
+TEST(EmulatorBackend, MatricesPastTheirBufferAreRefused) {
+  auto backend = make_emulator_backend();
+  Buffer small = backend->allocate(100);
+  const BufferMatrix too_big{&small, 0, formats::fp32, 5, 6, 6, Layout::row_major};  // 120 bytes
+  const BufferMatrix fits{&small, 0, formats::fp16, 5, 6, 6, Layout::row_major};     // 60 bytes
+  try {
+    backend->convert(fits, too_big, Rounding::nearest_even);
+    ADD_FAILURE() << "overrun accepted";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("matrix destination (5 x 6, ld 6) ends at byte 120"),
+              std::string::npos)
+        << e.what();
+  }
+  const BufferMatrix bad_ld{&small, 0, formats::fp16, 5, 6, 4, Layout::row_major};
+  EXPECT_THROW(backend->convert(fits, bad_ld, Rounding::nearest_even), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tcemu
