@@ -41,8 +41,8 @@ struct Problem {
               tcemu::convert(fp32, fp16, std::bit_cast<std::uint32_t>(uniform(rng)),
                              tcemu::Rounding::nearest_even);
           bits[static_cast<std::size_t>(i * n + j)] = static_cast<std::uint16_t>(h);
-          values(i, j) = std::bit_cast<float>(
-              tcemu::convert(fp16, fp32, h, tcemu::Rounding::nearest_even));
+          values(i, j) =
+              std::bit_cast<float>(tcemu::convert(fp16, fp32, h, tcemu::Rounding::nearest_even));
         }
       }
     };
@@ -59,9 +59,9 @@ const Problem& problem(std::int64_t n) {
 }
 
 void set_rate(benchmark::State& state, std::int64_t n) {
-  state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(n) * static_cast<double>(n) *
-                                                   static_cast<double>(n),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MAC/s"] =
+      benchmark::Counter(static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n),
+                         benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_EmulatedGemm(benchmark::State& state) {
@@ -73,11 +73,10 @@ void BM_EmulatedGemm(benchmark::State& state) {
   const auto* a_bytes = reinterpret_cast<const unsigned char*>(p.a.data());
   const auto* b_bytes = reinterpret_cast<const unsigned char*>(p.b.data());
   for (auto _ : state) {
-    tcemu::emulated_gemm(dp, {.threads = threads},
-                         {a_bytes, fp16, n, n, n, tcemu::Layout::row_major},
-                         {b_bytes, fp16, n, n, n, tcemu::Layout::row_major}, std::nullopt,
-                         {{reinterpret_cast<unsigned char*>(d.data()), fp32, n, n, n,
-                           tcemu::Layout::row_major}});
+    tcemu::emulated_gemm(
+        dp, {.threads = threads}, {a_bytes, fp16, n, n, n, tcemu::Layout::row_major},
+        {b_bytes, fp16, n, n, n, tcemu::Layout::row_major}, std::nullopt,
+        {{reinterpret_cast<unsigned char*>(d.data()), fp32, n, n, n, tcemu::Layout::row_major}});
     benchmark::DoNotOptimize(d.data());
   }
   set_rate(state, n);
@@ -120,18 +119,23 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
   void print_table() const {
     const auto all = std::max(1u, std::thread::hardware_concurrency());
-    std::printf("\n| n | emulated MAC/s, 1 thread | emulator / Eigen (1 thread) | "
-                "speed-up with %u threads |\n|---|---|---|---|\n", all);
+    std::printf(
+        "\n| n | emulated MAC/s, 1 thread | emulator / Eigen (1 thread) | "
+        "speed-up with %u threads |\n|---|---|---|---|\n",
+        all);
     for (std::int64_t n : kSizes) {
       const std::string ns = std::to_string(n);
       const auto one = seconds_.find("BM_EmulatedGemm/" + ns + "/1/real_time");
-      const auto many = seconds_.find("BM_EmulatedGemm/" + ns + "/" + std::to_string(all) + "/real_time");
+      const auto many =
+          seconds_.find("BM_EmulatedGemm/" + ns + "/" + std::to_string(all) + "/real_time");
       const auto eigen = seconds_.find("BM_EigenSgemm/" + ns + "/real_time");
       if (one == seconds_.end() || eigen == seconds_.end()) continue;
       const double macs = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
       std::printf("| %lld | %.3g | %.1fx | %s |\n", static_cast<long long>(n), macs / one->second,
                   one->second / eigen->second,
-                  many == seconds_.end() ? "-" : (std::to_string(one->second / many->second).substr(0, 4) + "x").c_str());
+                  many == seconds_.end()
+                      ? "-"
+                      : (std::to_string(one->second / many->second).substr(0, 4) + "x").c_str());
     }
   }
 

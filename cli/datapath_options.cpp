@@ -37,10 +37,21 @@ FloatFormat format_option(const Arguments& args, const std::string& name,
 }  // namespace
 
 std::set<std::string> datapath_option_names() {
-  return {"arch",          "type",           "acc",             "instr",
-          "block-terms",   "instruction-k",  "k-group",         "alignment-bits",
-          "alignment-floor", "block-rounding", "block-precision", "c-entry",
-          "overflow",      "zero-sign",      "nan-bits"};
+  return {"arch",
+          "type",
+          "acc",
+          "instr",
+          "block-terms",
+          "instruction-k",
+          "k-group",
+          "alignment-bits",
+          "alignment-floor",
+          "block-rounding",
+          "block-precision",
+          "c-entry",
+          "overflow",
+          "zero-sign",
+          "nan-bits"};
 }
 
 std::string datapath_options_help() {
@@ -83,28 +94,30 @@ Datapath datapath_from(const Arguments& args) {
         *bits == "exact" ? std::nullopt : std::optional<int>(checked_int(args, "alignment-bits"));
   }
   if (const auto floor = args.value("alignment-floor")) {
-    dp.alignment_floor = *floor == "none" ? kNoAlignmentFloor : checked_int(args, "alignment-floor");
+    dp.alignment_floor =
+        *floor == "none" ? kNoAlignmentFloor : checked_int(args, "alignment-floor");
   }
   if (const auto r = args.value("block-rounding")) {
-    dp.block_rounding = choice<Rounding>("block-rounding", *r,
-                                         {{"rz", Rounding::toward_zero}, {"rn", Rounding::nearest_even}});
+    dp.block_rounding = choice<Rounding>(
+        "block-rounding", *r, {{"rz", Rounding::toward_zero}, {"rn", Rounding::nearest_even}});
   }
   if (args.value("block-precision")) {
     dp.block_result_precision = checked_int(args, "block-precision");
   }
   if (const auto e = args.value("c-entry")) {
-    dp.c_entry = choice<AccumulatorEntry>(
-        "c-entry", *e,
-        {{"aligned", AccumulatorEntry::aligned_in_first_block},
-         {"after-blocks", AccumulatorEntry::added_after_blocks}});
+    dp.c_entry = choice<AccumulatorEntry>("c-entry", *e,
+                                          {{"aligned", AccumulatorEntry::aligned_in_first_block},
+                                           {"after-blocks", AccumulatorEntry::added_after_blocks}});
   }
   if (const auto o = args.value("overflow")) {
-    dp.overflow = choice<Overflow>(
-        "overflow", *o,
-        {{"ieee", Overflow::ieee}, {"infinity", Overflow::infinity}, {"saturate", Overflow::saturate}});
+    dp.overflow = choice<Overflow>("overflow", *o,
+                                   {{"ieee", Overflow::ieee},
+                                    {"infinity", Overflow::infinity},
+                                    {"saturate", Overflow::saturate}});
   }
   if (const auto z = args.value("zero-sign")) {
-    dp.zero_sign = choice<ZeroSign>("zero-sign", *z, {{"ieee", ZeroSign::ieee}, {"positive", ZeroSign::positive}});
+    dp.zero_sign = choice<ZeroSign>("zero-sign", *z,
+                                    {{"ieee", ZeroSign::ieee}, {"positive", ZeroSign::positive}});
   }
   if (const auto nan = args.value("nan-bits")) {
     std::uint32_t bits = 0;

@@ -29,8 +29,8 @@ int presets_command(const std::vector<std::string>& words) {
   if (words.empty() || args.flag("all")) {
     for (std::string_view arch : preset_names()) {
       for (std::string_view instruction : instruction_names(arch)) {
-        for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32,
-                                         formats::e4m3, formats::e5m2}) {
+        for (const FloatFormat& input :
+             {formats::fp16, formats::bf16, formats::tf32, formats::e4m3, formats::e5m2}) {
           for (const FloatFormat& acc : {formats::fp32, formats::fp16}) {
             try {
               const Datapath dp = preset(arch, input, acc, instruction);

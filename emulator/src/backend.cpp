@@ -63,19 +63,19 @@ void Backend::check(const BufferMatrix& m, const char* name_of) const {
                                 std::to_string(inner) + ")");
   }
   if (m.rows == 0 || m.cols == 0) return;
-  const auto end = m.offset_bytes + static_cast<std::size_t>((outer - 1) * m.ld + inner) *
-                                        container_bytes(m.format);
+  const auto end = m.offset_bytes +
+                   static_cast<std::size_t>((outer - 1) * m.ld + inner) * container_bytes(m.format);
   if (end > m.buffer->bytes()) {
-    throw std::out_of_range(what + " (" + std::to_string(m.rows) + " x " +
-                            std::to_string(m.cols) + ", ld " + std::to_string(m.ld) +
-                            ") ends at byte " + std::to_string(end) + ", past its buffer of " +
+    throw std::out_of_range(what + " (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) +
+                            ", ld " + std::to_string(m.ld) + ") ends at byte " +
+                            std::to_string(end) + ", past its buffer of " +
                             std::to_string(m.buffer->bytes()));
   }
 }
 
-void Backend::mma_gemm(const Datapath& datapath, const GemmOptions& options,
-                       const BufferMatrix& a, const BufferMatrix& b,
-                       const std::optional<BufferMatrix>& c, const BufferMatrix& d) {
+void Backend::mma_gemm(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                       const BufferMatrix& b, const std::optional<BufferMatrix>& c,
+                       const BufferMatrix& d) {
   check(a, "A");
   check(b, "B");
   if (c) check(*c, "C");

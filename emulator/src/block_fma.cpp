@@ -45,9 +45,15 @@ class TermList {
 
   void add_value(const FloatFormat& format, const Decoded& x) {
     switch (x.value_class) {
-      case ValueClass::nan: nan_ = true; break;
-      case ValueClass::infinity: (x.negative ? negative_infinity_ : positive_infinity_) = true; break;
-      case ValueClass::zero: note_zero(x.negative); break;
+      case ValueClass::nan:
+        nan_ = true;
+        break;
+      case ValueClass::infinity:
+        (x.negative ? negative_infinity_ : positive_infinity_) = true;
+        break;
+      case ValueClass::zero:
+        note_zero(x.negative);
+        break;
       case ValueClass::finite:
         push({x.negative, x.significand, x.lsb_exponent, x.alignment_exponent(format)});
         break;
@@ -84,9 +90,8 @@ class TermList {
 };
 
 // Sums the terms on the datapath's grid and rounds once. `fraction_bits` nullopt: exact sum.
-std::uint32_t round_sum(const Datapath& dp, const TermList& list,
-                        std::optional<int> fraction_bits, int floor, Rounding rounding,
-                        int precision) {
+std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<int> fraction_bits,
+                        int floor, Rounding rounding, int precision) {
   std::uint32_t bits = 0;
   if (list.special(dp, bits)) return bits;
   const std::span<const Term> terms = list.terms();

@@ -27,7 +27,8 @@ std::vector<std::string> read_lines(const fs::path& file) {
   return lines;
 }
 
-std::uint32_t parse_word(const fs::path& file, std::size_t line, const std::string& word, int base) {
+std::uint32_t parse_word(const fs::path& file, std::size_t line, const std::string& word,
+                         int base) {
   const std::size_t digits = base == 16 ? 8 : 32;
   if (word.size() != digits) {
     malformed(file, line, "expected " + std::to_string(digits) + " digits, got '" + word + "'");
@@ -35,10 +36,14 @@ std::uint32_t parse_word(const fs::path& file, std::size_t line, const std::stri
   std::uint32_t value = 0;
   for (char ch : word) {
     int v;
-    if (ch >= '0' && ch <= '9') v = ch - '0';
-    else if (ch >= 'a' && ch <= 'f') v = ch - 'a' + 10;
-    else if (ch >= 'A' && ch <= 'F') v = ch - 'A' + 10;
-    else v = base;
+    if (ch >= '0' && ch <= '9')
+      v = ch - '0';
+    else if (ch >= 'a' && ch <= 'f')
+      v = ch - 'a' + 10;
+    else if (ch >= 'A' && ch <= 'F')
+      v = ch - 'A' + 10;
+    else
+      v = base;
     if (v >= base) malformed(file, line, "bad digit in '" + word + "'");
     value = value * static_cast<std::uint32_t>(base) + static_cast<std::uint32_t>(v);
   }
@@ -66,7 +71,8 @@ fs::path only_file(const fs::path& dir, const std::string& prefix, const std::st
 
 FloatFormat input_format_of(const std::string& dir_name) {
   std::string lower = dir_name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
   if (auto f = format_by_name(lower)) return *f;
   throw std::runtime_error("capture directory '" + dir_name + "' names no input format");
 }
@@ -115,8 +121,12 @@ std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
         for (std::size_t row = 0; row < a_lines.size(); ++row) {
           CaptureCase cc;
           std::istringstream as(a_lines[row]), bs(b_lines[row]);
-          for (std::string w; as >> w;) cc.a.push_back(narrow_exactly(a_file, row + 1, parse_word(a_file, row + 1, w, 16), input));
-          for (std::string w; bs >> w;) cc.b.push_back(narrow_exactly(b_file, row + 1, parse_word(b_file, row + 1, w, 16), input));
+          for (std::string w; as >> w;)
+            cc.a.push_back(
+                narrow_exactly(a_file, row + 1, parse_word(a_file, row + 1, w, 16), input));
+          for (std::string w; bs >> w;)
+            cc.b.push_back(
+                narrow_exactly(b_file, row + 1, parse_word(b_file, row + 1, w, 16), input));
           if (cc.a.size() != cc.b.size() || cc.a.empty()) {
             malformed(b_file, row + 1, "a and b rows differ in length or are empty");
           }
@@ -127,7 +137,8 @@ std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
                               accumulator == formats::fp32;
           const std::uint32_t c_bits = parse_word(c_file, row + 1, c_lines[row], 2);
           cc.c = zero_c ? 0 : convert(formats::fp32, accumulator, c_bits, Rounding::nearest_even);
-          cc.d = narrow_exactly(d_file, row + 1, parse_word(d_file, row + 1, d_lines[row], 2), accumulator);
+          cc.d = narrow_exactly(d_file, row + 1, parse_word(d_file, row + 1, d_lines[row], 2),
+                                accumulator);
           set.cases.push_back(std::move(cc));
         }
         sets.push_back(std::move(set));
@@ -135,7 +146,8 @@ std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
     }
   }
   std::sort(sets.begin(), sets.end(), [](const CaptureSet& x, const CaptureSet& y) {
-    return std::tie(x.gpu, x.input.name, x.accumulator.name) < std::tie(y.gpu, y.input.name, y.accumulator.name);
+    return std::tie(x.gpu, x.input.name, x.accumulator.name) <
+           std::tie(y.gpu, y.input.name, y.accumulator.name);
   });
   return sets;
 }

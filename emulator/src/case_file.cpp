@@ -21,8 +21,9 @@ std::vector<std::string_view> split_words(std::string_view text) {
 std::uint32_t parse_hex(std::string_view word, const FloatFormat& format, const char* role,
                         std::size_t index, std::size_t line) {
   const auto describe = [&] {
-    return std::string(role) + (index == std::string_view::npos ? "" : "_" + std::to_string(index)) +
-           " '" + std::string(word) + "'";
+    return std::string(role) +
+           (index == std::string_view::npos ? "" : "_" + std::to_string(index)) + " '" +
+           std::string(word) + "'";
   };
   const auto digits = static_cast<std::size_t>(hex_digits(format));
   if (word.size() != digits) {

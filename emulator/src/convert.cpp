@@ -18,10 +18,14 @@ std::uint32_t convert(const FloatFormat& from, const FloatFormat& to, std::uint3
                       Rounding rounding, Overflow overflow) {
   const Decoded x = decode(from, bits);
   switch (x.value_class) {
-    case ValueClass::nan: return canonical_nan(to);
-    case ValueClass::infinity: return encode_infinity(to, x.negative);
-    case ValueClass::zero: return encode_zero(to, x.negative);
-    case ValueClass::finite: break;
+    case ValueClass::nan:
+      return canonical_nan(to);
+    case ValueClass::infinity:
+      return encode_infinity(to, x.negative);
+    case ValueClass::zero:
+      return encode_zero(to, x.negative);
+    case ValueClass::finite:
+      break;
   }
   return round_pack(to, x.negative, {x.significand, x.lsb_exponent, false}, rounding, overflow);
 }

@@ -6,7 +6,8 @@ Decoded decode(const FloatFormat& format, std::uint32_t bits) {
   const std::uint32_t stored = bits >> format.padding_bits;
   const int f = format.fraction_bits;
   const std::uint32_t fraction = stored & ((std::uint32_t{1} << f) - 1);
-  const std::uint32_t exponent_field = (stored >> f) & ((std::uint32_t{1} << format.exponent_bits) - 1);
+  const std::uint32_t exponent_field =
+      (stored >> f) & ((std::uint32_t{1} << format.exponent_bits) - 1);
   const bool negative = ((stored >> (f + format.exponent_bits)) & 1) != 0;
   const std::uint32_t all_ones = (std::uint32_t{1} << format.exponent_bits) - 1;
 

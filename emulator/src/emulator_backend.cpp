@@ -12,8 +12,12 @@ namespace {
 constexpr std::align_val_t kAlignment{64};
 
 ConstMatrixView host_view(const BufferMatrix& m) {
-  return {static_cast<const unsigned char*>(m.buffer->address()) + m.offset_bytes, m.format,
-          m.rows, m.cols, m.ld, m.layout};
+  return {static_cast<const unsigned char*>(m.buffer->address()) + m.offset_bytes,
+          m.format,
+          m.rows,
+          m.cols,
+          m.ld,
+          m.layout};
 }
 
 MatrixView host_view_mutable(const BufferMatrix& m) {
@@ -41,9 +45,9 @@ class EmulatorBackend final : public Backend {
   void copy_out_bytes(const void* address, void* host, std::size_t bytes) const override {
     std::memcpy(host, address, bytes);
   }
-  void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options,
-                        const BufferMatrix& a, const BufferMatrix& b,
-                        const std::optional<BufferMatrix>& c, const BufferMatrix& d) override {
+  void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                        const BufferMatrix& b, const std::optional<BufferMatrix>& c,
+                        const BufferMatrix& d) override {
     std::optional<ConstMatrixView> c_view;
     if (c) c_view = host_view(*c);
     emulated_gemm(datapath, options, host_view(a), host_view(b), c_view, host_view_mutable(d));
@@ -62,6 +66,8 @@ class EmulatorBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_emulator_backend() { return std::make_unique<EmulatorBackend>(); }
+std::unique_ptr<Backend> make_emulator_backend() {
+  return std::make_unique<EmulatorBackend>();
+}
 
 }  // namespace tcemu

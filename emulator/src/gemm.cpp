@@ -114,11 +114,10 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
       if (options.c_input == CInput::epilogue) {
         // BLAS: C is not read when beta == 0, so a NaN there does not propagate.
         const float product = options.alpha * to_float(dp.accumulator, out);
-        const float result =
-            options.beta == 0.0f
-                ? product
-                : std::fma(options.alpha, to_float(dp.accumulator, out),
-                           options.beta * to_float(dp.accumulator, c->get(i, j)));
+        const float result = options.beta == 0.0f
+                                 ? product
+                                 : std::fma(options.alpha, to_float(dp.accumulator, out),
+                                            options.beta * to_float(dp.accumulator, c->get(i, j)));
         out = from_float(dp.accumulator, result);
       }
       d.set(i, j, out);

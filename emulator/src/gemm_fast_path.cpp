@@ -44,7 +44,7 @@ using I64 = std::int64_t __attribute__((vector_size(kTile * 8)));
 using U64 = std::uint64_t __attribute__((vector_size(kTile * 8)));
 constexpr int kChunkSlots = 128;  // k slots of B (16 KiB) kept in L1 while all rows pass over them
 constexpr int kZeroExponent = -1'000'000;  // alignment exponent of a zero: below every floor
-constexpr int kLowestGrid = -600;  // emax never needs to be lower (all terms are zero then)
+constexpr int kLowestGrid = -600;          // emax never needs to be lower (all terms are zero then)
 
 double power_of_two(int e) {  // 2^e for e in binary64's normal range, built from the bits
   return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
@@ -53,12 +53,15 @@ double power_of_two(int e) {  // 2^e for e in binary64's normal range, built fro
 double value_of(const FloatFormat& f, std::uint32_t bits) {
   const Decoded x = decode(f, bits);
   switch (x.value_class) {
-    case ValueClass::zero: return x.negative ? -0.0 : 0.0;
+    case ValueClass::zero:
+      return x.negative ? -0.0 : 0.0;
     case ValueClass::infinity:
       return x.negative ? -std::numeric_limits<double>::infinity()
                         : std::numeric_limits<double>::infinity();
-    case ValueClass::nan: return std::numeric_limits<double>::quiet_NaN();
-    case ValueClass::finite: break;
+    case ValueClass::nan:
+      return std::numeric_limits<double>::quiet_NaN();
+    case ValueClass::finite:
+      break;
   }
   const double magnitude = static_cast<double>(x.significand) * power_of_two(x.lsb_exponent);
   return x.negative ? -magnitude : magnitude;
@@ -75,8 +78,8 @@ std::uint32_t bits_of(const Datapath& dp, double v) {
   const auto raw = std::bit_cast<std::uint64_t>(magnitude);
   const int field = static_cast<int>(raw >> 52);
   const std::uint64_t mantissa = (raw & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
-  return round_pack(f, std::signbit(v), {mantissa, field - 1023 - 52, false},
-                    Rounding::toward_zero, Overflow::infinity);
+  return round_pack(f, std::signbit(v), {mantissa, field - 1023 - 52, false}, Rounding::toward_zero,
+                    Overflow::infinity);
 }
 
 // True when every lane of a comparison result is set (a tree of lane shuffles).
@@ -101,7 +104,8 @@ struct Packed {
   std::vector<I64> b_exponent;
 
   std::size_t a_index(std::int64_t m, std::int64_t i, std::int64_t slot) const {
-    return static_cast<std::size_t>(((slot / chunk_slots) * m + i) * chunk_slots + slot % chunk_slots);
+    return static_cast<std::size_t>(((slot / chunk_slots) * m + i) * chunk_slots +
+                                    slot % chunk_slots);
   }
   std::vector<char> block_present;
 };
@@ -194,11 +198,11 @@ class Kernel {
       } else if (sum[w] == 0) {
         result[w] = v[w];  // signed zero, already decided
       } else {
-        const std::uint32_t bits = round_pack(
-            dp_.accumulator, sum[w] < 0,
-            {static_cast<std::uint64_t>(sum[w] < 0 ? -sum[w] : sum[w]),
-             static_cast<int>(emax[w] - nf_), false},
-            dp_.block_rounding, dp_.overflow, dp_.block_result_precision);
+        const std::uint32_t bits =
+            round_pack(dp_.accumulator, sum[w] < 0,
+                       {static_cast<std::uint64_t>(sum[w] < 0 ? -sum[w] : sum[w]),
+                        static_cast<int>(emax[w] - nf_), false},
+                       dp_.block_rounding, dp_.overflow, dp_.block_result_precision);
         result[w] = value_of(dp_.accumulator, bits);
       }
     }
@@ -210,11 +214,16 @@ class Kernel {
   void run(std::int64_t tile, std::int64_t chunk, std::int64_t instructions,
            std::vector<F64>& c) const {
     switch (dp_.block_terms) {
-      case 4: return run_with<4>(tile, chunk, instructions, c);
-      case 8: return run_with<8>(tile, chunk, instructions, c);
-      case 16: return run_with<16>(tile, chunk, instructions, c);
-      case 32: return run_with<32>(tile, chunk, instructions, c);
-      default: return run_with<0>(tile, chunk, instructions, c);
+      case 4:
+        return run_with<4>(tile, chunk, instructions, c);
+      case 8:
+        return run_with<8>(tile, chunk, instructions, c);
+      case 16:
+        return run_with<16>(tile, chunk, instructions, c);
+      case 32:
+        return run_with<32>(tile, chunk, instructions, c);
+      default:
+        return run_with<0>(tile, chunk, instructions, c);
     }
   }
 
@@ -373,7 +382,8 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
           c[i][w] = w < width ? value_of(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
         }
       }
-      for (std::int64_t chunk = 0; chunk < chunks; ++chunk) kernel.run(tile, chunk, instructions, c);
+      for (std::int64_t chunk = 0; chunk < chunks; ++chunk)
+        kernel.run(tile, chunk, instructions, c);
       for (std::int64_t i = 0; i < m; ++i) {
         for (int w = 0; w < width; ++w) acc[i * n + j0 + w] = bits_of(dp, c[i][w]);
       }

@@ -39,9 +39,8 @@ void validate(const Datapath& dp) {
   if (dp.k_group < 1 || dp.block_terms % dp.k_group != 0) {
     invalid("k_group must divide block_terms, got " + std::to_string(dp.k_group));
   }
-  if (dp.alignment_fraction_bits &&
-      (*dp.alignment_fraction_bits < 0 ||
-       *dp.alignment_fraction_bits > kMaxAlignmentFractionBits)) {
+  if (dp.alignment_fraction_bits && (*dp.alignment_fraction_bits < 0 ||
+                                     *dp.alignment_fraction_bits > kMaxAlignmentFractionBits)) {
     invalid("alignment_fraction_bits must be in [0, " + std::to_string(kMaxAlignmentFractionBits) +
             "], got " + std::to_string(*dp.alignment_fraction_bits));
   }
@@ -63,8 +62,9 @@ std::uint32_t mma_element_decoded(const Datapath& dp, std::span<const Decoded> a
   std::uint32_t d = c;
   for (std::size_t start = 0; start < k || (k == 0 && start == 0); start += dp.instruction_k) {
     const std::size_t terms = std::min<std::size_t>(dp.instruction_k, k - start);
-    std::uint32_t chain =
-        dp.c_entry == AccumulatorEntry::aligned_in_first_block ? d : encode_zero(dp.accumulator, false);
+    std::uint32_t chain = dp.c_entry == AccumulatorEntry::aligned_in_first_block
+                              ? d
+                              : encode_zero(dp.accumulator, false);
     for (std::size_t block = 0; block < blocks; ++block) {
       // Term j of the instruction belongs to block (j / k_group) % blocks, kept in k order.
       std::size_t n = 0;

@@ -14,8 +14,12 @@ namespace {
 constexpr std::uint32_t kFp32Nan = 0x7FFFFFFF;
 constexpr std::uint32_t kFp16Nan = 0x7FFF;
 
-bool is(const FloatFormat& f, const FloatFormat& g) { return f == g; }
-bool is_fp8(const FloatFormat& f) { return is(f, formats::e4m3) || is(f, formats::e5m2); }
+bool is(const FloatFormat& f, const FloatFormat& g) {
+  return f == g;
+}
+bool is_fp8(const FloatFormat& f) {
+  return is(f, formats::e4m3) || is(f, formats::e5m2);
+}
 
 [[noreturn]] void unsupported(std::string_view arch, std::string_view instruction,
                               const FloatFormat& input, const FloatFormat& accumulator) {
@@ -46,7 +50,8 @@ Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator
 }
 
 // The narrow fp8 block of Ada and Hopper: 13 alignment bits, results kept to 13 fraction bits.
-Datapath narrow_fp8_block(const FloatFormat& input, const FloatFormat& accumulator, int block_terms = 32) {
+Datapath narrow_fp8_block(const FloatFormat& input, const FloatFormat& accumulator,
+                          int block_terms = 32) {
   Datapath dp = block_datapath(input, accumulator, 32, block_terms, 13);
   dp.block_result_precision = std::min(dp.block_result_precision, 14);
   return dp;
@@ -83,7 +88,8 @@ Datapath preset(std::string_view arch, const FloatFormat& input, const FloatForm
   const bool tf32_in = is(input, formats::tf32);
   const bool fp8_in = is_fp8(input);
   const bool fp32_acc = is(accumulator, formats::fp32);
-  if (!fp32_acc && !is(accumulator, formats::fp16)) unsupported(arch, instruction, input, accumulator);
+  if (!fp32_acc && !is(accumulator, formats::fp16))
+    unsupported(arch, instruction, input, accumulator);
   // Only fp16 and fp8 inputs have an fp16-accumulator MMA.
   if (!fp32_acc && !fp16_in && !fp8_in) unsupported(arch, instruction, input, accumulator);
 
@@ -93,7 +99,8 @@ Datapath preset(std::string_view arch, const FloatFormat& input, const FloatForm
   if (!known_instruction) unsupported(arch, instruction, input, accumulator);
 
   if (arch == "exact-rn" || arch == "exact-rz") {
-    if (!fp16_in && !bf16_in && !tf32_in && !fp8_in) unsupported(arch, instruction, input, accumulator);
+    if (!fp16_in && !bf16_in && !tf32_in && !fp8_in)
+      unsupported(arch, instruction, input, accumulator);
     return idealised(input, accumulator,
                      arch == "exact-rn" ? Rounding::nearest_even : Rounding::toward_zero);
   }
@@ -148,12 +155,14 @@ std::string describe(const Datapath& dp) {
       << " instruction_k=" << dp.instruction_k << " block_terms=" << dp.block_terms
       << " k_group=" << dp.k_group << " alignment_fraction_bits="
       << (dp.alignment_fraction_bits ? std::to_string(*dp.alignment_fraction_bits) : "exact")
-      << " alignment_floor=" << dp.alignment_floor << " block_rounding="
-      << (dp.block_rounding == Rounding::toward_zero ? "rz" : "rn")
+      << " alignment_floor=" << dp.alignment_floor
+      << " block_rounding=" << (dp.block_rounding == Rounding::toward_zero ? "rz" : "rn")
       << " block_result_precision=" << dp.block_result_precision << " c_entry="
       << (dp.c_entry == AccumulatorEntry::aligned_in_first_block ? "aligned" : "after-blocks")
       << " overflow="
-      << (dp.overflow == Overflow::ieee ? "ieee" : dp.overflow == Overflow::infinity ? "infinity" : "saturate")
+      << (dp.overflow == Overflow::ieee       ? "ieee"
+          : dp.overflow == Overflow::infinity ? "infinity"
+                                              : "saturate")
       << " zero_sign=" << (dp.zero_sign == ZeroSign::ieee ? "ieee" : "positive") << std::hex
       << " nan_bits=0x" << dp.nan_bits;
   return out.str();

@@ -85,14 +85,13 @@ std::uint32_t round_pack(const FloatFormat& format, bool negative, ExactMagnitud
   const int kept_msb = static_cast<int>(std::bit_width(kept)) - 1;
   const int exponent = result_lsb + kept_msb;
   // kept_msb <= f + 1; a carry to 2^(f+1) is a power of two, so the right shift is exact.
-  const std::uint64_t significand =
-      kept_msb <= f ? kept << (f - kept_msb) : kept >> (kept_msb - f);
-  const bool overflowed = exponent > format.max_exponent() ||
-                          (exponent == format.max_exponent() && significand > format.max_significand());
+  const std::uint64_t significand = kept_msb <= f ? kept << (f - kept_msb) : kept >> (kept_msb - f);
+  const bool overflowed =
+      exponent > format.max_exponent() ||
+      (exponent == format.max_exponent() && significand > format.max_significand());
   if (overflowed) {
-    const bool to_infinity =
-        overflow == Overflow::infinity ||
-        (overflow == Overflow::ieee && rounding == Rounding::nearest_even);
+    const bool to_infinity = overflow == Overflow::infinity ||
+                             (overflow == Overflow::ieee && rounding == Rounding::nearest_even);
     return to_infinity ? encode_infinity(format, negative) : encode_max_finite(format, negative);
   }
   if (exponent < format.min_exponent()) {

@@ -75,7 +75,7 @@ class WideSum {
     if (top == 0) return {m[0], lsb_exponent, false};
     // Take 64 bits whose leading bit is the value's leading bit.
     const int lead = static_cast<int>(std::bit_width(m[top])) - 1;  // in limb `top`
-    const int low_bit = top * 64 + lead - 63;      // position of the last bit taken
+    const int low_bit = top * 64 + lead - 63;  // position of the last bit taken
     const int limb = low_bit / 64;
     const int bit = low_bit % 64;
     const std::uint64_t hi = limb + 1 < kLimbs ? m[limb + 1] : 0;

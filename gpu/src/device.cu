@@ -30,8 +30,8 @@ std::vector<DeviceInfo> list_devices(std::string* why_none) {
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-    devices.push_back({i, prop.name, prop.major, prop.minor, prop.totalGlobalMem,
-                       prop.multiProcessorCount});
+    devices.push_back(
+        {i, prop.name, prop.major, prop.minor, prop.totalGlobalMem, prop.multiProcessorCount});
   }
   return devices;
 }

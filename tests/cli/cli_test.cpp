@@ -24,7 +24,8 @@ Result run(const std::string& arguments, const std::string& input = "") {
   Result r{-1, ""};
   if (pipe == nullptr) return r;
   std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) r.output += buffer.data();
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe))
+    r.output += buffer.data();
   const int raw = ::pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   std::filesystem::remove(in_file);
@@ -40,8 +41,8 @@ std::string ones(int k, const char* one) {
 TEST(Cli, MmaEvaluatesEveryLine) {
   // 16 products of 1 * 1 plus c = 1 is 17; plus c = 2^-30: 16 + 2^-30 truncated (RZ) to 16 on
   // sm90 and kept by nothing: 0x41800000.
-  const std::string input = "16" + ones(16, "3c00") + " 3f800000\n# comment\n\n16" +
-                            ones(16, "3c00") + " 30800000\n";
+  const std::string input =
+      "16" + ones(16, "3c00") + " 3f800000\n# comment\n\n16" + ones(16, "3c00") + " 30800000\n";
   const Result r = run("mma --arch sm90 --type fp16 --acc fp32", input);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output, "41880000\n41800000\n");
@@ -69,8 +70,9 @@ TEST(Cli, MmaFp16AccumulatorAndFp8) {
 TEST(Cli, MalformedLineStopsWithItsLineNumber) {
   const Result r = run("mma", "1 3c00 3c00 3f800000\n1 3c00 3c00\n1 3c00 3c00 3f800000\n");
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.output,
-            "40000000\ntcemu mma: <stdin>: line 2: K = 1 needs 4 fields (K, 1 a, 1 b, c), found 3\n");
+  EXPECT_EQ(
+      r.output,
+      "40000000\ntcemu mma: <stdin>: line 2: K = 1 needs 4 fields (K, 1 a, 1 b, c), found 3\n");
 }
 
 TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {

@@ -60,10 +60,14 @@ TEST(EmulatorBackend, GemmAndConvertOnBackendBuffersMatchTheHostFunctions) {
         convert(formats::fp32, formats::fp16, b32[i], Rounding::toward_zero));
   }
   std::vector<std::uint32_t> expected(m * n), got(m * n);
-  emulated_gemm(dp, {}, {reinterpret_cast<const unsigned char*>(a16.data()), formats::fp16, m, k, k, Layout::row_major},
-                {reinterpret_cast<const unsigned char*>(b16.data()), formats::fp16, k, n, n, Layout::row_major},
+  emulated_gemm(dp, {},
+                {reinterpret_cast<const unsigned char*>(a16.data()), formats::fp16, m, k, k,
+                 Layout::row_major},
+                {reinterpret_cast<const unsigned char*>(b16.data()), formats::fp16, k, n, n,
+                 Layout::row_major},
                 std::nullopt,
-                {{reinterpret_cast<unsigned char*>(expected.data()), formats::fp32, m, n, n, Layout::row_major}});
+                {{reinterpret_cast<unsigned char*>(expected.data()), formats::fp32, m, n, n,
+                  Layout::row_major}});
   backend->copy_out(d_buf, got.data(), got.size() * 4);
   EXPECT_EQ(got, expected);
 }

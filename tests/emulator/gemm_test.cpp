@@ -29,9 +29,8 @@ struct Storage {
         ld(std::max<std::int64_t>(1, l == Layout::row_major ? c : r) + extra_ld),
         layout(l) {
     const std::int64_t outer = l == Layout::row_major ? r : c;
-    bytes.assign(static_cast<std::size_t>(std::max<std::int64_t>(outer * ld, 1)) *
-                     container_bytes(f),
-                 0);
+    bytes.assign(
+        static_cast<std::size_t>(std::max<std::int64_t>(outer * ld, 1)) * container_bytes(f), 0);
   }
   MatrixView view() { return {{bytes.data(), format, rows, cols, ld, layout}}; }
   ConstMatrixView cview() const { return {bytes.data(), format, rows, cols, ld, layout}; }
@@ -46,10 +45,11 @@ std::uint32_t random_bits(const FloatFormat& f, std::mt19937_64& rng, bool wide)
     const int kind = static_cast<int>(rng() % 8);
     const std::uint32_t exponent_mask = ((std::uint32_t{1} << f.exponent_bits) - 1)
                                         << f.fraction_bits;
-    if (kind == 0) bits &= ~exponent_mask;                     // subnormal or zero
-    if (kind == 1) bits &= f.sign_mask();                      // signed zero
-    if (kind >= 2 && !wide) {                                  // exponent near the bias
-      const std::uint32_t e = static_cast<std::uint32_t>(f.bias() - 3 + static_cast<int>(rng() % 6));
+    if (kind == 0) bits &= ~exponent_mask;  // subnormal or zero
+    if (kind == 1) bits &= f.sign_mask();   // signed zero
+    if (kind >= 2 && !wide) {               // exponent near the bias
+      const std::uint32_t e =
+          static_cast<std::uint32_t>(f.bias() - 3 + static_cast<int>(rng() % 6));
       bits = (bits & ~exponent_mask) | (e << f.fraction_bits);
     }
     bits <<= f.padding_bits;
@@ -103,37 +103,38 @@ TEST_P(GemmMatchesElements, InitialAccumulatorChainEqualsMmaElement) {
       fill(a, rng, wide);
       fill(b, rng, wide);
       fill(c, rng, wide);
-      emulated_gemm(dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 3}, a.cview(),
-                    b.cview(), c.cview(), d.view());
+      emulated_gemm(dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 3},
+                    a.cview(), b.cview(), c.cview(), d.view());
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
           ASSERT_EQ(d.cview().get(i, j), expected_element(dp, a, b, i, j, c.cview().get(i, j)))
-              << describe(dp) << " m=" << m << " n=" << n << " k=" << k << " i=" << i
-              << " j=" << j << " wide=" << wide;
+              << describe(dp) << " m=" << m << " n=" << n << " k=" << k << " i=" << i << " j=" << j
+              << " wide=" << wide;
         }
       }
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Presets, GemmMatchesElements,
-    ::testing::Values(Case{"sm70", "mma.sync", formats::fp16, formats::fp32},
-                      Case{"sm80", "mma.sync", formats::bf16, formats::fp32},
-                      Case{"sm80", "mma.sync", formats::tf32, formats::fp32},
-                      Case{"sm89", "mma.sync", formats::e4m3, formats::fp32},
-                      Case{"sm90", "mma.sync", formats::fp16, formats::fp32},
-                      Case{"sm90", "mma.sync", formats::fp16, formats::fp16},
-                      Case{"sm90", "mma.sync", formats::e5m2, formats::fp16},
-                      Case{"sm90", "mma.sync", formats::e4m3, formats::fp32},
-                      Case{"sm100", "mma.sync", formats::e4m3, formats::fp32},
-                      Case{"exact-rn", "mma.sync", formats::bf16, formats::fp32}),
-    [](const auto& param_info) {
-      std::string name = std::string(param_info.param.arch) + "_" + std::string(param_info.param.input.name) +
-                         "_" + std::string(param_info.param.accumulator.name);
-      for (char& ch : name) ch = (ch == '-' || ch == '.') ? '_' : ch;
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Presets, GemmMatchesElements,
+                         ::testing::Values(Case{"sm70", "mma.sync", formats::fp16, formats::fp32},
+                                           Case{"sm80", "mma.sync", formats::bf16, formats::fp32},
+                                           Case{"sm80", "mma.sync", formats::tf32, formats::fp32},
+                                           Case{"sm89", "mma.sync", formats::e4m3, formats::fp32},
+                                           Case{"sm90", "mma.sync", formats::fp16, formats::fp32},
+                                           Case{"sm90", "mma.sync", formats::fp16, formats::fp16},
+                                           Case{"sm90", "mma.sync", formats::e5m2, formats::fp16},
+                                           Case{"sm90", "mma.sync", formats::e4m3, formats::fp32},
+                                           Case{"sm100", "mma.sync", formats::e4m3, formats::fp32},
+                                           Case{"exact-rn", "mma.sync", formats::bf16,
+                                                formats::fp32}),
+                         [](const auto& param_info) {
+                           std::string name = std::string(param_info.param.arch) + "_" +
+                                              std::string(param_info.param.input.name) + "_" +
+                                              std::string(param_info.param.accumulator.name);
+                           for (char& ch : name) ch = (ch == '-' || ch == '.') ? '_' : ch;
+                           return name;
+                         });
 
 TEST(Gemm, ResultDoesNotDependOnThreadCount) {
   const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
@@ -165,7 +166,8 @@ TEST(Gemm, EpilogueIsFmaOfAlphaAccumulatorAndBetaC) {
     for (std::int64_t j = 0; j < 5; ++j) {
       const float acc = std::bit_cast<float>(expected_element(dp, a, b, i, j, 0));
       const float cij = std::bit_cast<float>(c.cview().get(i, j));
-      EXPECT_EQ(d.cview().get(i, j), std::bit_cast<std::uint32_t>(std::fma(alpha, acc, beta * cij)));
+      EXPECT_EQ(d.cview().get(i, j),
+                std::bit_cast<std::uint32_t>(std::fma(alpha, acc, beta * cij)));
     }
   }
 }
@@ -181,9 +183,9 @@ TEST(Gemm, SpecialValuesFollowTheDatapathRules) {
     b.view().set(p, 0, one);
     b.view().set(p, 1, one);
   }
-  a.view().set(0, 3, inf);   // row 0: +Inf * 1 -> column 0 Inf; column 1 gets Inf * 0 -> NaN
+  a.view().set(0, 3, inf);  // row 0: +Inf * 1 -> column 0 Inf; column 1 gets Inf * 0 -> NaN
   b.view().set(3, 1, 0);
-  a.view().set(1, 5, nan);   // row 1: NaN
+  a.view().set(1, 5, nan);  // row 1: NaN
   Storage d(dp.accumulator, 2, 2, Layout::row_major);
   emulated_gemm(dp, {}, a.cview(), b.cview(), std::nullopt, d.view());
   EXPECT_EQ(d.cview().get(0, 0), 0x7F800000u);
@@ -223,16 +225,19 @@ TEST(Gemm, BadArgumentsAreNamed) {
   };
   ConstMatrixView bad_ld = a.cview();
   bad_ld.ld = 7;
-  EXPECT_NE(message([&] { emulated_gemm(dp, {}, bad_ld, b.cview(), std::nullopt, d.view()); })
-                .find("ldA = 7 must be >= max(1, 8)"),
+  EXPECT_NE(message([&] {
+              emulated_gemm(dp, {}, bad_ld, b.cview(), std::nullopt, d.view());
+            }).find("ldA = 7 must be >= max(1, 8)"),
             std::string::npos);
   Storage b_wrong(dp.input, 9, 3, Layout::row_major);
-  EXPECT_NE(message([&] { emulated_gemm(dp, {}, a.cview(), b_wrong.cview(), std::nullopt, d.view()); })
-                .find("B is 9 x 3, expected 8 x 3"),
+  EXPECT_NE(message([&] {
+              emulated_gemm(dp, {}, a.cview(), b_wrong.cview(), std::nullopt, d.view());
+            }).find("B is 9 x 3, expected 8 x 3"),
             std::string::npos);
   Storage a_bf16(formats::bf16, 4, 8, Layout::row_major);
-  EXPECT_NE(message([&] { emulated_gemm(dp, {}, a_bf16.cview(), b.cview(), std::nullopt, d.view()); })
-                .find("A holds bf16"),
+  EXPECT_NE(message([&] {
+              emulated_gemm(dp, {}, a_bf16.cview(), b.cview(), std::nullopt, d.view());
+            }).find("A holds bf16"),
             std::string::npos);
   EXPECT_NE(message([&] {
               emulated_gemm(dp, {.beta = 1.0f}, a.cview(), b.cview(), std::nullopt, d.view());

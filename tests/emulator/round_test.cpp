@@ -85,60 +85,59 @@ TEST(Convert, Fp32ToBf16RoundsToNearestEvenAndTruncatesUnderRz) {
 
 TEST(RoundPack, WorkedExamples) {
   // 1 + 2^-11 (a tie between 1 and 1 + 2^-10 in fp16): RN to even keeps 1, RZ keeps 1.
-  EXPECT_EQ(round_pack(formats::fp16, false, {0x801, -11, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x3C00u);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {0x801, -11, false}, Rounding::nearest_even, Overflow::ieee),
+      0x3C00u);
   // The same tie plus a sticky bit rounds up under RN only.
-  EXPECT_EQ(round_pack(formats::fp16, false, {0x801, -11, true}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x3C01u);
-  EXPECT_EQ(round_pack(formats::fp16, false, {0x801, -11, true}, Rounding::toward_zero,
-                       Overflow::ieee),
-            0x3C00u);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {0x801, -11, true}, Rounding::nearest_even, Overflow::ieee),
+      0x3C01u);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {0x801, -11, true}, Rounding::toward_zero, Overflow::ieee),
+      0x3C00u);
   // 1 + 3 * 2^-11: a tie to the odd neighbour rounds to 1 + 2^-9 (even).
-  EXPECT_EQ(round_pack(formats::fp16, false, {0x803, -11, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x3C02u);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {0x803, -11, false}, Rounding::nearest_even, Overflow::ieee),
+      0x3C02u);
   // 1 - 2^-11 has 11 significant bits: exact. 1 - 2^-12 needs 12: a tie, carried to 1.0.
-  EXPECT_EQ(round_pack(formats::fp16, false, {0x7FF, -11, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x3BFFu);
-  EXPECT_EQ(round_pack(formats::fp16, false, {0xFFF, -12, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x3C00u);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {0x7FF, -11, false}, Rounding::nearest_even, Overflow::ieee),
+      0x3BFFu);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {0xFFF, -12, false}, Rounding::nearest_even, Overflow::ieee),
+      0x3C00u);
   // Smallest subnormal fp32 and a value half of it (ties to even: zero).
-  EXPECT_EQ(round_pack(formats::fp32, true, {1, -149, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x80000001u);
-  EXPECT_EQ(round_pack(formats::fp32, false, {1, -150, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x00000000u);
-  EXPECT_EQ(round_pack(formats::fp32, false, {3, -151, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x00000001u);
+  EXPECT_EQ(
+      round_pack(formats::fp32, true, {1, -149, false}, Rounding::nearest_even, Overflow::ieee),
+      0x80000001u);
+  EXPECT_EQ(
+      round_pack(formats::fp32, false, {1, -150, false}, Rounding::nearest_even, Overflow::ieee),
+      0x00000000u);
+  EXPECT_EQ(
+      round_pack(formats::fp32, false, {3, -151, false}, Rounding::nearest_even, Overflow::ieee),
+      0x00000001u);
   // Overflow rules: RN to Inf, RZ to the largest finite value, unless Overflow says otherwise.
-  EXPECT_EQ(round_pack(formats::fp32, false, {1, 128, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x7F800000u);
-  EXPECT_EQ(round_pack(formats::fp32, false, {1, 128, false}, Rounding::toward_zero,
-                       Overflow::ieee),
-            0x7F7FFFFFu);
-  EXPECT_EQ(round_pack(formats::fp32, true, {1, 128, false}, Rounding::toward_zero,
-                       Overflow::infinity),
-            0xFF800000u);
-  EXPECT_EQ(round_pack(formats::fp16, false, {1, 20, false}, Rounding::nearest_even,
-                       Overflow::saturate),
-            0x7BFFu);
+  EXPECT_EQ(
+      round_pack(formats::fp32, false, {1, 128, false}, Rounding::nearest_even, Overflow::ieee),
+      0x7F800000u);
+  EXPECT_EQ(
+      round_pack(formats::fp32, false, {1, 128, false}, Rounding::toward_zero, Overflow::ieee),
+      0x7F7FFFFFu);
+  EXPECT_EQ(
+      round_pack(formats::fp32, true, {1, 128, false}, Rounding::toward_zero, Overflow::infinity),
+      0xFF800000u);
+  EXPECT_EQ(
+      round_pack(formats::fp16, false, {1, 20, false}, Rounding::nearest_even, Overflow::saturate),
+      0x7BFFu);
   // E4M3 has no Inf: overflow under RN is NaN; 464 (between 448 and 480) rounds to 448.
-  EXPECT_EQ(round_pack(formats::e4m3, false, {1, 9, false}, Rounding::nearest_even,
-                       Overflow::ieee),
+  EXPECT_EQ(round_pack(formats::e4m3, false, {1, 9, false}, Rounding::nearest_even, Overflow::ieee),
             0x7Fu);
-  EXPECT_EQ(round_pack(formats::e4m3, false, {29, 4, false}, Rounding::nearest_even,
-                       Overflow::ieee),
-            0x7Eu);
+  EXPECT_EQ(
+      round_pack(formats::e4m3, false, {29, 4, false}, Rounding::nearest_even, Overflow::ieee),
+      0x7Eu);
   // Reduced precision: 1 + 2^-20 kept to 14 significant bits truncates to 1.0.
-  EXPECT_EQ(round_pack(formats::fp32, false, {(1u << 20) + 1, -20, false},
-                       Rounding::toward_zero, Overflow::ieee, 14),
+  EXPECT_EQ(round_pack(formats::fp32, false, {(1u << 20) + 1, -20, false}, Rounding::toward_zero,
+                       Overflow::ieee, 14),
             0x3F800000u);
 }
 

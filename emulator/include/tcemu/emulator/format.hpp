@@ -13,8 +13,8 @@ namespace tcemu {
 
 // How the all-ones exponent field is used.
 enum class SpecialEncoding {
-  ieee,      // exponent all ones: Inf (fraction 0) or NaN (fraction != 0)
-  fn_e4m3,   // OCP E4M3: no Inf; only S.1111.111 is NaN, other all-ones exponents are finite
+  ieee,     // exponent all ones: Inf (fraction 0) or NaN (fraction != 0)
+  fn_e4m3,  // OCP E4M3: no Inf; only S.1111.111 is NaN, other all-ones exponents are finite
 };
 
 struct FloatFormat {
@@ -59,6 +59,8 @@ inline constexpr FloatFormat e5m2{"e5m2", 5, 2, 0, SpecialEncoding::ieee};
 std::optional<FloatFormat> format_by_name(std::string_view name);
 
 // Number of hex digits of a container of this format (fp16: 4, tf32: 8, e4m3: 2).
-constexpr int hex_digits(const FloatFormat& f) { return (f.container_bits() + 3) / 4; }
+constexpr int hex_digits(const FloatFormat& f) {
+  return (f.container_bits() + 3) / 4;
+}
 
 }  // namespace tcemu

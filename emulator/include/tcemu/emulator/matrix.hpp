@@ -33,7 +33,8 @@ struct BasicMatrixView {
   std::uint32_t get(std::int64_t i, std::int64_t j) const {
     const Byte* p = data + offset(i, j);
     switch (container_bytes(format)) {
-      case 1: return std::to_integer<std::uint32_t>(static_cast<std::byte>(*p));
+      case 1:
+        return std::to_integer<std::uint32_t>(static_cast<std::byte>(*p));
       case 2: {
         std::uint16_t v;
         std::memcpy(&v, p, 2);
@@ -54,13 +55,17 @@ struct MatrixView : BasicMatrixView<unsigned char> {
   void set(std::int64_t i, std::int64_t j, std::uint32_t bits) const {
     unsigned char* p = data + offset(i, j);
     switch (container_bytes(format)) {
-      case 1: *p = static_cast<unsigned char>(bits); break;
+      case 1:
+        *p = static_cast<unsigned char>(bits);
+        break;
       case 2: {
         const auto v = static_cast<std::uint16_t>(bits);
         std::memcpy(p, &v, 2);
         break;
       }
-      default: std::memcpy(p, &bits, 4); break;
+      default:
+        std::memcpy(p, &bits, 4);
+        break;
     }
   }
   operator ConstMatrixView() const { return {data, format, rows, cols, ld, layout}; }

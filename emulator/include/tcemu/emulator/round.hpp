@@ -10,15 +10,15 @@
 namespace tcemu {
 
 enum class Rounding {
-  toward_zero,      // truncate the magnitude (RZ)
-  nearest_even,     // round to nearest, ties to even (RN)
+  toward_zero,   // truncate the magnitude (RZ)
+  nearest_even,  // round to nearest, ties to even (RN)
 };
 
 // What a result too large for the format becomes.
 enum class Overflow {
-  ieee,         // RN gives Inf, RZ gives the largest finite value (IEEE 754 rules)
-  infinity,     // always Inf, whatever the rounding
-  saturate,     // always the largest finite value
+  ieee,      // RN gives Inf, RZ gives the largest finite value (IEEE 754 rules)
+  infinity,  // always Inf, whatever the rounding
+  saturate,  // always the largest finite value
 };
 
 // Magnitude = significand * 2^lsb_exponent (+ something in (0, 2^lsb_exponent) if sticky).
