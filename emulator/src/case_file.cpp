@@ -51,17 +51,21 @@ std::optional<MmaCase> parse_case_line(std::string_view text, std::size_t line,
     throw CaseFileError(line, "K '" + std::string(words[0]) + "' is not a non-negative integer");
   }
   const std::size_t expected = 2 + 2 * k;
-  if (words.size() != expected) {
+  if (words.size() != expected && words.size() != expected + 1) {
     throw CaseFileError(line, "K = " + std::to_string(k) + " needs " + std::to_string(expected) +
                                   " fields (K, " + std::to_string(k) + " a, " + std::to_string(k) +
-                                  " b, c), found " + std::to_string(words.size()));
+                                  " b, c) or " + std::to_string(expected + 1) +
+                                  " with a recorded d, found " + std::to_string(words.size()));
   }
   MmaCase c;
   for (std::size_t i = 0; i < k; ++i) c.a.push_back(parse_hex(words[1 + i], input, "a", i, line));
   for (std::size_t i = 0; i < k; ++i) {
     c.b.push_back(parse_hex(words[1 + k + i], input, "b", i, line));
   }
-  c.c = parse_hex(words.back(), accumulator, "c", std::string_view::npos, line);
+  c.c = parse_hex(words[1 + 2 * k], accumulator, "c", std::string_view::npos, line);
+  if (words.size() == expected + 1) {
+    c.d = parse_hex(words.back(), accumulator, "d", std::string_view::npos, line);
+  }
   return c;
 }
 
@@ -79,6 +83,7 @@ std::string format_case_line(const MmaCase& c, const FloatFormat& input,
   for (std::uint32_t x : c.a) out << ' ' << to_hex(input, x);
   for (std::uint32_t x : c.b) out << ' ' << to_hex(input, x);
   out << ' ' << to_hex(accumulator, c.c);
+  if (c.d) out << ' ' << to_hex(accumulator, *c.d);
   return out.str();
 }
 

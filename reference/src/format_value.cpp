@@ -23,7 +23,8 @@ Fields fields_of(const FloatFormat& format, std::uint32_t bits) {
   const std::uint64_t exponent_mask = (std::uint64_t{1} << format.exponent_bits) - 1;
   return Fields{
       .negative = ((stored >> (format.exponent_bits + format.fraction_bits)) & 1) != 0,
-      .exponent_field = static_cast<std::uint32_t>((stored >> format.fraction_bits) & exponent_mask),
+      .exponent_field =
+          static_cast<std::uint32_t>((stored >> format.fraction_bits) & exponent_mask),
       .fraction = static_cast<std::uint32_t>(stored & fraction_mask),
   };
 }
@@ -148,7 +149,7 @@ std::uint32_t round_to_format(const FloatFormat& format, const MpfrNumber& x, Ro
   if (x.is_zero()) return bits_of(format, negative, 0, 0);
 
   MpfrNumber y(Precision{p});
-  int ternary = y.set(x, rnd);  // step 1
+  int ternary = y.set(x, rnd);                                   // step 1
   if (y.leading_exponent() > max_exponent) return overflowed();  // step 2
   {
     const ExponentRangeScope range(min_exponent - f + 1, max_exponent + 1);  // step 3

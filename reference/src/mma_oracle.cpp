@@ -19,12 +19,12 @@ namespace tcemu::reference {
 namespace {
 
 constexpr Precision kTermPrecision{64};
-// A term of a datapath whose input has at most 8 exponent bits lies in [2^-300, 2^258) (two
-// subnormal bf16 factors: 2^-266; fp32 c: down to 2^-149; two largest factors: below 2^256), so
-// an exact sum of up to 66 terms needs fewer than 570 bits; on a truncation grid it needs
-// alignment_fraction_bits + a few. 2048 bits cover every datapath the oracle accepts.
+// Every term of a datapath whose input has at most 8 exponent bits and 24 significant bits lies in
+// [2^-300, 2^258) (two subnormal bf16 factors: 2^-266; an fp32 c: down to 2^-149; two largest
+// factors: below 2^256), and truncation to a grid only removes low bits, so the exact sum of n
+// terms needs fewer than 560 + log2(n) bits. 2048 bits leave ample room; the ternary checks would
+// catch a sum that did not fit.
 constexpr Precision kSumPrecision{2048};
-constexpr int kMaxAlignmentFractionBits = 1024;
 
 [[noreturn]] void inexact(const std::string& what) {
   throw std::logic_error("oracle_mma_element: inexact " + what);
@@ -65,10 +65,15 @@ class Terms {
   void add_value(const ExactValue& c) {
     using Kind = ExactValue::Kind;
     switch (c.kind) {
-      case Kind::nan: nan_ = true; return;
-      case Kind::infinity: note_infinity(c.value.is_negative()); return;
+      case Kind::nan:
+        nan_ = true;
+        return;
+      case Kind::infinity:
+        note_infinity(c.value.is_negative());
+        return;
       case Kind::zero:
-      case Kind::finite: terms_.push_back({c.value.copy(), c.alignment_exponent, c.kind == Kind::finite});
+      case Kind::finite:
+        terms_.push_back({c.value.copy(), c.alignment_exponent, c.kind == Kind::finite});
     }
   }
 
@@ -107,8 +112,8 @@ class Terms {
   MpfrNumber exact_sum() const {
     MpfrNumber sum(kSumPrecision);
     for (std::size_t i = 0; i < terms_.size(); ++i) {
-      const int ternary = i == 0 ? sum.set(terms_[i].value, MPFR_RNDN)
-                                 : sum.add(sum, terms_[i].value, MPFR_RNDN);
+      const int ternary =
+          i == 0 ? sum.set(terms_[i].value, MPFR_RNDN) : sum.add(sum, terms_[i].value, MPFR_RNDN);
       if (ternary != 0) inexact("sum");
     }
     return sum;
@@ -146,7 +151,7 @@ std::uint32_t oracle_block(const Datapath& dp, const std::vector<ExactValue>& a,
 }
 
 // c_entry == added_after_blocks: x + y exactly, rounded once to nearest even in the accumulator
-// format, with the datapath's NaN, zero-sign and overflow rules.
+// format, with the datapath's NaN, zero-sign and overflow rules (datapath.hpp, step 4).
 std::uint32_t oracle_accumulator_add(const Datapath& dp, std::uint32_t x, std::uint32_t y) {
   Terms terms(2);
   terms.add_value(exact_value(dp.accumulator, x));
@@ -167,9 +172,8 @@ void check(const Datapath& dp, std::size_t a_size, std::size_t b_size) {
     fail("instruction_k must be a positive multiple of block_terms");
   }
   if (dp.k_group < 1 || dp.block_terms % dp.k_group != 0) fail("k_group must divide block_terms");
-  if (dp.alignment_fraction_bits &&
-      (*dp.alignment_fraction_bits < 0 || *dp.alignment_fraction_bits > kMaxAlignmentFractionBits)) {
-    fail("alignment_fraction_bits out of range");
+  if (dp.alignment_fraction_bits && *dp.alignment_fraction_bits < 0) {
+    fail("alignment_fraction_bits must not be negative");
   }
   if (dp.block_result_precision < 1 ||
       dp.block_result_precision > dp.accumulator.fraction_bits + 1) {
@@ -198,7 +202,8 @@ std::uint32_t oracle_mma_element(const Datapath& dp, std::span<const std::uint32
   const bool c_in_first_block = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
   constexpr std::uint32_t kPositiveZero = 0;  // +0 in every format
 
-  // K = 0 is one instruction without terms: its first block still runs, on c alone (mma.hpp).
+  // K = 0 is one instruction without terms, as in the emulator (mma.cpp): its first block still
+  // runs on c alone (c after the blocks: the block gives +0 and c is added to it).
   const std::size_t instructions = k == 0 ? 1 : (k + instruction_k - 1) / instruction_k;
   std::uint32_t d = c;
   std::vector<std::size_t> members;

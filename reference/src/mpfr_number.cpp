@@ -95,7 +95,9 @@ void MpfrNumber::scale_by_power_of_two(long exponent) {
   mpfr_mul_2si(value_, value_, exponent, MPFR_RNDN);
 }
 
-int MpfrNumber::truncate_to_integer() { return mpfr_trunc(value_, value_); }
+int MpfrNumber::truncate_to_integer() {
+  return mpfr_trunc(value_, value_);
+}
 
 long MpfrNumber::leading_exponent() const {
   if (!mpfr_regular_p(value_)) {
@@ -106,7 +108,8 @@ long MpfrNumber::leading_exponent() const {
 }
 
 std::uint64_t MpfrNumber::to_uint64() const {
-  static_assert(sizeof(unsigned long) >= sizeof(std::uint64_t), "mpfr_get_ui returns unsigned long");
+  static_assert(sizeof(unsigned long) >= sizeof(std::uint64_t),
+                "mpfr_get_ui returns unsigned long");
   if (!is_integer() || mpfr_sgn(value_) < 0 || !mpfr_fits_ulong_p(value_, MPFR_RNDN)) {
     throw std::domain_error("MpfrNumber::to_uint64 of " + to_string());
   }
@@ -117,8 +120,8 @@ std::string MpfrNumber::to_string() const {
   if (is_nan()) return "nan";
   // Decimal: enough digits to tell neighbours apart at this precision, capped so that a wide
   // exact accumulator stays readable; the binary form after it is always exact.
-  const int digits = static_cast<int>(
-      std::min<std::size_t>(mpfr_get_str_ndigits(10, mpfr_get_prec(value_)), 40));
+  const int digits =
+      static_cast<int>(std::min<std::size_t>(mpfr_get_str_ndigits(10, mpfr_get_prec(value_)), 40));
   return format_mpfr("%.*Rg (%Ra, %ld bits)", digits, value_, value_,
                      static_cast<long>(mpfr_get_prec(value_)));
 }

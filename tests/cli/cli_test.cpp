@@ -72,7 +72,8 @@ TEST(Cli, MalformedLineStopsWithItsLineNumber) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(
       r.output,
-      "40000000\ntcemu mma: <stdin>: line 2: K = 1 needs 4 fields (K, 1 a, 1 b, c), found 3\n");
+      "40000000\ntcemu mma: <stdin>: line 2: K = 1 needs 4 fields (K, 1 a, 1 b, c) or 5 with a "
+            "recorded d, found 3\n");
 }
 
 TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {

@@ -44,7 +44,7 @@ TEST(CaseFile, ZeroTermsIsJustC) {
 
 TEST(CaseFile, ErrorsNameTheLineAndTheProblem) {
   EXPECT_EQ(error_of("2 3c00 3c00 3c00 3f800000", formats::fp16, formats::fp32),
-            "line 7: K = 2 needs 6 fields (K, 2 a, 2 b, c), found 5");
+            "line 7: K = 2 needs 6 fields (K, 2 a, 2 b, c) or 7 with a recorded d, found 5");
   EXPECT_EQ(error_of("x 3c00", formats::fp16, formats::fp32),
             "line 7: K 'x' is not a non-negative integer");
   EXPECT_EQ(error_of("1 3c0 3c00 3f800000", formats::fp16, formats::fp32),
@@ -53,10 +53,21 @@ TEST(CaseFile, ErrorsNameTheLineAndTheProblem) {
             "line 7: b_0 '3g00' is not hexadecimal");
   EXPECT_EQ(error_of("1 3c00 3c00 3c00", formats::fp16, formats::fp32),
             "line 7: c '3c00' must be 8 hex digits (fp32)");
+  EXPECT_EQ(error_of("1 3c00 3c00 3f800000 4000", formats::fp16, formats::fp32),
+            "line 7: d '4000' must be 8 hex digits (fp32)");
   EXPECT_EQ(error_of("1 3c00 3c00 3f800000", formats::fp16, formats::fp16),
             "line 7: c '3f800000' must be 4 hex digits (fp16)");
   EXPECT_EQ(error_of("1 3c00 3c00 +f800000", formats::fp16, formats::fp32),
             "line 7: c '+f800000' is not hexadecimal");
+}
+
+TEST(CaseFile, RecordedResultIsOptional) {
+  const auto without = parse_case_line("1 3c00 3c00 3f800000", 1, formats::fp16, formats::fp32);
+  const auto with = parse_case_line("1 3c00 3c00 3f800000 40000000", 1, formats::fp16, formats::fp32);
+  ASSERT_TRUE(without && with);
+  EXPECT_FALSE(without->d);
+  EXPECT_EQ(with->d, 0x40000000u);
+  EXPECT_EQ(format_case_line(*with, formats::fp16, formats::fp32), "1 3c00 3c00 3f800000 40000000");
 }
 
 TEST(CaseFile, FormatIsTheInverseOfParse) {

@@ -19,9 +19,10 @@ using Bits = std::vector<std::uint32_t>;
 
 // fp16 bit patterns.
 constexpr std::uint32_t kH0 = 0x0000, kHNeg0 = 0x8000, kH1 = 0x3C00, kH2 = 0x4000, kH3 = 0x4200,
-                        kH4 = 0x4400, kHOneQuarter = 0x3D00 /* 1.25 */, kHTwoM12 = 0x0C00 /* 2^-12 */,
-                        kHThreeTwoM13 = 0x0E00 /* 1.5 * 2^-12 */, kHTwo15 = 0x7800 /* 2^15 */,
-                        kHInf = 0x7C00, kHNegInf = 0xFC00, kHNan = 0x7E00;
+                        kH4 = 0x4400, kHOneQuarter = 0x3D00 /* 1.25 */,
+                        kHTwoM12 = 0x0C00 /* 2^-12 */, kHThreeTwoM13 = 0x0E00 /* 1.5 * 2^-12 */,
+                        kHTwo15 = 0x7800 /* 2^15 */, kHInf = 0x7C00, kHNegInf = 0xFC00,
+                        kHNan = 0x7E00;
 // fp32 bit patterns.
 constexpr std::uint32_t kF0 = 0x00000000, kFNeg0 = 0x80000000, kF1 = 0x3F800000,
                         kFHalf = 0x3F000000, kFInf = 0x7F800000, kFNegInf = 0xFF800000,
@@ -106,7 +107,7 @@ TEST(FormatValue, RoundsAtTheSubnormalAndOverflowEdges) {
   // Half of the smallest subnormal ties to even (zero); just above it rounds up.
   EXPECT_EQ(fp16(0x1p-25, Rounding::nearest_even), 0x0000u);
   EXPECT_EQ(fp16(0x1.0000000001p-25, Rounding::nearest_even), 0x0001u);
-  EXPECT_EQ(fp16(-0x1p-26, Rounding::nearest_even), 0x8000u);  // keeps its sign
+  EXPECT_EQ(fp16(-0x1p-26, Rounding::nearest_even), 0x8000u);   // keeps its sign
   EXPECT_EQ(fp16(0x1.8p-24, Rounding::nearest_even), 0x0002u);  // 1.5 ulp: tie to even 2
   // 65504 is the largest finite; 65520 is the midpoint to 2^16 and ties away from the odd 0x7BFF.
   EXPECT_EQ(fp16(65519.0, Rounding::nearest_even), 0x7BFFu);
@@ -158,8 +159,7 @@ TEST(Oracle, RoundToNearestEvenVersusTowardZero) {
   EXPECT_EQ(oracle(exact(Rounding::toward_zero), {kHThreeTwoM13}, {kHTwoM12}, kF1), kF1);
   EXPECT_EQ(oracle(exact(Rounding::nearest_even), {kHThreeTwoM13}, {kHTwoM12}, kF1), 0x3F800001u);
   EXPECT_EQ(oracle(exact(Rounding::nearest_even), {kHTwoM12}, {kHTwoM12}, kF1), kF1);
-  EXPECT_EQ(oracle(exact(Rounding::nearest_even), {kHTwoM12}, {kHTwoM12}, 0x3F800001),
-            0x3F800002u);
+  EXPECT_EQ(oracle(exact(Rounding::nearest_even), {kHTwoM12}, {kHTwoM12}, 0x3F800001), 0x3F800002u);
 }
 
 TEST(Oracle, InfinityAndNanRules) {
@@ -167,11 +167,11 @@ TEST(Oracle, InfinityAndNanRules) {
   EXPECT_EQ(oracle(dp, {kHInf, kH1}, {kH2, kH1}, kF1), kFInf);
   EXPECT_EQ(oracle(dp, {kHInf}, {kH2 | 0x8000}, kF1), kFNegInf);
   EXPECT_EQ(oracle(dp, {kH1}, {kH1}, kFNegInf), kFNegInf);
-  EXPECT_EQ(oracle(dp, {kHInf}, {kH0}, kF1), kFNan);                      // 0 * Inf
-  EXPECT_EQ(oracle(dp, {kHInf, kHNegInf}, {kH1, kH1}, kF0), kFNan);       // Inf - Inf
-  EXPECT_EQ(oracle(dp, {kHInf}, {kH1}, kFNegInf), kFNan);                 // Inf - Inf with c
-  EXPECT_EQ(oracle(dp, {kHNan, kHInf}, {kH0, kH1}, kF0), kFNan);           // NaN anywhere
-  EXPECT_EQ(oracle(dp, {kH1}, {kH1}, 0x7FC00001), kFNan);                  // NaN c: nan_bits
+  EXPECT_EQ(oracle(dp, {kHInf}, {kH0}, kF1), kFNan);                 // 0 * Inf
+  EXPECT_EQ(oracle(dp, {kHInf, kHNegInf}, {kH1, kH1}, kF0), kFNan);  // Inf - Inf
+  EXPECT_EQ(oracle(dp, {kHInf}, {kH1}, kFNegInf), kFNan);            // Inf - Inf with c
+  EXPECT_EQ(oracle(dp, {kHNan, kHInf}, {kH0, kH1}, kF0), kFNan);     // NaN anywhere
+  EXPECT_EQ(oracle(dp, {kH1}, {kH1}, 0x7FC00001), kFNan);            // NaN c: nan_bits
   // Overflow to Inf under RZ (Overflow::infinity): 2^15 * 2 into an fp16 accumulator.
   Datapath half = dp;
   half.accumulator = formats::fp16;

@@ -17,8 +17,8 @@ inline constexpr int kMaxBlockTerms = 64;
 std::uint32_t block_fma(const Datapath& datapath, std::span<const Decoded> a,
                         std::span<const Decoded> b, std::uint32_t c);
 
-// x + y in the accumulator format, exact sum rounded once to nearest even (an ordinary IEEE
-// addition, with the datapath's NaN bits and zero sign). Used where c enters after the blocks.
+// x + y in the accumulator format: the exact sum rounded once to nearest even, with the
+// datapath's NaN bits, zero sign and overflow rule. Used where c enters after the blocks.
 std::uint32_t accumulator_add(const Datapath& datapath, std::uint32_t x, std::uint32_t y);
 
 }  // namespace tcemu

@@ -1,11 +1,12 @@
 // The `tcemu mma` case format, one output element of one MMA instruction per line:
 //
-//   K a_0 ... a_{K-1} b_0 ... b_{K-1} c
+//   K a_0 ... a_{K-1} b_0 ... b_{K-1} c [d]
 //
 // every operand a hex bit pattern of its own format without prefix (fp16/bf16: 4 digits, tf32:
 // the 8-digit fp32 container, e4m3/e5m2: 2 digits; c: 8 digits for an fp32 accumulator, 4 for
-// fp16). Blank lines and lines starting with '#' carry no case. A result line is the hex bit
-// pattern of d in the accumulator format.
+// fp16). The optional d is a result recorded on a GPU (`tcemu probe` writes it, `tcemu validate`
+// checks it), in the accumulator format. Blank lines and lines starting with '#' carry no case.
+// A result line of `tcemu mma` is the hex bit pattern of d.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ struct MmaCase {
   std::vector<std::uint32_t> a;
   std::vector<std::uint32_t> b;
   std::uint32_t c;
+  std::optional<std::uint32_t> d;  // the recorded result, if the line has one
 };
 
 // A malformed line: what() reads "line N: <what is wrong>".

@@ -14,7 +14,8 @@
 //  3. The truncated terms are summed exactly and rounded once to the accumulator format with
 //     `block_rounding`, keeping `block_result_precision` significant bits.
 //  4. Where c enters after the blocks (`c_entry == added_after_blocks`), the blocks start from 0
-//     and c is added at the end by an ordinary round-to-nearest addition in the accumulator format.
+//     and c is added at the end: the exact sum rounded once to nearest even in the accumulator
+//     format, under the datapath's NaN, zero-sign and overflow rules.
 //
 // Special values are decided before any arithmetic: NaN anywhere, 0 * Inf, or Inf - Inf give
 // `nan_bits`; otherwise an Inf propagates.

@@ -25,6 +25,10 @@ struct Precision {
   mpfr_prec_t bits;
 };
 
+// Integers other than bool (which would otherwise convert silently).
+template <typename T>
+concept Integer = std::integral<T> && !std::same_as<T, bool>;
+
 class MpfrNumber {
  public:
   // Exact for double and for every value of the formats tcemu models, with room to spare.
@@ -35,8 +39,7 @@ class MpfrNumber {
   // `value` rounded to nearest even to `precision` bits (exact when precision >= 53).
   explicit MpfrNumber(double value, Precision precision = kDefaultPrecision);
   // `value` rounded to nearest even to `precision` bits (exact when precision >= 64).
-  template <std::integral T>
-    requires(!std::same_as<T, bool>)
+  template <Integer T>
   explicit MpfrNumber(T value, Precision precision = kDefaultPrecision) : MpfrNumber(precision) {
     if constexpr (std::signed_integral<T>) {
       static_assert(sizeof(T) <= sizeof(long), "mpfr_set_si takes a long");

@@ -1,0 +1,26 @@
+// Runs MMA cases through one warp-level mma.sync instruction of the present GPU, one case per
+// instruction: a is row 0 of A, b column 0 of B, c element (0, 0) of C, everything else zero, and
+// the result is D(0, 0). This is how the GPU's own bits are captured for `tcemu probe`.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/format.hpp>
+
+namespace tcemu::gpu {
+
+// K of the mma.sync instruction for an input format: 16 (fp16, bf16: m16n8k16), 8 (tf32:
+// m16n8k8), 32 (e4m3, e5m2: m16n8k32).
+int mma_sync_k(const FloatFormat& input);
+
+// D(0, 0) of one mma.sync per case, in the accumulator format. Every case must have
+// K == mma_sync_k(input). Throws std::runtime_error when there is no device, when the device
+// lacks the instruction (fp8 needs sm_89), or when a CUDA call fails; std::invalid_argument for
+// a case of the wrong K or an unsupported format pair.
+std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFormat& accumulator,
+                                        std::span<const MmaCase> cases);
+
+}  // namespace tcemu::gpu
