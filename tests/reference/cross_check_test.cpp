@@ -23,7 +23,6 @@
 #include <iostream>
 #include <iterator>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -31,13 +30,13 @@
 #include <utility>
 #include <vector>
 
+#include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/reference/format_value.hpp>
 #include <tcemu/reference/mma_oracle.hpp>
-#include <tcemu/reference/mpfr_number.hpp>
 
 #ifndef TCEMU_CROSS_CHECK_CASES
 #define TCEMU_CROSS_CHECK_CASES 2000
@@ -48,9 +47,6 @@
 
 namespace tcemu {
 namespace {
-
-using reference::MpfrNumber;
-using reference::Precision;
 
 constexpr std::uint64_t kDefaultSeed = 0x7463656D75;  // "tcemu"
 constexpr std::size_t kChunk = 500;
@@ -152,313 +148,6 @@ std::vector<Combination> combinations() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The generator.
-
-struct Case {
-  std::vector<std::uint32_t> a;
-  std::vector<std::uint32_t> b;
-  std::uint32_t c = 0;
-  const char* scenario = "";
-};
-
-class Generator {
- public:
-  Generator(const Datapath& dp, std::uint64_t seed, std::uint64_t stream, std::uint64_t chunk)
-      : dp_(dp), in_(dp.input), acc_(dp.accumulator) {
-    std::seed_seq sequence{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                           static_cast<std::uint32_t>(stream),
-                           static_cast<std::uint32_t>(stream >> 32),
-                           static_cast<std::uint32_t>(chunk)};
-    rng_.seed(sequence);
-  }
-
-  void next(Case& out) {
-    const std::size_t k = pick_k();
-    out.a.assign(k, 0);
-    out.b.assign(k, 0);
-    const Scenario& scenario = kScenarios[uniform(0, static_cast<int>(std::size(kScenarios)) - 1)];
-    out.scenario = scenario.name;
-    (this->*scenario.generate)(out);
-  }
-
- private:
-  // --- random numbers
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
-  std::uint32_t random_bits(int n) {
-    return n <= 0 ? 0 : static_cast<std::uint32_t>(rng_() & ((std::uint64_t{1} << n) - 1));
-  }
-
-  std::size_t pick_k() {
-    const int i = dp_.instruction_k;
-    const int t = dp_.block_terms;
-    const int g = dp_.k_group;
-    const int choices[] = {0, 1, 2,     3,     g,     t - 1, t,         t + 1, i - 1,
-                           i, i, i + 1, i + g, 2 * i, 2 * i, 2 * i + 1, 3 * i, uniform(0, 3 * i)};
-    return static_cast<std::size_t>(
-        std::max(0, choices[uniform(0, static_cast<int>(std::size(choices)) - 1)]));
-  }
-
-  // --- encodings
-  static int bias(const FloatFormat& f) { return (1 << (f.exponent_bits - 1)) - 1; }
-  static std::uint32_t all_ones(const FloatFormat& f) { return (1u << f.exponent_bits) - 1; }
-  static std::uint32_t all_fraction(const FloatFormat& f) { return (1u << f.fraction_bits) - 1; }
-  static int min_exponent(const FloatFormat& f) { return 1 - bias(f); }
-  static int max_exponent(const FloatFormat& f) {
-    return static_cast<int>(all_ones(f)) - (f.special == SpecialEncoding::ieee ? 1 : 0) - bias(f);
-  }
-  // Leading-bit exponent of the smallest subnormal.
-  static int lowest_exponent(const FloatFormat& f) { return min_exponent(f) - f.fraction_bits; }
-
-  // Bits of a stored pattern; TF32-like padding is filled with random bits half of the time (the
-  // hardware ignores them).
-  std::uint32_t pack(const FloatFormat& f, bool negative, std::uint32_t exponent_field,
-                     std::uint32_t fraction) {
-    const std::uint32_t stored = (std::uint32_t{negative} << (f.exponent_bits + f.fraction_bits)) |
-                                 (exponent_field << f.fraction_bits) | fraction;
-    const std::uint32_t padding = chance(0.5) ? random_bits(f.padding_bits) : 0;
-    return (stored << f.padding_bits) | padding;
-  }
-
-  std::uint32_t fraction(const FloatFormat& f) {
-    switch (uniform(0, 9)) {
-      case 0:
-        return 0;
-      case 1:
-        return all_fraction(f);
-      case 2:
-        return 1;
-      case 3:
-        return 1u << (f.fraction_bits - 1);
-      default:
-        return random_bits(f.fraction_bits);
-    }
-  }
-
-  // A finite nonzero value with leading bit at `exponent`, clamped to the format's range (below
-  // the minimum exponent: a subnormal).
-  std::uint32_t finite(const FloatFormat& f, bool negative, int exponent) {
-    exponent = std::clamp(exponent, lowest_exponent(f), max_exponent(f));
-    if (exponent >= min_exponent(f)) {
-      const auto field = static_cast<std::uint32_t>(exponent + bias(f));
-      std::uint32_t frac = fraction(f);
-      if (f.special == SpecialEncoding::fn_e4m3 && field == all_ones(f) &&
-          frac == all_fraction(f)) {
-        --frac;  // S.1111.111 is E4M3's NaN
-      }
-      return pack(f, negative, field, frac);
-    }
-    const int top = f.fraction_bits - (min_exponent(f) - exponent);  // leading fraction bit
-    return pack(f, negative, 0, (1u << top) | random_bits(top));
-  }
-  std::uint32_t zero(const FloatFormat& f, bool negative) { return pack(f, negative, 0, 0); }
-  std::uint32_t infinity(const FloatFormat& f, bool negative) {
-    if (f.special != SpecialEncoding::ieee) return max_finite(f, negative);  // E4M3 has no Inf
-    return pack(f, negative, all_ones(f), 0);
-  }
-  std::uint32_t nan(const FloatFormat& f) {
-    if (f.special != SpecialEncoding::ieee)
-      return pack(f, chance(0.5), all_ones(f), all_fraction(f));
-    return pack(f, chance(0.5), all_ones(f),
-                std::max<std::uint32_t>(1, random_bits(f.fraction_bits)));
-  }
-  std::uint32_t max_finite(const FloatFormat& f, bool negative) {
-    const std::uint32_t field = static_cast<std::uint32_t>(max_exponent(f) + bias(f));
-    const std::uint32_t frac =
-        f.special == SpecialEncoding::ieee ? all_fraction(f) : all_fraction(f) - 1;
-    return pack(f, negative, field, frac);
-  }
-  std::uint32_t uniform_pattern(const FloatFormat& f) { return random_bits(f.container_bits()); }
-  std::uint32_t special(const FloatFormat& f) {
-    switch (uniform(0, 4)) {
-      case 0:
-        return infinity(f, false);
-      case 1:
-        return infinity(f, true);
-      case 2:
-        return nan(f);
-      default:
-        return zero(f, chance(0.5));
-    }
-  }
-  // Any exponent of the format, subnormals included.
-  int any_exponent(const FloatFormat& f) { return uniform(lowest_exponent(f), max_exponent(f)); }
-
-  // --- scenarios
-  void uniform_bits(Case& x) {
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      x.a[i] = uniform_pattern(in_);
-      x.b[i] = uniform_pattern(in_);
-    }
-    x.c = uniform_pattern(acc_);
-  }
-
-  // Exponents within +-spread of a random centre per operand, random signs; c near the products.
-  void clustered(Case& x, int spread) {
-    const int ea = any_exponent(in_);
-    const int eb = any_exponent(in_);
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      x.a[i] = finite(in_, chance(0.5), ea + uniform(-spread, spread));
-      x.b[i] = finite(in_, chance(0.5), eb + uniform(-spread, spread));
-    }
-    x.c = chance(0.15) ? zero(acc_, chance(0.5))
-                       : finite(acc_, chance(0.5), ea + eb + uniform(-spread - 30, spread + 2));
-  }
-
-  void wide_spread(Case& x) {
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      x.a[i] = finite(in_, chance(0.5), any_exponent(in_));
-      x.b[i] = finite(in_, chance(0.5), any_exponent(in_));
-    }
-    x.c = finite(acc_, chance(0.5), any_exponent(acc_));
-  }
-
-  // Products cancelling in pairs (a negated copy, sometimes with its last bit changed) and/or c
-  // cancelling the exact sum of the products (rounded to the accumulator), or the largest one.
-  void cancellation(Case& x) {
-    clustered(x, uniform(0, 6));
-    const int mode = uniform(0, 3);
-    if (mode != 1) {
-      for (std::size_t i = 1; i < x.a.size(); i += 2) {
-        x.a[i] = x.a[i - 1] ^ (in_.sign_mask() << in_.padding_bits);
-        x.b[i] = x.b[i - 1];
-        if (chance(0.5)) x.a[i] ^= 1u << in_.padding_bits;
-        if (chance(0.3)) x.b[i] ^= 1u << in_.padding_bits;
-      }
-    }
-    if (mode == 0) return;
-    MpfrNumber sum(Precision{2048});
-    const std::size_t terms = mode == 3 ? std::min<std::size_t>(1, x.a.size()) : x.a.size();
-    for (std::size_t i = 0; i < terms; ++i) {
-      const auto a = reference::exact_value(in_, x.a[i]);
-      const auto b = reference::exact_value(in_, x.b[i]);
-      using Kind = reference::ExactValue::Kind;
-      if (a.kind == Kind::nan || b.kind == Kind::nan) continue;  // E4M3 S.1111.110 flipped
-      MpfrNumber product(Precision{64});
-      product.mul(a.value, b.value, MPFR_RNDN);
-      sum.add(sum, product, MPFR_RNDN);
-    }
-    sum.negate();
-    x.c = reference::round_to_format(acc_, sum,
-                                     chance(0.5) ? Rounding::nearest_even : Rounding::toward_zero,
-                                     Overflow::saturate);
-  }
-
-  // Products and c close to the accumulator's largest finite value.
-  void near_overflow(Case& x) {
-    const bool negative = chance(0.5);
-    const int top = max_exponent(acc_);
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      const int target = top - uniform(-2, 4);
-      const int ea = std::clamp(uniform(target - max_exponent(in_), max_exponent(in_)),
-                                min_exponent(in_), max_exponent(in_));
-      const bool flip = chance(0.2);
-      x.a[i] = finite(in_, negative != flip, ea);
-      x.b[i] = finite(in_, false, target - ea);
-    }
-    x.c = chance(0.3) ? max_finite(acc_, negative != chance(0.2))
-                      : finite(acc_, negative != chance(0.2), top - uniform(0, 2));
-  }
-
-  // Subnormal and smallest normal inputs and accumulators; sometimes every sign negative.
-  void tiny(Case& x) {
-    const bool all_negative = chance(0.3);
-    const auto sign = [&] { return all_negative || chance(0.5); };
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      x.a[i] = finite(in_, sign(), uniform(lowest_exponent(in_), min_exponent(in_) + 1));
-      x.b[i] = finite(in_, false, uniform(lowest_exponent(in_), min_exponent(in_) + 1));
-    }
-    x.c = chance(0.3)
-              ? zero(acc_, sign())
-              : finite(acc_, sign(), uniform(lowest_exponent(acc_), min_exponent(acc_) + 1));
-  }
-
-  void signed_zeros(Case& x) {
-    clustered(x, 2);
-    const double p = chance(0.3) ? 1.0 : 0.5;
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      if (chance(p)) x.a[i] = zero(in_, chance(0.5));
-      if (chance(0.3)) x.b[i] = zero(in_, chance(0.5));
-    }
-    if (chance(0.7)) x.c = zero(acc_, chance(0.5));
-  }
-
-  void specials(Case& x) {
-    if (chance(0.5)) {
-      clustered(x, 3);
-    } else {
-      wide_spread(x);
-    }
-    const double p = x.a.empty() ? 0.0 : 1.5 / static_cast<double>(x.a.size());
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      if (chance(p)) x.a[i] = special(in_);
-      if (chance(p)) x.b[i] = special(in_);
-    }
-    if (chance(0.25)) x.c = special(acc_);
-  }
-
-  // Products whose alignment exponents lie below the alignment floor (formats wide enough).
-  void below_floor(Case& x) {
-    const int floor = std::max(dp_.alignment_floor, 2 * lowest_exponent(in_));
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      const int target = floor - uniform(-3, 30);
-      const int ea = target / 2 + uniform(-3, 3);
-      x.a[i] = finite(in_, chance(0.5), ea);
-      x.b[i] = finite(in_, chance(0.5), target - ea);
-    }
-    x.c =
-        chance(0.5) ? zero(acc_, chance(0.5)) : finite(acc_, chance(0.5), floor + uniform(-30, 2));
-  }
-
-  // Each operand of its own kind.
-  std::uint32_t any(const FloatFormat& f) {
-    switch (uniform(0, 9)) {
-      case 0:
-        return uniform_pattern(f);
-      case 1:
-        return zero(f, chance(0.5));
-      case 2:
-        return finite(f, chance(0.5), uniform(lowest_exponent(f), min_exponent(f) - 1));
-      case 3:
-        return max_finite(f, chance(0.5));
-      case 4:
-        return finite(f, chance(0.5), lowest_exponent(f));
-      case 5:
-        return finite(f, chance(0.5), min_exponent(f));
-      case 6:
-        return chance(0.2) ? special(f) : finite(f, chance(0.5), any_exponent(f));
-      default:
-        return finite(f, chance(0.5), uniform(-4, 4));
-    }
-  }
-  void mixed(Case& x) {
-    for (std::size_t i = 0; i < x.a.size(); ++i) {
-      x.a[i] = any(in_);
-      x.b[i] = any(in_);
-    }
-    x.c = any(acc_);
-  }
-
-  struct Scenario {
-    const char* name;
-    void (Generator::*generate)(Case&);
-  };
-  void clustered_3(Case& x) { clustered(x, 3); }
-  static constexpr Scenario kScenarios[] = {
-      {"uniform-bits", &Generator::uniform_bits},   {"clustered", &Generator::clustered_3},
-      {"wide-spread", &Generator::wide_spread},     {"cancellation", &Generator::cancellation},
-      {"near-overflow", &Generator::near_overflow}, {"tiny", &Generator::tiny},
-      {"signed-zeros", &Generator::signed_zeros},   {"specials", &Generator::specials},
-      {"below-floor", &Generator::below_floor},     {"mixed", &Generator::mixed},
-  };
-
-  const Datapath& dp_;
-  FloatFormat in_;
-  FloatFormat acc_;
-  std::mt19937_64 rng_;
-};
-
-// ---------------------------------------------------------------------------------------------
 // The comparison.
 
 std::string hex(std::uint32_t bits, const FloatFormat& f) {
@@ -538,13 +227,14 @@ void CrossCheck::TestBody() {
   std::array<std::atomic<std::size_t>, kResultClasses> histogram{};
   const auto work = [&] {
     std::array<std::size_t, kResultClasses> counts{};
-    Case x;
+    MmaCase x;
+    std::string_view scenario;
     for (std::size_t chunk = next_chunk++; chunk < chunks && found < kMaxReported;
          chunk = next_chunk++) {
-      Generator generator(dp, seed, name_hash(combination.name), chunk);
+      CaseGenerator generator(dp, seed, name_hash(combination.name), chunk);
       const std::size_t end = std::min(cases, (chunk + 1) * kChunk);
       for (std::size_t index = chunk * kChunk; index < end && found < kMaxReported; ++index) {
-        generator.next(x);
+        scenario = generator.next(x, generator.random_k());
         std::string problem;
         std::uint32_t emulated = 0;
         std::uint32_t expected = 0;
@@ -562,7 +252,7 @@ void CrossCheck::TestBody() {
         if (problem.empty()) continue;
         std::ostringstream message;
         message << "mismatch in " << combination.name << ", case " << index << " (seed 0x"
-                << std::hex << seed << std::dec << ", scenario " << x.scenario << ")\n"
+                << std::hex << seed << std::dec << ", scenario " << scenario << ")\n"
                 << "  datapath " << describe(dp) << "\n  K = " << x.a.size()
                 << "\n  a = " << hex_list(x.a, dp.input) << "\n  b = " << hex_list(x.b, dp.input)
                 << "\n  c = " << hex(x.c, dp.accumulator) << "\n  " << problem;

@@ -1,0 +1,40 @@
+// Random MMA cases drawn to reach every kind of result: ten scenarios (uniform bit patterns,
+// clustered exponents, a wide exponent spread, cancellation, near overflow, subnormal and tiny
+// values, signed zeros, Inf and NaN sprinkled in, products below the alignment floor, and a mix
+// of all). Used by the oracle cross-check and by `tcemu probe`. Deterministic: the cases depend
+// only on (datapath formats and shape, seed, stream, chunk), so a run can be split into chunks
+// over threads without changing its cases.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/datapath.hpp>
+
+namespace tcemu {
+
+class CaseGenerator {
+ public:
+  // The datapath gives the formats and the instruction shape (for K and the alignment floor).
+  CaseGenerator(const Datapath& datapath, std::uint64_t seed, std::uint64_t stream = 0,
+                std::uint64_t chunk = 0);
+  ~CaseGenerator();
+  CaseGenerator(const CaseGenerator&) = delete;
+  CaseGenerator& operator=(const CaseGenerator&) = delete;
+
+  // Fills `out` with a case of k terms from a random scenario (d is cleared); returns the
+  // scenario's name.
+  std::string_view next(MmaCase& out, std::size_t k);
+
+  // A K that exercises empty, partial, full and chained instructions of the datapath.
+  std::size_t random_k();
+
+ private:
+  class Impl;
+  Datapath datapath_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tcemu
