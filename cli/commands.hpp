@@ -10,5 +10,7 @@ namespace tcemu::cli {
 int mma_command(const std::vector<std::string>& words);
 int captures_command(const std::vector<std::string>& words);
 int presets_command(const std::vector<std::string>& words);
+int validate_command(const std::vector<std::string>& words);
+int probe_command(const std::vector<std::string>& words);
 
 }  // namespace tcemu::cli

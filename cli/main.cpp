@@ -17,6 +17,8 @@ Commands:
   mma        evaluate MMA case files through a datapath (validate your own kernels)
   captures   replay the capture sets recorded on real GPUs through the presets
   presets    print the datapath presets and their fields
+  probe      record the present GPU's mma.sync results on random and crafted cases
+  validate   replay recorded cases through a datapath and report mismatches
 
 Run 'tcemu COMMAND --help' for the options of a command.
 )";
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
     if (command == "mma") return tcemu::cli::mma_command(words);
     if (command == "captures") return tcemu::cli::captures_command(words);
     if (command == "presets") return tcemu::cli::presets_command(words);
+    if (command == "probe") return tcemu::cli::probe_command(words);
+    if (command == "validate") return tcemu::cli::validate_command(words);
     std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tcemu::cli::UsageError& e) {

@@ -47,7 +47,16 @@ struct Shape16x8x32 {  // e4m3, e5m2 (4 per register)
 };
 // C and D (16 x 8) for every shape: slot e of a lane is (group + 8 * (e >> 1), 2 * tig + (e & 1)).
 
-enum class Instruction { f16_f32, f16_f16, bf16_f32, tf32_f32, e4m3_f32, e4m3_f16, e5m2_f32, e5m2_f16 };
+enum class Instruction {
+  f16_f32,
+  f16_f16,
+  bf16_f32,
+  tf32_f32,
+  e4m3_f32,
+  e4m3_f16,
+  e5m2_f32,
+  e5m2_f16
+};
 
 template <Instruction I>
 __device__ void mma(const unsigned (&a)[4], const unsigned (&b)[2], const unsigned (&c)[4],
@@ -86,29 +95,27 @@ __device__ void mma(const unsigned (&a)[4], const unsigned (&b)[2], const unsign
           "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
           "{%8,%9}, {%10,%11,%12,%13};\n"
           : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
-            "r"(c[1]), "r"(c[2]), "r"(c[3]));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
+            "r"(c[2]), "r"(c[3]));
     } else if constexpr (I == Instruction::e5m2_f32) {
       asm volatile(
           "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
           "{%8,%9}, {%10,%11,%12,%13};\n"
           : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
-            "r"(c[1]), "r"(c[2]), "r"(c[3]));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
+            "r"(c[2]), "r"(c[3]));
     } else if constexpr (I == Instruction::e4m3_f16) {
       asm volatile(
           "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
           "{%8,%9};\n"
           : "=r"(d[0]), "=r"(d[1])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
-            "r"(c[1]));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
     } else {
       asm volatile(
           "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
           "{%8,%9};\n"
           : "=r"(d[0]), "=r"(d[1])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
-            "r"(c[1]));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
     }
 #else
     __trap();  // the host refuses fp8 below sm_89 before launching
@@ -180,8 +187,8 @@ std::vector<std::uint32_t> launch(std::span<const MmaCase> cases) {
   TCEMU_CUDA_CHECK(cudaMemcpy(dc.pointer, c.data(), n * 4, cudaMemcpyHostToDevice));
   constexpr int kThreads = 256;
   const auto blocks = static_cast<unsigned>((n * 32 + kThreads - 1) / kThreads);
-  mma_cases<Shape, I><<<blocks, kThreads>>>(da.pointer, db.pointer, dc.pointer, dd.pointer,
-                                            static_cast<int>(n));
+  mma_cases<Shape, I>
+      <<<blocks, kThreads>>>(da.pointer, db.pointer, dc.pointer, dd.pointer, static_cast<int>(n));
   TCEMU_CUDA_CHECK(cudaGetLastError());
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
   TCEMU_CUDA_CHECK(cudaMemcpy(d.data(), dd.pointer, n * 4, cudaMemcpyDeviceToHost));
@@ -209,10 +216,11 @@ std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFor
                                         std::span<const MmaCase> cases) {
   const int k = mma_sync_k(input);
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].a.size() != static_cast<std::size_t>(k) || cases[i].b.size() != cases[i].a.size()) {
-      throw std::invalid_argument("case " + std::to_string(i + 1) + " has K = " +
-                                  std::to_string(cases[i].a.size()) + ", mma.sync with " +
-                                  std::string(input.name) + " takes K = " + std::to_string(k));
+    if (cases[i].a.size() != static_cast<std::size_t>(k) ||
+        cases[i].b.size() != cases[i].a.size()) {
+      throw std::invalid_argument(
+          "case " + std::to_string(i + 1) + " has K = " + std::to_string(cases[i].a.size()) +
+          ", mma.sync with " + std::string(input.name) + " takes K = " + std::to_string(k));
     }
   }
   const bool fp32 = accumulator == formats::fp32;

@@ -73,7 +73,7 @@ TEST(Cli, MalformedLineStopsWithItsLineNumber) {
   EXPECT_EQ(
       r.output,
       "40000000\ntcemu mma: <stdin>: line 2: K = 1 needs 4 fields (K, 1 a, 1 b, c) or 5 with a "
-            "recorded d, found 3\n");
+      "recorded d, found 3\n");
 }
 
 TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {
@@ -110,6 +110,32 @@ TEST(Cli, PresetsListsAndDescribes) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("input=tf32 accumulator=fp32 instruction_k=8 block_terms=8"),
             std::string::npos)
+      << r.output;
+}
+
+TEST(Cli, ValidateReportsMismatchesWithTheCraftedName) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("tcemu_validate_" + std::to_string(::getpid()) + ".txt");
+  // sm90: 1*2 + 1*2 + 1 = 5 (right); the second case records 6 (wrong).
+  std::ofstream(file) << "# a recorded run\n2 3c00 3c00 4000 4000 3f800000 40a00000\n"
+                      << "# crafted: wrong-on-purpose\n2 3c00 3c00 4000 4000 3f800000 40c00000\n";
+  const Result r = run("validate --arch sm90 " + file.string());
+  std::filesystem::remove(file);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("(wrong-on-purpose): recorded 40c00000, emulated 40a00000"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(": 2 cases, 1 mismatches"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ValidateNeedsRecordedResults) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("tcemu_validate_nod_" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(file) << "2 3c00 3c00 4000 4000 3f800000\n";
+  const Result r = run("validate " + file.string());
+  std::filesystem::remove(file);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("line 1: no recorded result d to validate against"), std::string::npos)
       << r.output;
 }
 

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/datapath.hpp>
@@ -36,5 +38,21 @@ class CaseGenerator {
   Datapath datapath_;
   std::unique_ptr<Impl> impl_;
 };
+
+}  // namespace tcemu
+
+namespace tcemu {
+
+// Hand-made cases whose results discriminate the datapath fields that random inputs do not
+// (REFERENCE.md section 1): signed zeros, NaN and Inf rules, overflow, subnormal products, the
+// alignment floor, the number of alignment bits, the block size (a small term moved from index
+// 1 to K-1) and the rounding of the block result. Every case has exactly k terms; values a
+// format cannot hold are skipped. Each case comes with a short name of what it probes.
+struct NamedCase {
+  std::string name;
+  MmaCase values;
+};
+std::vector<NamedCase> crafted_cases(const FloatFormat& input, const FloatFormat& accumulator,
+                                     int k);
 
 }  // namespace tcemu

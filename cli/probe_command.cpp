@@ -1,0 +1,132 @@
+// tcemu probe: runs random and crafted cases through the present GPU's mma.sync instructions and
+// writes them, with the GPU's results, as case files that `tcemu validate` replays.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/presets.hpp>
+#if TCEMU_WITH_GPU
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/mma_runner.hpp>
+#endif
+
+#include "commands.hpp"
+#include "datapath_options.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: tcemu probe --out-dir DIR [--type FORMAT --acc FORMAT]
+                   [--random N] [--seed S]
+
+Runs cases through the warp-level mma.sync instruction of the present GPU (one case per
+instruction: row 0 of A, column 0 of B, C(0,0)) and writes DIR/probe-GPU-TYPE-ACC.txt for every
+input format and accumulator the GPU supports (or the one named): N random cases (default
+100000) from the scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each
+line 'K a... b... c d' with the GPU's result d. The file's header names the device and the
+`tcemu validate` command that replays it.
+
+)";
+
+#if TCEMU_WITH_GPU
+struct Pair {
+  FloatFormat input;
+  FloatFormat accumulator;
+};
+
+std::string file_name(const std::string& device, const Pair& p) {
+  std::string gpu;
+  for (char ch : device) gpu += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return "probe-" + gpu + "-" + std::string(p.input.name) + "-" + std::string(p.accumulator.name) +
+         ".txt";
+}
+
+void probe_pair(const gpu::DeviceInfo& device, const Pair& p, std::size_t random,
+                std::uint64_t seed, const std::filesystem::path& path) {
+  const int k = gpu::mma_sync_k(p.input);
+  // The generator needs the instruction's shape; any preset of the formats gives it.
+  const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
+  const Datapath shape = preset(arch, p.input, p.accumulator);
+  std::vector<MmaCase> cases;
+  std::vector<std::string> names;
+  CaseGenerator generator(shape, seed);
+  for (std::size_t i = 0; i < random; ++i) {
+    MmaCase c;
+    generator.next(c, static_cast<std::size_t>(k));
+    cases.push_back(std::move(c));
+    names.emplace_back();
+  }
+  for (NamedCase& nc : crafted_cases(p.input, p.accumulator, k)) {
+    cases.push_back(std::move(nc.values));
+    names.push_back(std::move(nc.name));
+  }
+  const std::vector<std::uint32_t> d = gpu::run_mma_sync(p.input, p.accumulator, cases);
+  std::ofstream out(path);
+  out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
+      << "), mma.sync m16n8k" << k << ", input " << p.input.name << ", accumulator "
+      << p.accumulator.name << ", " << random << " random cases (seed " << seed << ") and "
+      << cases.size() - random << " crafted\n"
+      << "# validate: tcemu validate --arch " << arch << " --type " << p.input.name << " --acc "
+      << p.accumulator.name << " " << path.filename().string() << '\n';
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!names[i].empty()) out << "# crafted: " << names[i] << '\n';
+    cases[i].d = d[i];
+    out << format_case_line(cases[i], p.input, p.accumulator) << '\n';
+  }
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  std::cout << path.string() << ": " << cases.size() << " cases\n";
+}
+#endif
+
+}  // namespace
+
+int probe_command(const std::vector<std::string>& words) {
+  const Arguments args(words, {"out-dir", "type", "acc", "random", "seed"}, {"help"});
+  if (args.flag("help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+#if TCEMU_WITH_GPU
+  const auto dir = args.value("out-dir");
+  if (!dir) throw UsageError("--out-dir is required");
+  const long long random = args.integer("random").value_or(100000);
+  if (random < 0) throw UsageError("--random must not be negative");
+  const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
+  const gpu::DeviceInfo& device = devices.front();
+  std::vector<Pair> pairs;
+  if (args.value("type") || args.value("acc")) {
+    const auto input = format_by_name(args.value_or("type", "fp16"));
+    const auto acc = format_by_name(args.value_or("acc", "fp32"));
+    if (!input || !acc) throw UsageError("unknown --type or --acc format");
+    pairs.push_back({*input, *acc});
+  } else {
+    const int cc = device.compute_major * 10 + device.compute_minor;
+    pairs = {{formats::fp16, formats::fp32},
+             {formats::fp16, formats::fp16},
+             {formats::bf16, formats::fp32},
+             {formats::tf32, formats::fp32}};
+    if (cc >= 89) {
+      for (const FloatFormat& f8 : {formats::e4m3, formats::e5m2}) {
+        pairs.push_back({f8, formats::fp32});
+        pairs.push_back({f8, formats::fp16});
+      }
+    }
+  }
+  std::filesystem::create_directories(*dir);
+  for (const Pair& p : pairs) {
+    probe_pair(device, p, static_cast<std::size_t>(random), seed,
+               std::filesystem::path(*dir) / file_name(device.name, p));
+  }
+  return 0;
+#else
+  throw std::runtime_error("this tcemu was built without the CUDA backend (no CUDA toolkit found)");
+#endif
+}
+
+}  // namespace tcemu::cli
