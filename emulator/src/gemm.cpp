@@ -101,28 +101,31 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
     }
   }
   if (k > 0) {
-    if (detail::fast_path_applies(dp, a, b)) {
+    if (detail::fast_path_applies(dp, a, b, options.threads)) {
       detail::fast_mma_chain(dp, a, b, acc, options.threads);
     } else {
       general_mma_chain(dp, a, b, acc, options.threads);
     }
   }
 
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      std::uint32_t out = acc[i * n + j];
-      if (options.c_input == CInput::epilogue) {
-        // BLAS: C is not read when beta == 0, so a NaN there does not propagate.
-        const float product = options.alpha * to_float(dp.accumulator, out);
-        const float result = options.beta == 0.0f
-                                 ? product
-                                 : std::fma(options.alpha, to_float(dp.accumulator, out),
-                                            options.beta * to_float(dp.accumulator, c->get(i, j)));
-        out = from_float(dp.accumulator, result);
+  detail::parallel_for(options.threads, m, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::uint32_t out = acc[i * n + j];
+        if (options.c_input == CInput::epilogue) {
+          // BLAS: C is not read when beta == 0, so a NaN there does not propagate.
+          const float product = options.alpha * to_float(dp.accumulator, out);
+          const float result =
+              options.beta == 0.0f
+                  ? product
+                  : std::fma(options.alpha, to_float(dp.accumulator, out),
+                             options.beta * to_float(dp.accumulator, c->get(i, j)));
+          out = from_float(dp.accumulator, result);
+        }
+        d.set(i, j, out);
       }
-      d.set(i, j, out);
     }
-  }
+  });
 }
 
 }  // namespace tcemu

@@ -21,6 +21,7 @@
 //    field is the correct renormalisation). Subnormal, overflowing or infinite results go through
 //    round_pack, the routine every other result goes through.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -288,7 +289,7 @@ class Kernel {
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
 // instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0).
-Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b) {
+Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   const std::int64_t k_instr = dp.instruction_k;
   const std::int64_t instructions = (k + k_instr - 1) / k_instr;
@@ -320,53 +321,60 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b) {
   };
   p.a_value.assign(static_cast<std::size_t>(chunks * m * p.chunk_slots), -0.0);
   p.a_exponent.assign(static_cast<std::size_t>(chunks * m * p.chunk_slots), kZeroExponent);
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t s = 0; s < p.slots; ++s) {
-      if (slot_k[s] < 0) continue;
-      const std::uint32_t bits = a.get(i, slot_k[s]);
-      p.a_value[p.a_index(m, i, s)] = value(bits);
-      p.a_exponent[p.a_index(m, i, s)] = exponent(bits);
+  parallel_for(threads, m, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      for (std::int64_t s = 0; s < p.slots; ++s) {
+        if (slot_k[s] < 0) continue;
+        const std::uint32_t bits = a.get(i, slot_k[s]);
+        p.a_value[p.a_index(m, i, s)] = value(bits);
+        p.a_exponent[p.a_index(m, i, s)] = exponent(bits);
+      }
     }
-  }
+  });
   p.b_value.assign(static_cast<std::size_t>(tiles * p.slots), F64{});
   p.b_exponent.assign(static_cast<std::size_t>(tiles * p.slots), I64{} + kZeroExponent);
-  for (std::int64_t s = 0; s < p.slots; ++s) {
-    if (slot_k[s] < 0) continue;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const std::uint32_t bits = b.get(slot_k[s], j);
-      const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
-      p.b_value[at][j % kTile] = value(bits);
-      p.b_exponent[at][j % kTile] = exponent(bits);
+  parallel_for(threads, p.slots, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t s = begin; s < end; ++s) {
+      if (slot_k[s] < 0) continue;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::uint32_t bits = b.get(slot_k[s], j);
+        const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
+        p.b_value[at][j % kTile] = value(bits);
+        p.b_exponent[at][j % kTile] = exponent(bits);
+      }
     }
-  }
+  });
   return p;
 }
 
-bool finite(const FloatFormat& f, ConstMatrixView x) {
-  for (std::int64_t i = 0; i < x.rows; ++i) {
-    for (std::int64_t j = 0; j < x.cols; ++j) {
-      const ValueClass vc = decode(f, x.get(i, j)).value_class;
-      if (vc == ValueClass::infinity || vc == ValueClass::nan) return false;
+bool finite(const FloatFormat& f, ConstMatrixView x, int threads) {
+  std::atomic<bool> all_finite{true};
+  parallel_for(threads, x.rows, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end && all_finite; ++i) {
+      for (std::int64_t j = 0; j < x.cols; ++j) {
+        const ValueClass vc = decode(f, x.get(i, j)).value_class;
+        if (vc == ValueClass::infinity || vc == ValueClass::nan) all_finite = false;
+      }
     }
-  }
-  return true;
+  });
+  return all_finite;
 }
 
 }  // namespace
 
-bool fast_path_applies(const Datapath& dp, ConstMatrixView a, ConstMatrixView b) {
+bool fast_path_applies(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
   if (!dp.alignment_fraction_bits || dp.input.fraction_bits > 10) return false;
   const int sum_bits = *dp.alignment_fraction_bits + 2 +
                        static_cast<int>(std::bit_width(static_cast<unsigned>(dp.block_terms + 1)));
   // A floor above every real exponent would push scale out of binary64's range.
   if (sum_bits > 52 || dp.alignment_floor > 300) return false;
-  return finite(dp.input, a) && finite(dp.input, b);
+  return finite(dp.input, a, threads) && finite(dp.input, b, threads);
 }
 
 void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
                     std::vector<std::uint32_t>& acc, int threads) {
   const std::int64_t m = a.rows, n = b.cols;
-  const Packed packed = pack(dp, a, b);
+  const Packed packed = pack(dp, a, b, threads);
   const Kernel kernel(dp, packed);
   const std::int64_t instructions = packed.slots / dp.instruction_k;
   const std::int64_t chunks =

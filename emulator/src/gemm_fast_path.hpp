@@ -11,8 +11,9 @@
 namespace tcemu::detail {
 
 // True when the datapath truncates on a grid narrow enough for binary64 sums and A and B hold
-// no Inf or NaN.
-bool fast_path_applies(const Datapath& datapath, ConstMatrixView a, ConstMatrixView b);
+// no Inf or NaN (checked on `threads` threads).
+bool fast_path_applies(const Datapath& datapath, ConstMatrixView a, ConstMatrixView b,
+                       int threads);
 
 // acc (m x n, row major, accumulator bits) becomes the chain of MMA instructions over all of k
 // starting from acc.
