@@ -33,18 +33,20 @@ int captures_command(const std::vector<std::string>& words) {
       args.positional().empty() ? std::string(TCEMU_DEFAULT_CAPTURES_DIR) : args.positional()[0];
   const auto sets = load_capture_sets(dir);
   std::cout << "Replaying " << sets.size() << " capture sets from " << dir << "\n\n"
-            << "| GPU | preset | input | accumulator | K | cases | mismatches |\n"
-            << "|---|---|---|---|---|---|---|\n";
+            << "| GPU | preset | instruction | input | accumulator | K | cases | mismatches |\n"
+            << "|---|---|---|---|---|---|---|---|\n";
   std::size_t total_cases = 0, total_mismatches = 0;
   for (const CaptureSet& set : sets) {
     const std::string arch = arch_of_gpu(set.gpu);
-    const Datapath dp = preset(arch, set.input, set.accumulator);
+    const std::string instruction = instruction_of_capture(set);
+    const Datapath dp = preset(arch, set.input, set.accumulator, instruction);
     const ReplayResult r = replay(set, dp);
     total_cases += r.cases;
     total_mismatches += r.mismatches;
-    std::cout << "| " << set.gpu << " | " << arch << " | " << set.input.name << " | "
-              << set.accumulator.name << " | " << (set.cases.empty() ? 0 : set.cases[0].a.size())
-              << " | " << r.cases << " | " << r.mismatches << " |\n";
+    std::cout << "| " << set.gpu << " | " << arch << " | " << instruction << " | " << set.input.name
+              << " | " << set.accumulator.name << " | "
+              << (set.cases.empty() ? 0 : set.cases[0].a.size()) << " | " << r.cases << " | "
+              << r.mismatches << " |\n";
     if (args.flag("verbose")) {
       std::cout << "    " << describe(dp) << '\n';
       for (const ReplayMismatch& m : r.first) {

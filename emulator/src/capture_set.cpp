@@ -79,6 +79,12 @@ FloatFormat input_format_of(const std::string& dir_name) {
 
 }  // namespace
 
+std::string instruction_of_capture(const CaptureSet& set) {
+  const bool hopper = set.gpu == "H100" || set.gpu == "H200";
+  const bool fp8 = set.input == formats::e4m3 || set.input == formats::e5m2;
+  return hopper && fp8 && set.accumulator == formats::fp32 ? "wgmma" : "mma.sync";
+}
+
 std::string arch_of_gpu(const std::string& gpu) {
   if (gpu == "V100") return "sm70";
   if (gpu == "T4") return "sm75";

@@ -204,7 +204,10 @@ class Kernel {
                        {static_cast<std::uint64_t>(sum[w] < 0 ? -sum[w] : sum[w]),
                         static_cast<int>(emax[w] - nf_), false},
                        dp_.block_rounding, dp_.overflow, dp_.block_result_precision);
-        result[w] = value_of(dp_.accumulator, bits);
+        // As block_fma: under ZeroSign::positive a result that rounds to zero is +0.
+        const bool positive_zero =
+            dp_.zero_sign == ZeroSign::positive && bits == encode_zero(dp_.accumulator, true);
+        result[w] = positive_zero ? 0.0 : value_of(dp_.accumulator, bits);
       }
     }
     return result;

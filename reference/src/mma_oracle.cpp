@@ -136,7 +136,10 @@ std::uint32_t round_terms(const Datapath& dp, Terms& terms, std::optional<int> f
   if (fraction_bits) terms.truncate_to_grid(*fraction_bits, floor);
   MpfrNumber sum = terms.exact_sum();
   if (sum.is_zero() && dp.zero_sign == ZeroSign::positive) sum.set_zero(false);
-  return round_to_format(dp.accumulator, sum, rounding, dp.overflow, precision);
+  const std::uint32_t bits = round_to_format(dp.accumulator, sum, rounding, dp.overflow, precision);
+  // ZeroSign::positive: every zero result is +0, also a nonzero sum that rounds to zero.
+  const std::uint32_t negative_zero = dp.accumulator.sign_mask() << dp.accumulator.padding_bits;
+  return dp.zero_sign == ZeroSign::positive && bits == negative_zero ? 0u : bits;
 }
 
 // One block: the products of `members` plus the accumulator value `c`.

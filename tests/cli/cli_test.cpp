@@ -97,7 +97,7 @@ TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {
 TEST(Cli, CapturesReplayWithZeroMismatches) {
   const Result r = run("captures");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("| H100 | sm90 | fp16 | fp32 | 16 | 5000 | 0 |"), std::string::npos)
+  EXPECT_NE(r.output.find("| H100 | sm90 | mma.sync | fp16 | fp32 | 16 | 5000 | 0 |"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("0 mismatches in 240000 cases."), std::string::npos) << r.output;
 }

@@ -31,7 +31,8 @@ TEST(Captures, EveryGpuFormatAndAccumulatorIsPresent) {
 
 TEST(Captures, ReplayWithZeroMismatches) {
   for (const CaptureSet& s : sets()) {
-    const Datapath dp = preset(arch_of_gpu(s.gpu), s.input, s.accumulator);
+    const Datapath dp =
+        preset(arch_of_gpu(s.gpu), s.input, s.accumulator, instruction_of_capture(s));
     const ReplayResult r = replay(s, dp);
     EXPECT_EQ(r.mismatches, 0u) << s.gpu << " " << s.input.name << " -> " << s.accumulator.name
                                 << ": " << describe(dp);

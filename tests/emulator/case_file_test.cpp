@@ -63,7 +63,8 @@ TEST(CaseFile, ErrorsNameTheLineAndTheProblem) {
 
 TEST(CaseFile, RecordedResultIsOptional) {
   const auto without = parse_case_line("1 3c00 3c00 3f800000", 1, formats::fp16, formats::fp32);
-  const auto with = parse_case_line("1 3c00 3c00 3f800000 40000000", 1, formats::fp16, formats::fp32);
+  const auto with =
+      parse_case_line("1 3c00 3c00 3f800000 40000000", 1, formats::fp16, formats::fp32);
   ASSERT_TRUE(without && with);
   EXPECT_FALSE(without->d);
   EXPECT_EQ(with->d, 0x40000000u);

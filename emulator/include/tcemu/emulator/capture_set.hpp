@@ -36,6 +36,12 @@ std::vector<CaptureSet> load_capture_sets(const std::filesystem::path& root);
 // The architecture preset a capture directory's GPU belongs to (V100 -> sm70, ... B200 -> sm100).
 std::string arch_of_gpu(const std::string& gpu);
 
+// The instruction path a capture set was recorded with: mma.sync, except the H100/H200 fp8 sets
+// with an fp32 accumulator. Those fit the wgmma fp8 datapath exactly and differ from what
+// mma.sync computes on our H100 (docs/presets.md), so they come from wgmma whatever the capture
+// README believed.
+std::string instruction_of_capture(const CaptureSet& set);
+
 struct ReplayMismatch {
   std::size_t row;  // 0-based row of the capture files
   std::uint32_t expected;

@@ -34,14 +34,16 @@ enum class AccumulatorEntry {
   added_after_blocks,      // blocks start at 0; c is added at the end, rounded to nearest
 };
 
-// The sign of an exactly zero block result.
+// The sign of a zero block result.
 enum class ZeroSign {
   // -0 when every term is negative after truncation (a -0 product or c, or a negative term
   // truncated to zero), +0 otherwise: an IEEE 754 sum of the truncated terms under RN or RZ,
   // where -0 + -0 = -0 and an exact cancellation gives +0. (IEEE RZ of a tiny negative *exact*
   // sum would give -0 also when some terms are positive; the truncating datapath never sees it.)
   ieee,
-  positive,  // always +0
+  // Every zero result is +0: exact zero sums, and nonzero sums that round to zero (measured on
+  // the H100, docs/presets.md).
+  positive,
 };
 
 struct Datapath {
