@@ -27,20 +27,8 @@ int presets_command(const std::vector<std::string>& words) {
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument " + args.positional()[0]);
   if (words.empty() || args.flag("all")) {
-    for (std::string_view arch : preset_names()) {
-      for (std::string_view instruction : instruction_names(arch)) {
-        for (const FloatFormat& input :
-             {formats::fp16, formats::bf16, formats::tf32, formats::e4m3, formats::e5m2}) {
-          for (const FloatFormat& acc : {formats::fp32, formats::fp16}) {
-            try {
-              const Datapath dp = preset(arch, input, acc, instruction);
-              std::cout << arch << ' ' << instruction << ": " << describe(dp) << '\n';
-            } catch (const std::invalid_argument&) {
-              // the hardware has no such MMA; not listed
-            }
-          }
-        }
-      }
+    for (const PresetEntry& e : all_presets()) {
+      std::cout << e.arch << ' ' << e.instruction << ": " << describe(e.datapath) << '\n';
     }
     return 0;
   }

@@ -156,6 +156,25 @@ Datapath preset(std::string_view arch, const FloatFormat& input, const FloatForm
   throw std::invalid_argument("unknown architecture preset '" + std::string(arch) + "'");
 }
 
+std::vector<PresetEntry> all_presets() {
+  std::vector<PresetEntry> out;
+  for (std::string_view arch : preset_names()) {
+    for (std::string_view instruction : instruction_names(arch)) {
+      for (const FloatFormat& input :
+           {formats::fp16, formats::bf16, formats::tf32, formats::e4m3, formats::e5m2}) {
+        for (const FloatFormat& accumulator : {formats::fp32, formats::fp16}) {
+          try {
+            out.push_back({arch, instruction, preset(arch, input, accumulator, instruction)});
+          } catch (const std::invalid_argument&) {
+            // the hardware has no such MMA
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 std::string describe(const Datapath& dp) {
   std::ostringstream out;
   out << "input=" << dp.input.name << " accumulator=" << dp.accumulator.name

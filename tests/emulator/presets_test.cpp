@@ -9,25 +9,16 @@ namespace tcemu {
 namespace {
 
 TEST(Presets, EveryPresetIsAValidDatapath) {
-  int count = 0;
-  for (std::string_view arch : preset_names()) {
-    for (std::string_view instruction : instruction_names(arch)) {
-      for (const FloatFormat& in :
-           {formats::fp16, formats::bf16, formats::tf32, formats::e4m3, formats::e5m2}) {
-        for (const FloatFormat& acc : {formats::fp32, formats::fp16}) {
-          try {
-            const Datapath dp = preset(arch, in, acc, instruction);
-            EXPECT_NO_THROW(validate(dp)) << arch << " " << instruction << " " << describe(dp);
-            EXPECT_EQ(dp.input, in);
-            EXPECT_EQ(dp.accumulator, acc);
-            ++count;
-          } catch (const std::invalid_argument&) {
-          }
-        }
-      }
-    }
+  const auto entries = all_presets();
+  for (const PresetEntry& e : entries) {
+    EXPECT_NO_THROW(validate(e.datapath))
+        << e.arch << " " << e.instruction << " " << describe(e.datapath);
   }
-  EXPECT_GE(count, 40);
+  EXPECT_GE(entries.size(), 40u);
+  // Each entry is the preset of its own key.
+  for (const PresetEntry& e : entries) {
+    EXPECT_EQ(preset(e.arch, e.datapath.input, e.datapath.accumulator, e.instruction), e.datapath);
+  }
 }
 
 TEST(Presets, LiteratureParameters) {

@@ -73,25 +73,12 @@ std::string test_name(std::string text) {
 }
 
 std::vector<Combination> combinations() {
-  const FloatFormat inputs[] = {formats::fp16, formats::bf16, formats::tf32, formats::e4m3,
-                                formats::e5m2};
-  const FloatFormat accumulators[] = {formats::fp32, formats::fp16};
   std::vector<Combination> out;
-  for (const std::string_view arch : preset_names()) {
-    for (const std::string_view instruction : instruction_names(arch)) {
-      for (const FloatFormat& input : inputs) {
-        for (const FloatFormat& accumulator : accumulators) {
-          try {
-            const Datapath dp = preset(arch, input, accumulator, instruction);
-            out.push_back({test_name(std::string(arch) + "_" + std::string(instruction) + "_" +
-                                     std::string(input.name) + "_" + std::string(accumulator.name)),
-                           dp});
-          } catch (const std::invalid_argument&) {
-            // The hardware has no such MMA.
-          }
-        }
-      }
-    }
+  for (const PresetEntry& e : all_presets()) {
+    out.push_back({test_name(std::string(e.arch) + "_" + std::string(e.instruction) + "_" +
+                             std::string(e.datapath.input.name) + "_" +
+                             std::string(e.datapath.accumulator.name)),
+                   e.datapath});
   }
   const auto variant = [&](std::string name, std::string_view arch, const FloatFormat& input,
                            const FloatFormat& accumulator,

@@ -26,6 +26,15 @@ std::vector<std::string_view> instruction_names(std::string_view arch);
 Datapath preset(std::string_view arch, const FloatFormat& input, const FloatFormat& accumulator,
                 std::string_view instruction = "mma.sync");
 
+// Every (architecture, instruction, input, accumulator) combination the hardware has, with its
+// datapath, in the order of preset_names() and instruction_names().
+struct PresetEntry {
+  std::string_view arch;
+  std::string_view instruction;
+  Datapath datapath;
+};
+std::vector<PresetEntry> all_presets();
+
 // One line describing every field, for printing and for error messages.
 std::string describe(const Datapath& datapath);
 
