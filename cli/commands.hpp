@@ -12,5 +12,6 @@ int captures_command(const std::vector<std::string>& words);
 int presets_command(const std::vector<std::string>& words);
 int validate_command(const std::vector<std::string>& words);
 int probe_command(const std::vector<std::string>& words);
+int detect_command(const std::vector<std::string>& words);
 
 }  // namespace tcemu::cli

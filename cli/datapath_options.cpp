@@ -1,6 +1,7 @@
 #include "datapath_options.hpp"
 
 #include <charconv>
+#include <sstream>
 #include <stdexcept>
 
 #include <tcemu/emulator/mma.hpp>
@@ -133,6 +134,26 @@ Datapath datapath_from(const Arguments& args) {
     throw UsageError(e.what());
   }
   return dp;
+}
+
+std::string datapath_options(const std::string& arch, const Datapath& dp) {
+  std::ostringstream out;
+  out << "--arch " << arch << " --type " << dp.input.name << " --acc " << dp.accumulator.name
+      << " --instruction-k " << dp.instruction_k << " --block-terms " << dp.block_terms
+      << " --k-group " << dp.k_group << " --alignment-bits "
+      << (dp.alignment_fraction_bits ? std::to_string(*dp.alignment_fraction_bits) : "exact")
+      << " --alignment-floor "
+      << (dp.alignment_floor == kNoAlignmentFloor ? "none" : std::to_string(dp.alignment_floor))
+      << " --block-rounding " << (dp.block_rounding == Rounding::toward_zero ? "rz" : "rn")
+      << " --block-precision " << dp.block_result_precision << " --c-entry "
+      << (dp.c_entry == AccumulatorEntry::aligned_in_first_block ? "aligned" : "after-blocks")
+      << " --overflow "
+      << (dp.overflow == Overflow::ieee       ? "ieee"
+          : dp.overflow == Overflow::infinity ? "infinity"
+                                              : "saturate")
+      << " --zero-sign " << (dp.zero_sign == ZeroSign::ieee ? "ieee" : "positive") << " --nan-bits "
+      << std::hex << dp.nan_bits;
+  return out.str();
 }
 
 }  // namespace tcemu::cli

@@ -18,4 +18,8 @@ std::string datapath_options_help();
 // applied and validated. Throws UsageError naming a bad value.
 Datapath datapath_from(const Arguments& args);
 
+// The options that give `datapath` on top of `arch`'s preset: every field spelled out, so the
+// line reproduces the datapath whatever the preset's defaults are.
+std::string datapath_options(const std::string& arch, const Datapath& datapath);
+
 }  // namespace tcemu::cli

@@ -19,6 +19,7 @@ Commands:
   presets    print the datapath presets and their fields
   probe      record the present GPU's mma.sync results on random and crafted cases
   validate   replay recorded cases through a datapath and report mismatches
+  detect     infer the present GPU's datapath (or that of recorded cases) as preset options
 
 Run 'tcemu COMMAND --help' for the options of a command.
 )";
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "presets") return tcemu::cli::presets_command(words);
     if (command == "probe") return tcemu::cli::probe_command(words);
     if (command == "validate") return tcemu::cli::validate_command(words);
+    if (command == "detect") return tcemu::cli::detect_command(words);
     std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tcemu::cli::UsageError& e) {

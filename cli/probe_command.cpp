@@ -5,7 +5,6 @@
 #include <iostream>
 
 #include <tcemu/emulator/case_file.hpp>
-#include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #if TCEMU_WITH_GPU
@@ -13,8 +12,9 @@
 #include <tcemu/gpu/mma_runner.hpp>
 #endif
 
+#include "arguments.hpp"
 #include "commands.hpp"
-#include "datapath_options.hpp"
+#include "probe_cases.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -32,52 +32,37 @@ line 'K a... b... c d' with the GPU's result d. The file's header names the devi
 )";
 
 #if TCEMU_WITH_GPU
-struct Pair {
-  FloatFormat input;
-  FloatFormat accumulator;
-};
+using Pair = std::pair<FloatFormat, FloatFormat>;
 
 std::string file_name(const std::string& device, const Pair& p) {
   std::string gpu;
   for (char ch : device) gpu += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return "probe-" + gpu + "-" + std::string(p.input.name) + "-" + std::string(p.accumulator.name) +
+  return "probe-" + gpu + "-" + std::string(p.first.name) + "-" + std::string(p.second.name) +
          ".txt";
 }
 
 void probe_pair(const gpu::DeviceInfo& device, const Pair& p, std::size_t random,
                 std::uint64_t seed, const std::filesystem::path& path) {
-  const int k = gpu::mma_sync_k(p.input);
+  const auto& [input, accumulator] = p;
+  const int k = gpu::mma_sync_k(input);
   // The generator needs the instruction's shape; any preset of the formats gives it.
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  const Datapath shape = preset(arch, p.input, p.accumulator);
-  std::vector<MmaCase> cases;
-  std::vector<std::string> names;
-  CaseGenerator generator(shape, seed);
-  for (std::size_t i = 0; i < random; ++i) {
-    MmaCase c;
-    generator.next(c, static_cast<std::size_t>(k));
-    cases.push_back(std::move(c));
-    names.emplace_back();
-  }
-  for (NamedCase& nc : crafted_cases(p.input, p.accumulator, k)) {
-    cases.push_back(std::move(nc.values));
-    names.push_back(std::move(nc.name));
-  }
-  const std::vector<std::uint32_t> d = gpu::run_mma_sync(p.input, p.accumulator, cases);
+  ProbeCases probe = probe_cases(preset(arch, input, accumulator), k, random, seed);
+  const std::vector<std::uint32_t> d = gpu::run_mma_sync(input, accumulator, probe.cases);
   std::ofstream out(path);
   out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
-      << "), mma.sync m16n8k" << k << ", input " << p.input.name << ", accumulator "
-      << p.accumulator.name << ", " << random << " random cases (seed " << seed << ") and "
-      << cases.size() - random << " crafted\n"
-      << "# validate: tcemu validate --arch " << arch << " --type " << p.input.name << " --acc "
-      << p.accumulator.name << " " << path.filename().string() << '\n';
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!names[i].empty()) out << "# crafted: " << names[i] << '\n';
-    cases[i].d = d[i];
-    out << format_case_line(cases[i], p.input, p.accumulator) << '\n';
+      << "), mma.sync m16n8k" << k << ", input " << input.name << ", accumulator "
+      << accumulator.name << ", " << random << " random cases (seed " << seed << ") and "
+      << probe.cases.size() - random << " crafted\n"
+      << "# validate: tcemu validate --arch " << arch << " --type " << input.name << " --acc "
+      << accumulator.name << " " << path.filename().string() << '\n';
+  for (std::size_t i = 0; i < probe.cases.size(); ++i) {
+    if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
+    probe.cases[i].d = d[i];
+    out << format_case_line(probe.cases[i], input, accumulator) << '\n';
   }
   if (!out) throw std::runtime_error("cannot write " + path.string());
-  std::cout << path.string() << ": " << cases.size() << " cases\n";
+  std::cout << path.string() << ": " << probe.cases.size() << " cases\n";
 }
 #endif
 
@@ -104,19 +89,9 @@ int probe_command(const std::vector<std::string>& words) {
     const auto input = format_by_name(args.value_or("type", "fp16"));
     const auto acc = format_by_name(args.value_or("acc", "fp32"));
     if (!input || !acc) throw UsageError("unknown --type or --acc format");
-    pairs.push_back({*input, *acc});
+    pairs.emplace_back(*input, *acc);
   } else {
-    const int cc = device.compute_major * 10 + device.compute_minor;
-    pairs = {{formats::fp16, formats::fp32},
-             {formats::fp16, formats::fp16},
-             {formats::bf16, formats::fp32},
-             {formats::tf32, formats::fp32}};
-    if (cc >= 89) {
-      for (const FloatFormat& f8 : {formats::e4m3, formats::e5m2}) {
-        pairs.push_back({f8, formats::fp32});
-        pairs.push_back({f8, formats::fp16});
-      }
-    }
+    pairs = mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
   }
   std::filesystem::create_directories(*dir);
   for (const Pair& p : pairs) {

@@ -97,7 +97,8 @@ TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {
 TEST(Cli, CapturesReplayWithZeroMismatches) {
   const Result r = run("captures");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("| H100 | sm90 | mma.sync | fp16 | fp32 | 16 | 5000 | 0 |"), std::string::npos)
+  EXPECT_NE(r.output.find("| H100 | sm90 | mma.sync | fp16 | fp32 | 16 | 5000 | 0 |"),
+            std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("0 mismatches in 240000 cases."), std::string::npos) << r.output;
 }
@@ -137,6 +138,18 @@ TEST(Cli, ValidateNeedsRecordedResults) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("line 1: no recorded result d to validate against"), std::string::npos)
       << r.output;
+}
+
+TEST(Cli, DetectFromRecordedH100Cases) {
+  // The H100 mma.sync fp16 -> fp32 results (tests/data/h100-probe) determine the sm90 datapath.
+  const Result r = run(std::string("detect --type fp16 --acc fp32 --from ") + TCEMU_H100_PROBE_DIR +
+                       "/fp16-fp32.txt");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("5034 cases, 0 mismatches"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--block-terms 16 --k-group 16 --alignment-bits 25"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--block-rounding rz"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--zero-sign positive"), std::string::npos) << r.output;
 }
 
 TEST(Cli, HelpAndUnknownCommand) {
