@@ -75,7 +75,6 @@ int detect_command(const std::vector<std::string>& words) {
     std::cout << kUsage;
     return 0;
   }
-  std::size_t total_mismatches = 0;
   if (const auto file = args.value("from")) {
     const auto input = format_by_name(args.value_or("type", ""));
     const auto acc = format_by_name(args.value_or("acc", ""));
@@ -102,6 +101,7 @@ int detect_command(const std::vector<std::string>& words) {
     if (!input || !acc) throw UsageError("unknown --type or --acc format");
     pairs = {{*input, *acc}};
   }
+  std::size_t total_mismatches = 0;
   std::cout << "detecting the mma.sync datapath of " << device.name << " (sm_"
             << device.compute_major << device.compute_minor << ")\n";
   for (const auto& [input, accumulator] : pairs) {

@@ -1,6 +1,4 @@
-// One mma.sync per case, with the fragment layouts of the PTX ISA ("Matrix fragments for
-// mma.m16n8k16 / m16n8k8 / m16n8k32"). In a warp, lane = 4 * group + tig; every element of A,
-// B, C and D has one owning lane and register slot, given by the *_element functions below.
+// One mma.sync per case (mma_fragments.cuh has the instructions and their fragment layouts).
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -9,123 +7,18 @@
 #include <tcemu/gpu/mma_runner.hpp>
 
 #include "cuda_check.hpp"
+#include "mma_fragments.cuh"
 
 namespace tcemu::gpu {
 namespace {
 
-struct Coordinate {
-  int row;
-  int col;
-};
-
-// Shapes: K, elements per 32-bit register, A/B/C elements per lane, and the element owned by a
-// lane's e-th slot.
-struct Shape16x8x16 {  // fp16, bf16 (2 per register)
-  static constexpr int k = 16, per_register = 2, a_elements = 8, b_elements = 4;
-  __device__ static Coordinate a(int group, int tig, int e) {
-    return {group + 8 * ((e >> 1) & 1), tig * 2 + (e & 1) + 8 * (e >> 2)};
-  }
-  __device__ static Coordinate b(int group, int tig, int e) {
-    return {tig * 2 + (e & 1) + 8 * (e >> 1), group};
-  }
-};
-struct Shape16x8x8 {  // tf32 (1 per register)
-  static constexpr int k = 8, per_register = 1, a_elements = 4, b_elements = 2;
-  __device__ static Coordinate a(int group, int tig, int e) {
-    return {group + 8 * (e & 1), tig + 4 * (e >> 1)};
-  }
-  __device__ static Coordinate b(int group, int tig, int e) { return {tig + 4 * e, group}; }
-};
-struct Shape16x8x32 {  // e4m3, e5m2 (4 per register)
-  static constexpr int k = 32, per_register = 4, a_elements = 16, b_elements = 8;
-  __device__ static Coordinate a(int group, int tig, int e) {
-    return {group + 8 * ((e >> 2) & 1), tig * 4 + (e & 3) + 16 * (e >> 3)};
-  }
-  __device__ static Coordinate b(int group, int tig, int e) {
-    return {tig * 4 + (e & 3) + 16 * (e >> 2), group};
-  }
-};
-// C and D (16 x 8) for every shape: slot e of a lane is (group + 8 * (e >> 1), 2 * tig + (e & 1)).
-
-enum class Instruction {
-  f16_f32,
-  f16_f16,
-  bf16_f32,
-  tf32_f32,
-  e4m3_f32,
-  e4m3_f16,
-  e5m2_f32,
-  e5m2_f16
-};
-
-template <Instruction I>
-__device__ void mma(const unsigned (&a)[4], const unsigned (&b)[2], const unsigned (&c)[4],
-                    unsigned (&d)[4]) {
-  if constexpr (I == Instruction::f16_f32) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};\n"
-        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
-          "r"(c[2]), "r"(c[3]));
-  } else if constexpr (I == Instruction::f16_f16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
-        "{%8,%9};\n"
-        : "=r"(d[0]), "=r"(d[1])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
-  } else if constexpr (I == Instruction::bf16_f32) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};\n"
-        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
-          "r"(c[2]), "r"(c[3]));
-  } else if constexpr (I == Instruction::tf32_f32) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};\n"
-        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
-          "r"(c[2]), "r"(c[3]));
-  } else {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-    if constexpr (I == Instruction::e4m3_f32) {
-      asm volatile(
-          "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%10,%11,%12,%13};\n"
-          : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
-            "r"(c[2]), "r"(c[3]));
-    } else if constexpr (I == Instruction::e5m2_f32) {
-      asm volatile(
-          "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%10,%11,%12,%13};\n"
-          : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
-            "r"(c[2]), "r"(c[3]));
-    } else if constexpr (I == Instruction::e4m3_f16) {
-      asm volatile(
-          "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
-          "{%8,%9};\n"
-          : "=r"(d[0]), "=r"(d[1])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
-    } else {
-      asm volatile(
-          "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
-          "{%8,%9};\n"
-          : "=r"(d[0]), "=r"(d[1])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
-    }
-#else
-    __trap();  // the host refuses fp8 below sm_89 before launching
-#endif
-  }
-}
-
-__host__ __device__ constexpr bool fp16_accumulator(Instruction i) {
-  return i == Instruction::f16_f16 || i == Instruction::e4m3_f16 || i == Instruction::e5m2_f16;
-}
+using detail::Coordinate;
+using detail::fp16_accumulator;
+using detail::Instruction;
+using detail::mma;
+using detail::Shape16x8x16;
+using detail::Shape16x8x32;
+using detail::Shape16x8x8;
 
 // One warp per case. Inputs are K container words per case (the low bits hold the element).
 template <class Shape, Instruction I>
@@ -212,6 +105,21 @@ int mma_sync_k(const FloatFormat& input) {
   throw std::invalid_argument("no mma.sync takes " + std::string(input.name) + " inputs");
 }
 
+void check_mma_sync(const FloatFormat& input, const FloatFormat& accumulator) {
+  mma_sync_k(input);  // refuses inputs no mma.sync takes
+  const bool fp32 = accumulator == formats::fp32;
+  const bool fp16_from_fp16_or_fp8 =
+      accumulator == formats::fp16 &&
+      (input == formats::fp16 || input == formats::e4m3 || input == formats::e5m2);
+  if (!fp32 && !fp16_from_fp16_or_fp8) {
+    throw std::invalid_argument("no mma.sync takes " + std::string(input.name) + " with an " +
+                                std::string(accumulator.name) + " accumulator");
+  }
+  if ((input == formats::e4m3 || input == formats::e5m2) && compute_capability() < 89) {
+    throw std::runtime_error("fp8 mma.sync needs compute capability 8.9 or newer");
+  }
+}
+
 std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFormat& accumulator,
                                         std::span<const MmaCase> cases) {
   const int k = mma_sync_k(input);
@@ -223,22 +131,20 @@ std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFor
           ", mma.sync with " + std::string(input.name) + " takes K = " + std::to_string(k));
     }
   }
+  check_mma_sync(input, accumulator);
   const bool fp32 = accumulator == formats::fp32;
-  const bool fp16 = accumulator == formats::fp16;
-  const bool fp8 = input == formats::e4m3 || input == formats::e5m2;
-  if (fp8 && compute_capability() < 89) {
-    throw std::runtime_error("fp8 mma.sync needs compute capability 8.9 or newer");
+  if (input == formats::fp16) {
+    return fp32 ? launch<Shape16x8x16, Instruction::f16_f32>(cases)
+                : launch<Shape16x8x16, Instruction::f16_f16>(cases);
   }
-  if (input == formats::fp16 && fp32) return launch<Shape16x8x16, Instruction::f16_f32>(cases);
-  if (input == formats::fp16 && fp16) return launch<Shape16x8x16, Instruction::f16_f16>(cases);
-  if (input == formats::bf16 && fp32) return launch<Shape16x8x16, Instruction::bf16_f32>(cases);
-  if (input == formats::tf32 && fp32) return launch<Shape16x8x8, Instruction::tf32_f32>(cases);
-  if (input == formats::e4m3 && fp32) return launch<Shape16x8x32, Instruction::e4m3_f32>(cases);
-  if (input == formats::e4m3 && fp16) return launch<Shape16x8x32, Instruction::e4m3_f16>(cases);
-  if (input == formats::e5m2 && fp32) return launch<Shape16x8x32, Instruction::e5m2_f32>(cases);
-  if (input == formats::e5m2 && fp16) return launch<Shape16x8x32, Instruction::e5m2_f16>(cases);
-  throw std::invalid_argument("no mma.sync takes " + std::string(input.name) + " with an " +
-                              std::string(accumulator.name) + " accumulator");
+  if (input == formats::bf16) return launch<Shape16x8x16, Instruction::bf16_f32>(cases);
+  if (input == formats::tf32) return launch<Shape16x8x8, Instruction::tf32_f32>(cases);
+  if (input == formats::e4m3) {
+    return fp32 ? launch<Shape16x8x32, Instruction::e4m3_f32>(cases)
+                : launch<Shape16x8x32, Instruction::e4m3_f16>(cases);
+  }
+  return fp32 ? launch<Shape16x8x32, Instruction::e5m2_f32>(cases)
+              : launch<Shape16x8x32, Instruction::e5m2_f16>(cases);
 }
 
 }  // namespace tcemu::gpu

@@ -16,6 +16,10 @@ namespace tcemu::gpu {
 // m16n8k8), 32 (e4m3, e5m2: m16n8k32).
 int mma_sync_k(const FloatFormat& input);
 
+// Throws unless the present GPU has mma.sync for this pair: std::invalid_argument for a format
+// pair no mma.sync takes, std::runtime_error without a device or below sm_89 for fp8.
+void check_mma_sync(const FloatFormat& input, const FloatFormat& accumulator);
+
 // D(0, 0) of one mma.sync per case, in the accumulator format. Every case must have
 // K == mma_sync_k(input). Throws std::runtime_error when there is no device, when the device
 // lacks the instruction (fp8 needs sm_89), or when a CUDA call fails; std::invalid_argument for
