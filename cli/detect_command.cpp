@@ -94,13 +94,9 @@ int detect_command(const std::vector<std::string>& words) {
   if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
   const gpu::DeviceInfo& device = devices.front();
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  auto pairs = mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
-  if (args.value("type") || args.value("acc")) {
-    const auto input = format_by_name(args.value_or("type", "fp16"));
-    const auto acc = format_by_name(args.value_or("acc", "fp32"));
-    if (!input || !acc) throw UsageError("unknown --type or --acc format");
-    pairs = {{*input, *acc}};
-  }
+  const auto named = named_pair(args);
+  const auto pairs = named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named}
+                           : gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
   std::size_t total_mismatches = 0;
   std::cout << "detecting the mma.sync datapath of " << device.name << " (sm_"
             << device.compute_major << device.compute_minor << ")\n";

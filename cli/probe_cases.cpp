@@ -17,18 +17,12 @@ ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::ui
   return out;
 }
 
-std::vector<std::pair<FloatFormat, FloatFormat>> mma_sync_pairs(int compute_capability) {
-  std::vector<std::pair<FloatFormat, FloatFormat>> pairs = {{formats::fp16, formats::fp32},
-                                                            {formats::fp16, formats::fp16},
-                                                            {formats::bf16, formats::fp32},
-                                                            {formats::tf32, formats::fp32}};
-  if (compute_capability >= 89) {
-    for (const FloatFormat& f8 : {formats::e4m3, formats::e5m2}) {
-      pairs.emplace_back(f8, formats::fp32);
-      pairs.emplace_back(f8, formats::fp16);
-    }
-  }
-  return pairs;
+std::optional<std::pair<FloatFormat, FloatFormat>> named_pair(const Arguments& args) {
+  if (!args.value("type") && !args.value("acc")) return std::nullopt;
+  const auto input = format_by_name(args.value_or("type", "fp16"));
+  const auto acc = format_by_name(args.value_or("acc", "fp32"));
+  if (!input || !acc) throw UsageError("unknown --type or --acc format");
+  return std::pair{*input, *acc};
 }
 
 }  // namespace tcemu::cli

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/datapath.hpp>
+
+#include "arguments.hpp"
 
 namespace tcemu::cli {
 
@@ -19,7 +22,8 @@ struct ProbeCases {
 };
 ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::uint64_t seed);
 
-// The (input, accumulator) pairs mma.sync offers on a GPU of this compute capability (x10).
-std::vector<std::pair<FloatFormat, FloatFormat>> mma_sync_pairs(int compute_capability);
+// The one (input, accumulator) pair named by --type/--acc (defaults fp16, fp32), or nothing when
+// neither is given. Throws UsageError for an unknown format.
+std::optional<std::pair<FloatFormat, FloatFormat>> named_pair(const Arguments& args);
 
 }  // namespace tcemu::cli

@@ -84,15 +84,10 @@ int probe_command(const std::vector<std::string>& words) {
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
   const gpu::DeviceInfo& device = devices.front();
-  std::vector<Pair> pairs;
-  if (args.value("type") || args.value("acc")) {
-    const auto input = format_by_name(args.value_or("type", "fp16"));
-    const auto acc = format_by_name(args.value_or("acc", "fp32"));
-    if (!input || !acc) throw UsageError("unknown --type or --acc format");
-    pairs.emplace_back(*input, *acc);
-  } else {
-    pairs = mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
-  }
+  const auto named = named_pair(args);
+  const std::vector<Pair> pairs =
+      named ? std::vector<Pair>{*named}
+            : gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
   std::filesystem::create_directories(*dir);
   for (const Pair& p : pairs) {
     probe_pair(device, p, static_cast<std::size_t>(random), seed,

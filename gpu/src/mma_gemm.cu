@@ -8,12 +8,14 @@
 #include <tcemu/gpu/mma_runner.hpp>
 
 #include "cuda_check.hpp"
+#include "device_words.hpp"
 #include "mma_fragments.cuh"
 
 namespace tcemu::gpu {
 namespace {
 
 using detail::Coordinate;
+using detail::DeviceWords;
 using detail::fp16_accumulator;
 using detail::Instruction;
 using detail::mma;
@@ -80,24 +82,11 @@ std::vector<std::uint32_t> words(ConstMatrixView x) {
   return out;
 }
 
-struct DeviceWords {
-  std::uint32_t* pointer = nullptr;
-  explicit DeviceWords(const std::vector<std::uint32_t>& host) {
-    TCEMU_CUDA_CHECK(cudaMalloc(&pointer, std::max<std::size_t>(host.size(), 1) * 4));
-    if (!host.empty()) {
-      TCEMU_CUDA_CHECK(cudaMemcpy(pointer, host.data(), host.size() * 4, cudaMemcpyHostToDevice));
-    }
-  }
-  DeviceWords(const DeviceWords&) = delete;
-  DeviceWords& operator=(const DeviceWords&) = delete;
-  ~DeviceWords() { cudaFree(pointer); }
-};
-
 template <class Shape, Instruction I>
 void launch(const DeviceWords& a, const DeviceWords& b, const DeviceWords& c, DeviceWords& d, int m,
             int n, int k) {
   const dim3 grid(static_cast<unsigned>((n + 7) / 8), static_cast<unsigned>((m + 15) / 16));
-  gemm_kernel<Shape, I><<<grid, 32>>>(a.pointer, b.pointer, c.pointer, d.pointer, m, n, k);
+  gemm_kernel<Shape, I><<<grid, 32>>>(a.get(), b.get(), c.get(), d.get(), m, n, k);
   TCEMU_CUDA_CHECK(cudaGetLastError());
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -119,7 +108,7 @@ void mma_sync_gemm(ConstMatrixView a, ConstMatrixView b, ConstMatrixView c, Matr
   check_mma_sync(input, accumulator);
   if (m == 0 || n == 0) return;
   const DeviceWords da(words(a)), db(words(b)), dc(words(c));
-  DeviceWords dd(std::vector<std::uint32_t>(static_cast<std::size_t>(m) * n));
+  DeviceWords dd(static_cast<std::size_t>(m) * n);
   const bool fp32 = accumulator == formats::fp32;
   if (input == formats::fp16 && fp32)
     launch<Shape16x8x16, Instruction::f16_f32>(da, db, dc, dd, m, n, k);
@@ -137,8 +126,7 @@ void mma_sync_gemm(ConstMatrixView a, ConstMatrixView b, ConstMatrixView c, Matr
     launch<Shape16x8x32, Instruction::e5m2_f32>(da, db, dc, dd, m, n, k);
   else
     launch<Shape16x8x32, Instruction::e5m2_f16>(da, db, dc, dd, m, n, k);
-  std::vector<std::uint32_t> out(static_cast<std::size_t>(m) * n);
-  TCEMU_CUDA_CHECK(cudaMemcpy(out.data(), dd.pointer, out.size() * 4, cudaMemcpyDeviceToHost));
+  const std::vector<std::uint32_t> out = dd.to_host();
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) d.set(i, j, out[static_cast<std::size_t>(i) * n + j]);
   }

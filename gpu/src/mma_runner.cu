@@ -7,6 +7,7 @@
 #include <tcemu/gpu/mma_runner.hpp>
 
 #include "cuda_check.hpp"
+#include "device_words.hpp"
 #include "mma_fragments.cuh"
 
 namespace tcemu::gpu {
@@ -50,16 +51,6 @@ __global__ void mma_cases(const std::uint32_t* a_bits, const std::uint32_t* b_bi
   if (lane == 0) d_bits[warp] = fp16_accumulator(I) ? (rd[0] & 0xFFFFu) : rd[0];
 }
 
-struct DeviceBuffer {
-  std::uint32_t* pointer = nullptr;
-  explicit DeviceBuffer(std::size_t words) {
-    TCEMU_CUDA_CHECK(cudaMalloc(&pointer, std::max<std::size_t>(words, 1) * sizeof(std::uint32_t)));
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(pointer); }
-};
-
 template <class Shape, Instruction I>
 std::vector<std::uint32_t> launch(std::span<const MmaCase> cases) {
   const std::size_t n = cases.size();
@@ -72,20 +63,16 @@ std::vector<std::uint32_t> launch(std::span<const MmaCase> cases) {
     b.insert(b.end(), x.b.begin(), x.b.end());
     c.push_back(x.c);
   }
-  std::vector<std::uint32_t> d(n);
-  if (n == 0) return d;
-  DeviceBuffer da(a.size()), db(b.size()), dc(n), dd(n);
-  TCEMU_CUDA_CHECK(cudaMemcpy(da.pointer, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
-  TCEMU_CUDA_CHECK(cudaMemcpy(db.pointer, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-  TCEMU_CUDA_CHECK(cudaMemcpy(dc.pointer, c.data(), n * 4, cudaMemcpyHostToDevice));
+  if (n == 0) return {};
+  const detail::DeviceWords da(a), db(b), dc(c);
+  detail::DeviceWords dd(n);
   constexpr int kThreads = 256;
   const auto blocks = static_cast<unsigned>((n * 32 + kThreads - 1) / kThreads);
   mma_cases<Shape, I>
-      <<<blocks, kThreads>>>(da.pointer, db.pointer, dc.pointer, dd.pointer, static_cast<int>(n));
+      <<<blocks, kThreads>>>(da.get(), db.get(), dc.get(), dd.get(), static_cast<int>(n));
   TCEMU_CUDA_CHECK(cudaGetLastError());
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
-  TCEMU_CUDA_CHECK(cudaMemcpy(d.data(), dd.pointer, n * 4, cudaMemcpyDeviceToHost));
-  return d;
+  return dd.to_host();
 }
 
 int compute_capability() {
@@ -103,6 +90,20 @@ int mma_sync_k(const FloatFormat& input) {
   if (input == formats::tf32) return 8;
   if (input == formats::e4m3 || input == formats::e5m2) return 32;
   throw std::invalid_argument("no mma.sync takes " + std::string(input.name) + " inputs");
+}
+
+std::vector<std::pair<FloatFormat, FloatFormat>> mma_sync_pairs(int compute_capability) {
+  std::vector<std::pair<FloatFormat, FloatFormat>> pairs = {{formats::fp16, formats::fp32},
+                                                            {formats::fp16, formats::fp16},
+                                                            {formats::bf16, formats::fp32},
+                                                            {formats::tf32, formats::fp32}};
+  if (compute_capability >= 89) {
+    for (const FloatFormat& f8 : {formats::e4m3, formats::e5m2}) {
+      pairs.emplace_back(f8, formats::fp32);
+      pairs.emplace_back(f8, formats::fp16);
+    }
+  }
+  return pairs;
 }
 
 void check_mma_sync(const FloatFormat& input, const FloatFormat& accumulator) {

@@ -17,17 +17,8 @@ TEST(MmaRunner, EveryFormatMatchesThePresetOfThisGpu) {
   if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << why;
   const std::string arch = devices.front().arch_preset();
   if (arch.empty()) GTEST_SKIP() << "no emulator preset for " << devices.front().name;
-  const int cc = devices.front().compute_major * 10 + devices.front().compute_minor;
-  std::vector<std::pair<FloatFormat, FloatFormat>> pairs = {{formats::fp16, formats::fp32},
-                                                            {formats::fp16, formats::fp16},
-                                                            {formats::bf16, formats::fp32},
-                                                            {formats::tf32, formats::fp32}};
-  if (cc >= 89) {
-    for (const FloatFormat& f8 : {formats::e4m3, formats::e5m2}) {
-      pairs.emplace_back(f8, formats::fp32);
-      pairs.emplace_back(f8, formats::fp16);
-    }
-  }
+  const auto pairs =
+      gpu::mma_sync_pairs(devices.front().compute_major * 10 + devices.front().compute_minor);
   for (const auto& [input, accumulator] : pairs) {
     const Datapath dp = preset(arch, input, accumulator);
     const auto k = static_cast<std::size_t>(gpu::mma_sync_k(input));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <tcemu/emulator/case_file.hpp>
@@ -15,6 +16,10 @@ namespace tcemu::gpu {
 // K of the mma.sync instruction for an input format: 16 (fp16, bf16: m16n8k16), 8 (tf32:
 // m16n8k8), 32 (e4m3, e5m2: m16n8k32).
 int mma_sync_k(const FloatFormat& input);
+
+// The (input, accumulator) pairs mma.sync offers on a GPU of this compute capability (x10):
+// fp16 -> fp32/fp16, bf16 -> fp32, tf32 -> fp32, and from sm_89 e4m3/e5m2 -> fp32/fp16.
+std::vector<std::pair<FloatFormat, FloatFormat>> mma_sync_pairs(int compute_capability);
 
 // Throws unless the present GPU has mma.sync for this pair: std::invalid_argument for a format
 // pair no mma.sync takes, std::runtime_error without a device or below sm_89 for fp8.
