@@ -16,13 +16,14 @@ int checked_int(const Arguments& args, const std::string& name) {
   return static_cast<int>(v);
 }
 
+// The value of `options` whose name_of() is `value`.
 template <typename Enum>
 Enum choice(const std::string& name, const std::string& value,
-            std::initializer_list<std::pair<const char*, Enum>> options) {
+            std::initializer_list<Enum> options) {
   std::string names;
-  for (const auto& [text, e] : options) {
-    if (value == text) return e;
-    names += names.empty() ? text : std::string(", ") + text;
+  for (const Enum e : options) {
+    if (value == name_of(e)) return e;
+    names += (names.empty() ? "" : ", ") + std::string(name_of(e));
   }
   throw UsageError("--" + name + " must be one of " + names + ", got '" + value + "'");
 }
@@ -99,26 +100,22 @@ Datapath datapath_from(const Arguments& args) {
         *floor == "none" ? kNoAlignmentFloor : checked_int(args, "alignment-floor");
   }
   if (const auto r = args.value("block-rounding")) {
-    dp.block_rounding = choice<Rounding>(
-        "block-rounding", *r, {{"rz", Rounding::toward_zero}, {"rn", Rounding::nearest_even}});
+    dp.block_rounding =
+        choice("block-rounding", *r, {Rounding::toward_zero, Rounding::nearest_even});
   }
   if (args.value("block-precision")) {
     dp.block_result_precision = checked_int(args, "block-precision");
   }
   if (const auto e = args.value("c-entry")) {
-    dp.c_entry = choice<AccumulatorEntry>("c-entry", *e,
-                                          {{"aligned", AccumulatorEntry::aligned_in_first_block},
-                                           {"after-blocks", AccumulatorEntry::added_after_blocks}});
+    dp.c_entry =
+        choice("c-entry", *e,
+               {AccumulatorEntry::aligned_in_first_block, AccumulatorEntry::added_after_blocks});
   }
   if (const auto o = args.value("overflow")) {
-    dp.overflow = choice<Overflow>("overflow", *o,
-                                   {{"ieee", Overflow::ieee},
-                                    {"infinity", Overflow::infinity},
-                                    {"saturate", Overflow::saturate}});
+    dp.overflow = choice("overflow", *o, {Overflow::ieee, Overflow::infinity, Overflow::saturate});
   }
   if (const auto z = args.value("zero-sign")) {
-    dp.zero_sign = choice<ZeroSign>("zero-sign", *z,
-                                    {{"ieee", ZeroSign::ieee}, {"positive", ZeroSign::positive}});
+    dp.zero_sign = choice("zero-sign", *z, {ZeroSign::ieee, ZeroSign::positive});
   }
   if (const auto nan = args.value("nan-bits")) {
     std::uint32_t bits = 0;
@@ -144,14 +141,9 @@ std::string datapath_options(const std::string& arch, const Datapath& dp) {
       << (dp.alignment_fraction_bits ? std::to_string(*dp.alignment_fraction_bits) : "exact")
       << " --alignment-floor "
       << (dp.alignment_floor == kNoAlignmentFloor ? "none" : std::to_string(dp.alignment_floor))
-      << " --block-rounding " << (dp.block_rounding == Rounding::toward_zero ? "rz" : "rn")
-      << " --block-precision " << dp.block_result_precision << " --c-entry "
-      << (dp.c_entry == AccumulatorEntry::aligned_in_first_block ? "aligned" : "after-blocks")
-      << " --overflow "
-      << (dp.overflow == Overflow::ieee       ? "ieee"
-          : dp.overflow == Overflow::infinity ? "infinity"
-                                              : "saturate")
-      << " --zero-sign " << (dp.zero_sign == ZeroSign::ieee ? "ieee" : "positive") << " --nan-bits "
+      << " --block-rounding " << name_of(dp.block_rounding) << " --block-precision "
+      << dp.block_result_precision << " --c-entry " << name_of(dp.c_entry) << " --overflow "
+      << name_of(dp.overflow) << " --zero-sign " << name_of(dp.zero_sign) << " --nan-bits "
       << std::hex << dp.nan_bits;
   return out.str();
 }

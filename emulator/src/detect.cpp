@@ -6,6 +6,7 @@
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/detect.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/presets.hpp>
 
 namespace tcemu {
 namespace {
@@ -88,22 +89,7 @@ std::vector<Field> fields() {
 }  // namespace
 
 Datapath baseline_datapath(const FloatFormat& input, const FloatFormat& accumulator, int k) {
-  const bool fp32 = accumulator == formats::fp32;
-  return Datapath{
-      .input = input,
-      .accumulator = accumulator,
-      .instruction_k = k,
-      .block_terms = k,
-      .k_group = k,
-      .alignment_fraction_bits = 24,
-      .alignment_floor = -126,
-      .block_rounding = fp32 ? Rounding::toward_zero : Rounding::nearest_even,
-      .block_result_precision = accumulator.fraction_bits + 1,
-      .c_entry = AccumulatorEntry::aligned_in_first_block,
-      .overflow = Overflow::infinity,
-      .zero_sign = ZeroSign::ieee,
-      .nan_bits = fp32 ? 0x7FFFFFFFu : 0x7FFFu,
-  };
+  return block_datapath(input, accumulator, k, k, 24);
 }
 
 DatapathFit fit_datapath(const Datapath& start, std::span<const MmaCase> cases) {

@@ -28,9 +28,8 @@ bool is_fp8(const FloatFormat& f) {
                               std::string(accumulator.name) + " accumulator");
 }
 
-// The common shape: c aligned with the products, RZ block results for fp32 and RN for fp16,
-// floor -126, IEEE zero signs, overflow to Inf (the literature's defaults; sm90 overrides the
-// floor and the zero sign with what we measured).
+}  // namespace
+
 Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator, int instruction_k,
                         int block_terms, int fraction_bits) {
   const bool fp32_acc = is(accumulator, formats::fp32);
@@ -50,6 +49,8 @@ Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator
       .nan_bits = fp32_acc ? kFp32Nan : kFp16Nan,
   };
 }
+
+namespace {
 
 // The narrow fp8 block of Ada and Hopper: 13 alignment bits, results kept to 13 fraction bits.
 Datapath narrow_fp8_block(const FloatFormat& input, const FloatFormat& accumulator,
@@ -184,15 +185,10 @@ std::string describe(const Datapath& dp) {
       << " k_group=" << dp.k_group << " alignment_fraction_bits="
       << (dp.alignment_fraction_bits ? std::to_string(*dp.alignment_fraction_bits) : "exact")
       << " alignment_floor=" << dp.alignment_floor
-      << " block_rounding=" << (dp.block_rounding == Rounding::toward_zero ? "rz" : "rn")
-      << " block_result_precision=" << dp.block_result_precision << " c_entry="
-      << (dp.c_entry == AccumulatorEntry::aligned_in_first_block ? "aligned" : "after-blocks")
-      << " overflow="
-      << (dp.overflow == Overflow::ieee       ? "ieee"
-          : dp.overflow == Overflow::infinity ? "infinity"
-                                              : "saturate")
-      << " zero_sign=" << (dp.zero_sign == ZeroSign::ieee ? "ieee" : "positive") << std::hex
-      << " nan_bits=0x" << dp.nan_bits;
+      << " block_rounding=" << name_of(dp.block_rounding)
+      << " block_result_precision=" << dp.block_result_precision
+      << " c_entry=" << name_of(dp.c_entry) << " overflow=" << name_of(dp.overflow)
+      << " zero_sign=" << name_of(dp.zero_sign) << std::hex << " nan_bits=0x" << dp.nan_bits;
   return out.str();
 }
 

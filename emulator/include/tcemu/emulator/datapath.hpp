@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/round.hpp>
@@ -64,6 +65,20 @@ struct Datapath {
 
   friend bool operator==(const Datapath&, const Datapath&) = default;
 };
+
+// The names the CLI and describe() use for the enumerated fields.
+constexpr std::string_view name_of(Rounding r) {
+  return r == Rounding::toward_zero ? "rz" : "rn";
+}
+constexpr std::string_view name_of(AccumulatorEntry e) {
+  return e == AccumulatorEntry::aligned_in_first_block ? "aligned" : "after-blocks";
+}
+constexpr std::string_view name_of(Overflow o) {
+  return o == Overflow::ieee ? "ieee" : o == Overflow::infinity ? "infinity" : "saturate";
+}
+constexpr std::string_view name_of(ZeroSign z) {
+  return z == ZeroSign::ieee ? "ieee" : "positive";
+}
 
 // A floor that never binds: below every exponent a product of two subnormals can have.
 inline constexpr int kNoAlignmentFloor = -100000;

@@ -35,6 +35,13 @@ struct PresetEntry {
 };
 std::vector<PresetEntry> all_presets();
 
+// The common shape every architecture preset starts from: c aligned with the products in
+// k-ordered blocks, RZ block results for fp32 and RN for fp16 at full precision, floor -126,
+// IEEE zero signs, overflow to Inf, NaN 0x7FFFFFFF / 0x7FFF (the literature's defaults; sm90
+// overrides the floor and the zero sign with what we measured).
+Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator, int instruction_k,
+                        int block_terms, int fraction_bits);
+
 // One line describing every field, for printing and for error messages.
 std::string describe(const Datapath& datapath);
 
