@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -74,6 +75,49 @@ void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
   });
 }
 
+// acc becomes the chain of MMA instructions over all of a's columns and b's rows, from acc.
+void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+               std::vector<std::uint32_t>& acc, int threads) {
+  if (detail::fast_path_applies(dp, a, b, threads)) {
+    detail::fast_mma_chain(dp, a, b, acc, threads);
+  } else {
+    general_mma_chain(dp, a, b, acc, threads);
+  }
+}
+
+ConstMatrixView columns(ConstMatrixView x, std::int64_t first, std::int64_t count) {
+  return {x.data + x.offset(0, first), x.format, x.rows, count, x.ld, x.layout};
+}
+
+ConstMatrixView rows(ConstMatrixView x, std::int64_t first, std::int64_t count) {
+  return {x.data + x.offset(first, 0), x.format, count, x.cols, x.ld, x.layout};
+}
+
+// The fp32 add of a GPU (add.rn.f32 without .ftz): round to nearest even, subnormals kept, and
+// every NaN result is the canonical 0x7FFFFFFF. The host's float add is IEEE 754 binary32
+// round-to-nearest-even with subnormals, which is the same operation apart from the NaN payload.
+std::uint32_t fp32_add_rn(std::uint32_t x, std::uint32_t y) {
+  const float sum = std::bit_cast<float>(x) + std::bit_cast<float>(y);
+  return std::isnan(sum) ? 0x7FFFFFFFu : std::bit_cast<std::uint32_t>(sum);
+}
+
+// acc (fp32 bits) += the chain of each chunk of kb values of k, taken out of the tensor core
+// after the chunk (GemmOptions::takeout_every_k).
+void mma_chain_taken_out(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, std::int64_t kb,
+                         std::vector<std::uint32_t>& acc, int threads) {
+  const std::int64_t k = a.cols;
+  std::vector<std::uint32_t> chunk(acc.size());
+  for (std::int64_t first = 0; first < k; first += kb) {
+    const std::int64_t count = std::min(kb, k - first);
+    std::fill(chunk.begin(), chunk.end(), encode_zero(dp.accumulator, false));
+    mma_chain(dp, columns(a, first, count), rows(b, first, count), chunk, threads);
+    const auto size = static_cast<std::int64_t>(acc.size());
+    detail::parallel_for(threads, size, 4096, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) acc[i] = fp32_add_rn(acc[i], chunk[i]);
+    });
+  }
+}
+
 }  // namespace
 
 void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
@@ -91,6 +135,20 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
       (options.alpha != 1.0f || options.beta != 1.0f)) {
     bad_argument("alpha and beta must be 1 when C is the initial accumulator");
   }
+  if (options.takeout_every_k < 0) {
+    bad_argument("takeout_every_k = " + std::to_string(options.takeout_every_k) + " must be >= 0");
+  }
+  if (options.takeout_every_k > 0) {
+    if (options.takeout_every_k % dp.instruction_k != 0) {
+      bad_argument(
+          "takeout_every_k = " + std::to_string(options.takeout_every_k) +
+          " is not a multiple of the instruction's k = " + std::to_string(dp.instruction_k));
+    }
+    if (!(dp.accumulator == formats::fp32)) {
+      bad_argument("takeout_every_k needs an fp32 accumulator, the datapath's is " +
+                   std::string(dp.accumulator.name));
+    }
+  }
   if (m == 0 || n == 0) return;
 
   const std::uint32_t zero = encode_zero(dp.accumulator, false);
@@ -101,10 +159,10 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
     }
   }
   if (k > 0) {
-    if (detail::fast_path_applies(dp, a, b, options.threads)) {
-      detail::fast_mma_chain(dp, a, b, acc, options.threads);
+    if (options.takeout_every_k > 0) {
+      mma_chain_taken_out(dp, a, b, options.takeout_every_k, acc, options.threads);
     } else {
-      general_mma_chain(dp, a, b, acc, options.threads);
+      mma_chain(dp, a, b, acc, options.threads);
     }
   }
 

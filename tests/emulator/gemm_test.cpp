@@ -87,6 +87,13 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.arch << " " << c.instruction << " " << c.input.name << " -> " << c.accumulator.name;
 }
 
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = std::string(info.param.arch) + "_" + std::string(info.param.input.name) + "_" +
+                     std::string(info.param.accumulator.name);
+  for (char& ch : name) ch = (ch == '-' || ch == '.') ? '_' : ch;
+  return name;
+}
+
 class GemmMatchesElements : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GemmMatchesElements, InitialAccumulatorChainEqualsMmaElement) {
@@ -116,6 +123,46 @@ TEST_P(GemmMatchesElements, InitialAccumulatorChainEqualsMmaElement) {
   }
 }
 
+// Taking the result out of the tensor core every kb values of k: each chunk is an mma_element
+// chain from +0, added to C with an fp32 round-to-nearest add, in k order.
+class TakenOutGemm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TakenOutGemm, ChunksAreAddedToCInFp32) {
+  const Case& cs = GetParam();
+  const Datapath dp = preset(cs.arch, cs.input, cs.accumulator, cs.instruction);
+  std::mt19937_64 rng(7);
+  const std::int64_t m = 6, n = 11, k = 5 * dp.instruction_k + 3;
+  for (const std::int64_t kb :
+       {std::int64_t{dp.instruction_k}, 2 * std::int64_t{dp.instruction_k}}) {
+    Storage a(dp.input, m, k, Layout::column_major);
+    Storage b(dp.input, k, n, Layout::row_major, 2);
+    Storage c(dp.accumulator, m, n, Layout::row_major);
+    Storage d(dp.accumulator, m, n, Layout::row_major);
+    fill(a, rng, false);
+    fill(b, rng, false);
+    fill(c, rng, false);
+    emulated_gemm(
+        dp,
+        {.beta = 1.0f, .c_input = CInput::initial_accumulator, .takeout_every_k = kb, .threads = 2},
+        a.cview(), b.cview(), c.cview(), d.view());
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        float expected = std::bit_cast<float>(c.cview().get(i, j));
+        for (std::int64_t first = 0; first < k; first += kb) {
+          std::vector<std::uint32_t> row, col;
+          for (std::int64_t p = first; p < std::min(k, first + kb); ++p) {
+            row.push_back(a.cview().get(i, p));
+            col.push_back(b.cview().get(p, j));
+          }
+          expected += std::bit_cast<float>(mma_element(dp, row, col, 0));
+        }
+        ASSERT_EQ(d.cview().get(i, j), std::bit_cast<std::uint32_t>(expected))
+            << describe(dp) << " kb=" << kb << " i=" << i << " j=" << j;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, GemmMatchesElements,
                          ::testing::Values(Case{"sm70", "mma.sync", formats::fp16, formats::fp32},
                                            Case{"sm80", "mma.sync", formats::bf16, formats::fp32},
@@ -128,13 +175,18 @@ INSTANTIATE_TEST_SUITE_P(Presets, GemmMatchesElements,
                                            Case{"sm100", "mma.sync", formats::e4m3, formats::fp32},
                                            Case{"exact-rn", "mma.sync", formats::bf16,
                                                 formats::fp32}),
-                         [](const auto& param_info) {
-                           std::string name = std::string(param_info.param.arch) + "_" +
-                                              std::string(param_info.param.input.name) + "_" +
-                                              std::string(param_info.param.accumulator.name);
-                           for (char& ch : name) ch = (ch == '-' || ch == '.') ? '_' : ch;
-                           return name;
-                         });
+                         case_name);
+
+INSTANTIATE_TEST_SUITE_P(Presets, TakenOutGemm,
+                         ::testing::Values(Case{"sm80", "mma.sync", formats::bf16, formats::fp32},
+                                           Case{"sm80", "mma.sync", formats::tf32, formats::fp32},
+                                           Case{"sm89", "mma.sync", formats::e4m3, formats::fp32},
+                                           Case{"sm90", "mma.sync", formats::fp16, formats::fp32},
+                                           Case{"sm90", "mma.sync", formats::tf32, formats::fp32},
+                                           Case{"sm90", "mma.sync", formats::e4m3, formats::fp32},
+                                           Case{"exact-rz", "mma.sync", formats::fp16,
+                                                formats::fp32}),
+                         case_name);
 
 TEST(Gemm, ResultDoesNotDependOnThreadCount) {
   const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
@@ -248,6 +300,51 @@ TEST(Gemm, BadArgumentsAreNamed) {
                             b.cview(), d.cview(), d.view());
             }).find("alpha and beta must be 1"),
             std::string::npos);
+}
+
+TEST(Gemm, TakeoutArgumentsAreChecked) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  Storage a(dp.input, 2, 32, Layout::row_major);
+  Storage b(dp.input, 32, 2, Layout::row_major);
+  Storage d(dp.accumulator, 2, 2, Layout::row_major);
+  const auto run = [&](const Datapath& path, std::int64_t kb, Storage& out) {
+    emulated_gemm(path, {.takeout_every_k = kb}, a.cview(), b.cview(), std::nullopt, out.view());
+  };
+  const auto message_of = [](const auto& call) {
+    try {
+      call();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message_of([&] { run(dp, 24, d); }).find("not a multiple of the instruction's k = 16"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { run(dp, -16, d); }).find("must be >= 0"), std::string::npos);
+  const Datapath half = preset("sm90", formats::fp16, formats::fp16);
+  Storage d16(half.accumulator, 2, 2, Layout::row_major);
+  EXPECT_NE(message_of([&] { run(half, 16, d16); }).find("needs an fp32 accumulator"),
+            std::string::npos);
+}
+
+TEST(Gemm, TakeoutOfTheWholeKEqualsOneChain) {
+  const Datapath dp = preset("sm90", formats::bf16, formats::fp32);
+  std::mt19937_64 rng(3);
+  Storage a(dp.input, 7, 48, Layout::row_major);
+  Storage b(dp.input, 48, 5, Layout::row_major);
+  Storage d1(dp.accumulator, 7, 5, Layout::row_major);
+  Storage d2(dp.accumulator, 7, 5, Layout::row_major);
+  fill(a, rng, true);
+  fill(b, rng, true);
+  emulated_gemm(dp, {}, a.cview(), b.cview(), std::nullopt, d1.view());
+  emulated_gemm(dp, {.takeout_every_k = 48}, a.cview(), b.cview(), std::nullopt, d2.view());
+  for (std::int64_t i = 0; i < 7; ++i) {
+    for (std::int64_t j = 0; j < 5; ++j) {
+      const std::uint32_t chain = d1.cview().get(i, j);
+      // +0 + x is x for every x but -0, which becomes +0.
+      EXPECT_EQ(d2.cview().get(i, j), chain == 0x80000000u ? 0u : chain) << i << "," << j;
+    }
+  }
 }
 
 TEST(Gemm, EmptyInnerDimensionGivesBetaC) {

@@ -25,17 +25,24 @@ struct GemmOptions {
   float alpha = 1.0f;
   float beta = 0.0f;
   CInput c_input = CInput::epilogue;
+  // Where the accumulation leaves the tensor core (Ootomo and Yokota's fix for the truncating
+  // accumulation). 0: never, the whole of k is one chain of instructions. kb > 0: k is cut into
+  // chunks of kb values (the last one may be shorter); each chunk is a chain of instructions from
+  // an accumulator of +0, and its result is added to an fp32 register with one round-to-nearest
+  // fp32 add, in k order. The register starts at +0 (epilogue) or at C (initial_accumulator).
+  // kb must be a multiple of the datapath's instruction_k and the accumulator must be fp32.
+  std::int64_t takeout_every_k = 0;
   int threads = 0;  // 0: every hardware thread
 };
 
 // Every element d_ij is the datapath's chain of MMA instructions over k = 0..K-1 in k order
-// (mma.hpp), so a k tail shorter than one instruction is a partial instruction, as a kernel that
-// pads its operands with zeros computes it. A and B hold datapath.input bit patterns, C and D
-// datapath.accumulator ones. C may be omitted when beta == 0 in epilogue mode; C and D may
-// alias exactly (same data, ld and layout).
+// (mma.hpp; cut into chunks by takeout_every_k), so a k tail shorter than one instruction is a
+// partial instruction, as a kernel that pads its operands with zeros computes it. A and B hold
+// datapath.input bit patterns, C and D datapath.accumulator ones. C may be omitted when beta == 0
+// in epilogue mode; C and D may alias exactly (same data, ld and layout).
 //
 // Throws std::invalid_argument naming the offending argument as BLAS's xerbla does (dimension,
-// leading dimension, format, alpha/beta in initial_accumulator mode).
+// leading dimension, format, alpha/beta in initial_accumulator mode, takeout_every_k).
 void emulated_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
                    ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d);
 
