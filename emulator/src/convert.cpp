@@ -4,31 +4,6 @@
 #include <utility>
 
 namespace tcemu {
-namespace {
-
-std::uint32_t canonical_nan(const FloatFormat& f) {
-  const std::uint32_t exponent = (std::uint32_t{1} << f.exponent_bits) - 1;
-  const std::uint32_t fraction = (std::uint32_t{1} << f.fraction_bits) - 1;
-  return ((exponent << f.fraction_bits) | fraction) << f.padding_bits;
-}
-
-}  // namespace
-
-std::uint32_t convert(const FloatFormat& from, const FloatFormat& to, std::uint32_t bits,
-                      Rounding rounding, Overflow overflow) {
-  const Decoded x = decode(from, bits);
-  switch (x.value_class) {
-    case ValueClass::nan:
-      return canonical_nan(to);
-    case ValueClass::infinity:
-      return encode_infinity(to, x.negative);
-    case ValueClass::zero:
-      return encode_zero(to, x.negative);
-    case ValueClass::finite:
-      break;
-  }
-  return round_pack(to, x.negative, {x.significand, x.lsb_exponent, false}, rounding, overflow);
-}
 
 bool converts_exactly(const FloatFormat& from, const FloatFormat& to, std::uint32_t bits) {
   const Decoded x = decode(from, bits);

@@ -1,0 +1,10 @@
+// TCEMU_HOST_DEVICE marks the few exact-arithmetic routines (decode, round_pack, convert) that the
+// GPU backend's kernels run as well, so that one implementation serves both backends (CUTLASS's
+// CUTLASS_HOST_DEVICE, keyed on the compiler). Plain C++ compilers see nothing.
+#pragma once
+
+#if defined(__CUDACC__)
+#define TCEMU_HOST_DEVICE __host__ __device__
+#else
+#define TCEMU_HOST_DEVICE
+#endif
