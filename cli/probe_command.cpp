@@ -20,10 +20,11 @@ namespace tcemu::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: tcemu probe --out-dir DIR [--type FORMAT --acc FORMAT]
-                   [--random N] [--seed S]
+                   [--instr mma.sync|wgmma] [--random N] [--seed S]
 
-Runs cases through the warp-level mma.sync instruction of the present GPU (one case per
-instruction: row 0 of A, column 0 of B, C(0,0)) and writes DIR/probe-GPU-TYPE-ACC.txt for every
+Runs cases through the warp-level mma.sync instruction of the present GPU, or with --instr wgmma
+through the warpgroup-level wgmma of an sm_90a GPU (one case per instruction: row 0 of A,
+column 0 of B, C(0,0)), and writes DIR/probe-GPU[-wgmma]-TYPE-ACC.txt for every
 input format and accumulator the GPU supports (or the one named): N random cases (default
 100000) from the scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each
 line 'K a... b... c d' with the GPU's result d. The file's header names the device and the
@@ -34,28 +35,31 @@ line 'K a... b... c d' with the GPU's result d. The file's header names the devi
 #if TCEMU_WITH_GPU
 using Pair = std::pair<FloatFormat, FloatFormat>;
 
-std::string file_name(const std::string& device, const Pair& p) {
+std::string file_name(const std::string& device, const std::string& instruction, const Pair& p) {
   std::string gpu;
   for (char ch : device) gpu += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return "probe-" + gpu + "-" + std::string(p.first.name) + "-" + std::string(p.second.name) +
-         ".txt";
+  return "probe-" + gpu + (instruction == "wgmma" ? "-wgmma-" : "-") + std::string(p.first.name) +
+         "-" + std::string(p.second.name) + ".txt";
 }
 
-void probe_pair(const gpu::DeviceInfo& device, const Pair& p, std::size_t random,
-                std::uint64_t seed, const std::filesystem::path& path) {
+void probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, const Pair& p,
+                std::size_t random, std::uint64_t seed, const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
   const int k = gpu::mma_sync_k(input);
+  const bool wgmma = instruction == "wgmma";
   // The generator needs the instruction's shape; any preset of the formats gives it.
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
   ProbeCases probe = probe_cases(preset(arch, input, accumulator), k, random, seed);
-  const std::vector<std::uint32_t> d = gpu::run_mma_sync(input, accumulator, probe.cases);
+  const std::vector<std::uint32_t> d = wgmma ? gpu::run_wgmma(input, accumulator, probe.cases)
+                                             : gpu::run_mma_sync(input, accumulator, probe.cases);
   std::ofstream out(path);
   out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
-      << "), mma.sync m16n8k" << k << ", input " << input.name << ", accumulator "
-      << accumulator.name << ", " << random << " random cases (seed " << seed << ") and "
-      << probe.cases.size() - random << " crafted\n"
-      << "# validate: tcemu validate --arch " << arch << " --type " << input.name << " --acc "
-      << accumulator.name << " " << path.filename().string() << '\n';
+      << "), " << (wgmma ? "wgmma m64n8k" : "mma.sync m16n8k") << k << ", input " << input.name
+      << ", accumulator " << accumulator.name << ", " << random << " random cases (seed " << seed
+      << ") and " << probe.cases.size() - random << " crafted\n"
+      << "# validate: tcemu validate --arch " << arch << (wgmma ? " --instr wgmma" : "")
+      << " --type " << input.name << " --acc " << accumulator.name << " "
+      << path.filename().string() << '\n';
   for (std::size_t i = 0; i < probe.cases.size(); ++i) {
     if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
     probe.cases[i].d = d[i];
@@ -69,7 +73,7 @@ void probe_pair(const gpu::DeviceInfo& device, const Pair& p, std::size_t random
 }  // namespace
 
 int probe_command(const std::vector<std::string>& words) {
-  const Arguments args(words, {"out-dir", "type", "acc", "random", "seed"}, {"help"});
+  const Arguments args(words, {"out-dir", "type", "acc", "instr", "random", "seed"}, {"help"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
@@ -84,14 +88,20 @@ int probe_command(const std::vector<std::string>& words) {
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
   const gpu::DeviceInfo& device = devices.front();
+  const std::string instruction = args.value_or("instr", "mma.sync");
+  if (instruction != "mma.sync" && instruction != "wgmma") {
+    throw UsageError("--instr: '" + instruction + "' is neither mma.sync nor wgmma");
+  }
+  const int cc = device.compute_major * 10 + device.compute_minor;
   const auto named = named_pair(args);
   const std::vector<Pair> pairs =
       named ? std::vector<Pair>{*named}
-            : gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
+            : (instruction == "wgmma" ? gpu::wgmma_pairs(cc) : gpu::mma_sync_pairs(cc));
+  if (pairs.empty()) throw std::runtime_error(device.name + " has no " + instruction);
   std::filesystem::create_directories(*dir);
   for (const Pair& p : pairs) {
-    probe_pair(device, p, static_cast<std::size_t>(random), seed,
-               std::filesystem::path(*dir) / file_name(device.name, p));
+    probe_pair(device, instruction, p, static_cast<std::size_t>(random), seed,
+               std::filesystem::path(*dir) / file_name(device.name, instruction, p));
   }
   return 0;
 #else

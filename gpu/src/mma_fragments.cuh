@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include <tcemu/emulator/format.hpp>
+
 namespace tcemu::gpu::detail {
 
 struct Coordinate {
@@ -118,8 +120,32 @@ __device__ void mma(const unsigned (&a)[4], const unsigned (&b)[2], const unsign
   }
 }
 
+// Bytes per input element, and the instruction's K: every shape reads 32 bytes of k per row.
+__host__ __device__ constexpr int input_bytes(Instruction i) {
+  return i == Instruction::tf32_f32                                                             ? 4
+         : i == Instruction::f16_f32 || i == Instruction::f16_f16 || i == Instruction::bf16_f32 ? 2
+                                                                                                : 1;
+}
+__host__ __device__ constexpr int instruction_k(Instruction i) {
+  return 32 / input_bytes(i);
+}
+
 __host__ __device__ constexpr bool fp16_accumulator(Instruction i) {
   return i == Instruction::f16_f16 || i == Instruction::e4m3_f16 || i == Instruction::e5m2_f16;
+}
+
+}  // namespace tcemu::gpu::detail
+
+namespace tcemu::gpu::detail {
+
+// The mma.sync instruction for a format pair that check_mma_sync (mma_runner.hpp) accepted.
+inline Instruction mma_sync_instruction(const FloatFormat& input, const FloatFormat& accumulator) {
+  const bool fp32 = accumulator == formats::fp32;
+  if (input == formats::fp16) return fp32 ? Instruction::f16_f32 : Instruction::f16_f16;
+  if (input == formats::bf16) return Instruction::bf16_f32;
+  if (input == formats::tf32) return Instruction::tf32_f32;
+  if (input == formats::e4m3) return fp32 ? Instruction::e4m3_f32 : Instruction::e4m3_f16;
+  return fp32 ? Instruction::e5m2_f32 : Instruction::e5m2_f16;
 }
 
 }  // namespace tcemu::gpu::detail

@@ -23,9 +23,9 @@ TCEMU_HOST_DEVICE constexpr std::uint32_t canonical_nan(const FloatFormat& f) {
 
 // Converts `bits` of `from` to `to`. NaN becomes `to`'s canonical quiet NaN (all fraction bits
 // set, positive), Inf stays Inf (E4M3, which has none, gives NaN), zeros keep their sign.
-TCEMU_HOST_DEVICE constexpr std::uint32_t convert(const FloatFormat& from, const FloatFormat& to,
-                                                  std::uint32_t bits, Rounding rounding,
-                                                  Overflow overflow = Overflow::ieee) {
+TCEMU_HOST_DEVICE inline std::uint32_t convert(const FloatFormat& from, const FloatFormat& to,
+                                               std::uint32_t bits, Rounding rounding,
+                                               Overflow overflow = Overflow::ieee) {
   const Decoded x = decode(from, bits);
   switch (x.value_class) {
     case ValueClass::nan:

@@ -37,6 +37,17 @@ struct ExactMagnitude {
 
 namespace detail {
 
+// Number of bits needed to write x (0 for 0). Device code uses the device's own count of leading
+// zeros: libstdc++'s std::bit_width, compiled for the device through --expt-relaxed-constexpr,
+// gave wrong conversions on an H200 (2026-11-22).
+TCEMU_HOST_DEVICE inline int bit_width(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return 64 - __clzll(static_cast<long long>(x));
+#else
+  return static_cast<int>(std::bit_width(x));
+#endif
+}
+
 // The stored fields, shifted into the container.
 TCEMU_HOST_DEVICE constexpr std::uint32_t pack(const FloatFormat& format, bool negative,
                                                std::uint32_t exponent_field,
@@ -84,16 +95,16 @@ TCEMU_HOST_DEVICE constexpr std::uint32_t encode_max_finite(const FloatFormat& f
 // the format's smallest subnormal weight). RZ drops r and the rest; RN adds one ulp when r is set
 // and either the rest is nonzero or the last kept bit is odd. The addition can carry kept to
 // 2^p, which is still exact and is renormalised by the encoding step below.
-TCEMU_HOST_DEVICE constexpr std::uint32_t round_pack(const FloatFormat& format, bool negative,
-                                                     ExactMagnitude magnitude, Rounding rounding,
-                                                     Overflow overflow, int precision = 0) {
+TCEMU_HOST_DEVICE inline std::uint32_t round_pack(const FloatFormat& format, bool negative,
+                                                  ExactMagnitude magnitude, Rounding rounding,
+                                                  Overflow overflow, int precision = 0) {
   const int f = format.fraction_bits;
   const int p = precision > 0 ? std::min(precision, f + 1) : f + 1;
   // A zero significand with sticky set lies below half of every representable bit (the caller's
   // promise), so it rounds to zero under both roundings.
   if (magnitude.significand == 0) return encode_zero(format, negative);
   const int subnormal_lsb = format.min_exponent() - f;
-  const int msb = static_cast<int>(std::bit_width(magnitude.significand)) - 1;
+  const int msb = detail::bit_width(magnitude.significand) - 1;
   const int leading_exponent = magnitude.lsb_exponent + msb;
   const int result_lsb = std::max(leading_exponent - (p - 1), subnormal_lsb);
   const int shift = result_lsb - magnitude.lsb_exponent;
@@ -122,7 +133,7 @@ TCEMU_HOST_DEVICE constexpr std::uint32_t round_pack(const FloatFormat& format, 
   if (kept == 0) return encode_zero(format, negative);
   // Encode kept * 2^result_lsb. kept < 2^(p+1) after the carry, so its leading exponent is at
   // most leading_exponent + 1.
-  const int kept_msb = static_cast<int>(std::bit_width(kept)) - 1;
+  const int kept_msb = detail::bit_width(kept) - 1;
   const int exponent = result_lsb + kept_msb;
   // kept_msb <= f + 1; a carry to 2^(f+1) is a power of two, so the right shift is exact.
   const std::uint64_t significand = kept_msb <= f ? kept << (f - kept_msb) : kept >> (kept_msb - f);

@@ -32,4 +32,11 @@ void check_mma_sync(const FloatFormat& input, const FloatFormat& accumulator);
 std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFormat& accumulator,
                                         std::span<const MmaCase> cases);
 
+// The same through one warpgroup-level wgmma.mma_async (m64n8kK, A and B in shared memory,
+// K-major; K as mma_sync_k), which only sm_90a devices have: wgmma_pairs is empty elsewhere and
+// run_wgmma throws std::runtime_error on any other device.
+std::vector<std::pair<FloatFormat, FloatFormat>> wgmma_pairs(int compute_capability);
+std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat& accumulator,
+                                     std::span<const MmaCase> cases);
+
 }  // namespace tcemu::gpu

@@ -1,0 +1,253 @@
+// The GPU backend (gpu_backend.hpp).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/gpu/mma_runner.hpp>
+
+#include "cublas_gemm.hpp"
+#include "cuda_check.hpp"
+#include "device_matrix.hpp"
+#include "matrix_kernels.hpp"
+#include "tiled_mma_gemm.hpp"
+
+namespace tcemu::gpu {
+namespace {
+
+using detail::DeviceMatrix;
+
+std::size_t round_up(std::size_t x, std::size_t to) {
+  return (x + to - 1) / to * to;
+}
+
+class GpuBackend final : public Backend {
+ public:
+  explicit GpuBackend(const GpuBackendOptions& options) : engine_(options.engine) {
+    std::string why;
+    const auto devices = list_devices(&why);
+    if (devices.empty()) throw std::runtime_error("gpu: no CUDA device (" + why + ")");
+    if (options.device < 0 || options.device >= static_cast<int>(devices.size())) {
+      throw std::runtime_error("gpu: no CUDA device " + std::to_string(options.device) + " (" +
+                               std::to_string(devices.size()) + " present)");
+    }
+    device_ = devices[static_cast<std::size_t>(options.device)];
+    if (device_.compute_major < 8) {
+      throw std::runtime_error("gpu: " + device_.name + " has compute capability " +
+                               std::to_string(device_.compute_major) + "." +
+                               std::to_string(device_.compute_minor) +
+                               "; the GPU backend's kernels need sm_80 or newer");
+    }
+    TCEMU_CUDA_CHECK(cudaSetDevice(device_.index));
+    if (engine_ == GemmEngine::cublas) TCEMU_CUBLAS_CHECK(cublasCreate(&cublas_));
+  }
+  ~GpuBackend() override {
+    if (cublas_ != nullptr) cublasDestroy(cublas_);
+    if (scratch_ != nullptr) cudaFree(scratch_);
+  }
+
+  std::string name() const override {
+    return std::string("gpu (") + (engine_ == GemmEngine::cublas ? "cublas" : "mma.sync") + ", " +
+           device_.name + ")";
+  }
+
+ protected:
+  void* allocate_bytes(std::size_t bytes) override {
+    void* address = nullptr;
+    const cudaError_t status = cudaMalloc(&address, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      std::size_t free = 0, total = 0;
+      cudaMemGetInfo(&free, &total);
+      throw std::runtime_error("gpu: out of device memory allocating " + std::to_string(bytes) +
+                               " bytes (" + std::to_string(free) + " of " + std::to_string(total) +
+                               " free on " + device_.name + ")");
+    }
+    TCEMU_CUDA_CHECK(status);
+    return address;
+  }
+  void free_bytes(void* address) noexcept override { cudaFree(address); }
+  void copy_in_bytes(const void* host, void* address, std::size_t bytes) override {
+    TCEMU_CUDA_CHECK(cudaMemcpy(address, host, bytes, cudaMemcpyHostToDevice));
+  }
+  void copy_out_bytes(const void* address, void* host, std::size_t bytes) const override {
+    TCEMU_CUDA_CHECK(cudaMemcpy(host, address, bytes, cudaMemcpyDeviceToHost));
+  }
+
+  void convert_checked(const BufferMatrix& src, const BufferMatrix& dst,
+                       Rounding rounding) override {
+    detail::convert_matrix(detail::device_matrix(src), src.format, detail::device_matrix(dst),
+                           dst.format, rounding);
+  }
+
+  void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                        const BufferMatrix& b, const std::optional<BufferMatrix>& c,
+                        const BufferMatrix& d) override {
+    check_shapes(datapath, options, a, b, c, d);
+    std::optional<DeviceMatrix> c_device;
+    if (c) c_device = detail::device_matrix(*c);
+    if (a.rows == 0 || b.cols == 0) return;
+    if (engine_ == GemmEngine::cublas) {
+      detail::check_cublas_gemm(datapath, options);
+      detail::cublas_gemm(cublas_, datapath, options, detail::device_matrix(a),
+                          detail::device_matrix(b), c_device, detail::device_matrix(d));
+      return;
+    }
+    run_tiled(datapath, options, a, b, c_device, d);
+  }
+
+ private:
+  void check_shapes(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                    const BufferMatrix& b, const std::optional<BufferMatrix>& c,
+                    const BufferMatrix& d) const {
+    const auto fail = [&](const std::string& what) {
+      throw std::invalid_argument(name() + ": mma_gemm: " + what);
+    };
+    if (a.cols != b.rows || d.rows != a.rows || d.cols != b.cols) {
+      fail("A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", B " +
+           std::to_string(b.rows) + " x " + std::to_string(b.cols) + ", D " +
+           std::to_string(d.rows) + " x " + std::to_string(d.cols));
+    }
+    if (!(a.format == datapath.input) || !(b.format == datapath.input)) {
+      fail("A and B must hold the datapath's input format " + std::string(datapath.input.name));
+    }
+    if (!(d.format == datapath.accumulator) || (c && !(c->format == datapath.accumulator))) {
+      fail("C and D must hold the accumulator format " + std::string(datapath.accumulator.name));
+    }
+    if (c && (c->rows != d.rows || c->cols != d.cols)) fail("C and D differ in shape");
+    const bool reads_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
+    if (reads_c && !c) fail("C is required (beta != 0 or C is the initial accumulator)");
+    if (options.c_input == CInput::initial_accumulator &&
+        (options.alpha != 1.0f || options.beta != 1.0f)) {
+      fail("alpha and beta must be 1 when C is the initial accumulator");
+    }
+    if (a.rows > INT32_MAX || b.cols > INT32_MAX || a.cols > INT32_MAX) {
+      fail("dimensions past 2^31 - 1 are not supported");
+    }
+  }
+
+  // The device's mma.sync is the only datapath the tiled kernel computes.
+  void check_mma_sync_datapath(const Datapath& datapath) const {
+    check_mma_sync(datapath.input, datapath.accumulator);
+    const std::string arch = device_.arch_preset();
+    const Datapath hardware = preset(arch, datapath.input, datapath.accumulator, "mma.sync");
+    if (!(datapath == hardware)) {
+      throw std::invalid_argument(
+          name() + ": the GPU's mma.sync computes the " + arch + " preset (" + describe(hardware) +
+          "), not " + describe(datapath) + "; use the emulator backend for other datapaths");
+    }
+  }
+
+  // Bytes of k a packed row holds: k rounded up to the tiled kernel's 128-byte pieces.
+  static std::size_t packed_row_bytes(const BufferMatrix& x, bool columns, int element_bytes) {
+    const std::int64_t k = columns ? x.rows : x.cols;
+    return round_up(static_cast<std::size_t>(k) * element_bytes, detail::kTileBytes);
+  }
+
+  // A (or B's columns, `columns`) as k-contiguous rows read in place: possible when the layout
+  // already is k-contiguous, k ends on an instruction boundary (no zero padding is needed), rows
+  // are 16-byte aligned and every row can be read to its next 128 bytes inside the buffer.
+  static std::optional<detail::KRows> in_place_k_rows(const BufferMatrix& x, bool columns,
+                                                      int element_bytes, int k_per_instruction) {
+    const std::int64_t rows = columns ? x.cols : x.rows;
+    const std::int64_t k = columns ? x.rows : x.cols;
+    const bool k_contiguous = (x.layout == Layout::row_major) != columns;
+    const std::size_t readable = packed_row_bytes(x, columns, element_bytes);
+    const auto ld_bytes = static_cast<std::size_t>(x.ld) * element_bytes;
+    const auto address = reinterpret_cast<std::uintptr_t>(x.buffer->address()) + x.offset_bytes;
+    const bool usable = k_contiguous && k % k_per_instruction == 0 && ld_bytes % 16 == 0 &&
+                        address % 16 == 0 && ld_bytes >= readable &&
+                        x.offset_bytes + (rows - 1) * ld_bytes + readable <= x.buffer->bytes();
+    if (!usable) return std::nullopt;
+    return detail::KRows{reinterpret_cast<const void*>(address),
+                         static_cast<std::int64_t>(ld_bytes)};
+  }
+
+  // Packs A (or B's columns) into k-contiguous rows at `at`, zero padded.
+  static detail::KRows packed_k_rows(const BufferMatrix& x, bool columns, unsigned char* at,
+                                     int element_bytes) {
+    const std::size_t row_bytes = packed_row_bytes(x, columns, element_bytes);
+    detail::pack_k_rows(detail::device_matrix(x), columns, columns ? x.cols : x.rows,
+                        columns ? x.rows : x.cols, at,
+                        static_cast<std::int64_t>(row_bytes / element_bytes));
+    return {at, static_cast<std::int64_t>(row_bytes)};
+  }
+
+  void run_tiled(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                 const BufferMatrix& b, const std::optional<DeviceMatrix>& c,
+                 const BufferMatrix& d) {
+    check_mma_sync_datapath(datapath);
+    const detail::Instruction instruction =
+        detail::mma_sync_instruction(datapath.input, datapath.accumulator);
+    const int k_per_instruction = detail::instruction_k(instruction);
+    if (options.takeout_every_k < 0 || options.takeout_every_k % k_per_instruction != 0) {
+      throw std::invalid_argument(name() +
+                                  ": takeout_every_k = " + std::to_string(options.takeout_every_k) +
+                                  " is not a non-negative multiple of the instruction's k = " +
+                                  std::to_string(k_per_instruction));
+    }
+    if (options.takeout_every_k > 0 && !(datapath.accumulator == formats::fp32)) {
+      throw std::invalid_argument(name() + ": takeout_every_k needs an fp32 accumulator");
+    }
+    const int bytes = detail::input_bytes(instruction);
+    const auto a_in_place = in_place_k_rows(a, false, bytes, k_per_instruction);
+    const auto b_in_place = in_place_k_rows(b, true, bytes, k_per_instruction);
+    const std::size_t a_bytes =
+        a_in_place ? 0 : static_cast<std::size_t>(a.rows) * packed_row_bytes(a, false, bytes);
+    const std::size_t b_bytes =
+        b_in_place ? 0 : static_cast<std::size_t>(b.cols) * packed_row_bytes(b, true, bytes);
+    unsigned char* packed =
+        a_bytes + b_bytes > 0 ? static_cast<unsigned char*>(scratch(a_bytes + b_bytes)) : nullptr;
+    const detail::KRows a_rows = a_in_place ? *a_in_place : packed_k_rows(a, false, packed, bytes);
+    const detail::KRows b_rows =
+        b_in_place ? *b_in_place : packed_k_rows(b, true, packed + a_bytes, bytes);
+    const DeviceMatrix out = detail::device_matrix(d);
+    const bool reads_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
+    detail::TiledGemmArguments args{};
+    args.m = static_cast<int>(a.rows);
+    args.n = static_cast<int>(b.cols);
+    args.k = static_cast<int>(a.cols);
+    args.a = a_rows;
+    args.b = b_rows;
+    args.c = reads_c ? detail::AccumulatorMatrix{c->data, c->ld, c->row_major}
+                     : detail::AccumulatorMatrix{nullptr, 0, true};
+    args.d = {out.data, out.ld, out.row_major};
+    args.c_is_initial_accumulator = options.c_input == CInput::initial_accumulator;
+    args.alpha = options.alpha;
+    args.beta = options.beta;
+    args.takeout_instructions = static_cast<int>(options.takeout_every_k / k_per_instruction);
+    detail::launch_tiled_mma_gemm(instruction, args, nullptr);
+  }
+
+  // Device scratch of at least `bytes`, kept between calls; growing it drops its contents.
+  void* scratch(std::size_t bytes) {
+    if (bytes > scratch_bytes_) {
+      TCEMU_CUDA_CHECK(cudaDeviceSynchronize());  // kernels still reading the old block
+      if (scratch_ != nullptr) TCEMU_CUDA_CHECK(cudaFree(scratch_));
+      scratch_ = nullptr;
+      scratch_bytes_ = 0;
+      scratch_ = allocate_bytes(bytes);
+      scratch_bytes_ = bytes;
+    }
+    return scratch_;
+  }
+
+  GemmEngine engine_;
+  DeviceInfo device_{};
+  cublasHandle_t cublas_ = nullptr;
+  void* scratch_ = nullptr;
+  std::size_t scratch_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_gpu_backend(const GpuBackendOptions& options) {
+  return std::make_unique<GpuBackend>(options);
+}
+
+}  // namespace tcemu::gpu

@@ -1,0 +1,362 @@
+// The tiled mma.sync GEMM of tiled_mma_gemm.hpp. One kernel for every input format: operands are
+// handled as bytes, because every mma.sync shape reads 32 bytes of k per row (16 fp16/bf16,
+// 8 tf32, 32 fp8) and ldmatrix hands each lane the 32-bit word that the PTX fragment layouts
+// give it for all three element sizes (see load_fragments).
+//
+// Thread block: a bm x bn tile of D, warps_m x warps_n warps, each warp a (16 m_tiles) x
+// (8 n_tiles) tile. k goes through shared memory in 128-byte pieces per row (kTileBytes), in a
+// `stages`-deep cp.async pipeline.
+#include <cuda_runtime.h>
+
+#include <tcemu/emulator/convert.hpp>
+
+#include "cuda_check.hpp"
+#include "tiled_mma_gemm.hpp"
+
+namespace tcemu::gpu::detail {
+
+namespace {
+
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages>
+struct TileConfig {
+  static constexpr int bm = BlockM, bn = BlockN, warps_m = WarpsM, warps_n = WarpsN;
+  static constexpr int stages = Stages;
+  static constexpr int threads = 32 * warps_m * warps_n;
+  static constexpr int wm = bm / warps_m, wn = bn / warps_n;
+  static constexpr int m_tiles = wm / 16, n_tiles = wn / 8;
+  static constexpr int stage_bytes = (bm + bn) * kTileBytes;
+  static constexpr int smem_bytes = stages * stage_bytes;
+  static_assert(wm % 16 == 0 && wn % 16 == 0, "ldmatrix.x4 loads B for two n8 tiles at a time");
+  static_assert((bm * kTileBytes / 16) % threads == 0 && (bn * kTileBytes / 16) % threads == 0);
+};
+// Warp tile 64 x 64: 128 accumulator registers per thread; 192 KiB of shared memory (sm_90).
+using WideTiles = TileConfig<128, 256, 2, 4, 4>;
+// Warp tile 64 x 32: leaves room for the take-out registers; 96 KiB (fits sm_89's 99 KiB).
+using NarrowTiles = TileConfig<128, 128, 2, 4, 3>;
+
+constexpr int kStepsPerTile = kTileBytes / 32;  // instructions per k tile (32 bytes of k each)
+
+__device__ inline unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// A stage holds rows of kTileBytes bytes. 16-byte chunk c of row r is stored at chunk c ^ (r & 7):
+// a row spans all 32 banks, and the 8 rows that one ldmatrix phase reads (one logical chunk of 8
+// consecutive rows) then sit in 8 distinct chunk positions, so the phase has no bank conflict.
+__device__ inline int swizzled(int row, int chunk) {
+  return row * kTileBytes + ((chunk ^ (row & 7)) << 4);
+}
+
+__device__ inline void cp_async_16(unsigned destination, const void* source, bool valid) {
+  // src-size 0 fills the 16 bytes with zeros without reading: rows past m or n.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(destination), "l"(source),
+               "r"(valid ? 16 : 0));
+}
+__device__ inline void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int Pending>
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+__device__ inline void ldmatrix_x4(unsigned (&r)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+// Rows [first_row, first_row + Rows) of an operand, bytes [k_byte, k_byte + kTileBytes), into
+// the stage at `stage`.
+template <class Config, int Rows>
+__device__ void load_rows(unsigned stage, const KRows& x, int first_row, int row_limit,
+                          std::int64_t k_byte) {
+  constexpr int chunks_per_row = kTileBytes / 16;
+  constexpr int per_thread = Rows * chunks_per_row / Config::threads;
+#pragma unroll
+  for (int i = 0; i < per_thread; ++i) {
+    const int index = static_cast<int>(threadIdx.x) + i * Config::threads;
+    const int row = index / chunks_per_row, chunk = index % chunks_per_row;
+    const bool valid = first_row + row < row_limit;
+    const char* source = static_cast<const char*>(x.data);
+    if (valid) source += (first_row + row) * x.ld_bytes + k_byte + chunk * 16;
+    cp_async_16(stage + swizzled(row, chunk), source, valid);
+  }
+}
+
+// The fragments of instruction `step` of a k tile. ldmatrix.x4 gives lane 4g+t word t of row g of
+// each of its four 8-row matrices. For A (rows = m) the four matrices are (m 0-7, bytes 0-15),
+// (m 8-15, bytes 0-15), (m 0-7, bytes 16-31), (m 8-15, bytes 16-31) of the instruction's 32 bytes:
+// registers a0..a3 of the PTX layouts of m16n8k16 (fp16/bf16: elements 2t, 2t+1 and 2t+8, 2t+9),
+// m16n8k8 (tf32: elements t and t+4) and m16n8k32 (fp8: elements 4t..4t+3 and 4t+16..4t+19).
+// For B (rows = n) they are (n 0-7, bytes 0-15), (n 0-7, bytes 16-31), (n 8-15, bytes 0-15),
+// (n 8-15, bytes 16-31): b0, b1 of two n8 tiles.
+template <class Config>
+__device__ void load_fragments(unsigned a_stage, unsigned b_stage, int step, int warp_m, int warp_n,
+                               unsigned (&fa)[Config::m_tiles][4],
+                               unsigned (&fb)[Config::n_tiles][2]) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+#pragma unroll
+  for (int mt = 0; mt < Config::m_tiles; ++mt) {
+    const int row = warp_m * Config::wm + mt * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
+    ldmatrix_x4(fa[mt], a_stage + swizzled(row, 2 * step + lane / 16));
+  }
+#pragma unroll
+  for (int pair = 0; pair < Config::n_tiles / 2; ++pair) {
+    const int row = warp_n * Config::wn + pair * 16 + (lane % 8) + 8 * (lane / 16);
+    unsigned r[4];
+    ldmatrix_x4(r, b_stage + swizzled(row, 2 * step + (lane / 8) % 2));
+    fb[2 * pair][0] = r[0];
+    fb[2 * pair][1] = r[1];
+    fb[2 * pair + 1][0] = r[2];
+    fb[2 * pair + 1][1] = r[3];
+  }
+}
+
+__device__ inline std::int64_t element_index(const AccumulatorMatrix& x, int row, int col) {
+  return x.row_major ? row * x.ld + col : col * x.ld + row;
+}
+
+template <bool HalfAccumulator>
+__device__ inline std::uint32_t load_accumulator(const AccumulatorMatrix& x, int row, int col) {
+  const std::int64_t i = element_index(x, row, col);
+  if constexpr (HalfAccumulator) return static_cast<const std::uint16_t*>(x.data)[i];
+  return static_cast<const std::uint32_t*>(x.data)[i];
+}
+
+template <bool HalfAccumulator>
+__device__ inline void store_accumulator(const AccumulatorMatrix& x, int row, int col,
+                                         std::uint32_t bits) {
+  const std::int64_t i = element_index(x, row, col);
+  if constexpr (HalfAccumulator) {
+    static_cast<std::uint16_t*>(x.data)[i] = static_cast<std::uint16_t>(bits);
+  } else {
+    static_cast<std::uint32_t*>(x.data)[i] = bits;
+  }
+}
+
+// Slot e of a lane's accumulator registers for one 16 x 8 tile is element
+// (group + 8 (e / 2), 2 tig + e % 2); an fp16 accumulator packs slots 2r and 2r + 1 into register
+// r.
+template <bool HalfAccumulator>
+__device__ inline std::uint32_t slot(const unsigned (&tile)[4], int e) {
+  if constexpr (HalfAccumulator) return (tile[e >> 1] >> (16 * (e & 1))) & 0xFFFFu;
+  return tile[e];
+}
+
+template <Instruction I, class Config, bool Takeout>
+__global__ void __launch_bounds__(Config::threads, 1)
+    tiled_mma_gemm(const TiledGemmArguments args) {
+  extern __shared__ __align__(128) unsigned char shared[];
+  constexpr bool half = fp16_accumulator(I);
+  static_assert(!(Takeout && half), "the take-out add is an fp32 add");
+  constexpr int in_bytes = input_bytes(I);
+  constexpr int k_per_instruction = instruction_k(I);
+
+  // Thread blocks walk D in groups of 8 block rows, so that blocks running together share
+  // their A and B tiles in L2.
+  const int blocks_m = (args.m + Config::bm - 1) / Config::bm;
+  const int blocks_n = (args.n + Config::bn - 1) / Config::bn;
+  constexpr int group_rows = 8;
+  const int id = static_cast<int>(blockIdx.x);
+  const int per_group = group_rows * blocks_n;
+  const int first_m = id / per_group * group_rows;
+  const int group_size = min(blocks_m - first_m, group_rows);
+  const int block_m = first_m + id % per_group % group_size;
+  const int block_n = id % per_group / group_size;
+  const int row0 = block_m * Config::bm, col0 = block_n * Config::bn;
+
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
+  const int warp_m = warp / Config::warps_n, warp_n = warp % Config::warps_n;
+  const int group = lane / 4, tig = lane % 4;
+  const auto row_of = [&](int mt, int e) {
+    return row0 + warp_m * Config::wm + mt * 16 + group + 8 * (e >> 1);
+  };
+  const auto col_of = [&](int nt, int e) {
+    return col0 + warp_n * Config::wn + nt * 8 + 2 * tig + (e & 1);
+  };
+
+  unsigned acc[Config::m_tiles][Config::n_tiles][4];
+  float outside[Takeout ? Config::m_tiles : 1][Takeout ? Config::n_tiles : 1][4];
+#pragma unroll
+  for (int mt = 0; mt < Config::m_tiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < Config::n_tiles; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        acc[mt][nt][e] = 0;
+        if constexpr (Takeout) outside[mt][nt][e] = 0.0f;
+      }
+      if (!args.c_is_initial_accumulator) continue;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int row = row_of(mt, e), col = col_of(nt, e);
+        if (row >= args.m || col >= args.n) continue;
+        const std::uint32_t c = load_accumulator<half>(args.c, row, col);
+        if constexpr (Takeout) {
+          outside[mt][nt][e] = __uint_as_float(c);
+        } else if constexpr (half) {
+          acc[mt][nt][e >> 1] |= c << (16 * (e & 1));
+        } else {
+          acc[mt][nt][e] = c;
+        }
+      }
+    }
+  }
+
+  const unsigned base = shared_address(shared);
+  const std::int64_t k_bytes = static_cast<std::int64_t>(args.k) * in_bytes;
+  const int k_tiles = static_cast<int>((k_bytes + kTileBytes - 1) / kTileBytes);
+  const int instructions = (args.k + k_per_instruction - 1) / k_per_instruction;
+  const auto load_tile = [&](int stage, int tile) {
+    const unsigned a_stage = base + stage * Config::stage_bytes;
+    const std::int64_t k_byte = static_cast<std::int64_t>(tile) * kTileBytes;
+    load_rows<Config, Config::bm>(a_stage, args.a, row0, args.m, k_byte);
+    load_rows<Config, Config::bn>(a_stage + Config::bm * kTileBytes, args.b, col0, args.n, k_byte);
+  };
+
+#pragma unroll
+  for (int s = 0; s < Config::stages - 1; ++s) {
+    if (s < k_tiles) load_tile(s, s);
+    cp_async_commit();
+  }
+  for (int tile = 0; tile < k_tiles; ++tile) {
+    cp_async_wait<Config::stages - 2>();
+    __syncthreads();  // tile's stage is complete, and every warp is done with the stage refilled
+    const int next = tile + Config::stages - 1;
+    if (next < k_tiles) load_tile(next % Config::stages, next);
+    cp_async_commit();
+
+    const unsigned a_stage = base + (tile % Config::stages) * Config::stage_bytes;
+    const unsigned b_stage = a_stage + Config::bm * kTileBytes;
+    // Fragments are double-buffered: step + 1's ldmatrix runs while step's mma do.
+    unsigned fa[2][Config::m_tiles][4], fb[2][Config::n_tiles][2];
+    load_fragments<Config>(a_stage, b_stage, 0, warp_m, warp_n, fa[0], fb[0]);
+    const bool whole_tile = (tile + 1) * kStepsPerTile <= instructions;
+#pragma unroll
+    for (int step = 0; step < kStepsPerTile; ++step) {
+      if (step + 1 < kStepsPerTile) {
+        load_fragments<Config>(a_stage, b_stage, step + 1, warp_m, warp_n, fa[(step + 1) % 2],
+                               fb[(step + 1) % 2]);
+      }
+      const int instruction = tile * kStepsPerTile + step;
+      if (!whole_tile && instruction >= instructions) continue;  // past k: nothing is issued
+#pragma unroll
+      for (int mt = 0; mt < Config::m_tiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < Config::n_tiles; ++nt) {
+          mma<I>(fa[step % 2][mt], fb[step % 2][nt], acc[mt][nt], acc[mt][nt]);
+        }
+      }
+      if constexpr (Takeout) {
+        if ((instruction + 1) % args.takeout_instructions == 0 || instruction + 1 == instructions) {
+#pragma unroll
+          for (int mt = 0; mt < Config::m_tiles; ++mt) {
+#pragma unroll
+            for (int nt = 0; nt < Config::n_tiles; ++nt) {
+#pragma unroll
+              for (int e = 0; e < 4; ++e) {
+                outside[mt][nt][e] = __fadd_rn(outside[mt][nt][e], __uint_as_float(acc[mt][nt][e]));
+                acc[mt][nt][e] = 0;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+
+#pragma unroll
+  for (int mt = 0; mt < Config::m_tiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < Config::n_tiles; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int row = row_of(mt, e), col = col_of(nt, e);
+        if (row >= args.m || col >= args.n) continue;
+        std::uint32_t bits;
+        if constexpr (Takeout) {
+          bits = __float_as_uint(outside[mt][nt][e]);
+        } else {
+          bits = slot<half>(acc[mt][nt], e);
+        }
+        if (!args.c_is_initial_accumulator) {
+          // The epilogue of emulated_gemm (CInput::epilogue), in the same fp32 operations.
+          // (Device copies of the formats: namespace-scope constants live on the host.)
+          constexpr FloatFormat fp16 = formats::fp16, fp32 = formats::fp32;
+          const float x = half ? __uint_as_float(convert(fp16, fp32, bits, Rounding::nearest_even))
+                               : __uint_as_float(bits);
+          float result;
+          if (args.c.data == nullptr) {
+            result = __fmul_rn(args.alpha, x);
+          } else {
+            const std::uint32_t c = load_accumulator<half>(args.c, row, col);
+            const float c_value =
+                half ? __uint_as_float(convert(fp16, fp32, c, Rounding::nearest_even))
+                     : __uint_as_float(c);
+            result = __fmaf_rn(args.alpha, x, __fmul_rn(args.beta, c_value));
+          }
+          bits = half ? convert(fp32, fp16, __float_as_uint(result), Rounding::nearest_even)
+                      : __float_as_uint(result);
+        }
+        store_accumulator<half>(args.d, row, col, bits);
+      }
+    }
+  }
+}
+
+template <Instruction I, class Config, bool Takeout>
+void launch(const TiledGemmArguments& args, cudaStream_t stream) {
+  const auto kernel = tiled_mma_gemm<I, Config, Takeout>;
+  TCEMU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        Config::smem_bytes));
+  const long long blocks = static_cast<long long>((args.m + Config::bm - 1) / Config::bm) *
+                           ((args.n + Config::bn - 1) / Config::bn);
+  kernel<<<static_cast<unsigned>(blocks), Config::threads, Config::smem_bytes, stream>>>(args);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+template <Instruction I>
+void launch_for(const TiledGemmArguments& args, cudaStream_t stream) {
+  if constexpr (fp16_accumulator(I)) {
+    if (args.takeout_instructions > 0) {
+      throw std::invalid_argument("the take-out add needs an fp32 accumulator");
+    }
+  } else {
+    if (args.takeout_instructions > 0) return launch<I, NarrowTiles, true>(args, stream);
+  }
+  int device = 0, shared_limit = 0;
+  TCEMU_CUDA_CHECK(cudaGetDevice(&device));
+  TCEMU_CUDA_CHECK(
+      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (shared_limit >= WideTiles::smem_bytes) return launch<I, WideTiles, false>(args, stream);
+  launch<I, NarrowTiles, false>(args, stream);
+}
+
+}  // namespace
+
+void launch_tiled_mma_gemm(Instruction instruction, const TiledGemmArguments& args,
+                           cudaStream_t stream) {
+  if (args.m == 0 || args.n == 0) return;
+  switch (instruction) {
+    case Instruction::f16_f32:
+      return launch_for<Instruction::f16_f32>(args, stream);
+    case Instruction::f16_f16:
+      return launch_for<Instruction::f16_f16>(args, stream);
+    case Instruction::bf16_f32:
+      return launch_for<Instruction::bf16_f32>(args, stream);
+    case Instruction::tf32_f32:
+      return launch_for<Instruction::tf32_f32>(args, stream);
+    case Instruction::e4m3_f32:
+      return launch_for<Instruction::e4m3_f32>(args, stream);
+    case Instruction::e4m3_f16:
+      return launch_for<Instruction::e4m3_f16>(args, stream);
+    case Instruction::e5m2_f32:
+      return launch_for<Instruction::e5m2_f32>(args, stream);
+    case Instruction::e5m2_f16:
+      return launch_for<Instruction::e5m2_f16>(args, stream);
+  }
+}
+
+}  // namespace tcemu::gpu::detail

@@ -1,0 +1,330 @@
+// The GPU backend against the emulator backend (issue 3): our tiled mma.sync kernel gives the
+// bits of the emulated GEMM with the GPU's preset on whole matrices (1024^3 and odd sizes such as
+// 1000 x 77 x 333, every layout, both ways of C entering, take-out, special values), the device
+// conversions give the emulator's bits, cuBLAS agrees wherever the order of summation cannot
+// matter, and bad requests get errors that name the problem.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/backend.hpp>
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/gpu/mma_runner.hpp>
+
+namespace tcemu {
+namespace {
+
+// A host matrix of bit patterns with its own layout and padded leading dimension.
+struct HostMatrix {
+  FloatFormat format;
+  std::int64_t rows, cols, ld;
+  Layout layout;
+  std::vector<unsigned char> bytes;
+
+  HostMatrix(FloatFormat f, std::int64_t r, std::int64_t c, Layout l, std::int64_t extra_ld = 0)
+      : format(f),
+        rows(r),
+        cols(c),
+        ld(std::max<std::int64_t>(1, l == Layout::row_major ? c : r) + extra_ld),
+        layout(l),
+        bytes(static_cast<std::size_t>(
+                  std::max<std::int64_t>(1, (l == Layout::row_major ? r : c) * ld)) *
+              container_bytes(f)) {}
+  MatrixView view() { return {{bytes.data(), format, rows, cols, ld, layout}}; }
+};
+
+// The papers' inputs (rand - 0.5) * exp(phi * randn) rounded to the format, with a fraction
+// `special` of zeros of both signs, subnormals, Inf and NaN.
+void fill(HostMatrix& x, std::mt19937_64& rng, double phi, double special = 0.0) {
+  std::uniform_real_distribution<double> uniform(-0.5, 0.5), unit(0.0, 1.0);
+  std::normal_distribution<double> normal;
+  const MatrixView v = x.view();
+  for (std::int64_t i = 0; i < x.rows; ++i) {
+    for (std::int64_t j = 0; j < x.cols; ++j) {
+      std::uint32_t bits = convert(formats::fp32, x.format,
+                                   std::bit_cast<std::uint32_t>(static_cast<float>(
+                                       uniform(rng) * std::exp(phi * normal(rng)))),
+                                   Rounding::nearest_even);
+      if (unit(rng) < special) {
+        const std::uint32_t exponent_mask = ((1u << x.format.exponent_bits) - 1)
+                                            << (x.format.fraction_bits + x.format.padding_bits);
+        const std::uint32_t sign = x.format.sign_mask() << x.format.padding_bits;
+        switch (rng() % 4) {
+          case 0:
+            bits &= sign;
+            break;  // signed zero
+          case 1:
+            bits &= ~exponent_mask;
+            break;  // subnormal
+          case 2:
+            bits = encode_infinity(x.format, rng() % 2);
+            break;
+          default:
+            bits = convert(formats::fp32, x.format, 0x7FC00000u, Rounding::nearest_even);
+        }
+      }
+      v.set(i, j, bits);
+    }
+  }
+}
+
+struct OnBackend {
+  Buffer buffer;
+  BufferMatrix matrix;
+};
+
+OnBackend put(Backend& backend, const HostMatrix& x) {
+  OnBackend out{backend.allocate(x.bytes.size()), {}};
+  backend.copy_in(x.bytes.data(), out.buffer, x.bytes.size());
+  out.matrix = {&out.buffer, 0, x.format, x.rows, x.cols, x.ld, x.layout};
+  return out;
+}
+
+std::vector<unsigned char> take(const Backend& backend, const OnBackend& x) {
+  std::vector<unsigned char> out(x.buffer.bytes());
+  backend.copy_out(x.buffer, out.data(), out.size());
+  return out;
+}
+
+std::string skip_reason() {
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) return "no CUDA device: " + why;
+  if (devices.front().arch_preset().empty())
+    return "no emulator preset for " + devices.front().name;
+  return "";
+}
+
+// D of one GEMM on both backends; returns the number of differing elements.
+std::size_t differing_elements(Backend& gpu, const Datapath& dp, const GemmOptions& options,
+                               const HostMatrix& a, const HostMatrix& b, const HostMatrix& c,
+                               HostMatrix d) {
+  const auto emulator = make_emulator_backend();
+  const bool with_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
+  std::vector<unsigned char> results[2];
+  Backend* backends[2] = {&gpu, emulator.get()};
+  for (int which = 0; which < 2; ++which) {
+    Backend& be = *backends[which];
+    const OnBackend ba = put(be, a), bb = put(be, b), bc = put(be, c), bd = put(be, d);
+    std::optional<BufferMatrix> c_matrix;
+    if (with_c) c_matrix = bc.matrix;
+    be.mma_gemm(dp, options, ba.matrix, bb.matrix, c_matrix, bd.matrix);
+    results[which] = take(be, bd);
+  }
+  std::size_t differ = 0;
+  HostMatrix got = d, want = d;
+  got.bytes = results[0];
+  want.bytes = results[1];
+  for (std::int64_t i = 0; i < d.rows; ++i) {
+    for (std::int64_t j = 0; j < d.cols; ++j)
+      differ += got.view().get(i, j) != want.view().get(i, j);
+  }
+  return differ;
+}
+
+std::vector<std::pair<FloatFormat, FloatFormat>> pairs_of_this_gpu() {
+  const auto device = gpu::list_devices().front();
+  return gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
+}
+
+TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = gpu::make_gpu_backend();
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  std::mt19937_64 rng(11);
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  for (const Shape s : {Shape{1024, 1024, 1024}, Shape{1000, 77, 333}}) {
+    for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
+      const Datapath dp = preset(arch, input, accumulator, "mma.sync");
+      HostMatrix a(input, s.m, s.k, Layout::row_major), b(input, s.k, s.n, Layout::column_major);
+      HostMatrix c(accumulator, s.m, s.n, Layout::row_major),
+          d(accumulator, s.m, s.n, Layout::row_major);
+      fill(a, rng, 1.0);
+      fill(b, rng, 1.0);
+      fill(c, rng, 1.0);
+      const std::size_t differ = differing_elements(
+          *gpu, dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator}, a, b, c, d);
+      EXPECT_EQ(differ, 0u) << input.name << " -> " << accumulator.name;
+      std::printf(
+          "%s tiled mma.sync GEMM %lld x %lld x %lld %s -> %s, C initial: %zu of %lld "
+          "elements differ\n",
+          arch.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n),
+          static_cast<long long>(s.k), std::string(input.name).c_str(),
+          std::string(accumulator.name).c_str(), differ, static_cast<long long>(s.m * s.n));
+    }
+  }
+}
+
+// Every layout and padded leading dimension, the alpha/beta epilogue, take-out, k tails and
+// special values.
+TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = gpu::make_gpu_backend();
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  std::mt19937_64 rng(5);
+  for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
+    const Datapath dp = preset(arch, input, accumulator, "mma.sync");
+    const bool fp32 = accumulator == formats::fp32;
+    std::vector<GemmOptions> options = {{.alpha = 1.0f, .beta = 0.0f},
+                                        {.alpha = -1.5f, .beta = 0.75f},
+                                        {.beta = 1.0f, .c_input = CInput::initial_accumulator}};
+    if (fp32) {
+      options.push_back({.alpha = 2.0f, .beta = -1.0f, .takeout_every_k = dp.instruction_k});
+      options.push_back({.beta = 1.0f,
+                         .c_input = CInput::initial_accumulator,
+                         .takeout_every_k = 4 * dp.instruction_k});
+    }
+    for (const Layout la : {Layout::row_major, Layout::column_major}) {
+      for (const Layout lb : {Layout::row_major, Layout::column_major}) {
+        for (const std::int64_t k : {std::int64_t{0}, std::int64_t{5},
+                                     3 * std::int64_t{dp.instruction_k}, std::int64_t{301}}) {
+          const std::int64_t m = 131, n = 67;
+          HostMatrix a(input, m, k, la, 3), b(input, k, n, lb, 1);
+          HostMatrix c(accumulator, m, n, lb, 2), d(accumulator, m, n, la, 1);
+          fill(a, rng, 2.0, 0.02);
+          fill(b, rng, 2.0, 0.02);
+          fill(c, rng, 2.0, 0.02);
+          for (const GemmOptions& o : options) {
+            EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
+                << input.name << " -> " << accumulator.name << " k=" << k << " A "
+                << (la == Layout::row_major ? "row" : "col") << " B "
+                << (lb == Layout::row_major ? "row" : "col") << " alpha=" << o.alpha
+                << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuBackend, ConvertGivesTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = gpu::make_gpu_backend();
+  const FloatFormat all[] = {formats::fp32, formats::fp16, formats::bf16,
+                             formats::tf32, formats::e4m3, formats::e5m2};
+  std::mt19937_64 rng(9);
+  for (const FloatFormat& from : all) {
+    HostMatrix src(from, 257, 129, Layout::row_major, 3);
+    const MatrixView v = src.view();
+    for (std::int64_t i = 0; i < src.rows; ++i) {
+      for (std::int64_t j = 0; j < src.cols; ++j) {
+        v.set(
+            i, j,
+            static_cast<std::uint32_t>(rng()) &
+                ((from.container_bits() == 32 ? 0xFFFFFFFFu : (1u << from.container_bits()) - 1)));
+      }
+    }
+    const OnBackend on_gpu = put(*gpu, src);
+    for (const FloatFormat& to : all) {
+      for (const Rounding rounding : {Rounding::nearest_even, Rounding::toward_zero}) {
+        HostMatrix dst(to, src.rows, src.cols, Layout::column_major, 1);
+        OnBackend out = put(*gpu, dst);
+        gpu->convert(on_gpu.matrix, out.matrix, rounding);
+        dst.bytes = take(*gpu, out);
+        std::size_t differ = 0;
+        for (std::int64_t i = 0; i < src.rows; ++i) {
+          for (std::int64_t j = 0; j < src.cols; ++j) {
+            differ += dst.view().get(i, j) != convert(from, to, v.get(i, j), rounding);
+          }
+        }
+        EXPECT_EQ(differ, 0u) << from.name << " -> " << to.name;
+      }
+    }
+  }
+}
+
+// Small integers: every product and partial sum is exact in fp32, so cuBLAS's own order of
+// summation cannot change a bit, and its result must be the emulator's.
+TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  std::mt19937_64 rng(2);
+  for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32}) {
+    const Datapath dp = preset(arch, input, formats::fp32, "mma.sync");
+    for (const Layout la : {Layout::row_major, Layout::column_major}) {
+      for (const Layout ld : {Layout::row_major, Layout::column_major}) {
+        const std::int64_t m = 97, n = 45, k = 200;
+        HostMatrix a(input, m, k, la, 2), b(input, k, n, Layout::row_major);
+        HostMatrix c(formats::fp32, m, n, ld), d(formats::fp32, m, n, ld, 1);
+        for (HostMatrix* x : {&a, &b, &c}) {
+          const MatrixView v = x->view();
+          for (std::int64_t i = 0; i < x->rows; ++i) {
+            for (std::int64_t j = 0; j < x->cols; ++j) {
+              const auto value = static_cast<float>(static_cast<int>(rng() % 17) - 8);
+              v.set(i, j,
+                    convert(formats::fp32, x->format, std::bit_cast<std::uint32_t>(value),
+                            Rounding::nearest_even));
+            }
+          }
+        }
+        EXPECT_EQ(differing_elements(*gpu, dp, {.alpha = 2.0f, .beta = -1.0f}, a, b, c, d), 0u)
+            << input.name;
+      }
+    }
+  }
+}
+
+std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(GpuBackend, BadRequestsAreNamed) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = gpu::make_gpu_backend();
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  EXPECT_NE(error_of([&] { gpu->allocate(std::size_t{1} << 50); }).find("out of device memory"),
+            std::string::npos);
+  HostMatrix a(formats::fp16, 32, 32, Layout::row_major), b = a;
+  HostMatrix d(formats::fp32, 32, 32, Layout::row_major);
+  const OnBackend ba = put(*gpu, a), bb = put(*gpu, b), bd = put(*gpu, d);
+  Datapath rn = preset(arch, formats::fp16, formats::fp32, "mma.sync");
+  rn.block_rounding = Rounding::nearest_even;
+  EXPECT_NE(error_of([&] {
+              gpu->mma_gemm(rn, {}, ba.matrix, bb.matrix, std::nullopt, bd.matrix);
+            }).find("mma.sync computes the " + arch + " preset"),
+            std::string::npos);
+  const Datapath dp = preset(arch, formats::fp16, formats::fp32, "mma.sync");
+  EXPECT_NE(error_of([&] {
+              gpu->mma_gemm(dp, {.takeout_every_k = 24}, ba.matrix, bb.matrix, std::nullopt,
+                            bd.matrix);
+            }).find("takeout_every_k = 24"),
+            std::string::npos);
+  const auto cublas = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const OnBackend ca = put(*cublas, a), cb = put(*cublas, b), cd = put(*cublas, d);
+  EXPECT_NE(error_of([&] {
+              cublas->mma_gemm(dp, {.takeout_every_k = 16}, ca.matrix, cb.matrix, std::nullopt,
+                               cd.matrix);
+            }).find("cannot take results out"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { gpu::make_gpu_backend({.device = 99}); }).find("no CUDA device 99"),
+            std::string::npos);
+}
+
+TEST(GpuBackend, WithoutADeviceTheFactoryExplains) {
+  std::string why;
+  if (!gpu::list_devices(&why).empty()) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_NE(error_of([] { gpu::make_gpu_backend(); }).find("no CUDA device"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tcemu
