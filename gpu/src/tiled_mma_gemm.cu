@@ -89,28 +89,24 @@ __device__ void load_rows(unsigned stage, const KRows& x, int first_row, int row
 // (m 8-15, bytes 0-15), (m 0-7, bytes 16-31), (m 8-15, bytes 16-31) of the instruction's 32 bytes:
 // registers a0..a3 of the PTX layouts of m16n8k16 (fp16/bf16: elements 2t, 2t+1 and 2t+8, 2t+9),
 // m16n8k8 (tf32: elements t and t+4) and m16n8k32 (fp8: elements 4t..4t+3 and 4t+16..4t+19).
-// For B (rows = n) they are (n 0-7, bytes 0-15), (n 0-7, bytes 16-31), (n 8-15, bytes 0-15),
-// (n 8-15, bytes 16-31): b0, b1 of two n8 tiles.
 template <class Config>
-__device__ void load_fragments(unsigned a_stage, unsigned b_stage, int step, int warp_m, int warp_n,
-                               unsigned (&fa)[Config::m_tiles][4],
-                               unsigned (&fb)[Config::n_tiles][2]) {
+__device__ void load_a_fragments(unsigned a_stage, int step, int warp_m,
+                                 unsigned (&fa)[Config::m_tiles][4]) {
   const int lane = static_cast<int>(threadIdx.x % 32);
 #pragma unroll
   for (int mt = 0; mt < Config::m_tiles; ++mt) {
     const int row = warp_m * Config::wm + mt * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
     ldmatrix_x4(fa[mt], a_stage + swizzled(row, 2 * step + lane / 16));
   }
-#pragma unroll
-  for (int pair = 0; pair < Config::n_tiles / 2; ++pair) {
-    const int row = warp_n * Config::wn + pair * 16 + (lane % 8) + 8 * (lane / 16);
-    unsigned r[4];
-    ldmatrix_x4(r, b_stage + swizzled(row, 2 * step + (lane / 8) % 2));
-    fb[2 * pair][0] = r[0];
-    fb[2 * pair][1] = r[1];
-    fb[2 * pair + 1][0] = r[2];
-    fb[2 * pair + 1][1] = r[3];
-  }
+}
+
+// For B (rows = n) the four matrices are (n 0-7, bytes 0-15), (n 0-7, bytes 16-31),
+// (n 8-15, bytes 0-15), (n 8-15, bytes 16-31): b0, b1 of n8 tiles 2 pair and 2 pair + 1.
+template <class Config>
+__device__ void load_b_pair(unsigned b_stage, int step, int warp_n, int pair, unsigned (&fb)[4]) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int row = warp_n * Config::wn + pair * 16 + (lane % 8) + 8 * (lane / 16);
+  ldmatrix_x4(fb, b_stage + swizzled(row, 2 * step + (lane / 8) % 2));
 }
 
 __device__ inline std::int64_t element_index(const AccumulatorMatrix& x, int row, int col) {
@@ -229,23 +225,23 @@ __global__ void __launch_bounds__(Config::threads, 1)
 
     const unsigned a_stage = base + (tile % Config::stages) * Config::stage_bytes;
     const unsigned b_stage = a_stage + Config::bm * kTileBytes;
-    // Fragments are double-buffered: step + 1's ldmatrix runs while step's mma do.
-    unsigned fa[2][Config::m_tiles][4], fb[2][Config::n_tiles][2];
-    load_fragments<Config>(a_stage, b_stage, 0, warp_m, warp_n, fa[0], fb[0]);
     const bool whole_tile = (tile + 1) * kStepsPerTile <= instructions;
 #pragma unroll
     for (int step = 0; step < kStepsPerTile; ++step) {
-      if (step + 1 < kStepsPerTile) {
-        load_fragments<Config>(a_stage, b_stage, step + 1, warp_m, warp_n, fa[(step + 1) % 2],
-                               fb[(step + 1) % 2]);
-      }
       const int instruction = tile * kStepsPerTile + step;
       if (!whole_tile && instruction >= instructions) continue;  // past k: nothing is issued
+      // B's fragments are loaded one pair of n8 tiles at a time: fewer live registers.
+      unsigned fa[Config::m_tiles][4];
+      load_a_fragments<Config>(a_stage, step, warp_m, fa);
 #pragma unroll
-      for (int mt = 0; mt < Config::m_tiles; ++mt) {
+      for (int pair = 0; pair < Config::n_tiles / 2; ++pair) {
+        unsigned fb[4];
+        load_b_pair<Config>(b_stage, step, warp_n, pair, fb);
+        const unsigned b_low[2] = {fb[0], fb[1]}, b_high[2] = {fb[2], fb[3]};
 #pragma unroll
-        for (int nt = 0; nt < Config::n_tiles; ++nt) {
-          mma<I>(fa[step % 2][mt], fb[step % 2][nt], acc[mt][nt], acc[mt][nt]);
+        for (int mt = 0; mt < Config::m_tiles; ++mt) {
+          mma<I>(fa[mt], b_low, acc[mt][2 * pair], acc[mt][2 * pair]);
+          mma<I>(fa[mt], b_high, acc[mt][2 * pair + 1], acc[mt][2 * pair + 1]);
         }
       }
       if constexpr (Takeout) {
