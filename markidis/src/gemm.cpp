@@ -14,19 +14,21 @@ namespace {
   throw std::invalid_argument("scheme " + scheme.name + ": " + what);
 }
 
-// A dense column-major matrix of `format` filling a new buffer of `backend`.
+// A dense column-major matrix of `format` filling a buffer of its own. The view is made on
+// demand: a Workspace moves (inside vectors), its Buffer's address with it.
 struct Workspace {
   Buffer buffer;
-  BufferMatrix matrix;
+  FloatFormat format;
+  std::int64_t rows, cols;
+  BufferMatrix matrix() const {
+    return {&buffer, 0, format, rows, cols, std::max<std::int64_t>(rows, 1), Layout::column_major};
+  }
 };
 
 Workspace workspace(Backend& backend, const FloatFormat& format, std::int64_t rows,
                     std::int64_t cols) {
-  Workspace w{backend.allocate(static_cast<std::size_t>(rows * cols) * container_bytes(format)),
-              {}};
-  w.matrix = {&w.buffer,           0, format, rows, cols, std::max<std::int64_t>(rows, 1),
-              Layout::column_major};
-  return w;
+  return {backend.allocate(static_cast<std::size_t>(rows * cols) * container_bytes(format)),
+          format, rows, cols};
 }
 
 // The exponent of the leading bit of the finite magnitude with fp32 bits `abs_bits` (nonzero).
@@ -53,9 +55,9 @@ Split split(Backend& backend, const Scheme& scheme, const BufferMatrix& x,
     s.parts.push_back(workspace(backend, scheme.part_format, x.rows, x.cols));
     const bool last = p + 1 == count;
     const std::optional<BufferMatrix> rest =
-        last ? std::nullopt : std::optional<BufferMatrix>(residual.matrix);
+        last ? std::nullopt : std::optional<BufferMatrix>(residual.matrix());
     const std::int64_t overflows = backend.split_fp32(
-        p == 0 ? x : residual.matrix, s.parts.back().matrix, rest, scheme.parts[p].rounding,
+        p == 0 ? x : residual.matrix(), s.parts.back().matrix(), rest, scheme.parts[p].rounding,
         s.scale_exponent + scheme.parts[p].scale_exponent);
     if (overflows > 0) {
       const float max_abs = std::bit_cast<float>(summary.max_abs_bits);
@@ -120,14 +122,14 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
   std::vector<Workspace> accumulators;
   for (const AccumulatorGroup& g : scheme.groups) {
     accumulators.push_back(workspace(backend, formats::fp32, m, n));
-    const BufferMatrix& acc = accumulators.back().matrix;
+    const BufferMatrix acc = accumulators.back().matrix();
     GemmOptions gemm_options;
     gemm_options.threads = options.threads;
     gemm_options.takeout_every_k =
         static_cast<std::int64_t>(g.takeout_every_instructions) * datapath.instruction_k;
     for (std::size_t p = 0; p < g.products.size(); ++p) {
-      const BufferMatrix& ap = as.parts[g.products[p].a_part].matrix;
-      const BufferMatrix& bp = bs.parts[g.products[p].b_part].matrix;
+      const BufferMatrix ap = as.parts[g.products[p].a_part].matrix();
+      const BufferMatrix bp = bs.parts[g.products[p].b_part].matrix();
       if (p == 0) {
         gemm_options.c_input = CInput::epilogue;
         backend.mma_gemm(datapath, gemm_options, ap, bp, std::nullopt, acc);
@@ -144,13 +146,13 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
   const bool special =
       a_summary.nan_count + a_summary.inf_count + b_summary.nan_count + b_summary.inf_count > 0;
   const int sigma0 = group_weight(scheme, scheme.groups.front());
-  const BufferMatrix& acc = accumulators.front().matrix;
+  const BufferMatrix acc = accumulators.front().matrix();
   const std::size_t last = scheme.groups.size() - 1;
   for (std::size_t g = last == 0 ? 0 : 1; g <= last; ++g) {
     CombineOptions combine;
     std::optional<BufferMatrix> y;
     if (g > 0) {
-      y = accumulators[g].matrix;
+      y = accumulators[g].matrix();
       combine.y_exponent = sigma0 - group_weight(scheme, scheme.groups[g]);
     }
     const bool epilogue_here = g == last && !special;
