@@ -3,15 +3,16 @@
 // CPU SGEMM.
 //
 //   markidis_accuracy [--backend emulator] [--size N] [--k 16,64,...] [--schemes a,b,...]
-//                     [--archs exact-rn,sm80,...] [--dists d1,d2,...] [--threads T] [--seed S]
-//                     [--out DIR]
+//                     [--archs exact-rn,sm80,sm90:rn,...] [--dists d1,d2,...] [--threads T] [--seed
+//                     S]
+//                     [--out DIR] [--file NAME]
 //
 // For every distribution and k it draws A (N x k) and B (k x N), computes the reference product
 // in binary64 (every product of two floats is exact there; the k-term sums lose at most about
 // k 2^-53 relative to the sum of magnitudes, far below the fp32 effects measured) and writes one
 // CSV row per scheme and datapath with the relative residual ||C - Cref||_F / ||Cref||_F to
-// DIR/markidis-accuracy.csv. A scheme that refuses the input (a part overflow, e.g. halfhalf on
-// values beyond fp16) gets status "refused" and no residual. Progress goes to stdout.
+// DIR/NAME (default markidis-accuracy.csv). A scheme that refuses the input (a part overflow, e.g.
+// halfhalf on values beyond fp16) gets status "refused" and no residual. Progress goes to stdout.
 //
 // Distributions (x = U(-1, 1) 2^e, e an integer drawn uniformly):
 //   type1  A and B uniform in [-1, 1] (e = 0)
@@ -51,6 +52,22 @@ std::vector<std::string> list(const std::string& s) {
 std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
   if (name == "emulator") return tcemu::make_emulator_backend();
   throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator)");
+}
+
+// The datapath of an --archs entry: a preset name (sm80, sm90, exact-rn, ...), optionally with
+// ":rn" or ":rz" to change only the block rounding (the RZ-versus-RN comparison in isolation).
+tcemu::Datapath datapath(const tcemu::markidis::Scheme& scheme, const std::string& spec) {
+  const auto colon = spec.find(':');
+  tcemu::Datapath dp = tcemu::markidis::scheme_datapath(scheme, spec.substr(0, colon));
+  if (colon != std::string::npos) {
+    const std::string rounding = spec.substr(colon + 1);
+    if (rounding != "rn" && rounding != "rz") {
+      throw std::invalid_argument("arch '" + spec + "': the block rounding is rn or rz");
+    }
+    dp.block_rounding =
+        rounding == "rn" ? tcemu::Rounding::nearest_even : tcemu::Rounding::toward_zero;
+  }
+  return dp;
 }
 
 // Exponent spread of each operand per distribution.
@@ -118,7 +135,7 @@ double relative_residual(const std::vector<float>& c, const std::vector<double>&
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string backend_name = "emulator", out = ".";
+  std::string backend_name = "emulator", out = ".", file = "markidis-accuracy.csv";
   std::int64_t n = 32;
   std::vector<std::string> ks = list("16,64,256,1024,4096");
   std::vector<std::string> schemes =
@@ -147,6 +164,8 @@ int main(int argc, char** argv) try {
       threads = std::stoi(value);
     else if (arg == "--seed")
       seed = static_cast<unsigned>(std::stoul(value));
+    else if (arg == "--file")
+      file = value;
     else if (arg == "--out")
       out = value;
     else
@@ -154,7 +173,7 @@ int main(int argc, char** argv) try {
   }
   const auto backend = make_backend(backend_name);
   std::filesystem::create_directories(out);
-  const std::string path = out + "/markidis-accuracy.csv";
+  const std::string path = out + "/" + file;
   FILE* csv = std::fopen(path.c_str(), "w");
   if (!csv) throw std::runtime_error("cannot write " + path);
   std::fprintf(csv, "distribution,k,n,scheme,arch,backend,relative_residual,status,seconds\n");
@@ -177,7 +196,7 @@ int main(int argc, char** argv) try {
       for (const std::string& scheme_name : schemes) {
         const tcemu::markidis::Scheme scheme = tcemu::markidis::scheme_by_name(scheme_name);
         for (const std::string& arch : archs) {
-          const tcemu::Datapath dp = tcemu::markidis::scheme_datapath(scheme, arch);
+          const tcemu::Datapath dp = datapath(scheme, arch);
           std::vector<float> c(static_cast<std::size_t>(n * n));
           const double t0 = elapsed();
           std::string status = "ok";

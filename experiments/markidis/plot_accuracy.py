@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plots markidis_accuracy's CSV: relative residual vs k, one panel per distribution x datapath.
 
-usage: plot_accuracy.py DIR   (reads DIR/markidis-accuracy.csv, writes DIR/markidis-accuracy.png)
+usage: plot_accuracy.py CSV   (reads CSV as markidis_accuracy writes it, writes CSV's name .png)
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
 """
 import csv
@@ -14,8 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def main(directory):
-    with open(f"{directory}/markidis-accuracy.csv") as f:
+def main(path):
+    with open(path) as f:
         rows = list(csv.DictReader(f))
     dists = list(dict.fromkeys(r["distribution"] for r in rows))
     archs = list(dict.fromkeys(r["arch"] for r in rows if r["scheme"] != "sgemm"))
@@ -47,8 +47,8 @@ def main(directory):
                 ax.set_xlabel("k")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(f"{directory}/markidis-accuracy.png", dpi=100)
+    fig.savefig(path.removesuffix(".csv") + ".png", dpi=100)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    main(sys.argv[1] if len(sys.argv) > 1 else "markidis-accuracy.csv")
