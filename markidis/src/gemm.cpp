@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,8 +28,8 @@ struct Workspace {
 
 Workspace workspace(Backend& backend, const FloatFormat& format, std::int64_t rows,
                     std::int64_t cols) {
-  return {backend.allocate(static_cast<std::size_t>(rows * cols) * container_bytes(format)),
-          format, rows, cols};
+  return {backend.allocate(static_cast<std::size_t>(rows * cols) * container_bytes(format)), format,
+          rows, cols};
 }
 
 // The exponent of the leading bit of the finite magnitude with fp32 bits `abs_bits` (nonzero).
@@ -50,7 +51,8 @@ Split split(Backend& backend, const Scheme& scheme, const BufferMatrix& x,
   if (scheme.scale_to_exponent && summary.max_abs_bits != 0) {
     s.scale_exponent = *scheme.scale_to_exponent - leading_exponent(summary.max_abs_bits);
   }
-  Workspace residual = workspace(backend, formats::fp32, x.rows, x.cols);
+  // The running residual (in place from the second part on); a one-part split needs none.
+  Workspace residual = workspace(backend, formats::fp32, count > 1 ? x.rows : 0, x.cols);
   for (int p = 0; p < count; ++p) {
     s.parts.push_back(workspace(backend, scheme.part_format, x.rows, x.cols));
     const bool last = p + 1 == count;
@@ -60,11 +62,13 @@ Split split(Backend& backend, const Scheme& scheme, const BufferMatrix& x,
         p == 0 ? x : residual.matrix(), s.parts.back().matrix(), rest, scheme.parts[p].rounding,
         s.scale_exponent + scheme.parts[p].scale_exponent);
     if (overflows > 0) {
-      const float max_abs = std::bit_cast<float>(summary.max_abs_bits);
+      char max_abs[32];
+      std::snprintf(max_abs, sizeof max_abs, "%.9g",
+                    static_cast<double>(std::bit_cast<float>(summary.max_abs_bits)));
       bad(scheme,
           std::to_string(overflows) + " element(s) of " + name + " overflow " +
               std::string(scheme.part_format.name) + " part " + std::to_string(p) + " (largest |" +
-              name + "| = " + std::to_string(max_abs) +
+              name + "| = " + max_abs +
               (scheme.scale_to_exponent ? ", scaled by 2^" + std::to_string(s.scale_exponent) + ")"
                                         : "); outside the part format's range: use a scheme with "
                                           "scale_to_exponent (e.g. halfhalf-scaled)"));
