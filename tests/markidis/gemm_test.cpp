@@ -176,6 +176,37 @@ TEST(SchemeGemm, MatrixScalingRecoversTinyInputs) {
   EXPECT_LT(scaled, 2.0 * sgemm) << scaled << " vs SGEMM " << sgemm;
 }
 
+// The matrix-level scaling is exact: A 2^20 is split into the same parts as A, so the scaled
+// scheme's result for A 2^20 is its result for A times 2^20, bit for bit.
+TEST(SchemeGemm, MatrixScalingCommutesWithPowersOfTwo) {
+  const Matrix a = random_matrix(12, 48, 17, 6), b = random_matrix(48, 10, 18, 6);
+  Matrix a_big = a;
+  for (float& x : a_big.v) x = std::ldexp(x, 20);
+  const Scheme s = scheme_by_name("halfhalf-scaled");
+  for (std::string_view arch : {"sm80", "exact-rn"}) {
+    const Datapath dp = scheme_datapath(s, arch);
+    Matrix want = run(s, dp, a, b);
+    for (float& x : want.v) x = std::ldexp(x, 20);
+    EXPECT_EQ(testing::bits(run(s, dp, a_big, b)), testing::bits(want)) << arch;
+  }
+}
+
+// A composed scheme whose low part overflows is refused, naming that part.
+TEST(SchemeGemm, OverflowOfALowPartIsReported) {
+  Scheme s = scheme_by_name("halfhalf");
+  s.name = "halfhalf-2^40";
+  s.parts[1].scale_exponent = 40;
+  s.groups[1].products = {{0, 1}, {1, 0}};
+  const Matrix a = random_matrix(4, 16, 19), b = random_matrix(16, 4, 20);
+  try {
+    run(s, scheme_datapath(s, "sm90"), a, b);
+    ADD_FAILURE() << "accepted an overflowing low part";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("of A overflow fp16 part 1"), std::string::npos)
+        << e.what();
+  }
+}
+
 // NaN and Inf in A or B give what a float SGEMM gives, on every scheme.
 TEST(SchemeGemm, SpecialValuesPropagateAsInSgemm) {
   const float inf = std::numeric_limits<float>::infinity();
