@@ -35,7 +35,7 @@ TEST(ResidualSplit, SplitFormats) {
   EXPECT_TRUE(is_split_format(formats::tf32));
   EXPECT_TRUE(is_split_format(formats::e5m2));
   EXPECT_FALSE(is_split_format(formats::e4m3));  // no Inf
-  EXPECT_TRUE(is_split_format(formats::fp32));  // a one-part split: part x, residual 0
+  EXPECT_TRUE(is_split_format(formats::fp32));   // a one-part split: part x, residual 0
   // More bits than fp32, or a wider exponent range: residuals would not be fp32 numbers.
   EXPECT_FALSE(is_split_format({"p25", 8, 24, 0, SpecialEncoding::ieee}));
   EXPECT_FALSE(is_split_format({"e9m10", 9, 10, 0, SpecialEncoding::ieee}));
