@@ -3,9 +3,11 @@
 // CPU SGEMM.
 //
 //   markidis_accuracy [--backend emulator] [--size N] [--k 16,64,...] [--schemes a,b,...]
-//                     [--archs exact-rn,sm80,sm90:rn,...] [--dists d1,d2,...] [--threads T] [--seed
-//                     S]
-//                     [--out DIR] [--file NAME]
+//                     [--archs exact-rn,sm80,sm90:rn,...] [--dists d1,d2,...] [--threads T]
+//                     [--seed S] [--out DIR] [--file NAME]
+//
+// Schemes are preset names or variants of them (scheme_variant: halfhalf/out=16, markidis/hi=rz);
+// archs are preset names, optionally with the block rounding changed (sm90:rn).
 //
 // For every distribution and k it draws A (N x k) and B (k x N), computes the reference product
 // in binary64 (every product of two floats is exact there; the k-term sums lose at most about
@@ -52,6 +54,31 @@ std::vector<std::string> list(const std::string& s) {
 std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
   if (name == "emulator") return tcemu::make_emulator_backend();
   throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator)");
+}
+
+// The scheme of a --schemes entry: a preset name, optionally followed by changes that compose a
+// variant no paper tried: "/out=N" (every accumulator leaves the Tensor Core every N instructions,
+// 0: never) and "/hi=rn" or "/hi=rz" (the rounding of the high part). Example: halfhalf/out=16.
+tcemu::markidis::Scheme scheme_variant(const std::string& spec) {
+  std::vector<std::string> fields;
+  std::stringstream in(spec);
+  for (std::string f; std::getline(in, f, '/');) fields.push_back(f);
+  tcemu::markidis::Scheme scheme = tcemu::markidis::scheme_by_name(fields.at(0));
+  scheme.name = spec;
+  for (std::size_t i = 1; i < fields.size(); ++i) {
+    const std::string& f = fields[i];
+    if (f.rfind("out=", 0) == 0) {
+      for (auto& group : scheme.groups) group.takeout_every_instructions = std::stoi(f.substr(4));
+    } else if (f == "hi=rn" || f == "hi=rz") {
+      scheme.parts[0].rounding =
+          f == "hi=rn" ? tcemu::Rounding::nearest_even : tcemu::Rounding::toward_zero;
+    } else {
+      throw std::invalid_argument("scheme '" + spec + "': unknown change '" + f +
+                                  "' (out=N, hi=rn, hi=rz)");
+    }
+  }
+  tcemu::markidis::validate(scheme);
+  return scheme;
 }
 
 // The datapath of an --archs entry: a preset name (sm80, sm90, exact-rn, ...), optionally with
@@ -194,7 +221,7 @@ int main(int argc, char** argv) try {
                    static_cast<long long>(k), static_cast<long long>(n),
                    relative_residual(float_sgemm(a, b, n, k), ref));
       for (const std::string& scheme_name : schemes) {
-        const tcemu::markidis::Scheme scheme = tcemu::markidis::scheme_by_name(scheme_name);
+        const tcemu::markidis::Scheme scheme = scheme_variant(scheme_name);
         for (const std::string& arch : archs) {
           const tcemu::Datapath dp = datapath(scheme, arch);
           std::vector<float> c(static_cast<std::size_t>(n * n));
