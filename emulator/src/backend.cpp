@@ -176,4 +176,6 @@ void Backend::propagate_nonfinite_fp32(const BufferMatrix& a, const BufferMatrix
   propagate_nonfinite_fp32_checked(a, b, d);
 }
 
+// ===== end of the markidis/ steps =============================================================
+
 }  // namespace tcemu

@@ -168,6 +168,7 @@ class EmulatorBackend final : public Backend {
       }
     }
   }
+  // ===== end of the markidis/ steps
 };
 
 }  // namespace
