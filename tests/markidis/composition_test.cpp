@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <random>
-#include <sstream>
 
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/gemm.hpp>
