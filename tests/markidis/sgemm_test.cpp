@@ -125,5 +125,22 @@ TEST_F(Sgemm, AlphaBetaAndQuickReturns) {
   for (float x : c4) EXPECT_TRUE(std::isnan(x));
 }
 
+// gemm() on buffers with an empty inner dimension: every scheme gives +0 (the empty sum).
+TEST_F(Sgemm, EmptyInnerDimensionOnBuffers) {
+  Buffer a_buffer = backend->allocate(0), b_buffer = backend->allocate(0);
+  Buffer d_buffer = backend->allocate(3 * 4 * sizeof(float));
+  std::vector<float> d(12, -1.0f);
+  backend->copy_in(d.data(), d_buffer, d.size() * sizeof(float));
+  const BufferMatrix a{&a_buffer, 0, formats::fp32, 3, 0, 3, Layout::column_major};
+  const BufferMatrix b{&b_buffer, 0, formats::fp32, 0, 4, 1, Layout::column_major};
+  const BufferMatrix dm{&d_buffer, 0, formats::fp32, 3, 4, 3, Layout::column_major};
+  for (std::string_view name : scheme_names()) {
+    const Scheme s = scheme_by_name(name);
+    gemm(*backend, s, scheme_datapath(s, "sm90"), a, b, std::nullopt, dm);
+    backend->copy_out(d_buffer, d.data(), d.size() * sizeof(float));
+    for (float x : d) EXPECT_EQ(std::bit_cast<std::uint32_t>(x), 0u) << name;
+  }
+}
+
 }  // namespace
 }  // namespace tcemu::markidis
