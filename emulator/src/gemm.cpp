@@ -8,6 +8,7 @@
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/residual_split.hpp>
 
 #include "gemm_fast_path.hpp"
 #include "parallel_for.hpp"
@@ -93,14 +94,6 @@ ConstMatrixView columns(ConstMatrixView x, std::int64_t first, std::int64_t coun
 
 ConstMatrixView rows(ConstMatrixView x, std::int64_t first, std::int64_t count) {
   return {x.data + x.offset(first, 0), x.format, count, x.cols, x.ld, x.layout};
-}
-
-// The fp32 add of a GPU (add.rn.f32 without .ftz): round to nearest even, subnormals kept, and
-// every NaN result is the canonical 0x7FFFFFFF. The host's float add is IEEE 754 binary32
-// round-to-nearest-even with subnormals, which is the same operation apart from the NaN payload.
-std::uint32_t fp32_add_rn(std::uint32_t x, std::uint32_t y) {
-  const float sum = std::bit_cast<float>(x) + std::bit_cast<float>(y);
-  return std::isnan(sum) ? 0x7FFFFFFFu : std::bit_cast<std::uint32_t>(sum);
 }
 
 // acc (fp32 bits) += the chain of each chunk of kb values of k, taken out of the tensor core

@@ -14,6 +14,7 @@
 #include "cublas_gemm.hpp"
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
+#include "fp32_step_kernels.hpp"
 #include "matrix_kernels.hpp"
 #include "tiled_mma_gemm.hpp"
 
@@ -83,6 +84,32 @@ class GpuBackend final : public Backend {
                        Rounding rounding) override {
     detail::convert_matrix(detail::device_matrix(src), src.format, detail::device_matrix(dst),
                            dst.format, rounding);
+  }
+
+  Fp32Summary summarize_fp32_checked(const BufferMatrix& x) override {
+    return detail::summarize_fp32(detail::device_matrix(x));
+  }
+  std::int64_t split_fp32_checked(const BufferMatrix& x, const BufferMatrix& part,
+                                  const std::optional<BufferMatrix>& residual, Rounding rounding,
+                                  int scale_exponent) override {
+    std::optional<DeviceMatrix> rest;
+    if (residual) rest = detail::device_matrix(*residual);
+    return detail::split_fp32(detail::device_matrix(x), detail::device_matrix(part), part.format,
+                              rest ? &*rest : nullptr, rounding, scale_exponent);
+  }
+  void combine_fp32_checked(const BufferMatrix& x, const std::optional<BufferMatrix>& y,
+                            const std::optional<BufferMatrix>& c, const BufferMatrix& d,
+                            const CombineOptions& options) override {
+    std::optional<DeviceMatrix> yd, cd;
+    if (y) yd = detail::device_matrix(*y);
+    if (c) cd = detail::device_matrix(*c);
+    detail::combine_fp32(detail::device_matrix(x), yd ? &*yd : nullptr, cd ? &*cd : nullptr,
+                         detail::device_matrix(d), options);
+  }
+  void propagate_nonfinite_fp32_checked(const BufferMatrix& a, const BufferMatrix& b,
+                                        const BufferMatrix& d) override {
+    detail::propagate_nonfinite_fp32(detail::device_matrix(a), detail::device_matrix(b),
+                                     detail::device_matrix(d));
   }
 
   void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,

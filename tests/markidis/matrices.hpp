@@ -1,0 +1,91 @@
+// Host matrices for the markidis tests: fp32 inputs, an FP64 reference product, a plain float
+// SGEMM, the relative residual, and a run of a scheme through the emulator backend.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <tcemu/emulator/backend.hpp>
+#include <tcemu/markidis/gemm.hpp>
+
+namespace tcemu::markidis::testing {
+
+// rows x cols, column major (ld = rows).
+struct Matrix {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<float> v;
+  float& operator()(std::int64_t i, std::int64_t j) { return v[j * rows + i]; }
+  float operator()(std::int64_t i, std::int64_t j) const { return v[j * rows + i]; }
+};
+
+// Uniform in [-1, 1] times 2^e with e uniform in [-spread, spread].
+inline Matrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint32_t seed,
+                            int spread = 0) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-spread, spread);
+  Matrix m{rows, cols, std::vector<float>(static_cast<std::size_t>(rows * cols))};
+  for (float& x : m.v) x = std::ldexp(uniform(rng), exponent(rng));
+  return m;
+}
+
+// A B in binary64: every product of two floats is exact, and k <= 2^12 sums lose at most
+// k 2^-53 relative to the sum of magnitudes, far below the fp32 effects measured against it.
+inline std::vector<double> reference_product(const Matrix& a, const Matrix& b) {
+  std::vector<double> c(static_cast<std::size_t>(a.rows * b.cols), 0.0);
+  for (std::int64_t j = 0; j < b.cols; ++j) {
+    for (std::int64_t p = 0; p < a.cols; ++p) {
+      const double bv = b(p, j);
+      for (std::int64_t i = 0; i < a.rows; ++i) c[j * a.rows + i] += a(i, p) * bv;
+    }
+  }
+  return c;
+}
+
+// The plain fp32 SGEMM of a CPU: each element a float sum in k order (no fma).
+inline Matrix float_sgemm(const Matrix& a, const Matrix& b) {
+  Matrix c{a.rows, b.cols, std::vector<float>(static_cast<std::size_t>(a.rows * b.cols), 0.0f)};
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    for (std::int64_t j = 0; j < b.cols; ++j) {
+      float sum = 0.0f;
+      for (std::int64_t p = 0; p < a.cols; ++p) {
+        const float product = a(i, p) * b(p, j);
+        sum += product;
+      }
+      c(i, j) = sum;
+    }
+  }
+  return c;
+}
+
+// ||C - Cref||_F / ||Cref||_F.
+inline double relative_residual(const Matrix& c, const std::vector<double>& reference) {
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const double d = c.v[i] - reference[i];
+    num += d * d;
+    den += reference[i] * reference[i];
+  }
+  return std::sqrt(num / den);
+}
+
+// C = A B by `scheme` on `datapath`, through the emulator backend's sgemm.
+inline Matrix run(const Scheme& scheme, const Datapath& datapath, const Matrix& a, const Matrix& b,
+                  int threads = 0) {
+  auto backend = make_emulator_backend();
+  Matrix c{a.rows, b.cols, std::vector<float>(static_cast<std::size_t>(a.rows * b.cols))};
+  sgemm(*backend, scheme, datapath, 'N', 'N', a.rows, b.cols, a.cols, 1.0f, a.v.data(), a.rows,
+        b.v.data(), b.rows, 0.0f, c.v.data(), c.rows, threads);
+  return c;
+}
+
+inline std::vector<std::uint32_t> bits(const Matrix& m) {
+  std::vector<std::uint32_t> out(m.v.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::bit_cast<std::uint32_t>(m.v[i]);
+  return out;
+}
+
+}  // namespace tcemu::markidis::testing
