@@ -211,19 +211,25 @@ void Backend::fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatr
   fp64_gemm_checked(a, b, c);
 }
 
-void Backend::accumulate_scaled(const RealMatrix& p, const ExponentVector& row_exponents,
-                                const ExponentVector& column_exponents, const RealMatrix& dst,
-                                bool overwrite) {
+void Backend::check(const OuterExponents& e, std::int64_t rows, std::int64_t cols,
+                    const char* name_of) const {
+  check(e.rows, rows, name_of);
+  check(e.columns, cols, name_of);
+}
+
+void Backend::accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                                const OuterExponents& base, const RealMatrix& dst, bool overwrite) {
   check(p, "product");
   check(dst, "destination");
   require_fp64(name(), dst, "the destination");
   same_shape(name(), dst, "destination", p.rows, p.cols);
-  check(row_exponents, p.rows, "of the rows");
-  check(column_exponents, p.cols, "of the columns");
-  accumulate_scaled_checked(p, row_exponents, column_exponents, dst, overwrite);
+  check(scale, p.rows, p.cols, "of the scale");
+  check(base, p.rows, p.cols, "of the base");
+  accumulate_scaled_checked(p, scale, base, dst, overwrite);
 }
 
-void Backend::exact_sum(const RealMatrixStack& stack, const RealMatrix& dst) {
+void Backend::exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
+                        const RealMatrix& dst) {
   if (stack.count < 1) refuse(name(), "exact_sum of an empty stack");
   RealMatrix last = stack.first;
   last.offset_bytes += static_cast<std::size_t>(stack.count - 1) * stack.stride_bytes;
@@ -233,10 +239,12 @@ void Backend::exact_sum(const RealMatrixStack& stack, const RealMatrix& dst) {
   check(dst, "sum");
   require_fp64(name(), dst, "the sum");
   same_shape(name(), dst, "sum", stack.first.rows, stack.first.cols);
-  exact_sum_checked(stack, dst);
+  check(scale, dst.rows, dst.cols, "of the sum");
+  exact_sum_checked(stack, scale, dst);
 }
 
-void Backend::epilogue(const std::optional<RealMatrix>& v, double alpha, double beta,
+void Backend::epilogue(const std::optional<RealMatrix>& v,
+                       const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                        const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                        const std::optional<RealMatrix>& b, const RealMatrix& out) {
   check(out, "out");
@@ -244,6 +252,10 @@ void Backend::epilogue(const std::optional<RealMatrix>& v, double alpha, double 
     check(*v, "value");
     require_fp64(name(), *v, "the value");
     same_shape(name(), *v, "value", out.rows, out.cols);
+  }
+  if (v_scale) {
+    if (!v) refuse(name(), "epilogue: a scale without a value");
+    check(*v_scale, out.rows, out.cols, "of the value");
   }
   if (beta != 0.0) {
     if (!c) refuse(name(), "epilogue: beta != 0 needs C");
@@ -259,7 +271,7 @@ void Backend::epilogue(const std::optional<RealMatrix>& v, double alpha, double 
                          shape(b->rows, b->cols) + " do not give " + shape(out.rows, out.cols));
     }
   }
-  epilogue_checked(v, alpha, beta, c, a, b, out);
+  epilogue_checked(v, v_scale, alpha, beta, c, a, b, out);
 }
 
 }  // namespace tcemu

@@ -82,18 +82,20 @@ class HostBackend final : public Backend {
   void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) override {
     detail::host_fp64_gemm(a, b, c, threads_);
   }
-  void accumulate_scaled_checked(const RealMatrix& p, const ExponentVector& row_exponents,
-                                 const ExponentVector& column_exponents, const RealMatrix& dst,
+  void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
+                                 const OuterExponents& base, const RealMatrix& dst,
                                  bool overwrite) override {
-    detail::host_accumulate_scaled(p, row_exponents, column_exponents, dst, overwrite, threads_);
+    detail::host_accumulate_scaled(p, scale, base, dst, overwrite, threads_);
   }
-  void exact_sum_checked(const RealMatrixStack& stack, const RealMatrix& dst) override {
-    detail::host_exact_sum(stack, dst, threads_);
+  void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
+                         const RealMatrix& dst) override {
+    detail::host_exact_sum(stack, scale, dst, threads_);
   }
-  void epilogue_checked(const std::optional<RealMatrix>& v, double alpha, double beta,
+  void epilogue_checked(const std::optional<RealMatrix>& v,
+                        const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                         const std::optional<RealMatrix>& b, const RealMatrix& out) override {
-    detail::host_epilogue(v, alpha, beta, c, a, b, out, threads_);
+    detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, threads_);
   }
   void synchronize_checked() override {}  // host steps finish before they return
 

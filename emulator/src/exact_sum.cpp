@@ -1,5 +1,6 @@
 #include "exact_sum.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 
@@ -61,7 +62,7 @@ void ExactAccumulator::add(double x) {
   }
 }
 
-double ExactAccumulator::round() const {
+double ExactAccumulator::round(std::int64_t shift) const {
   if (nan_ || (plus_inf_ && minus_inf_)) return std::bit_cast<double>(0x7FF8000000000000ULL);
   if (plus_inf_) return std::numeric_limits<double>::infinity();
   if (minus_inf_) return -std::numeric_limits<double>::infinity();
@@ -77,28 +78,41 @@ double ExactAccumulator::round() const {
   int top = kLimbs - 1;
   while (top >= 0 && magnitude[top] == 0) --top;
   if (top < 0) return any_term_ && all_negative_zero_ ? -0.0 : 0.0;
-  // h: position of the leading bit, in units of 2^-1074.
-  const int h = top * 64 + 63 - std::countl_zero(magnitude[top]);
-  auto bit = [&](int i) { return (magnitude[i / 64] >> (i % 64)) & 1; };
-  std::uint64_t raw = 0;
-  if (h <= 52) {
-    // Below 2^53 units the integer is its own binary64 encoding: a subnormal (field 0) below
-    // 2^52, the binade of field 1 from 2^52 on. Exact.
-    raw = magnitude[0];
+  constexpr std::int64_t kBits = kLimbs * 64;
+  auto bit = [&](std::int64_t i) -> std::uint64_t {
+    return i < 0 || i >= kBits ? 0 : (magnitude[i / 64] >> (i % 64)) & 1;
+  };
+  // True when a bit below position x is set.
+  auto any_below = [&](std::int64_t x) {
+    const std::int64_t full = std::min<std::int64_t>(std::max<std::int64_t>(x, 0) / 64, kLimbs);
+    for (std::int64_t l = 0; l < full; ++l) {
+      if (magnitude[l] != 0) return true;
+    }
+    if (x <= 0 || full == kLimbs) return false;
+    return (magnitude[full] & ((std::uint64_t{1} << (x % 64)) - 1)) != 0;
+  };
+  // The value is I * 2^(shift - 1074) with I the magnitude and h its leading bit. The lowest
+  // bit kept is the 53rd below h, or the bit of weight 2^-1074 (the subnormal grid) if higher.
+  const std::int64_t h = top * 64 + 63 - std::countl_zero(magnitude[top]);
+  const std::int64_t low = std::max(h - 52, -shift);
+  std::uint64_t significand = 0;  // the kept bits, I / 2^low rounded; at most 2^53
+  if (low <= 0) {
+    significand = magnitude[0] << -low;  // h - low <= 52: every bit of I is kept
   } else {
-    // Keep bits [h - 52, h]; round with the bit below and the sticky rest.
-    const int s = h - 52;
-    std::uint64_t significand = 0;
-    for (int i = h; i >= s; --i) significand = (significand << 1) | bit(i);
-    const bool round_bit = bit(s - 1) != 0;
-    bool sticky = false;
-    for (int i = 0; i < (s - 1) / 64 && !sticky; ++i) sticky = magnitude[i] != 0;
-    for (int i = ((s - 1) / 64) * 64; i < s - 1 && !sticky; ++i) sticky = bit(i) != 0;
-    if (round_bit && (sticky || (significand & 1) != 0)) ++significand;
-    // value = significand * 2^(s - 1074) with significand in [2^52, 2^53]: field s + 1 and the
-    // implicit bit, so raw = s * 2^52 + significand; a carry to 2^53 lands in the exponent.
-    raw = (static_cast<std::uint64_t>(s) << 52) + significand;
-    if ((raw >> 52) >= 0x7FF) raw = 0x7FFULL << 52;  // beyond the largest finite: Inf
+    for (std::int64_t i = h; i >= low; --i) significand = (significand << 1) | bit(i);
+    if (bit(low - 1) != 0 && (any_below(low - 1) || (significand & 1) != 0)) ++significand;
+  }
+  // value = significand * 2^e with e = low + shift - 1074 >= -1074. On the subnormal grid
+  // (e = -1074) the integer is its own encoding (a carry into 2^52 is the smallest normal);
+  // above it significand is in [2^52, 2^53] and the field is (e + 1074) + significand / 2^52,
+  // the sum below carrying a rounding overflow into the exponent.
+  const std::int64_t units = low + shift;  // e + 1074
+  const std::int64_t field = units + static_cast<std::int64_t>(significand >> 52);
+  std::uint64_t raw = 0;
+  if (field >= 0x7FF) {
+    raw = std::uint64_t{0x7FF} << 52;  // beyond the largest finite: Inf
+  } else {
+    raw = (static_cast<std::uint64_t>(units) << 52) + significand;
   }
   return std::bit_cast<double>(raw | (negative ? kSignBit : 0));
 }

@@ -16,9 +16,9 @@ namespace tcemu::detail {
 class ExactAccumulator {
  public:
   void add(double x);
-  // The accumulated sum rounded to nearest even (the rules of Backend::exact_sum for zeros,
-  // overflow, Inf and NaN).
-  double round() const;
+  // 2^shift times the accumulated sum, rounded once to nearest even (the rules of
+  // Backend::exact_sum for zeros, overflow, Inf and NaN).
+  double round(std::int64_t shift = 0) const;
 
  private:
   static constexpr int kLimbs = 34;

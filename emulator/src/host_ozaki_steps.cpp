@@ -1,6 +1,7 @@
 // Host implementations of the Ozaki steps; backend.hpp states what each computes, bit for bit.
 #include "host_ozaki_steps.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -41,21 +42,29 @@ MatrixView host_view(const BufferMatrix& m) {
            m.cols, m.ld, m.layout}};
 }
 
-// The multiple of u = 2^(e_high - 52) nearest to v (ties to even), where sigma = 1.5 * 2^e_high
-// has spacing u (backend.hpp, split_level).
-double round_to_unit(double v, int t) {
-  if (t < -1022) return v;
+// One element of a split level (backend.hpp): returns q = round_half_even(v / u) for
+// u = 2^unit = 2^(t - 52) and replaces v by v - q u.
+double split_element(double& v, int t, int unit) {
+  if (t < -1022) {
+    const double q = std::scalbn(v, -unit);  // an integer: v is a multiple of u
+    v = 0.0;
+    return q;
+  }
   if (t <= 1023) {
     const double sigma = std::bit_cast<double>((static_cast<std::uint64_t>(t + 1023) << 52) |
                                                (std::uint64_t{1} << 51));
     const double sum = v + sigma;
-    return sum - sigma;
+    const double slice = sum - sigma;
+    v = v - slice;
+    return std::scalbn(slice, -unit);
   }
-  const double sigma = std::bit_cast<double>((static_cast<std::uint64_t>(t - 128 + 1023) << 52) |
-                                             (std::uint64_t{1} << 51));
+  const double s = std::bit_cast<double>((static_cast<std::uint64_t>(t - 128 + 1023) << 52) |
+                                         (std::uint64_t{1} << 51));
   const double w = v * power_of_two(-128);
-  const double sum = w + sigma;
-  return (sum - sigma) * power_of_two(128);
+  const double sum = w + s;
+  const double slice = sum - s;
+  if (slice != 0.0) v = (w - slice) * power_of_two(128);
+  return std::scalbn(slice, 128 - unit);
 }
 
 }  // namespace
@@ -123,10 +132,7 @@ void host_split_level(const RealMatrix& x, SplitAxis axis, int bits, const Slice
           write(p, 0.0);
           continue;
         }
-        const double s = round_to_unit(*element, t);
-        *element = *element - s;
-        // s / u: an integer of magnitude <= 2^bits, exact (scalbn of a multiple of u).
-        const double q = std::scalbn(s, -unit);
+        const double q = split_element(*element, t, unit);
         write(p, q == 0.0 ? 0.0 : q);
       }
     }
@@ -144,16 +150,22 @@ bool host_all_zero(const RealMatrix& x) {
   return true;
 }
 
-void host_accumulate_scaled(const RealMatrix& p, const ExponentVector& row_exponents,
-                            const ExponentVector& column_exponents, const RealMatrix& dst,
-                            bool overwrite, int threads) {
+void host_accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                            const OuterExponents& base, const RealMatrix& dst, bool overwrite,
+                            int threads) {
   const HostReal product(p), out(dst);
-  const std::int32_t* row_e = exponent_data(row_exponents);
-  const std::int32_t* col_e = exponent_data(column_exponents);
+  const std::int32_t* row_e = exponent_data(scale.rows);
+  const std::int32_t* col_e = exponent_data(scale.columns);
+  const std::int32_t* row_b = exponent_data(base.rows);
+  const std::int32_t* col_b = exponent_data(base.columns);
   parallel_for(threads, p.cols, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
       for (std::int64_t i = 0; i < p.rows; ++i) {
-        const double t = std::scalbn(product.get(i, j), row_e[i] + col_e[j]);
+        const std::int64_t e =
+            (std::int64_t{row_e[i]} - row_b[i]) + (std::int64_t{col_e[j]} - col_b[j]);
+        // scalbn saturates: beyond +-4000 every finite product over- or underflows anyway.
+        const double t = std::scalbn(product.get(i, j),
+                                     static_cast<int>(std::clamp<std::int64_t>(e, -4000, 4000)));
         double* d = out.fp64_at(i, j);
         *d = overwrite ? t : *d + t;
       }
@@ -161,8 +173,11 @@ void host_accumulate_scaled(const RealMatrix& p, const ExponentVector& row_expon
   });
 }
 
-void host_exact_sum(const RealMatrixStack& stack, const RealMatrix& dst, int threads) {
+void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
+                    const RealMatrix& dst, int threads) {
   const HostReal out(dst);
+  const std::int32_t* row_e = exponent_data(scale.rows);
+  const std::int32_t* col_e = exponent_data(scale.columns);
   std::vector<HostReal> layers;
   for (std::int64_t l = 0; l < stack.count; ++l) {
     RealMatrix layer = stack.first;
@@ -174,15 +189,16 @@ void host_exact_sum(const RealMatrixStack& stack, const RealMatrix& dst, int thr
       for (std::int64_t i = 0; i < dst.rows; ++i) {
         ExactAccumulator acc;
         for (const HostReal& layer : layers) acc.add(*layer.fp64_at(i, j));
-        *out.fp64_at(i, j) = acc.round();
+        *out.fp64_at(i, j) = acc.round(std::int64_t{row_e[i]} + col_e[j]);
       }
     }
   });
 }
 
-void host_epilogue(const std::optional<RealMatrix>& v, double alpha, double beta,
-                   const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
-                   const std::optional<RealMatrix>& b, const RealMatrix& out, int threads) {
+void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
+                   double alpha, double beta, const std::optional<RealMatrix>& c,
+                   const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
+                   const RealMatrix& out, int threads) {
   const HostReal result(out);
   const HostReal value = v ? HostReal(*v) : HostReal();
   const HostReal c_in = c ? HostReal(*c) : HostReal();
@@ -222,7 +238,16 @@ void host_epilogue(const std::optional<RealMatrix>& v, double alpha, double beta
   parallel_for(threads, out.cols, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
       for (std::int64_t i = 0; i < out.rows; ++i) {
-        double s = v ? value.get(i, j) : 0.0;
+        if (!v) {
+          result.set(i, j, beta == 0.0 ? 0.0 : beta * c_in.get(i, j));
+          continue;
+        }
+        double s = value.get(i, j);
+        if (v_scale) {
+          const std::int64_t e =
+              std::int64_t{exponent_data(v_scale->rows)[i]} + exponent_data(v_scale->columns)[j];
+          s = std::scalbn(s, static_cast<int>(std::clamp<std::int64_t>(e, -4000, 4000)));
+        }
         if (a && (special_row[i] || special_col[j])) s = special_sum(i, j);
         double r = alpha * s;
         if (beta != 0.0) {

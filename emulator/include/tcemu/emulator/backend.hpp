@@ -98,6 +98,13 @@ struct ExponentVector {
   std::int64_t size;
 };
 
+// Power-of-two scales of an m x n matrix: element (i, j) is scaled by 2^(rows_i + columns_j)
+// (rows: m exponents, columns: n). The split levels' exponents of A's rows and B's columns.
+struct OuterExponents {
+  ExponentVector rows;
+  ExponentVector columns;
+};
+
 // Which vectors of a matrix a split level works on: each row (A of A B, split along k) or each
 // column (B).
 enum class SplitAxis { rows, columns };
@@ -145,18 +152,18 @@ class Backend {
   //   E = the exponent of mu's leading bit, from its bit fields (mu in [2^E, 2^(E+1)); a
   //       subnormal's leading bit counts: E in [-1074, 1023]);
   //   u = 2^(E + 1 - bits), the unit of the slice; the exponent written is E + 1 - bits;
-  //   slice_j = u * round_half_even(v_j / u), the multiple of u nearest to v_j (ties to the
-  //   even multiple). With T = E + 53 - bits and sigma = 1.5 * 2^T (whose spacing is u) it is
-  //     (v_j + sigma) - sigma            when -1022 <= T <= 1023 (two binary64 RN operations),
-  //     v_j                              when T < -1022 (u < 2^-1074 divides every v_j),
-  //     ((w + s) - s) * 2^128 with w = v_j * 2^-128, s = sigma * 2^-128, when T > 1023 (sigma
-  //                                      would overflow; a v_j whose scaling is inexact is
-  //                                      below u / 2 and gives 0 either way);
-  //   v_j = v_j - slice_j (one binary64 subtraction, exact: see below);
-  //   the slice element is slice_j / u, an integer in [-2^bits, 2^bits] (a zero is written as
-  //   +0), written exactly: as binary64, or converted to the slice's tensor-core format (refused
-  //   with std::invalid_argument before anything is written unless that format holds every integer
-  //   of magnitude <= 2^bits exactly).
+  //   q_j = round_half_even(v_j / u), an integer in [-2^bits, 2^bits]: the slice element,
+  //         written exactly (a zero as +0) as binary64 or in the slice's tensor-core format
+  //         (refused with std::invalid_argument before anything is written unless that format
+  //         holds every integer of magnitude <= 2^bits exactly);
+  //   v_j = v_j - q_j u, exact (see below).
+  //   With T = E + 53 - bits and sigma = 1.5 * 2^T (whose spacing is u), binary64 RN gives them
+  //   as follows (slice = q_j u, every operation one RN operation):
+  //     -1022 <= T <= 1023: slice = (v_j + sigma) - sigma, v_j = v_j - slice;
+  //     T < -1022:          q_j u = v_j (u < 2^-1074 divides v_j), v_j = +0;
+  //     T > 1023 (sigma would overflow, and q_j u can be 2^1024): w = v_j * 2^-128,
+  //       s = 1.5 * 2^(T - 128), slice' = (w + s) - s = q_j u 2^-128, and v_j = (w - slice')
+  //       * 2^128 when slice' != 0 (w is then exact); v_j unchanged when slice' == 0.
   // Why it is exact (T = E + 53 - bits, so sigma = 1.5 * 2^T and u = 2^(T - 52)): |v_j| <
   // 2^(E+1) <= 2^(T-1) for bits <= 51, so v_j + sigma lies in [2^T, 2^(T+1)), the binade whose
   // spacing is u: the addition rounds v_j to the nearest multiple of u (ties to the even
@@ -178,28 +185,33 @@ class Backend {
   // where every partial sum is an integer of magnitude < 2^53, which every order sums exactly.
   void fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c);
 
-  // Scaled accumulation of a partial product p (fp32 or fp64, m x n) into dst (fp64, m x n):
-  //   t_ij = scalbn(double(p_ij), row_exponents_i + column_exponents_j)
+  // Scaled accumulation of a partial product p (fp32 or fp64, m x n) into dst (fp64, m x n),
+  // relative to the scale `base` (so that terms neither overflow nor underflow when the sum
+  // itself is in range):
+  //   t_ij = scalbn(double(p_ij), (scale.rows_i - base.rows_i) + (scale.columns_j -
+  //          base.columns_j))   (exponent arithmetic in 64-bit integers)
   //   dst_ij = overwrite ? t_ij : dst_ij + t_ij
   // (double(p_ij) is exact; the sum is one binary64 RN addition). dst may not overlap p.
-  void accumulate_scaled(const RealMatrix& p, const ExponentVector& row_exponents,
-                         const ExponentVector& column_exponents, const RealMatrix& dst,
-                         bool overwrite);
+  void accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                         const OuterExponents& base, const RealMatrix& dst, bool overwrite);
 
-  // dst_ij = the binary64 number nearest to the exact sum of stack[0]_ij, ..., stack[count-1]_ij
-  // (ties to even), the result NearSum of Rump, Ogita and Oishi (SISC 31(2), 2009, Alg. 7.3)
-  // delivers; every backend must give these bits whatever algorithm it uses. An exact sum
-  // beyond the largest finite magnitude (after rounding) gives Inf of its sign. An exact zero
-  // is -0 when every term is -0, +0 otherwise. Special terms: any NaN, or both +Inf and -Inf,
-  // give the NaN 0x7FF8000000000000; otherwise an Inf term gives that Inf. All fp64; dst may be
-  // one of the stack's matrices.
-  void exact_sum(const RealMatrixStack& stack, const RealMatrix& dst);
+  // dst_ij = the binary64 number nearest to 2^(scale.rows_i + scale.columns_j) times the exact
+  // sum of stack[0]_ij, ..., stack[count-1]_ij (ties to even; subnormal results rounded once),
+  // the correctly rounded sum that NearSum of Rump, Ogita and Oishi (SISC 31(2), 2009, Alg. 7.3)
+  // delivers for unscaled terms; every backend must give these bits whatever algorithm it uses.
+  // A result beyond the largest finite magnitude (after rounding) is Inf of its sign. An exact
+  // zero is -0 when every term is -0, +0 otherwise. Special terms: any NaN, or both +Inf and
+  // -Inf, give the NaN 0x7FF8000000000000; otherwise an Inf term gives that Inf. All fp64; dst
+  // may be one of the stack's matrices.
+  void exact_sum(const RealMatrixStack& stack, const OuterExponents& scale, const RealMatrix& dst);
 
   // The BLAS epilogue C := alpha op(A) op(B) + beta C for an m x n result, where v (fp64) holds
-  // the scheme's value of op(A) op(B) (nullopt: +0 everywhere, for k = 0 or alpha = 0). For
-  // each element:
-  //   s = v_ij, replaced by the special sum (below) when `a` and `b` are given and row i of a
-  //       or column j of b holds an Inf or NaN;
+  // the scheme's value of op(A) op(B), scaled by 2^-(v_scale.rows_i + v_scale.columns_j) when
+  // v_scale is given. Without v (k = 0 or alpha = 0) out_ij = +0 when beta == 0 and
+  // beta * c_ij otherwise, alpha unused (reference BLAS). With v, for each element:
+  //   s = v_ij, or scalbn(v_ij, v_scale.rows_i + v_scale.columns_j) (one rounding) with v_scale;
+  //       replaced by the special sum (below) when `a` and `b` are given and row i of a or
+  //       column j of b holds an Inf or NaN;
   //   r = alpha * s (one RN multiplication); when beta != 0: r = r + beta * c_ij (the product
   //       rounded, then the sum rounded; c is not read when beta == 0, as in BLAS);
   //   out_ij = r (fp64 out) or r rounded to nearest even to binary32 (fp32 out).
@@ -208,9 +220,10 @@ class Backend {
   // operand is NaN, a product is 0 * Inf, or products of both infinite signs occur; otherwise
   // the Inf of the infinite products' sign. out may alias c exactly (same buffer, offset,
   // layout, ld); a, b, c and out may be fp32 or fp64.
-  void epilogue(const std::optional<RealMatrix>& v, double alpha, double beta,
-                const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
-                const std::optional<RealMatrix>& b, const RealMatrix& out);
+  void epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
+                double alpha, double beta, const std::optional<RealMatrix>& c,
+                const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
+                const RealMatrix& out);
 
   // Returns when every step issued so far has finished (for timing; steps that return values
   // to the host finish before they return).
@@ -232,12 +245,14 @@ class Backend {
                                    const SliceMatrix& slice, const ExponentVector& exponents) = 0;
   virtual bool all_zero_checked(const RealMatrix& x) = 0;
   virtual void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) = 0;
-  virtual void accumulate_scaled_checked(const RealMatrix& p, const ExponentVector& row_exponents,
-                                         const ExponentVector& column_exponents,
-                                         const RealMatrix& dst, bool overwrite) = 0;
-  virtual void exact_sum_checked(const RealMatrixStack& stack, const RealMatrix& dst) = 0;
-  virtual void epilogue_checked(const std::optional<RealMatrix>& v, double alpha, double beta,
-                                const std::optional<RealMatrix>& c,
+  virtual void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
+                                         const OuterExponents& base, const RealMatrix& dst,
+                                         bool overwrite) = 0;
+  virtual void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
+                                 const RealMatrix& dst) = 0;
+  virtual void epilogue_checked(const std::optional<RealMatrix>& v,
+                                const std::optional<OuterExponents>& v_scale, double alpha,
+                                double beta, const std::optional<RealMatrix>& c,
                                 const std::optional<RealMatrix>& a,
                                 const std::optional<RealMatrix>& b, const RealMatrix& out) = 0;
   virtual void synchronize_checked() = 0;
@@ -247,6 +262,7 @@ class Backend {
   void check(const BufferMatrix& m, const char* name) const;
   void check(const RealMatrix& m, const char* name) const;
   void check(const ExponentVector& v, std::int64_t size, const char* name) const;
+  void check(const OuterExponents& e, std::int64_t rows, std::int64_t cols, const char* name) const;
 };
 
 // The CPU backend: host memory, the emulated GEMM (gemm.hpp) and host implementations of the
