@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include <tcemu/reference/mpfr_number.hpp>
+#include <tcemu/reference/exact_gemm.hpp>
 
 namespace tcemu::ozaki::testing {
 
@@ -22,27 +22,11 @@ inline std::vector<double> phi_matrix(std::int64_t rows, std::int64_t cols, doub
   return x;
 }
 
-// The correctly rounded (nearest even) op(A) op(B) for column-major A (m x k, lda = m) and
-// B (k x n, ldb = k): the exact sum in MPFR (every product is exact in 106 bits; 4400 bits hold
-// any sum of binary64 products exactly), rounded once.
+// The correctly rounded product (reference/exact_gemm.hpp).
 inline std::vector<double> correctly_rounded_product(std::int64_t m, std::int64_t n, std::int64_t k,
                                                      const std::vector<double>& a,
                                                      const std::vector<double>& b) {
-  using reference::MpfrNumber;
-  using reference::Precision;
-  std::vector<double> c(static_cast<std::size_t>(m * n));
-  MpfrNumber sum(Precision{4400}), product(Precision{120});
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      sum.set_zero(false);
-      for (std::int64_t p = 0; p < k; ++p) {
-        product.mul(MpfrNumber(a[p * m + i]), MpfrNumber(b[j * k + p]), MPFR_RNDN);
-        sum.add(sum, product, MPFR_RNDN);
-      }
-      c[j * m + i] = sum.to_double(MPFR_RNDN);
-    }
-  }
-  return c;
+  return reference::correctly_rounded_gemm(m, n, k, a, b);
 }
 
 // Plain DGEMM: every element summed in k order with binary64 round to nearest.
