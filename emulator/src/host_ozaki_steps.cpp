@@ -248,8 +248,10 @@ void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<Outer
               std::int64_t{exponent_data(v_scale->rows)[i]} + exponent_data(v_scale->columns)[j];
           s = std::scalbn(s, static_cast<int>(std::clamp<std::int64_t>(e, -4000, 4000)));
         }
+        if (s == 0.0) s = 0.0;  // +0
         if (a && (special_row[i] || special_col[j])) s = special_sum(i, j);
         double r = alpha * s;
+        if (r == 0.0) r = 0.0;  // +0
         if (beta != 0.0) {
           const double scaled_c = beta * c_in.get(i, j);
           r = r + scaled_c;

@@ -117,20 +117,20 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   const int bits = slice_bits(products, k);
   const bool cr = options.mode == Mode::cr;
+  // d: slices per matrix the workspace holds (the user's d in tunable mode) and the fast-mode
+  // cutoff p + q <= d + 1.
   int d = 0;
   bool fast = true;
   switch (options.mode) {
     case Mode::dp:
     case Mode::sp:
-      d = splits_for_accuracy(bits, k, problem.input_precision);
+    case Mode::cr:
+      d = options.max_splits;
+      fast = options.mode != Mode::cr;
       break;
     case Mode::tunable:
       d = options.splits;
       fast = options.fast;
-      break;
-    case Mode::cr:
-      d = options.max_splits;
-      fast = false;
       break;
   }
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
@@ -202,11 +202,37 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       into.levels = s + 1;
       if (backend.all_zero(remainder)) return;
     }
+    // Only CR promises exactness; DP and SP stop at max_splits (the report shows it).
     if (cr) {
       throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
                                " slices for these operands (Options::max_splits)");
     }
   };
+
+  // DP and SP modes take d = the number of levels after which the remainders of A and of B are
+  // zero (every bit of every element represented; our reading of Algorithm 3, see
+  // split_rule.hpp), counted over the whole matrices in a first pass so that the fast-mode
+  // cutoff, and with it every bit of the result, does not depend on the blocking.
+  if (options.mode == Mode::dp || options.mode == Mode::sp) {
+    int levels = 0;
+    for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
+      RealMatrix rem_a = remainder_a;
+      rem_a.rows = std::min(mb, m - i0);
+      backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
+      split(rem_a, SplitAxis::rows, slices_a);
+      levels = std::max(levels, slices_a.levels);
+    }
+    clock.lap(report.seconds_split_a);
+    for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+      RealMatrix rem_b = remainder_b;
+      rem_b.cols = std::min(nb, n - j0);
+      backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
+      split(rem_b, SplitAxis::columns, slices_b);
+      levels = std::max(levels, slices_b.levels);
+    }
+    clock.lap(report.seconds_split_b);
+    d = levels;
+  }
 
   for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
     const std::int64_t rows = std::min(mb, m - i0);

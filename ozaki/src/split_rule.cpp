@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -44,14 +43,6 @@ int slice_bits(const Products& products, std::int64_t k) {
         " is too large for exact slice products with P = " + std::to_string(p));
   }
   return b;
-}
-
-int splits_for_accuracy(int bits, std::int64_t k, int input_precision) {
-  // In log2: log2(d + 2) + 2 - d b <= -p_in + log2(k) / 2.
-  const double right = -input_precision + 0.5 * std::log2(static_cast<double>(k));
-  for (int d = 1;; ++d) {
-    if (std::log2(d + 2.0) + 2.0 - static_cast<double>(d) * bits <= right) return d;
-  }
 }
 
 }  // namespace tcemu::ozaki

@@ -210,10 +210,12 @@ class Backend {
   // v_scale is given. Without v (k = 0 or alpha = 0) out_ij = +0 when beta == 0 and
   // beta * c_ij otherwise, alpha unused (reference BLAS). With v, for each element:
   //   s = v_ij, or scalbn(v_ij, v_scale.rows_i + v_scale.columns_j) (one rounding) with v_scale;
-  //       replaced by the special sum (below) when `a` and `b` are given and row i of a or
-  //       column j of b holds an Inf or NaN;
-  //   r = alpha * s (one RN multiplication); when beta != 0: r = r + beta * c_ij (the product
-  //       rounded, then the sum rounded; c is not read when beta == 0, as in BLAS);
+  //       a zero s is +0 (a BLAS sum starts from +0, so -0 never survives it); s is replaced by
+  //       the special sum (below) when `a` and `b` are given and row i of a or column j of b
+  //       holds an Inf or NaN;
+  //   r = alpha * s (one RN multiplication), a zero r made +0 (as BLAS's C = 0 + alpha * ...);
+  //       when beta != 0: r = r + beta * c_ij (the product rounded, then the sum rounded; c is
+  //       not read when beta == 0, as in BLAS);
   //   out_ij = r (fp64 out) or r rounded to nearest even to binary32 (fp32 out).
   // The special sum of row i of a (m x k) and column j of b (k x n), fp64 or fp32, is what IEEE
   // arithmetic gives for the non-finite products a_ip b_pj: NaN (0x7FF8000000000000) when an

@@ -11,10 +11,11 @@ namespace tcemu::ozaki {
 
 // The modes of Mukunoki, Ozaki, Ogita and Imamura (ISC 2020).
 enum class Mode {
-  dp,       // DGEMM-TC: FP64-equivalent accuracy; d from the split rule (split_rule.hpp), fast
+  dp,       // DGEMM-TC: FP64-equivalent accuracy; d = the levels after which the remainders are
+            // zero (at most max_splits), fast mode
   cr,       // correctly rounded (alpha = 1, beta = 0): split until the remainders are zero, sum
             // every partial product exactly and round once (Backend::exact_sum, NearSum's bits)
-  sp,       // SGEMM-TC: fp32 operands, d for FP32-equivalent accuracy, fast
+  sp,       // SGEMM-TC: fp32 operands, d chosen as in dp, fast mode
   tunable,  // the user's d, fast mode on or off
 };
 
@@ -31,9 +32,11 @@ using Products = std::variant<TensorCoreProducts, Fp64Products>;
 
 struct Options {
   Mode mode = Mode::dp;
-  int splits = 0;       // tunable: d >= 1 slices of A and of B
-  bool fast = true;     // tunable: only the pairs p + q <= d + 1 (d(d+1)/2 products)
-  int max_splits = 48;  // cr: slices per matrix the workspace is sized for; more is an error
+  int splits = 0;    // tunable: d >= 1 slices of A and of B
+  bool fast = true;  // tunable: only the pairs p + q <= d + 1 (d(d+1)/2 products)
+  // dp, sp, cr: slices per matrix the workspace is sized for; cr needing more is an error, dp
+  // and sp stop there.
+  int max_splits = 48;
   // Bytes of backend memory allocated once by the handle for remainders, slices, exponents,
   // products and sums; m and n are blocked to stay inside it.
   std::size_t workspace_bytes = std::size_t{512} << 20;
