@@ -66,7 +66,10 @@ const GemmScheme& scheme_named(const std::string& name) {
 std::string usage() {
   std::string text = kUsage;
   for (const GemmScheme& s : gemm_schemes()) text += "  " + s.name + ": " + s.summary + "\n";
-  if (!gemm_schemes().empty()) text += "\n" + gemm_schemes().front().options_help;
+  std::set<std::string> printed;  // schemes of one library share their options' help
+  for (const GemmScheme& s : gemm_schemes()) {
+    if (printed.insert(s.options_help).second) text += "\n" + s.options_help;
+  }
   return text;
 }
 

@@ -223,8 +223,8 @@ void reproducibility(const std::string& path, std::int64_t n) {
   std::vector<Where> places;
   for (const char* arch : {"sm70", "sm80", "sm90", "exact-rn", "exact-rz"}) {
     for (int threads : {1, 2}) {
-      places.push_back({std::string("emulator ") + arch + ", " + std::to_string(threads) +
-                            " thread" + (threads > 1 ? "s" : ""),
+      places.push_back({std::string("emulator ") + arch + " (" + std::to_string(threads) +
+                            " thread" + (threads > 1 ? "s)" : ")"),
                         make_emulator_backend(threads),
                         ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)}});
     }

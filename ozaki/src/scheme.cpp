@@ -134,46 +134,57 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       break;
   }
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
-  const Sizes sizes{d, tc ? container_bytes(tc->datapath.input) : 8, tc ? std::size_t{4} : 8, cr};
 
-  // Halve the larger block dimension until the block fits the workspace.
-  std::int64_t mb = m, nb = n;
-  while (sizes.bytes(mb, nb, k) > workspace.bytes()) {
-    if (mb == 1 && nb == 1) {
-      throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
-                               " bytes cannot hold even a 1 x 1 block with k = " +
-                               std::to_string(k) + " and " + std::to_string(d) + " slices");
+  // The blocks and the workspace regions for `slices` slices per matrix (and a stack of
+  // slices^2 sums in CR mode): the larger block dimension is halved until everything fits.
+  struct Plan {
+    std::int64_t mb = 0, nb = 0;
+    RealMatrix remainder_a{}, remainder_b{};
+    Slices a, b;
+    std::size_t product_at = 0, sums_stride = 0, sums_at = 0;
+  };
+  auto plan = [&](int slices, bool stack) {
+    const Sizes sizes{slices, tc ? container_bytes(tc->datapath.input) : 8, tc ? std::size_t{4} : 8,
+                      stack};
+    Plan p;
+    p.mb = m;
+    p.nb = n;
+    while (sizes.bytes(p.mb, p.nb, k) > workspace.bytes()) {
+      if (p.mb == 1 && p.nb == 1) {
+        throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                                 " bytes cannot hold even a 1 x 1 block with k = " +
+                                 std::to_string(k) + " and " + std::to_string(slices) + " slices");
+      }
+      if (p.mb >= p.nb) {
+        p.mb = (p.mb + 1) / 2;
+      } else {
+        p.nb = (p.nb + 1) / 2;
+      }
     }
-    if (mb >= nb) {
-      mb = (mb + 1) / 2;
-    } else {
-      nb = (nb + 1) / 2;
+    Carver carve(workspace);
+    p.remainder_a = carve.real(Real::fp64, p.mb, k, Layout::row_major);
+    p.remainder_b = carve.real(Real::fp64, k, p.nb, Layout::column_major);
+    for (int l = 0; l < slices; ++l) {
+      if (tc) {
+        p.a.slice.emplace_back(carve.low(tc->datapath.input, p.mb, k, Layout::row_major));
+        p.b.slice.emplace_back(carve.low(tc->datapath.input, k, p.nb, Layout::column_major));
+      } else {
+        p.a.slice.emplace_back(carve.real(Real::fp64, p.mb, k, Layout::row_major));
+        p.b.slice.emplace_back(carve.real(Real::fp64, k, p.nb, Layout::column_major));
+      }
+      p.a.exponent.push_back(carve.exponents(p.mb));
+      p.b.exponent.push_back(carve.exponents(p.nb));
     }
-  }
+    p.product_at = carve.take(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
+    p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
+    p.sums_at = carve.take(stack ? static_cast<std::size_t>(slices * slices) * p.sums_stride
+                                 : p.sums_stride);
+    return p;
+  };
 
   report = Report{};
   report.slice_bits = bits;
   Clock clock(backend);
-  Carver carve(workspace);
-  const RealMatrix remainder_a = carve.real(Real::fp64, mb, k, Layout::row_major);
-  const RealMatrix remainder_b = carve.real(Real::fp64, k, nb, Layout::column_major);
-  Slices slices_a, slices_b;
-  for (int s = 0; s < d; ++s) {
-    if (tc) {
-      slices_a.slice.emplace_back(carve.low(tc->datapath.input, mb, k, Layout::row_major));
-      slices_b.slice.emplace_back(carve.low(tc->datapath.input, k, nb, Layout::column_major));
-    } else {
-      slices_a.slice.emplace_back(carve.real(Real::fp64, mb, k, Layout::row_major));
-      slices_b.slice.emplace_back(carve.real(Real::fp64, k, nb, Layout::column_major));
-    }
-    slices_a.exponent.push_back(carve.exponents(mb));
-    slices_b.exponent.push_back(carve.exponents(nb));
-  }
-  const std::size_t product_at =
-      carve.take(static_cast<std::size_t>(mb * nb) * sizes.product_element);
-  const std::size_t sums_stride = aligned(static_cast<std::size_t>(mb * nb) * 8);
-  const std::size_t sums_at =
-      carve.take(cr ? static_cast<std::size_t>(d * d) * sums_stride : sums_stride);
 
   // Splits `remainder` (a block of A or B, already copied in) into `into`, level by level: d
   // levels, fewer once the remainder is zero; in CR mode a nonzero remainder after d levels is
@@ -185,16 +196,17 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       ExponentVector exponent = into.exponent[s];
       const std::int64_t vectors = axis == SplitAxis::rows ? remainder.rows : remainder.cols;
       exponent.size = vectors;
+      const std::int64_t ld =
+          std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
       if (auto* low = std::get_if<BufferMatrix>(&slice)) {
         low->rows = remainder.rows;
         low->cols = remainder.cols;
-        low->ld =
-            std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
+        low->ld = ld;
       } else {
         auto& r = std::get<RealMatrix>(slice);
         r.rows = remainder.rows;
         r.cols = remainder.cols;
-        r.ld = std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
+        r.ld = ld;
       }
       backend.split_level(remainder, axis, bits, slice, exponent);
       into.slice[s] = slice;
@@ -209,30 +221,41 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     }
   };
 
-  // DP and SP modes take d = the number of levels after which the remainders of A and of B are
-  // zero (every bit of every element represented; our reading of Algorithm 3, see
-  // split_rule.hpp), counted over the whole matrices in a first pass so that the fast-mode
-  // cutoff, and with it every bit of the result, does not depend on the blocking.
-  if (options.mode == Mode::dp || options.mode == Mode::sp) {
+  // DP, SP and CR modes first count the levels after which the remainders of A and of B are
+  // zero, over the whole matrices (a split-only pass). DP and SP take d = that count with fast
+  // mode (every bit of every element is in some slice; our reading of Algorithm 3, see
+  // split_rule.hpp); counting over the whole matrices keeps the fast-mode cutoff, and with it
+  // every bit of the result, independent of the blocking. CR sizes its stack of sums by it.
+  if (options.mode != Mode::tunable) {
+    Plan counting = plan(d, false);
     int levels = 0;
-    for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
-      RealMatrix rem_a = remainder_a;
-      rem_a.rows = std::min(mb, m - i0);
+    for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
+      RealMatrix rem_a = counting.remainder_a;
+      rem_a.rows = std::min(counting.mb, m - i0);
       backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
-      split(rem_a, SplitAxis::rows, slices_a);
-      levels = std::max(levels, slices_a.levels);
+      split(rem_a, SplitAxis::rows, counting.a);
+      levels = std::max(levels, counting.a.levels);
     }
     clock.lap(report.seconds_split_a);
-    for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
-      RealMatrix rem_b = remainder_b;
-      rem_b.cols = std::min(nb, n - j0);
+    for (std::int64_t j0 = 0; j0 < n; j0 += counting.nb) {
+      RealMatrix rem_b = counting.remainder_b;
+      rem_b.cols = std::min(counting.nb, n - j0);
       backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
-      split(rem_b, SplitAxis::columns, slices_b);
-      levels = std::max(levels, slices_b.levels);
+      split(rem_b, SplitAxis::columns, counting.b);
+      levels = std::max(levels, counting.b.levels);
     }
     clock.lap(report.seconds_split_b);
     d = levels;
   }
+  Plan final_plan = plan(d, cr);
+  const std::int64_t mb = final_plan.mb, nb = final_plan.nb;
+  const RealMatrix& remainder_a = final_plan.remainder_a;
+  const RealMatrix& remainder_b = final_plan.remainder_b;
+  Slices& slices_a = final_plan.a;
+  Slices& slices_b = final_plan.b;
+  const std::size_t product_at = final_plan.product_at;
+  const std::size_t sums_stride = final_plan.sums_stride;
+  const std::size_t sums_at = final_plan.sums_at;
 
   for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
     const std::int64_t rows = std::min(mb, m - i0);

@@ -163,7 +163,7 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
     }
     // A workspace that forces blocks in m and n.
     Options small = options;
-    small.workspace_bytes = options.mode == Mode::cr ? 400 << 10 : 24 << 10;
+    small.workspace_bytes = options.mode == Mode::cr ? 120 << 10 : 24 << 10;
     Report report;
     auto backend = make_emulator_backend();
     EXPECT_EQ(not_correctly_rounded(run(*backend, tensor_cores(), small, m, n, k, a, b, &report),
