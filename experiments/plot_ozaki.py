@@ -68,6 +68,8 @@ def plot_table(rows, title, path):
                  if r["method"] == method and float(r["phi"]) == phi]
             ys.append(max(v[0], FLOOR) if v else float("nan"))
         ax.plot(range(len(methods)), ys, marker="o", label=f"phi = {phi:g}")
+    ax.axhline(FLOOR, color="grey", linewidth=0.5)
+    ax.text(0, FLOOR * 1.5, " 0: correctly rounded", fontsize=8, color="grey")
     ax.set_xticks(range(len(methods)))
     ax.set_xticklabels(methods, rotation=45, ha="right", fontsize=8)
     ax.set_yscale("log")

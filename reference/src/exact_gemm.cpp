@@ -32,9 +32,21 @@ double element(std::int64_t k, const double* x, std::int64_t x_stride, const dou
   if (!finite) return special;  // IEEE's NaN or Inf, as a standard DGEMM gives
   if (emax < emin) return 0.0;  // every product is zero: +0 (the sum of a +0 start)
   const auto bits = static_cast<mpfr_prec_t>(emax - emin + 64);
-  MpfrNumber sum(Precision{bits}), product(Precision{120});
+  MpfrNumber sum(Precision{bits}), product(Precision{120}), xp(Precision{53}), yp(Precision{53});
   for (std::int64_t p = 0; p < k; ++p) {
-    product.mul(MpfrNumber(x[p * x_stride]), MpfrNumber(y[p]), MPFR_RNDN);  // exact in 106 bits
+    const double xv = x[p * x_stride], yv = y[p];
+    const double high = xv * yv;
+    if (std::fabs(high) >= 0x1p-900 && std::isfinite(high)) {
+      // x y = high + low exactly (the FMA's one rounding of x y - high is exact, as the product
+      // is far from the subnormal range); both are added exactly.
+      const double low = std::fma(xv, yv, -high);
+      mpfr_add_d(sum.get(), sum.get(), high, MPFR_RNDN);
+      mpfr_add_d(sum.get(), sum.get(), low, MPFR_RNDN);
+      continue;
+    }
+    mpfr_set_d(xp.get(), xv, MPFR_RNDN);
+    mpfr_set_d(yp.get(), yv, MPFR_RNDN);
+    product.mul(xp, yp, MPFR_RNDN);    // exact in 106 bits
     sum.add(sum, product, MPFR_RNDN);  // exact: every partial sum fits `bits`
   }
   if (to_fp32) return static_cast<double>(mpfr_get_flt(sum.get(), MPFR_RNDN));
