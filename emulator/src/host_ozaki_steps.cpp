@@ -239,7 +239,8 @@ void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<Outer
     for (std::int64_t j = begin; j < end; ++j) {
       for (std::int64_t i = 0; i < out.rows; ++i) {
         if (!v) {
-          result.set(i, j, beta == 0.0 ? 0.0 : beta * c_in.get(i, j));
+          const double r = beta == 0.0 ? 0.0 : beta * c_in.get(i, j);
+          result.set(i, j, std::isnan(r) ? std::bit_cast<double>(kCanonicalNan) : r);
           continue;
         }
         double s = value.get(i, j);
@@ -256,6 +257,7 @@ void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<Outer
           const double scaled_c = beta * c_in.get(i, j);
           r = r + scaled_c;
         }
+        if (std::isnan(r)) r = std::bit_cast<double>(kCanonicalNan);  // fp32: 0x7FC00000
         result.set(i, j, r);
       }
     }

@@ -216,7 +216,9 @@ class Backend {
   //   r = alpha * s (one RN multiplication), a zero r made +0 (as BLAS's C = 0 + alpha * ...);
   //       when beta != 0: r = r + beta * c_ij (the product rounded, then the sum rounded; c is
   //       not read when beta == 0, as in BLAS);
-  //   out_ij = r (fp64 out) or r rounded to nearest even to binary32 (fp32 out).
+  //   out_ij = r (fp64 out) or r rounded to nearest even to binary32 (fp32 out); every NaN is
+  //   written as the canonical NaN (0x7FF8000000000000, fp32 0x7FC00000), since IEEE 754 leaves
+  //   the payload of a NaN result to the hardware.
   // The special sum of row i of a (m x k) and column j of b (k x n), fp64 or fp32, is what IEEE
   // arithmetic gives for the non-finite products a_ip b_pj: NaN (0x7FF8000000000000) when an
   // operand is NaN, a product is 0 * Inf, or products of both infinite signs occur; otherwise

@@ -9,9 +9,9 @@ namespace tcemu::reference {
 
 // op(A) op(B) for column-major A (m x k) and B (k x n) with lda = m, ldb = k: every element is
 // the exact sum of the exact products, rounded once to nearest even to binary64 (to binary32
-// when `to_fp32`, values returned widened). The exact sum is held at the precision it needs
-// (the span of the products' exponents plus 53 + 64 bits, so every partial sum is exact), on
-// `threads` threads (0: every hardware thread). A NaN or Inf operand gives what IEEE gives.
+// when `to_fp32`, values returned widened) by MPFR. The exact sum is formed in a fixed-point
+// integer spanning the products' exponents and handed to MPFR exactly; on `threads` threads
+// (0: every hardware thread). A NaN or Inf operand gives what IEEE gives.
 std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
                                            const std::vector<double>& a,
                                            const std::vector<double>& b, bool to_fp32 = false,
