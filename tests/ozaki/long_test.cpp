@@ -14,9 +14,9 @@ namespace {
 
 class CorrectlyRoundedLong : public ::testing::TestWithParam<double> {};
 
-TEST_P(CorrectlyRoundedLong, EveryElementOfA96By80By300Product) {
+TEST_P(CorrectlyRoundedLong, EveryElementOfA160By150By1000Product) {
   const double phi = GetParam();
-  const std::int64_t m = 96, n = 80, k = 300;
+  const std::int64_t m = 160, n = 150, k = 1000;
   const auto a = testing::phi_matrix(m, k, phi, 101), b = testing::phi_matrix(k, n, phi, 102);
   const auto reference = testing::correctly_rounded_product(m, n, k, a, b);
   struct Run {

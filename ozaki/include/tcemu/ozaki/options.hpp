@@ -14,7 +14,13 @@ enum class Mode {
   dp,       // DGEMM-TC: FP64-equivalent accuracy; d = the levels after which the remainders are
             // zero (at most max_splits), fast mode
   cr,       // correctly rounded (alpha = 1, beta = 0): split until the remainders are zero, sum
-            // every partial product exactly and round once (Backend::exact_sum, NearSum's bits)
+            // every partial product exactly and round once (Backend::exact_sum, NearSum's bits).
+            // Each partial product is held relative to the first slices' scale, p 2^r with p an
+            // integer and r = (e_A1 - e_Ap) + (e_B1 - e_Bq) <= 0 (slice units); it is exact while
+            // r >= -1074, i.e. while the slice units of one row of A and one column of B span
+            // fewer than 1074 binary orders of magnitude together (inputs whose nonzero
+            // magnitudes in a row and a column spread over less than about 2^960 in all).
+            // Beyond that the deepest terms underflow and correct rounding is not guaranteed.
   sp,       // SGEMM-TC: fp32 operands, d chosen as in dp, fast mode
   tunable,  // the user's d, fast mode on or off
 };
