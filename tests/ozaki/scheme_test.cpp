@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,11 @@ struct CrCase {
   double phi;
   std::int64_t m, n, k;
 };
+
+// Names the case in test output ("phi 4, 7 x 6 x 25").
+void PrintTo(const CrCase& c, std::ostream* out) {
+  *out << "phi " << c.phi << ", " << c.m << " x " << c.n << " x " << c.k;
+}
 
 class CorrectlyRounded : public ::testing::TestWithParam<CrCase> {};
 
