@@ -13,5 +13,7 @@ int presets_command(const std::vector<std::string>& words);
 int validate_command(const std::vector<std::string>& words);
 int probe_command(const std::vector<std::string>& words);
 int detect_command(const std::vector<std::string>& words);
+int gemm_command(const std::vector<std::string>& words);
+int explain_command(const std::vector<std::string>& words);
 
 }  // namespace tcemu::cli

@@ -77,9 +77,9 @@ Overrides of single fields of the preset (see emulator/include/tcemu/emulator/da
 )";
 }
 
-Datapath datapath_from(const Arguments& args) {
+Datapath datapath_from(const Arguments& args, const std::string& default_type) {
   const std::string arch = args.value_or("arch", "sm90");
-  const FloatFormat input = format_option(args, "type", "fp16");
+  const FloatFormat input = format_option(args, "type", default_type);
   const FloatFormat accumulator = format_option(args, "acc", "fp32");
   Datapath dp = [&] {
     try {

@@ -16,7 +16,8 @@ std::string datapath_options_help();
 
 // The preset named by the arguments (defaults: sm90, fp16, fp32, mma.sync) with every override
 // applied and validated. Throws UsageError naming a bad value.
-Datapath datapath_from(const Arguments& args);
+// `default_type` is the input format when --type is not given.
+Datapath datapath_from(const Arguments& args, const std::string& default_type = "fp16");
 
 // The options that give `datapath` on top of `arch`'s preset: every field spelled out, so the
 // line reproduces the datapath whatever the preset's defaults are.

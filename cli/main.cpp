@@ -20,6 +20,8 @@ Commands:
   probe      record the present GPU's mma.sync results on random and crafted cases
   validate   replay recorded cases through a datapath and report mismatches
   detect     infer the present GPU's datapath (or that of recorded cases) as preset options
+  gemm       run a GEMM scheme (dgemm-tc, sgemm-tc) on a backend; accuracy against MPFR
+  explain    show the Ozaki scheme's error-free steps on a small dot product or 2 x 2 product
 
 Run 'tcemu COMMAND --help' for the options of a command.
 )";
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
     if (command == "probe") return tcemu::cli::probe_command(words);
     if (command == "validate") return tcemu::cli::validate_command(words);
     if (command == "detect") return tcemu::cli::detect_command(words);
+    if (command == "gemm") return tcemu::cli::gemm_command(words);
+    if (command == "explain") return tcemu::cli::explain_command(words);
     std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tcemu::cli::UsageError& e) {

@@ -1,4 +1,5 @@
 // The checks every backend shares; the arithmetic is each backend's own.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -177,5 +178,183 @@ void Backend::propagate_nonfinite_fp32(const BufferMatrix& a, const BufferMatrix
 }
 
 // ===== end of the markidis/ steps =============================================================
+namespace {
+
+[[noreturn]] void refuse(const std::string& backend, const std::string& what) {
+  throw std::invalid_argument(backend + ": " + what);
+}
+
+std::string shape(std::int64_t rows, std::int64_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+void same_shape(const std::string& backend, const RealMatrix& x, const char* x_name,
+                std::int64_t rows, std::int64_t cols) {
+  if (x.rows != rows || x.cols != cols) {
+    refuse(backend, std::string(x_name) + " is " + shape(x.rows, x.cols) + ", expected " +
+                        shape(rows, cols));
+  }
+}
+
+void require_fp64(const std::string& backend, const RealMatrix& x, const char* x_name) {
+  if (x.type != Real::fp64) refuse(backend, std::string(x_name) + " must be fp64");
+}
+
+}  // namespace
+
+void Backend::check(const RealMatrix& m, const char* name_of) const {
+  const std::string what = name() + ": matrix " + name_of;
+  if (m.buffer == nullptr || m.buffer->owner() != this) {
+    throw std::invalid_argument(what + " is not in a buffer of this backend");
+  }
+  if (m.rows < 0 || m.cols < 0) throw std::invalid_argument(what + " has a negative dimension");
+  const std::int64_t inner = m.layout == Layout::row_major ? m.cols : m.rows;
+  const std::int64_t outer = m.layout == Layout::row_major ? m.rows : m.cols;
+  if (m.ld < std::max<std::int64_t>(1, inner)) {
+    throw std::invalid_argument(what + ": ld = " + std::to_string(m.ld) + " must be >= max(1, " +
+                                std::to_string(inner) + ")");
+  }
+  if (m.rows == 0 || m.cols == 0) return;
+  const auto end =
+      m.offset_bytes + static_cast<std::size_t>((outer - 1) * m.ld + inner) * real_bytes(m.type);
+  if (end > m.buffer->bytes()) {
+    throw std::out_of_range(what + " (" + shape(m.rows, m.cols) + ", ld " + std::to_string(m.ld) +
+                            ") ends at byte " + std::to_string(end) + ", past its buffer of " +
+                            std::to_string(m.buffer->bytes()));
+  }
+}
+
+void Backend::check(const ExponentVector& v, std::int64_t size, const char* name_of) const {
+  const std::string what = name() + ": exponent vector " + name_of;
+  if (v.buffer == nullptr || v.buffer->owner() != this) {
+    throw std::invalid_argument(what + " is not in a buffer of this backend");
+  }
+  if (v.size != size) {
+    throw std::invalid_argument(what + " has " + std::to_string(v.size) + " elements, expected " +
+                                std::to_string(size));
+  }
+  if (v.offset_bytes + static_cast<std::size_t>(size) * 4 > v.buffer->bytes()) {
+    throw std::out_of_range(what + " runs past its buffer of " + std::to_string(v.buffer->bytes()));
+  }
+}
+
+void Backend::copy_real(const RealMatrix& src, const RealMatrix& dst) {
+  check(src, "source");
+  check(dst, "destination");
+  same_shape(name(), dst, "destination", src.rows, src.cols);
+  if (src.type == Real::fp64 && dst.type == Real::fp32) {
+    refuse(name(), "copy_real does not narrow fp64 to fp32");
+  }
+  copy_real_checked(src, dst);
+}
+
+void Backend::split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                          const ExponentVector& exponents) {
+  check(x, "remainder");
+  require_fp64(name(), x, "the remainder");
+  if (bits < 1 || bits > 51) refuse(name(), "split_level: bits = " + std::to_string(bits));
+  if (const auto* tc = std::get_if<BufferMatrix>(&slice)) {
+    check(*tc, "slice");
+    if (tc->rows != x.rows || tc->cols != x.cols) {
+      refuse(name(),
+             "slice is " + shape(tc->rows, tc->cols) + ", expected " + shape(x.rows, x.cols));
+    }
+    const FloatFormat& f = tc->format;
+    // Integers below 2^bits need at most `bits` significant bits (fraction_bits + 1 >= bits);
+    // 2^bits itself needs only its exponent (max_exponent() >= bits).
+    if (f.fraction_bits + 1 < bits || f.max_exponent() < bits) {
+      refuse(name(), "slice format " + std::string(f.name) + " cannot hold integers up to 2^" +
+                         std::to_string(bits));
+    }
+  } else {
+    const RealMatrix& r = std::get<RealMatrix>(slice);
+    check(r, "slice");
+    require_fp64(name(), r, "the slice");
+    same_shape(name(), r, "slice", x.rows, x.cols);
+  }
+  check(exponents, axis == SplitAxis::rows ? x.rows : x.cols, "of the split");
+  split_level_checked(x, axis, bits, slice, exponents);
+}
+
+bool Backend::all_zero(const RealMatrix& x) {
+  check(x, "tested");
+  require_fp64(name(), x, "the tested matrix");
+  return all_zero_checked(x);
+}
+
+void Backend::fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) {
+  check(a, "A");
+  check(b, "B");
+  check(c, "C");
+  require_fp64(name(), a, "A");
+  require_fp64(name(), b, "B");
+  require_fp64(name(), c, "C");
+  same_shape(name(), b, "B", a.cols, b.cols);
+  same_shape(name(), c, "C", a.rows, b.cols);
+  fp64_gemm_checked(a, b, c);
+}
+
+void Backend::check(const OuterExponents& e, std::int64_t rows, std::int64_t cols,
+                    const char* name_of) const {
+  check(e.rows, rows, name_of);
+  check(e.columns, cols, name_of);
+}
+
+void Backend::accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                                const OuterExponents& base, const RealMatrix& dst, bool overwrite) {
+  check(p, "product");
+  check(dst, "destination");
+  require_fp64(name(), dst, "the destination");
+  same_shape(name(), dst, "destination", p.rows, p.cols);
+  check(scale, p.rows, p.cols, "of the scale");
+  check(base, p.rows, p.cols, "of the base");
+  accumulate_scaled_checked(p, scale, base, dst, overwrite);
+}
+
+void Backend::exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
+                        const RealMatrix& dst) {
+  if (stack.count < 1) refuse(name(), "exact_sum of an empty stack");
+  RealMatrix last = stack.first;
+  last.offset_bytes += static_cast<std::size_t>(stack.count - 1) * stack.stride_bytes;
+  check(stack.first, "stack");
+  check(last, "stack (last)");
+  require_fp64(name(), stack.first, "the stack");
+  check(dst, "sum");
+  require_fp64(name(), dst, "the sum");
+  same_shape(name(), dst, "sum", stack.first.rows, stack.first.cols);
+  check(scale, dst.rows, dst.cols, "of the sum");
+  exact_sum_checked(stack, scale, dst);
+}
+
+void Backend::epilogue(const std::optional<RealMatrix>& v,
+                       const std::optional<OuterExponents>& v_scale, double alpha, double beta,
+                       const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
+                       const std::optional<RealMatrix>& b, const RealMatrix& out) {
+  check(out, "out");
+  if (v) {
+    check(*v, "value");
+    require_fp64(name(), *v, "the value");
+    same_shape(name(), *v, "value", out.rows, out.cols);
+  }
+  if (v_scale) {
+    if (!v) refuse(name(), "epilogue: a scale without a value");
+    check(*v_scale, out.rows, out.cols, "of the value");
+  }
+  if (beta != 0.0) {
+    if (!c) refuse(name(), "epilogue: beta != 0 needs C");
+    check(*c, "C");
+    same_shape(name(), *c, "C", out.rows, out.cols);
+  }
+  if (a.has_value() != b.has_value()) refuse(name(), "epilogue: give both A and B or neither");
+  if (a) {
+    check(*a, "A");
+    check(*b, "B");
+    if (a->rows != out.rows || b->cols != out.cols || a->cols != b->rows) {
+      refuse(name(), "epilogue: A " + shape(a->rows, a->cols) + " and B " +
+                         shape(b->rows, b->cols) + " do not give " + shape(out.rows, out.cols));
+    }
+  }
+  epilogue_checked(v, v_scale, alpha, beta, c, a, b, out);
+}
 
 }  // namespace tcemu

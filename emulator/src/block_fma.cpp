@@ -128,8 +128,8 @@ std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<
     every_kept_negative = every_kept_negative && t.negative;
   }
   if (sum.is_zero()) return encode_zero(dp.accumulator, zeros_negative && every_kept_negative);
-  const std::uint32_t rounded = round_pack(dp.accumulator, sum.negative(),
-                                           sum.magnitude(grid_lsb), rounding, dp.overflow, precision);
+  const std::uint32_t rounded = round_pack(dp.accumulator, sum.negative(), sum.magnitude(grid_lsb),
+                                           rounding, dp.overflow, precision);
   // A nonzero sum that rounds to zero keeps its sign under IEEE rules; ZeroSign::positive
   // makes every zero result +0.
   return dp.zero_sign == ZeroSign::positive && rounded == encode_zero(dp.accumulator, true)

@@ -1,15 +1,21 @@
-// The CPU backend: buffers in host memory, the emulated GEMM, host conversions.
+// The CPU backends: buffers in host memory, the emulated GEMM, host conversions and the host
+// Ozaki steps (host_ozaki_steps.hpp). "emulator" and "cpu64" are the same class under two names:
+// which products the Ozaki scheme uses (tensor-core slices or binary64 slices) is the scheme's
+// choice.
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <tcemu/emulator/backend.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/residual_split.hpp>
+
+#include "host_ozaki_steps.hpp"
 
 namespace tcemu {
 namespace {
@@ -30,9 +36,10 @@ MatrixView host_view_mutable(const BufferMatrix& m) {
            m.cols, m.ld, m.layout}};
 }
 
-class EmulatorBackend final : public Backend {
+class HostBackend final : public Backend {
  public:
-  std::string name() const override { return "emulator"; }
+  HostBackend(std::string name, int threads) : name_(std::move(name)), threads_(threads) {}
+  std::string name() const override { return name_; }
 
  protected:
   void* allocate_bytes(std::size_t bytes) override {
@@ -55,7 +62,9 @@ class EmulatorBackend final : public Backend {
                         const BufferMatrix& d) override {
     std::optional<ConstMatrixView> c_view;
     if (c) c_view = host_view(*c);
-    emulated_gemm(datapath, options, host_view(a), host_view(b), c_view, host_view_mutable(d));
+    GemmOptions threaded = options;
+    if (threaded.threads == 0) threaded.threads = threads_;
+    emulated_gemm(datapath, threaded, host_view(a), host_view(b), c_view, host_view_mutable(d));
   }
   void convert_checked(const BufferMatrix& src, const BufferMatrix& dst,
                        Rounding rounding) override {
@@ -154,12 +163,47 @@ class EmulatorBackend final : public Backend {
     }
   }
   // ===== end of the markidis/ steps
+  void copy_real_checked(const RealMatrix& src, const RealMatrix& dst) override {
+    detail::host_copy_real(src, dst, threads_);
+  }
+  void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                           const ExponentVector& exponents) override {
+    detail::host_split_level(x, axis, bits, slice, exponents, threads_);
+  }
+  bool all_zero_checked(const RealMatrix& x) override { return detail::host_all_zero(x); }
+  void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) override {
+    detail::host_fp64_gemm(a, b, c, threads_);
+  }
+  void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
+                                 const OuterExponents& base, const RealMatrix& dst,
+                                 bool overwrite) override {
+    detail::host_accumulate_scaled(p, scale, base, dst, overwrite, threads_);
+  }
+  void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
+                         const RealMatrix& dst) override {
+    detail::host_exact_sum(stack, scale, dst, threads_);
+  }
+  void epilogue_checked(const std::optional<RealMatrix>& v,
+                        const std::optional<OuterExponents>& v_scale, double alpha, double beta,
+                        const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
+                        const std::optional<RealMatrix>& b, const RealMatrix& out) override {
+    detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, threads_);
+  }
+  void synchronize_checked() override {}  // host steps finish before they return
+
+ private:
+  std::string name_;
+  int threads_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_emulator_backend() {
-  return std::make_unique<EmulatorBackend>();
+std::unique_ptr<Backend> make_emulator_backend(int threads) {
+  return std::make_unique<HostBackend>("emulator", threads);
+}
+
+std::unique_ptr<Backend> make_cpu64_backend(int threads) {
+  return std::make_unique<HostBackend>("cpu64", threads);
 }
 
 }  // namespace tcemu

@@ -12,8 +12,7 @@ namespace tcemu::detail {
 
 // True when the datapath truncates on a grid narrow enough for binary64 sums and A and B hold
 // no Inf or NaN (checked on `threads` threads).
-bool fast_path_applies(const Datapath& datapath, ConstMatrixView a, ConstMatrixView b,
-                       int threads);
+bool fast_path_applies(const Datapath& datapath, ConstMatrixView a, ConstMatrixView b, int threads);
 
 // acc (m x n, row major, accumulator bits) becomes the chain of MMA instructions over all of k
 // starting from acc.

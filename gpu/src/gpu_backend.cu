@@ -15,6 +15,7 @@
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
 #include "fp32_step_kernels.hpp"
+#include "host_round_trip.hpp"
 #include "matrix_kernels.hpp"
 #include "tiled_mma_gemm.hpp"
 
@@ -111,6 +112,46 @@ class GpuBackend final : public Backend {
     detail::propagate_nonfinite_fp32(detail::device_matrix(a), detail::device_matrix(b),
                                      detail::device_matrix(d));
   }
+
+  // Ozaki steps: host round trips for now (host_round_trip.hpp).
+  void copy_real_checked(const RealMatrix& src, const RealMatrix& dst) override {
+    detail::HostRoundTrip trip(*host_);
+    host_->copy_real(trip.read(src), trip.write(dst));
+  }
+  void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                           const ExponentVector& exponents) override {
+    detail::HostRoundTrip trip(*host_);
+    host_->split_level(trip.write(x), axis, bits, trip.write(slice), trip.write(exponents));
+  }
+  bool all_zero_checked(const RealMatrix& x) override {
+    detail::HostRoundTrip trip(*host_);
+    return host_->all_zero(trip.read(x));
+  }
+  void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) override {
+    detail::HostRoundTrip trip(*host_);
+    host_->fp64_gemm(trip.read(a), trip.read(b), trip.write(c));
+  }
+  void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
+                                 const OuterExponents& base, const RealMatrix& dst,
+                                 bool overwrite) override {
+    detail::HostRoundTrip trip(*host_);
+    host_->accumulate_scaled(trip.read(p), trip.read(scale), trip.read(base), trip.write(dst),
+                             overwrite);
+  }
+  void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
+                         const RealMatrix& dst) override {
+    detail::HostRoundTrip trip(*host_);
+    host_->exact_sum(trip.read(stack), trip.read(scale), trip.write(dst));
+  }
+  void epilogue_checked(const std::optional<RealMatrix>& v,
+                        const std::optional<OuterExponents>& v_scale, double alpha, double beta,
+                        const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
+                        const std::optional<RealMatrix>& b, const RealMatrix& out) override {
+    detail::HostRoundTrip trip(*host_);
+    host_->epilogue(trip.read(v), trip.read(v_scale), alpha, beta, trip.read(c), trip.read(a),
+                    trip.read(b), trip.write(out));
+  }
+  void synchronize_checked() override { TCEMU_CUDA_CHECK(cudaDeviceSynchronize()); }
 
   void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                         const BufferMatrix& b, const std::optional<BufferMatrix>& c,
@@ -265,6 +306,8 @@ class GpuBackend final : public Backend {
   }
 
   GemmEngine engine_;
+  // The host backend of the Ozaki steps' round trips.
+  std::unique_ptr<Backend> host_ = make_emulator_backend();
   DeviceInfo device_{};
   cublasHandle_t cublas_ = nullptr;
   void* scratch_ = nullptr;

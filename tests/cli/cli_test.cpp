@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -161,3 +162,112 @@ TEST(Cli, HelpAndUnknownCommand) {
 }
 
 }  // namespace
+
+// A file in the temporary directory, removed at the end of the test.
+struct TempFile {
+  explicit TempFile(const std::string& name, const std::string& text = "")
+      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    if (!text.empty()) std::ofstream(path) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  std::string slurp() const {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::filesystem::path path;
+};
+
+TEST(Cli, GemmOnMatrixFiles) {
+  // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]; with C = I, alpha = 2, beta = -1: [37 44; 86 99].
+  const TempFile a("tcemu_a",
+                   "2 2\n3ff0000000000000 4000000000000000\n"
+                   "4008000000000000 4010000000000000\n");
+  const TempFile b("tcemu_b",
+                   "2 2\n4014000000000000 4018000000000000\n"
+                   "401c000000000000 4020000000000000\n");
+  const TempFile c("tcemu_c",
+                   "2 2\n3ff0000000000000 0000000000000000\n"
+                   "0000000000000000 3ff0000000000000\n");
+  const TempFile out("tcemu_out");
+  for (const char* backend : {"emulator", "cpu64"}) {
+    for (const char* mode : {"dp", "cr"}) {
+      const Result r = run(std::string("gemm --scheme dgemm-tc --backend ") + backend + " --mode " +
+                           mode + " --a " + a.path.string() + " --b " + b.path.string() + " --c " +
+                           c.path.string() + " --alpha 2 --beta -1 --out " + out.path.string());
+      EXPECT_EQ(r.status, 0) << r.output;
+      EXPECT_EQ(out.slurp(),
+                "2 2\n4042800000000000 4046000000000000\n"
+                "4055800000000000 4058c00000000000\n")
+          << backend << " " << mode;
+    }
+  }
+  // fp32 files for sgemm-tc: [1 2] [3; 4] = 11.
+  const TempFile a32("tcemu_a32", "1 2\n3f800000 40000000\n");
+  const TempFile b32("tcemu_b32", "2 1\n40400000\n40800000\n");
+  const Result r = run("gemm --scheme sgemm-tc --a " + a32.path.string() + " --b " +
+                       b32.path.string() + " --out " + out.path.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(out.slurp(), "1 1\n41300000\n");
+}
+
+TEST(Cli, GemmFileErrorsNameFileAndLine) {
+  const TempFile a("tcemu_bad_a",
+                   "2 2\n3ff0000000000000 4000000000000000\n4008 4010000000000000\n");
+  const TempFile b("tcemu_bad_b",
+                   "2 2\n3ff0000000000000 4000000000000000\n"
+                   "4008000000000000 4010000000000000\n");
+  const TempFile out("tcemu_bad_out");
+  const Result r = run("gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string() +
+                       " --out " + out.path.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(a.path.string() + ":3: column 1: expected 16 hex digits, got '4008'"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Cli, GemmRunsTheErrorCorrectedSgemmSchemes) {
+  // halfhalf on the RN datapath: SGEMM-level accuracy against the correctly rounded product.
+  const Result r = run("gemm --scheme halfhalf --arch exact-rn --m 20 --n 10 --k 64");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
+  const Result tf32 = run("gemm --scheme tf32tf32 --m 8 --n 8 --k 16 --block-rounding rn");
+  EXPECT_EQ(tf32.status, 0) << tf32.output;
+  EXPECT_NE(tf32.output.find("tf32"), std::string::npos) << tf32.output;
+}
+
+TEST(Cli, GemmGeneratedInputsReportAccuracy) {
+  const Result cr = run("gemm --scheme dgemm-tc --mode cr --m 12 --n 10 --k 30 --phi 2");
+  EXPECT_EQ(cr.status, 0) << cr.output;
+  EXPECT_NE(cr.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+      << cr.output;
+  // On a machine with a GPU the GPU backend gives the correctly rounded product as well; without
+  // one the command says why.
+  const Result gpu = run("gemm --scheme dgemm-tc --backend gpu --mode cr --m 12 --n 10 --k 30");
+  if (gpu.status == 0) {
+    EXPECT_NE(gpu.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+        << gpu.output;
+  } else {
+    EXPECT_EQ(gpu.status, 1);
+    EXPECT_TRUE(gpu.output.find("no CUDA device") != std::string::npos ||
+                gpu.output.find("built without the CUDA backend") != std::string::npos)
+        << gpu.output;
+  }
+  const Result bad = run("gemm --scheme dgemm-tc --mode fast");
+  EXPECT_EQ(bad.status, 2);
+  const Result unknown = run("gemm --scheme no-such-scheme");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.output.find("dgemm-tc, sgemm-tc"), std::string::npos) << unknown.output;
+  EXPECT_NE(unknown.output.find("halfhalf"), std::string::npos) << unknown.output;
+}
+
+TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
+  const Result r = run("explain");
+  EXPECT_EQ(r.status, 0) << r.output;
+  // 1e16 + 1 - 1e16 + 0.3: the plain dot product loses the 1, CR keeps it (1.3 is
+  // 3ff4cccccccccccd).
+  EXPECT_NE(r.output.find("bits: CR 3ff4cccccccccccd, MPFR 3ff4cccccccccccd"), std::string::npos)
+      << r.output;
+  const Result two = run("explain --a 1,2,3,4 --b 0.5,0.25,1,2 --arch sm80");
+  EXPECT_EQ(two.status, 0) << two.output;
+  EXPECT_NE(two.output.find("A1 B1"), std::string::npos);
+}

@@ -1,0 +1,179 @@
+// tcemu gemm: runs a GEMM scheme (gemm_schemes.hpp) on a backend, on matrix files or on
+// generated inputs with an accuracy report against MPFR.
+#include <bit>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <random>
+
+#include <tcemu/reference/exact_gemm.hpp>
+
+#include "backend_choice.hpp"
+#include "commands.hpp"
+#include "gemm_schemes.hpp"
+#include "matrix_file.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: tcemu gemm --scheme NAME [--backend emulator|cpu64|gpu] [scheme options]
+                  --a FILE --b FILE [--c FILE --alpha x --beta y] --out FILE
+       tcemu gemm --scheme NAME [...] [--m M --n N --k K --phi PHI --seed S]
+
+Computes C := alpha A B + beta C with a GEMM scheme. A matrix file has a first line 'ROWS COLS',
+then ROWS lines of COLS hex bit patterns (16 digits for an fp64 scheme, 8 for fp32), row major.
+Without --a and --b it draws A (M x K) and B (K x N) as (rand - 0.5) * exp(PHI * randn)
+(defaults 64, 64, 64, PHI 1, seed 1) and prints the accuracy against the correctly rounded
+product (MPFR): the largest relative error and the elements not correctly rounded.
+
+  --scheme NAME          see the list below
+  --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu
+  --threads N            host threads (default: all)
+  --alpha x --beta y     (defaults 1 and 0; --beta needs --c)
+
+Schemes:
+)";
+
+double number(const Arguments& args, const std::string& name, double fallback) {
+  const auto text = args.value(name);
+  if (!text) return fallback;
+  double v = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (error != std::errc() || end != text->data() + text->size()) {
+    throw UsageError("--" + name + " expects a number, got '" + *text + "'");
+  }
+  return v;
+}
+
+std::int64_t dimension(const Arguments& args, const std::string& name) {
+  const long long v = args.integer(name).value_or(64);
+  if (v < 0 || v > 100000) throw UsageError("--" + name + " must be in [0, 100000]");
+  return v;
+}
+
+const GemmScheme& scheme_named(const std::string& name) {
+  for (const GemmScheme& s : gemm_schemes()) {
+    if (s.name == name) return s;
+  }
+  std::string names;
+  for (const GemmScheme& s : gemm_schemes()) names += (names.empty() ? "" : ", ") + s.name;
+  throw UsageError("--scheme must be one of " + names + ", got '" + name + "'");
+}
+
+std::string usage() {
+  std::string text = kUsage;
+  for (const GemmScheme& s : gemm_schemes()) text += "  " + s.name + ": " + s.summary + "\n";
+  std::set<std::string> printed;  // schemes of one library share their options' help
+  for (const GemmScheme& s : gemm_schemes()) {
+    if (printed.insert(s.options_help).second) text += "\n" + s.options_help;
+  }
+  return text;
+}
+
+}  // namespace
+
+int gemm_command(const std::vector<std::string>& words) {
+  const std::set<std::string> own = {"scheme", "backend", "threads", "a", "b", "c",   "alpha",
+                                     "beta",   "out",     "m",       "n", "k", "phi", "seed"};
+  std::set<std::string> names = own;
+  for (const GemmScheme& s : gemm_schemes()) names.insert(s.options.begin(), s.options.end());
+  const Arguments args(words, names, {"help"});
+  if (args.flag("help")) {
+    std::cout << usage();
+    return 0;
+  }
+  if (!args.positional().empty())
+    throw UsageError("unexpected word '" + args.positional()[0] + "'");
+  const auto scheme_name = args.value("scheme");
+  if (!scheme_name) throw UsageError("--scheme is required");
+  const GemmScheme& scheme = scheme_named(*scheme_name);
+  for (const std::string& name : names) {
+    if (!own.contains(name) && !scheme.options.contains(name) && args.value(name)) {
+      throw UsageError("--" + name + " is not an option of scheme " + scheme.name);
+    }
+  }
+  const std::string backend_name = args.value_or("backend", "emulator");
+  const long long threads = args.integer("threads").value_or(0);
+  if (threads < 0 || threads > 4096) throw UsageError("--threads must be in [0, 4096]");
+  GemmProblem p;
+  p.alpha = number(args, "alpha", 1.0);
+  p.beta = number(args, "beta", 0.0);
+  const bool from_files = args.value("a") || args.value("b");
+  if (from_files) {
+    if (!args.value("a") || !args.value("b")) throw UsageError("give both --a and --b");
+    if (!args.value("out")) throw UsageError("--out FILE is required with --a and --b");
+    const DenseMatrix a = read_matrix_file(*args.value("a"), scheme.element);
+    const DenseMatrix b = read_matrix_file(*args.value("b"), scheme.element);
+    if (a.cols != b.rows) {
+      throw UsageError("A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+                       " but B has " + std::to_string(b.rows) + " rows");
+    }
+    p.m = a.rows;
+    p.k = a.cols;
+    p.n = b.cols;
+    p.a = a.values;
+    p.b = b.values;
+    if (const auto c_file = args.value("c")) {
+      const DenseMatrix c = read_matrix_file(*c_file, scheme.element);
+      if (c.rows != p.m || c.cols != p.n)
+        throw UsageError("C must be " + std::to_string(p.m) + " x " + std::to_string(p.n));
+      p.c = c.values;
+    } else {
+      if (p.beta != 0.0) throw UsageError("--beta needs --c");
+      p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
+    }
+  } else {
+    if (args.value("c") || args.value("out")) throw UsageError("--c and --out go with --a and --b");
+    if (p.beta != 0.0) throw UsageError("--beta needs --c");
+    p.m = dimension(args, "m");
+    p.n = dimension(args, "n");
+    p.k = dimension(args, "k");
+    const double phi = number(args, "phi", 1.0);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(args.integer("seed").value_or(1)));
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::normal_distribution<double> normal;
+    auto draw = [&](std::int64_t count) {
+      std::vector<double> x(static_cast<std::size_t>(count));
+      for (double& v : x) {
+        v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
+        if (scheme.element == Real::fp32) v = static_cast<float>(v);
+      }
+      return x;
+    };
+    p.a = draw(p.m * p.k);
+    p.b = draw(p.k * p.n);
+    p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
+  }
+
+  auto backend = make_backend(backend_name, static_cast<int>(threads));
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<std::string> lines = scheme.run(args, *backend, backend_name, p);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::cout << scheme.name << " on " << backend_name << ": " << p.m << " x " << p.n << " x " << p.k
+            << ", " << std::setprecision(3) << seconds << " s\n";
+  for (const std::string& line : lines) std::cout << line << '\n';
+  if (from_files) {
+    write_matrix_file(*args.value("out"), {p.m, p.n, p.c}, scheme.element);
+    return 0;
+  }
+  const std::vector<double> exact = reference::correctly_rounded_gemm(
+      p.m, p.n, p.k, p.a, p.b, scheme.element == Real::fp32, static_cast<int>(threads));
+  double worst = 0.0;
+  std::int64_t wrong = 0;
+  for (std::size_t e = 0; e < exact.size(); ++e) {
+    if (std::bit_cast<std::uint64_t>(exact[e]) != std::bit_cast<std::uint64_t>(p.c[e])) ++wrong;
+    if (exact[e] != 0.0)
+      worst = std::fmax(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
+  }
+  std::cout << "phi " << number(args, "phi", 1.0) << ": max relative error " << std::setprecision(3)
+            << worst << ", elements not correctly rounded " << wrong << " of " << exact.size()
+            << '\n';
+  return 0;
+}
+
+}  // namespace tcemu::cli

@@ -1,0 +1,53 @@
+// The error-corrected SGEMM schemes (markidis/presets.hpp) for `tcemu gemm`: markidis, halfhalf,
+// tf32tf32, 3xtf32, bf16x3, bf16x9, ... on fp32 operands. The products run on the datapath the
+// datapath options describe, with the scheme's part format as the input format.
+#include <sstream>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/markidis/gemm.hpp>
+#include <tcemu/markidis/presets.hpp>
+
+#include "datapath_options.hpp"
+#include "gemm_schemes.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+GemmScheme markidis_entry(const std::string& name) {
+  GemmScheme s;
+  s.name = name;
+  const markidis::Scheme scheme = markidis::scheme_by_name(name);
+  s.summary = "error-corrected SGEMM: " + markidis::describe(scheme);
+  s.element = Real::fp32;
+  s.options = datapath_option_names();
+  s.options_help = "Datapath of the products (--type defaults to the scheme's part format " +
+                   std::string(scheme.part_format.name) + "):\n" + datapath_options_help();
+  s.run = [scheme](const Arguments& args, Backend& backend, const std::string&, GemmProblem& p) {
+    const Datapath dp = datapath_from(args, std::string(scheme.part_format.name));
+    std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),
+        c(p.c.begin(), p.c.end());
+    try {
+      markidis::sgemm(backend, scheme, dp, 'N', 'N', p.m, p.n, p.k, static_cast<float>(p.alpha),
+                      a.data(), std::max<std::int64_t>(1, p.m), b.data(),
+                      std::max<std::int64_t>(1, p.k), static_cast<float>(p.beta), c.data(),
+                      std::max<std::int64_t>(1, p.m));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    p.c.assign(c.begin(), c.end());
+    return std::vector<std::string>{"products on " + tcemu::describe(dp)};
+  };
+  return s;
+}
+
+}  // namespace
+
+std::vector<GemmScheme> markidis_schemes() {
+  std::vector<GemmScheme> out;
+  for (const std::string_view name : markidis::scheme_names()) {
+    out.push_back(markidis_entry(std::string(name)));
+  }
+  return out;
+}
+
+}  // namespace tcemu::cli

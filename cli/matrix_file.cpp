@@ -1,0 +1,95 @@
+#include "matrix_file.hpp"
+
+#include <bit>
+#include <charconv>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+namespace tcemu::cli {
+namespace {
+
+[[noreturn]] void bad(const std::string& path, std::size_t line, const std::string& what) {
+  throw std::runtime_error(path + ":" + std::to_string(line) + ": " + what);
+}
+
+bool skipped(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  return first == std::string::npos || text[first] == '#';
+}
+
+}  // namespace
+
+DenseMatrix read_matrix_file(const std::string& path, Real type) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  const int digits = type == Real::fp64 ? 16 : 8;
+  DenseMatrix m;
+  std::string text;
+  std::size_t line = 0;
+  bool have_shape = false;
+  std::int64_t row = 0;
+  while (std::getline(in, text)) {
+    ++line;
+    if (skipped(text)) continue;
+    std::istringstream words(text);
+    if (!have_shape) {
+      std::string extra;
+      if (!(words >> m.rows >> m.cols) || (words >> extra) || m.rows < 0 || m.cols < 0) {
+        bad(path, line, "expected 'ROWS COLS', got '" + text + "'");
+      }
+      have_shape = true;
+      m.values.assign(static_cast<std::size_t>(m.rows * m.cols), 0.0);
+      continue;
+    }
+    if (row == m.rows) bad(path, line, "more than " + std::to_string(m.rows) + " rows");
+    std::string word;
+    std::int64_t col = 0;
+    while (words >> word) {
+      if (col == m.cols) bad(path, line, "more than " + std::to_string(m.cols) + " columns");
+      std::uint64_t bits = 0;
+      const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), bits, 16);
+      if (static_cast<int>(word.size()) != digits || error != std::errc() ||
+          end != word.data() + word.size()) {
+        bad(path, line,
+            "column " + std::to_string(col + 1) + ": expected " + std::to_string(digits) +
+                " hex digits, got '" + word + "'");
+      }
+      m.values[static_cast<std::size_t>(col * m.rows + row)] =
+          type == Real::fp64
+              ? std::bit_cast<double>(bits)
+              : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+      ++col;
+    }
+    if (col != m.cols) {
+      bad(path, line, std::to_string(col) + " columns, expected " + std::to_string(m.cols));
+    }
+    ++row;
+  }
+  if (!have_shape) bad(path, line, "no 'ROWS COLS' line");
+  if (row != m.rows) {
+    bad(path, line, std::to_string(row) + " rows, expected " + std::to_string(m.rows));
+  }
+  return m;
+}
+
+void write_matrix_file(const std::string& path, const DenseMatrix& m, Real type) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << m.rows << ' ' << m.cols << '\n' << std::hex << std::setfill('0');
+  for (std::int64_t i = 0; i < m.rows; ++i) {
+    for (std::int64_t j = 0; j < m.cols; ++j) {
+      const double v = m.values[static_cast<std::size_t>(j * m.rows + i)];
+      if (j > 0) out << ' ';
+      if (type == Real::fp64) {
+        out << std::setw(16) << std::bit_cast<std::uint64_t>(v);
+      } else {
+        out << std::setw(8) << std::bit_cast<std::uint32_t>(static_cast<float>(v));
+      }
+    }
+    out << '\n';
+  }
+  if (!out) throw std::runtime_error("error writing " + path);
+}
+
+}  // namespace tcemu::cli

@@ -1,0 +1,108 @@
+// dgemm-tc and sgemm-tc for `tcemu gemm`: the Ozaki handle (ozaki/handle.hpp) on the chosen
+// backend; --backend cpu64 multiplies binary64 slices (DGEMM-DP-CR), every other backend uses
+// tensor-core products through the datapath the datapath options describe.
+#include <iomanip>
+#include <sstream>
+
+#include <tcemu/ozaki/handle.hpp>
+
+#include "datapath_options.hpp"
+#include "gemm_schemes.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+ozaki::Options ozaki_options(const Arguments& args, Real element) {
+  ozaki::Options o;
+  const std::string mode = args.value_or("mode", element == Real::fp64 ? "dp" : "sp");
+  if (mode == "dp") {
+    o.mode = ozaki::Mode::dp;
+  } else if (mode == "cr") {
+    o.mode = ozaki::Mode::cr;
+  } else if (mode == "sp") {
+    o.mode = ozaki::Mode::sp;
+  } else if (mode == "tunable") {
+    o.mode = ozaki::Mode::tunable;
+  } else {
+    throw UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
+  }
+  if (const auto d = args.integer("splits")) {
+    if (*d < 1 || *d > 1000) throw UsageError("--splits must be in [1, 1000]");
+    o.splits = static_cast<int>(*d);
+  }
+  if (o.mode == ozaki::Mode::tunable && o.splits == 0) {
+    throw UsageError("--mode tunable needs --splits d");
+  }
+  const std::string fast = args.value_or("fast", "on");
+  if (fast != "on" && fast != "off") throw UsageError("--fast must be on or off");
+  o.fast = fast == "on";
+  if (const auto s = args.integer("max-splits")) {
+    if (*s < 1 || *s > 10000) throw UsageError("--max-splits must be in [1, 10000]");
+    o.max_splits = static_cast<int>(*s);
+  }
+  if (const auto mib = args.integer("workspace-mib")) {
+    if (*mib < 1) throw UsageError("--workspace-mib must be >= 1");
+    o.workspace_bytes = static_cast<std::size_t>(*mib) << 20;
+  }
+  return o;
+}
+
+std::vector<std::string> describe(const ozaki::Report& r) {
+  std::ostringstream line;
+  line << std::setprecision(3) << "slices of A: " << r.slices_a << ", of B: " << r.slices_b << " ("
+       << r.slice_bits << " bits each), GEMMs: " << r.gemms << ", blocks: " << r.blocks;
+  std::ostringstream times;
+  times << std::setprecision(3) << "time (s): split A " << r.seconds_split_a << ", split B "
+        << r.seconds_split_b << ", products " << r.seconds_products << ", summation "
+        << r.seconds_summation;
+  return {line.str(), times.str()};
+}
+
+GemmScheme ozaki_entry(const std::string& name, Real element) {
+  GemmScheme s;
+  s.name = name;
+  s.element = element;
+  s.summary = element == Real::fp64
+                  ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
+                  : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
+  s.options = datapath_option_names();
+  for (const char* o : {"mode", "splits", "fast", "max-splits", "workspace-mib"})
+    s.options.insert(o);
+  s.options_help = std::string(R"(Ozaki options:
+  --mode M               dp (default for dgemm-tc), cr (correctly rounded), sp (default for
+                         sgemm-tc), tunable
+  --splits d             slices of A and of B in tunable mode
+  --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
+  --max-splits N         dp, sp, cr: the most slices per matrix (default 48)
+  --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
+)") + datapath_options_help();
+  s.run = [element](const Arguments& args, Backend& backend, const std::string& backend_name,
+                    GemmProblem& p) {
+    const ozaki::Products products =
+        backend_name == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
+                                : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
+    ozaki::Handle h(backend, products, ozaki_options(args, element));
+    if (element == Real::fp64) {
+      h.dgemm('N', 'N', p.m, p.n, p.k, p.alpha, p.a.data(), std::max<std::int64_t>(1, p.m),
+              p.b.data(), std::max<std::int64_t>(1, p.k), p.beta, p.c.data(),
+              std::max<std::int64_t>(1, p.m));
+    } else {
+      std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),
+          c(p.c.begin(), p.c.end());
+      h.sgemm('N', 'N', p.m, p.n, p.k, static_cast<float>(p.alpha), a.data(),
+              std::max<std::int64_t>(1, p.m), b.data(), std::max<std::int64_t>(1, p.k),
+              static_cast<float>(p.beta), c.data(), std::max<std::int64_t>(1, p.m));
+      p.c.assign(c.begin(), c.end());
+    }
+    return describe(h.report());
+  };
+  return s;
+}
+
+}  // namespace
+
+std::vector<GemmScheme> ozaki_schemes() {
+  return {ozaki_entry("dgemm-tc", Real::fp64), ozaki_entry("sgemm-tc", Real::fp32)};
+}
+
+}  // namespace tcemu::cli

@@ -1,0 +1,25 @@
+// The host implementations of the Ozaki steps of the Backend interface (backend.hpp has their
+// exact semantics); arguments are already checked. `threads` as in parallel_for.hpp.
+#pragma once
+
+#include <tcemu/emulator/backend.hpp>
+
+namespace tcemu::detail {
+
+void host_copy_real(const RealMatrix& src, const RealMatrix& dst, int threads);
+void host_split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                      const ExponentVector& exponents, int threads);
+bool host_all_zero(const RealMatrix& x);
+void host_accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                            const OuterExponents& base, const RealMatrix& dst, bool overwrite,
+                            int threads);
+void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
+                    const RealMatrix& dst, int threads);
+void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
+                   double alpha, double beta, const std::optional<RealMatrix>& c,
+                   const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
+                   const RealMatrix& out, int threads);
+// A blocked, vectorised FP64 GEMM (the cpu64 backend's product step).
+void host_fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c, int threads);
+
+}  // namespace tcemu::detail

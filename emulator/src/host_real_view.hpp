@@ -1,0 +1,58 @@
+// Host access to the elements of a RealMatrix whose buffer lives in host memory (the emulator
+// and cpu64 backends).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include <tcemu/emulator/backend.hpp>
+
+namespace tcemu::detail {
+
+struct HostReal {
+  unsigned char* data = nullptr;
+  Real type = Real::fp64;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t ld = 1;
+  Layout layout = Layout::row_major;
+
+  HostReal() = default;
+  explicit HostReal(const RealMatrix& m)
+      : data(static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes),
+        type(m.type),
+        rows(m.rows),
+        cols(m.cols),
+        ld(m.ld),
+        layout(m.layout) {}
+
+  std::size_t index(std::int64_t i, std::int64_t j) const {
+    return static_cast<std::size_t>(layout == Layout::row_major ? i * ld + j : j * ld + i);
+  }
+  // The element as a double (fp32 widens exactly).
+  double get(std::int64_t i, std::int64_t j) const {
+    if (type == Real::fp64) {
+      double v;
+      std::memcpy(&v, data + index(i, j) * 8, 8);
+      return v;
+    }
+    float v;
+    std::memcpy(&v, data + index(i, j) * 4, 4);
+    return static_cast<double>(v);
+  }
+  // fp64: stores v; fp32: stores v rounded to nearest even (C++ conversion, RN by default).
+  void set(std::int64_t i, std::int64_t j, double v) const {
+    if (type == Real::fp64) {
+      std::memcpy(data + index(i, j) * 8, &v, 8);
+    } else {
+      const auto f = static_cast<float>(v);
+      std::memcpy(data + index(i, j) * 4, &f, 4);
+    }
+  }
+  double* fp64_at(std::int64_t i, std::int64_t j) const {
+    return reinterpret_cast<double*>(data + index(i, j) * 8);
+  }
+};
+
+}  // namespace tcemu::detail

@@ -1,0 +1,65 @@
+// What an Ozaki handle is configured with, and what each call reports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+
+#include <tcemu/emulator/datapath.hpp>
+
+namespace tcemu::ozaki {
+
+// The modes of Mukunoki, Ozaki, Ogita and Imamura (ISC 2020).
+enum class Mode {
+  dp,       // DGEMM-TC: FP64-equivalent accuracy; d = the levels after which the remainders are
+            // zero (at most max_splits), fast mode
+  cr,       // correctly rounded (alpha = 1, beta = 0): split until the remainders are zero, sum
+            // every partial product exactly and round once (Backend::exact_sum, NearSum's bits).
+            // Each partial product is held relative to the first slices' scale, p 2^r with p an
+            // integer and r = (e_A1 - e_Ap) + (e_B1 - e_Bq) <= 0 (slice units); it is exact while
+            // r >= -1074, i.e. while the slice units of one row of A and one column of B span
+            // fewer than 1074 binary orders of magnitude together (inputs whose nonzero
+            // magnitudes in a row and a column spread over less than about 2^960 in all).
+            // Beyond that the deepest terms underflow and correct rounding is not guaranteed.
+  sp,       // SGEMM-TC: fp32 operands, d chosen as in dp, fast mode
+  tunable,  // the user's d, fast mode on or off
+};
+
+// Products on tensor cores through a datapath: slices are stored in datapath.input, products
+// come out in datapath.accumulator (fp32), and the slice width makes every product exact
+// (split_rule.hpp).
+struct TensorCoreProducts {
+  Datapath datapath;
+};
+// Products by Backend::fp64_gemm on binary64 slices (the OzBLAS DGEMM-DP-CR of the paper's
+// Table 1, the "cpu64" backend).
+struct Fp64Products {};
+using Products = std::variant<TensorCoreProducts, Fp64Products>;
+
+struct Options {
+  Mode mode = Mode::dp;
+  int splits = 0;    // tunable: d >= 1 slices of A and of B
+  bool fast = true;  // tunable: only the pairs p + q <= d + 1 (d(d+1)/2 products)
+  // dp, sp, cr: slices per matrix the workspace is sized for; cr needing more is an error, dp
+  // and sp stop there.
+  int max_splits = 48;
+  // Bytes of backend memory allocated once by the handle for remainders, slices, exponents,
+  // products and sums; m and n are blocked to stay inside it.
+  std::size_t workspace_bytes = std::size_t{512} << 20;
+};
+
+// What one call did. Phase times are wall-clock seconds with the backend synchronised at each
+// phase boundary.
+struct Report {
+  int slice_bits = 0;       // integer bits per slice (split_rule.hpp)
+  int slices_a = 0;         // the largest number of slices of any block of A
+  int slices_b = 0;         // the same for B
+  std::int64_t gemms = 0;   // slice products issued, over all blocks
+  std::int64_t blocks = 0;  // (m block, n block) pairs
+  double seconds_split_a = 0;
+  double seconds_split_b = 0;
+  double seconds_products = 0;
+  double seconds_summation = 0;  // accumulation / exact sums and the epilogue
+};
+
+}  // namespace tcemu::ozaki

@@ -1,0 +1,342 @@
+// The Ozaki scheme (Mukunoki, Ozaki, Ogita, Imamura, ISC 2020), blocked in m and n:
+//
+//   for each block of rows of A:     copy to an fp64 remainder, split level by level
+//     for each block of columns of B: copy, split level by level
+//       products of slice pairs in level order (l = p + q ascending, p ascending within l)
+//       DP / SP / tunable: accumulate each scaled product into one fp64 sum, in that order,
+//         relative to the first level's scale, applied once in the epilogue
+//       CR: scale each product into its own matrix of a stack, then the exact sum, scaled and
+//         rounded once
+//       epilogue: alpha, beta, C, and the special values of rows / columns holding Inf or NaN
+//
+// Every arithmetic step is a Backend step; this file holds only the control flow.
+#include "scheme.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tcemu/ozaki/split_rule.hpp>
+
+namespace tcemu::ozaki::detail {
+namespace {
+
+constexpr std::size_t kAlign = 64;
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+// The sub-matrix of rows [i0, i0 + rows) and columns [j0, j0 + cols).
+RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std::int64_t rows,
+               std::int64_t cols) {
+  const std::int64_t index = x.layout == Layout::row_major ? i0 * x.ld + j0 : j0 * x.ld + i0;
+  RealMatrix s = x;
+  s.offset_bytes += static_cast<std::size_t>(index) * real_bytes(x.type);
+  s.rows = rows;
+  s.cols = cols;
+  return s;
+}
+
+struct Sizes {
+  int splits;                 // slices per matrix the workspace holds
+  std::size_t slice_element;  // bytes of one slice element
+  std::size_t product_element;
+  bool stack;  // CR: one matrix per product
+
+  std::size_t bytes(std::int64_t mb, std::int64_t nb, std::int64_t k) const {
+    const auto d = static_cast<std::size_t>(splits);
+    const auto m = static_cast<std::size_t>(mb), n = static_cast<std::size_t>(nb),
+               kk = static_cast<std::size_t>(k);
+    const std::size_t sums = stack ? d * d * aligned(m * n * 8) : aligned(m * n * 8);
+    return aligned(m * kk * 8) + aligned(kk * n * 8) + d * aligned(m * kk * slice_element) +
+           d * aligned(kk * n * slice_element) + d * aligned(m * 4) + d * aligned(n * 4) +
+           aligned(m * n * product_element) + sums;
+  }
+};
+
+// Carves consecutive regions out of the workspace.
+class Carver {
+ public:
+  explicit Carver(const Buffer& workspace) : workspace_(workspace) {}
+  std::size_t take(std::size_t bytes) {
+    const std::size_t at = next_;
+    next_ += aligned(bytes);
+    return at;
+  }
+  RealMatrix real(Real type, std::int64_t rows, std::int64_t cols, Layout layout) {
+    const std::int64_t ld = std::max<std::int64_t>(1, layout == Layout::row_major ? cols : rows);
+    const std::size_t at =
+        take(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * real_bytes(type));
+    return {&workspace_, at, type, rows, cols, ld, layout};
+  }
+  BufferMatrix low(const FloatFormat& f, std::int64_t rows, std::int64_t cols, Layout layout) {
+    const std::int64_t ld = std::max<std::int64_t>(1, layout == Layout::row_major ? cols : rows);
+    const std::size_t at =
+        take(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * container_bytes(f));
+    return {&workspace_, at, f, rows, cols, ld, layout};
+  }
+  ExponentVector exponents(std::int64_t size) {
+    return {&workspace_, take(static_cast<std::size_t>(size) * 4), size};
+  }
+
+ private:
+  const Buffer& workspace_;
+  std::size_t next_ = 0;
+};
+
+// The slices of one block of A (or B) and their exponents, level by level.
+struct Slices {
+  std::vector<SliceMatrix> slice;
+  std::vector<ExponentVector> exponent;
+  int levels = 0;
+};
+
+class Clock {
+ public:
+  explicit Clock(Backend& backend) : backend_(backend) {}
+  // Adds the time since the last lap (after synchronising the backend) to `seconds`.
+  void lap(double& seconds) {
+    backend_.synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    seconds += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  Backend& backend_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+void run_scheme(Backend& backend, const Products& products, const Options& options,
+                const Buffer& workspace, const Problem& problem, Report& report) {
+  const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
+  const int bits = slice_bits(products, k);
+  const bool cr = options.mode == Mode::cr;
+  // d: slices per matrix the workspace holds (the user's d in tunable mode) and the fast-mode
+  // cutoff p + q <= d + 1.
+  int d = 0;
+  bool fast = true;
+  switch (options.mode) {
+    case Mode::dp:
+    case Mode::sp:
+    case Mode::cr:
+      d = options.max_splits;
+      fast = options.mode != Mode::cr;
+      break;
+    case Mode::tunable:
+      d = options.splits;
+      fast = options.fast;
+      break;
+  }
+  const auto* tc = std::get_if<TensorCoreProducts>(&products);
+
+  // The blocks and the workspace regions for `slices` slices per matrix (and a stack of
+  // slices^2 sums in CR mode): the larger block dimension is halved until everything fits.
+  struct Plan {
+    std::int64_t mb = 0, nb = 0;
+    RealMatrix remainder_a{}, remainder_b{};
+    Slices a, b;
+    std::size_t product_at = 0, sums_stride = 0, sums_at = 0;
+  };
+  auto plan = [&](int slices, bool stack) {
+    const Sizes sizes{slices, tc ? container_bytes(tc->datapath.input) : 8, tc ? std::size_t{4} : 8,
+                      stack};
+    Plan p;
+    p.mb = m;
+    p.nb = n;
+    while (sizes.bytes(p.mb, p.nb, k) > workspace.bytes()) {
+      if (p.mb == 1 && p.nb == 1) {
+        throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                                 " bytes cannot hold even a 1 x 1 block with k = " +
+                                 std::to_string(k) + " and " + std::to_string(slices) + " slices");
+      }
+      if (p.mb >= p.nb) {
+        p.mb = (p.mb + 1) / 2;
+      } else {
+        p.nb = (p.nb + 1) / 2;
+      }
+    }
+    Carver carve(workspace);
+    p.remainder_a = carve.real(Real::fp64, p.mb, k, Layout::row_major);
+    p.remainder_b = carve.real(Real::fp64, k, p.nb, Layout::column_major);
+    for (int l = 0; l < slices; ++l) {
+      if (tc) {
+        p.a.slice.emplace_back(carve.low(tc->datapath.input, p.mb, k, Layout::row_major));
+        p.b.slice.emplace_back(carve.low(tc->datapath.input, k, p.nb, Layout::column_major));
+      } else {
+        p.a.slice.emplace_back(carve.real(Real::fp64, p.mb, k, Layout::row_major));
+        p.b.slice.emplace_back(carve.real(Real::fp64, k, p.nb, Layout::column_major));
+      }
+      p.a.exponent.push_back(carve.exponents(p.mb));
+      p.b.exponent.push_back(carve.exponents(p.nb));
+    }
+    p.product_at = carve.take(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
+    p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
+    p.sums_at = carve.take(stack ? static_cast<std::size_t>(slices * slices) * p.sums_stride
+                                 : p.sums_stride);
+    return p;
+  };
+
+  report = Report{};
+  report.slice_bits = bits;
+  Clock clock(backend);
+
+  // Splits `remainder` (a block of A or B, already copied in) into `into`, level by level: d
+  // levels, fewer once the remainder is zero; in CR mode a nonzero remainder after d levels is
+  // an error.
+  auto split = [&](const RealMatrix& remainder, SplitAxis axis, Slices& into) {
+    into.levels = 0;
+    for (int s = 0; s < d; ++s) {
+      SliceMatrix slice = into.slice[s];
+      ExponentVector exponent = into.exponent[s];
+      const std::int64_t vectors = axis == SplitAxis::rows ? remainder.rows : remainder.cols;
+      exponent.size = vectors;
+      const std::int64_t ld =
+          std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
+      if (auto* low = std::get_if<BufferMatrix>(&slice)) {
+        low->rows = remainder.rows;
+        low->cols = remainder.cols;
+        low->ld = ld;
+      } else {
+        auto& r = std::get<RealMatrix>(slice);
+        r.rows = remainder.rows;
+        r.cols = remainder.cols;
+        r.ld = ld;
+      }
+      backend.split_level(remainder, axis, bits, slice, exponent);
+      into.slice[s] = slice;
+      into.exponent[s] = exponent;
+      into.levels = s + 1;
+      if (backend.all_zero(remainder)) return;
+    }
+    // Only CR promises exactness; DP and SP stop at max_splits (the report shows it).
+    if (cr) {
+      throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
+                               " slices for these operands (Options::max_splits)");
+    }
+  };
+
+  // DP, SP and CR modes first count the levels after which the remainders of A and of B are
+  // zero, over the whole matrices (a split-only pass). DP and SP take d = that count with fast
+  // mode (every bit of every element is in some slice; our reading of Algorithm 3, see
+  // split_rule.hpp); counting over the whole matrices keeps the fast-mode cutoff, and with it
+  // every bit of the result, independent of the blocking. CR sizes its stack of sums by it.
+  if (options.mode != Mode::tunable) {
+    Plan counting = plan(d, false);
+    int levels = 0;
+    for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
+      RealMatrix rem_a = counting.remainder_a;
+      rem_a.rows = std::min(counting.mb, m - i0);
+      backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
+      split(rem_a, SplitAxis::rows, counting.a);
+      levels = std::max(levels, counting.a.levels);
+    }
+    clock.lap(report.seconds_split_a);
+    for (std::int64_t j0 = 0; j0 < n; j0 += counting.nb) {
+      RealMatrix rem_b = counting.remainder_b;
+      rem_b.cols = std::min(counting.nb, n - j0);
+      backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
+      split(rem_b, SplitAxis::columns, counting.b);
+      levels = std::max(levels, counting.b.levels);
+    }
+    clock.lap(report.seconds_split_b);
+    d = levels;
+  }
+  Plan final_plan = plan(d, cr);
+  const std::int64_t mb = final_plan.mb, nb = final_plan.nb;
+  const RealMatrix& remainder_a = final_plan.remainder_a;
+  const RealMatrix& remainder_b = final_plan.remainder_b;
+  Slices& slices_a = final_plan.a;
+  Slices& slices_b = final_plan.b;
+  const std::size_t product_at = final_plan.product_at;
+  const std::size_t sums_stride = final_plan.sums_stride;
+  const std::size_t sums_at = final_plan.sums_at;
+
+  for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
+    const std::int64_t rows = std::min(mb, m - i0);
+    const RealMatrix a_block = sub(problem.a, i0, 0, rows, k);
+    RealMatrix rem_a = remainder_a;
+    rem_a.rows = rows;
+    backend.copy_real(a_block, rem_a);
+    split(rem_a, SplitAxis::rows, slices_a);
+    clock.lap(report.seconds_split_a);
+    report.slices_a = std::max(report.slices_a, slices_a.levels);
+
+    for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+      const std::int64_t cols = std::min(nb, n - j0);
+      const RealMatrix b_block = sub(problem.b, 0, j0, k, cols);
+      RealMatrix rem_b = remainder_b;
+      rem_b.cols = cols;
+      backend.copy_real(b_block, rem_b);
+      split(rem_b, SplitAxis::columns, slices_b);
+      clock.lap(report.seconds_split_b);
+      report.slices_b = std::max(report.slices_b, slices_b.levels);
+      ++report.blocks;
+
+      const RealMatrix product{&workspace,
+                               product_at,
+                               tc ? Real::fp32 : Real::fp64,
+                               rows,
+                               cols,
+                               std::max<std::int64_t>(1, rows),
+                               Layout::column_major};
+      auto sum_matrix = [&](std::int64_t index) {
+        return RealMatrix{&workspace,
+                          sums_at + static_cast<std::size_t>(index) * sums_stride,
+                          Real::fp64,
+                          rows,
+                          cols,
+                          std::max<std::int64_t>(1, rows),
+                          Layout::column_major};
+      };
+      // Sums are kept relative to the first level's scale, 2^(e_A1 + e_B1) per element, so
+      // that no term over- or underflows unless the whole element does (or the slices of one
+      // row and column span more than binary64's range); the scale enters once at the end.
+      const OuterExponents base{slices_a.exponent[0], slices_b.exponent[0]};
+      std::int64_t issued = 0;
+      for (int level = 2; level <= slices_a.levels + slices_b.levels; ++level) {
+        if (fast && level > d + 1) break;
+        for (int p = 1; p < level; ++p) {
+          const int q = level - p;
+          if (p > slices_a.levels || q > slices_b.levels) continue;
+          const SliceMatrix& sa = slices_a.slice[p - 1];
+          const SliceMatrix& sb = slices_b.slice[q - 1];
+          if (tc) {
+            const BufferMatrix out{&workspace,
+                                   product_at,
+                                   formats::fp32,
+                                   rows,
+                                   cols,
+                                   std::max<std::int64_t>(1, rows),
+                                   Layout::column_major};
+            backend.mma_gemm(tc->datapath, {.alpha = 1.0f, .beta = 0.0f},
+                             std::get<BufferMatrix>(sa), std::get<BufferMatrix>(sb), std::nullopt,
+                             out);
+          } else {
+            backend.fp64_gemm(std::get<RealMatrix>(sa), std::get<RealMatrix>(sb), product);
+          }
+          clock.lap(report.seconds_products);
+          const RealMatrix target = sum_matrix(cr ? issued : 0);
+          backend.accumulate_scaled(product, {slices_a.exponent[p - 1], slices_b.exponent[q - 1]},
+                                    base, target, cr || issued == 0);
+          clock.lap(report.seconds_summation);
+          ++issued;
+        }
+      }
+      report.gemms += issued;
+      const RealMatrix value = sum_matrix(0);
+      if (cr) backend.exact_sum({value, issued, sums_stride}, base, value);
+      const RealMatrix c_block = sub(problem.c, i0, j0, rows, cols);
+      backend.epilogue(value, cr ? std::nullopt : std::optional<OuterExponents>(base),
+                       problem.alpha, problem.beta, c_block, a_block, b_block, c_block);
+      clock.lap(report.seconds_summation);
+    }
+  }
+}
+
+}  // namespace tcemu::ozaki::detail
