@@ -2,7 +2,7 @@
 // relative residual versus k), on chosen datapaths and input distributions, next to a plain fp32
 // CPU SGEMM.
 //
-//   markidis_accuracy [--backend emulator] [--size N] [--k 16,64,...] [--schemes a,b,...]
+//   markidis_accuracy [--backend emulator|gpu] [--size N] [--k 16,64,...] [--schemes a,b,...]
 //                     [--archs exact-rn,sm80,sm90:rn,...] [--dists d1,d2,...] [--threads T]
 //                     [--seed S] [--out DIR] [--file NAME]
 //
@@ -36,6 +36,9 @@
 #include <vector>
 
 #include <tcemu/emulator/backend.hpp>
+#if TCEMU_WITH_GPU
+#include <tcemu/gpu/gpu_backend.hpp>
+#endif
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
 
@@ -50,10 +53,16 @@ std::vector<std::string> list(const std::string& s) {
   return out;
 }
 
-// The backends this program can run on. The GPU backend joins here when gpu/ provides one.
+// The backends this program can run on: the emulator, and the GPU (our mma.sync kernels, which
+// compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200).
 std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
   if (name == "emulator") return tcemu::make_emulator_backend();
+#if TCEMU_WITH_GPU
+  if (name == "gpu") return tcemu::gpu::make_gpu_backend();
+  throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator, gpu)");
+#else
   throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator)");
+#endif
 }
 
 // The scheme of a --schemes entry: a preset name, optionally followed by changes that compose a
