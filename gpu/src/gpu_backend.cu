@@ -54,7 +54,7 @@ class GpuBackend final : public Backend {
   }
 
   std::string name() const override {
-    return std::string("gpu (") + (engine_ == GemmEngine::cublas ? "cublas" : "mma.sync") + ", " +
+    return std::string("gpu (") + (engine_ == GemmEngine::cublas ? "cublas" : "mma.sync") + " on " +
            device_.name + ")";
   }
 
