@@ -52,9 +52,16 @@ void Backend::copy_out(const Buffer& buffer, void* host, std::size_t bytes,
   }
 }
 
-void Backend::check(const BufferMatrix& m, const char* name_of) const {
-  const std::string what = name() + ": matrix " + name_of;
-  if (m.buffer == nullptr || m.buffer->owner() != this) {
+namespace {
+
+// The checks of a matrix view (BufferMatrix or RealMatrix) of `backend`'s memory with elements of
+// `element_bytes` bytes: its own buffer, dimensions, leading dimension, and its end inside the
+// buffer.
+template <class Matrix>
+void check_matrix(const Backend& backend, const Matrix& m, std::size_t element_bytes,
+                  const char* name_of) {
+  const std::string what = backend.name() + ": matrix " + name_of;
+  if (m.buffer == nullptr || m.buffer->owner() != &backend) {
     throw std::invalid_argument(what + " is not in a buffer of this backend");
   }
   if (m.rows < 0 || m.cols < 0) throw std::invalid_argument(what + " has a negative dimension");
@@ -65,14 +72,20 @@ void Backend::check(const BufferMatrix& m, const char* name_of) const {
                                 std::to_string(inner) + ")");
   }
   if (m.rows == 0 || m.cols == 0) return;
-  const auto end = m.offset_bytes +
-                   static_cast<std::size_t>((outer - 1) * m.ld + inner) * container_bytes(m.format);
+  const auto end =
+      m.offset_bytes + static_cast<std::size_t>((outer - 1) * m.ld + inner) * element_bytes;
   if (end > m.buffer->bytes()) {
     throw std::out_of_range(what + " (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) +
                             ", ld " + std::to_string(m.ld) + ") ends at byte " +
                             std::to_string(end) + ", past its buffer of " +
                             std::to_string(m.buffer->bytes()));
   }
+}
+
+}  // namespace
+
+void Backend::check(const BufferMatrix& m, const char* name_of) const {
+  check_matrix(*this, m, container_bytes(m.format), name_of);
 }
 
 void Backend::mma_gemm(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
@@ -203,25 +216,7 @@ void require_fp64(const std::string& backend, const RealMatrix& x, const char* x
 }  // namespace
 
 void Backend::check(const RealMatrix& m, const char* name_of) const {
-  const std::string what = name() + ": matrix " + name_of;
-  if (m.buffer == nullptr || m.buffer->owner() != this) {
-    throw std::invalid_argument(what + " is not in a buffer of this backend");
-  }
-  if (m.rows < 0 || m.cols < 0) throw std::invalid_argument(what + " has a negative dimension");
-  const std::int64_t inner = m.layout == Layout::row_major ? m.cols : m.rows;
-  const std::int64_t outer = m.layout == Layout::row_major ? m.rows : m.cols;
-  if (m.ld < std::max<std::int64_t>(1, inner)) {
-    throw std::invalid_argument(what + ": ld = " + std::to_string(m.ld) + " must be >= max(1, " +
-                                std::to_string(inner) + ")");
-  }
-  if (m.rows == 0 || m.cols == 0) return;
-  const auto end =
-      m.offset_bytes + static_cast<std::size_t>((outer - 1) * m.ld + inner) * real_bytes(m.type);
-  if (end > m.buffer->bytes()) {
-    throw std::out_of_range(what + " (" + shape(m.rows, m.cols) + ", ld " + std::to_string(m.ld) +
-                            ") ends at byte " + std::to_string(end) + ", past its buffer of " +
-                            std::to_string(m.buffer->bytes()));
-  }
+  check_matrix(*this, m, real_bytes(m.type), name_of);
 }
 
 void Backend::check(const ExponentVector& v, std::int64_t size, const char* name_of) const {

@@ -121,17 +121,22 @@ void check_mma_sync(const FloatFormat& input, const FloatFormat& accumulator) {
   }
 }
 
-std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFormat& accumulator,
-                                        std::span<const MmaCase> cases) {
+void check_case_k(const FloatFormat& input, std::span<const MmaCase> cases,
+                  const char* instruction) {
   const int k = mma_sync_k(input);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (cases[i].a.size() != static_cast<std::size_t>(k) ||
         cases[i].b.size() != cases[i].a.size()) {
       throw std::invalid_argument(
-          "case " + std::to_string(i + 1) + " has K = " + std::to_string(cases[i].a.size()) +
-          ", mma.sync with " + std::string(input.name) + " takes K = " + std::to_string(k));
+          "case " + std::to_string(i + 1) + " has K = " + std::to_string(cases[i].a.size()) + ", " +
+          instruction + " with " + std::string(input.name) + " takes K = " + std::to_string(k));
     }
   }
+}
+
+std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFormat& accumulator,
+                                        std::span<const MmaCase> cases) {
+  check_case_k(input, cases, "mma.sync");
   check_mma_sync(input, accumulator);
   const bool fp32 = accumulator == formats::fp32;
   if (input == formats::fp16) {

@@ -150,15 +150,7 @@ std::vector<std::pair<FloatFormat, FloatFormat>> wgmma_pairs(int compute_capabil
 
 std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat& accumulator,
                                      std::span<const MmaCase> cases) {
-  const int k = mma_sync_k(input);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].a.size() != static_cast<std::size_t>(k) ||
-        cases[i].b.size() != cases[i].a.size()) {
-      throw std::invalid_argument(
-          "case " + std::to_string(i + 1) + " has K = " + std::to_string(cases[i].a.size()) +
-          ", wgmma with " + std::string(input.name) + " takes K = " + std::to_string(k));
-    }
-  }
+  check_case_k(input, cases, "wgmma");
   check_mma_sync(input, accumulator);  // the same format pairs
   std::string why;
   const auto devices = list_devices(&why);

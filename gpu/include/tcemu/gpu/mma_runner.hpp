@@ -21,6 +21,11 @@ int mma_sync_k(const FloatFormat& input);
 // fp16 -> fp32/fp16, bf16 -> fp32, tf32 -> fp32, and from sm_89 e4m3/e5m2 -> fp32/fp16.
 std::vector<std::pair<FloatFormat, FloatFormat>> mma_sync_pairs(int compute_capability);
 
+// Throws std::invalid_argument naming the first case whose a or b does not hold K =
+// mma_sync_k(input) operands (`instruction` names the instruction in the message).
+void check_case_k(const FloatFormat& input, std::span<const MmaCase> cases,
+                  const char* instruction);
+
 // Throws unless the present GPU has mma.sync for this pair: std::invalid_argument for a format
 // pair no mma.sync takes, std::runtime_error without a device or below sm_89 for fp8.
 void check_mma_sync(const FloatFormat& input, const FloatFormat& accumulator);
