@@ -3,11 +3,12 @@
 //   gpu_gemm_benchmark [n ...]        (default: 4096 8192)
 //
 // For each n and format it times D = A B (A row major, B column major: the operands are read in
-// place, nothing is packed) through the GPU backend with the mma_sync engine and with the cuBLAS
-// engine, the median of 20 runs after 3 warm-ups, timed with CUDA events. Inputs are the papers'
-// (rand - 0.5) * exp(randn), never zeros. The last table gives TFLOP/s and the ratio of ours to
-// cuBLAS's; the goal is fp16 -> fp32 at n = 8192 at 0.5 or more (on an H200). It also
-// prints the relative difference of the two results as a check that both computed the product.
+// place, nothing is packed) through the GPU backend with our engines (mma_sync, and wgmma on
+// sm_90a) and with the cuBLAS engine, the median of 20 runs after 3 warm-ups, timed with CUDA
+// events. Inputs are the papers' (rand - 0.5) * exp(randn), never zeros. The last table gives
+// TFLOP/s and the ratio of ours to cuBLAS's; the goal is fp16 -> fp32 at n = 8192 at 0.5 or
+// more (on an H200). It also prints the relative difference of the two results as a check that both
+// computed the product.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -97,24 +98,30 @@ int main(int argc, char** argv) {
   }
   const std::string arch = devices.front().arch_preset();
   std::printf("device: %s (%s)\n", devices.front().name.c_str(), arch.c_str());
-  const auto ours = gpu::make_gpu_backend({.engine = gpu::GemmEngine::mma_sync});
+  const auto mma_sync = gpu::make_gpu_backend({.engine = gpu::GemmEngine::mma_sync});
   const auto cublas = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const bool has_wgmma = devices.front().compute_major == 9 && devices.front().compute_minor == 0;
+  const auto wgmma =
+      has_wgmma ? gpu::make_gpu_backend({.engine = gpu::GemmEngine::wgmma}) : nullptr;
 
   struct Variant {
     FloatFormat input;
     std::int64_t takeout;  // in instructions' k; 0: none
     bool with_cublas;
+    bool on_wgmma;  // our wgmma kernel instead of our mma.sync kernel
   };
-  const std::vector<Variant> variants = {{formats::fp16, 0, true},
-                                         {formats::bf16, 0, true},
-                                         {formats::tf32, 0, true},
-                                         {formats::fp16, 1, false},
-                                         {formats::e4m3, 0, false}};
+  const std::vector<Variant> variants = {
+      {formats::fp16, 0, true, true},  {formats::bf16, 0, true, true},
+      {formats::fp16, 0, true, false}, {formats::bf16, 0, true, false},
+      {formats::tf32, 0, true, false}, {formats::fp16, 1, false, false},
+      {formats::e4m3, 0, false, false}};
   std::vector<Row> rows;
   for (const std::int64_t n : sizes) {
     for (const Variant& v : variants) {
       if (v.input == formats::e4m3 && arch != "sm89" && arch != "sm90" && arch != "sm100") continue;
-      const Datapath dp = preset(arch, v.input, formats::fp32, "mma.sync");
+      if (v.on_wgmma && !has_wgmma) continue;
+      Backend& ours = v.on_wgmma ? *wgmma : *mma_sync;
+      const Datapath dp = preset(arch, v.input, formats::fp32, v.on_wgmma ? "wgmma" : "mma.sync");
       const auto host_a = random_matrix(v.input, n * n, 1),
                  host_b = random_matrix(v.input, n * n, 2);
       const std::size_t out_bytes = static_cast<std::size_t>(n * n) * 4;
@@ -127,7 +134,7 @@ int main(int argc, char** argv) {
         be.copy_in(host_b.data(), b, host_b.size());
       };
       Buffer oa, ob, od, ca, cb, cd;
-      setup(*ours, oa, ob, od);
+      setup(ours, oa, ob, od);
       const GemmOptions options{.takeout_every_k = v.takeout * dp.instruction_k};
       const auto matrices = [&](const Buffer& a, const Buffer& b, const Buffer& d) {
         return std::array<BufferMatrix, 3>{
@@ -139,8 +146,8 @@ int main(int argc, char** argv) {
       const double size = static_cast<double>(n);
       const double flops = 2.0 * size * size * size;
       const double ours_ms =
-          median_ms([&] { ours->mma_gemm(dp, options, om[0], om[1], std::nullopt, om[2]); });
-      Row row{std::string(v.input.name) + " -> fp32" +
+          median_ms([&] { ours.mma_gemm(dp, options, om[0], om[1], std::nullopt, om[2]); });
+      Row row{std::string(v.input.name) + " -> fp32" + (v.on_wgmma ? ", wgmma" : ", mma.sync") +
                   (v.takeout ? ", take-out every instruction" : ""),
               n, flops / ours_ms / 1e9, 0, 0};
       if (v.with_cublas) {
@@ -150,7 +157,7 @@ int main(int argc, char** argv) {
             median_ms([&] { cublas->mma_gemm(dp, {}, cm[0], cm[1], std::nullopt, cm[2]); });
         row.cublas_tflops = flops / cublas_ms / 1e9;
         std::vector<float> x(static_cast<std::size_t>(n * n)), y(x.size());
-        ours->copy_out(od, x.data(), out_bytes);
+        ours.copy_out(od, x.data(), out_bytes);
         cublas->copy_out(cd, y.data(), out_bytes);
         double num = 0, den = 0;
         for (std::size_t i = 0; i < x.size(); ++i) {

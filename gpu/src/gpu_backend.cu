@@ -18,6 +18,7 @@
 #include "host_round_trip.hpp"
 #include "matrix_kernels.hpp"
 #include "tiled_mma_gemm.hpp"
+#include "wgmma_gemm.hpp"
 
 namespace tcemu::gpu {
 namespace {
@@ -45,6 +46,14 @@ class GpuBackend final : public Backend {
                                std::to_string(device_.compute_minor) +
                                "; the GPU backend's kernels need sm_80 or newer");
     }
+    if (engine_ == GemmEngine::wgmma &&
+        (device_.compute_major != 9 || device_.compute_minor != 0)) {
+      throw std::runtime_error(
+          "gpu: the wgmma engine needs an sm_90a device (compute capability "
+          "9.0); " +
+          device_.name + " has " + std::to_string(device_.compute_major) + "." +
+          std::to_string(device_.compute_minor));
+    }
     TCEMU_CUDA_CHECK(cudaSetDevice(device_.index));
     if (engine_ == GemmEngine::cublas) TCEMU_CUBLAS_CHECK(cublasCreate(&cublas_));
   }
@@ -54,8 +63,11 @@ class GpuBackend final : public Backend {
   }
 
   std::string name() const override {
-    return std::string("gpu (") + (engine_ == GemmEngine::cublas ? "cublas" : "mma.sync") + " on " +
-           device_.name + ")";
+    return std::string("gpu (") +
+           (engine_ == GemmEngine::cublas  ? "cublas"
+            : engine_ == GemmEngine::wgmma ? "wgmma"
+                                           : "mma.sync") +
+           " on " + device_.name + ")";
   }
 
  protected:
@@ -199,15 +211,31 @@ class GpuBackend final : public Backend {
     }
   }
 
-  // The device's mma.sync is the only datapath the tiled kernel computes.
-  void check_mma_sync_datapath(const Datapath& datapath) const {
+  // The device's instruction (mma.sync or wgmma) is the only datapath our kernels compute.
+  void check_hardware_datapath(const Datapath& datapath) const {
     check_mma_sync(datapath.input, datapath.accumulator);
+    const bool wgmma = engine_ == GemmEngine::wgmma;
+    if (wgmma) {
+      if (device_.compute_major != 9 || device_.compute_minor != 0) {
+        throw std::runtime_error(name() + ": the wgmma engine needs an sm_90a device");
+      }
+      if (!(datapath.accumulator == formats::fp32) ||
+          !(datapath.input == formats::fp16 || datapath.input == formats::bf16)) {
+        throw std::invalid_argument(name() +
+                                    ": the wgmma engine takes fp16 or bf16 inputs with an "
+                                    "fp32 accumulator; use the mma_sync engine for " +
+                                    std::string(datapath.input.name) + " -> " +
+                                    std::string(datapath.accumulator.name));
+      }
+    }
+    const char* instruction = wgmma ? "wgmma" : "mma.sync";
     const std::string arch = device_.arch_preset();
-    const Datapath hardware = preset(arch, datapath.input, datapath.accumulator, "mma.sync");
+    const Datapath hardware = preset(arch, datapath.input, datapath.accumulator, instruction);
     if (!(datapath == hardware)) {
-      throw std::invalid_argument(
-          name() + ": the GPU's mma.sync computes the " + arch + " preset (" + describe(hardware) +
-          "), not " + describe(datapath) + "; use the emulator backend for other datapaths");
+      throw std::invalid_argument(name() + ": the GPU's " + instruction + " computes the " + arch +
+                                  " preset (" + describe(hardware) + "), not " +
+                                  describe(datapath) +
+                                  "; use the emulator backend for other datapaths");
     }
   }
 
@@ -249,7 +277,7 @@ class GpuBackend final : public Backend {
   void run_tiled(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                  const BufferMatrix& b, const std::optional<DeviceMatrix>& c,
                  const BufferMatrix& d) {
-    check_mma_sync_datapath(datapath);
+    check_hardware_datapath(datapath);
     const detail::Instruction instruction =
         detail::mma_sync_instruction(datapath.input, datapath.accumulator);
     const int k_per_instruction = detail::instruction_k(instruction);
@@ -258,6 +286,9 @@ class GpuBackend final : public Backend {
                                   ": takeout_every_k = " + std::to_string(options.takeout_every_k) +
                                   " is not a non-negative multiple of the instruction's k = " +
                                   std::to_string(k_per_instruction));
+    }
+    if (options.takeout_every_k > 0 && engine_ == GemmEngine::wgmma) {
+      throw std::invalid_argument(name() + ": the wgmma engine has no take-out; use mma_sync");
     }
     if (options.takeout_every_k > 0 && !(datapath.accumulator == formats::fp32)) {
       throw std::invalid_argument(name() + ": takeout_every_k needs an fp32 accumulator");
@@ -289,7 +320,11 @@ class GpuBackend final : public Backend {
     args.alpha = options.alpha;
     args.beta = options.beta;
     args.takeout_instructions = static_cast<int>(options.takeout_every_k / k_per_instruction);
-    detail::launch_tiled_mma_gemm(instruction, args, nullptr);
+    if (engine_ == GemmEngine::wgmma) {
+      detail::launch_wgmma_gemm(instruction, args, nullptr);
+    } else {
+      detail::launch_tiled_mma_gemm(instruction, args, nullptr);
+    }
   }
 
   // Device scratch of at least `bytes`, kept between calls; growing it drops its contents.

@@ -11,6 +11,7 @@
 #include <tcemu/emulator/convert.hpp>
 
 #include "cuda_check.hpp"
+#include "gemm_epilogue.cuh"
 #include "tiled_mma_gemm.hpp"
 
 namespace tcemu::gpu::detail {
@@ -107,28 +108,6 @@ __device__ void load_b_pair(unsigned b_stage, int step, int warp_n, int pair, un
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int row = warp_n * Config::wn + pair * 16 + (lane % 8) + 8 * (lane / 16);
   ldmatrix_x4(fb, b_stage + swizzled(row, 2 * step + (lane / 8) % 2));
-}
-
-__device__ inline std::int64_t element_index(const AccumulatorMatrix& x, int row, int col) {
-  return x.row_major ? row * x.ld + col : col * x.ld + row;
-}
-
-template <bool HalfAccumulator>
-__device__ inline std::uint32_t load_accumulator(const AccumulatorMatrix& x, int row, int col) {
-  const std::int64_t i = element_index(x, row, col);
-  if constexpr (HalfAccumulator) return static_cast<const std::uint16_t*>(x.data)[i];
-  return static_cast<const std::uint32_t*>(x.data)[i];
-}
-
-template <bool HalfAccumulator>
-__device__ inline void store_accumulator(const AccumulatorMatrix& x, int row, int col,
-                                         std::uint32_t bits) {
-  const std::int64_t i = element_index(x, row, col);
-  if constexpr (HalfAccumulator) {
-    static_cast<std::uint16_t*>(x.data)[i] = static_cast<std::uint16_t>(bits);
-  } else {
-    static_cast<std::uint32_t*>(x.data)[i] = bits;
-  }
 }
 
 // Slot e of a lane's accumulator registers for one 16 x 8 tile is element
@@ -277,26 +256,7 @@ __global__ void __launch_bounds__(Config::threads, 1)
         } else {
           bits = slot<half>(acc[mt][nt], e);
         }
-        if (!args.c_is_initial_accumulator) {
-          // The epilogue of emulated_gemm (CInput::epilogue), in the same fp32 operations.
-          // (Device copies of the formats: namespace-scope constants live on the host.)
-          constexpr FloatFormat fp16 = formats::fp16, fp32 = formats::fp32;
-          const float x = half ? __uint_as_float(convert(fp16, fp32, bits, Rounding::nearest_even))
-                               : __uint_as_float(bits);
-          float result;
-          if (args.c.data == nullptr) {
-            result = __fmul_rn(args.alpha, x);
-          } else {
-            const std::uint32_t c = load_accumulator<half>(args.c, row, col);
-            const float c_value =
-                half ? __uint_as_float(convert(fp16, fp32, c, Rounding::nearest_even))
-                     : __uint_as_float(c);
-            result = __fmaf_rn(args.alpha, x, __fmul_rn(args.beta, c_value));
-          }
-          bits = half ? convert(fp32, fp16, __float_as_uint(result), Rounding::nearest_even)
-                      : __float_as_uint(result);
-        }
-        store_accumulator<half>(args.d, row, col, bits);
+        store_result<half>(args, row, col, bits);
       }
     }
   }

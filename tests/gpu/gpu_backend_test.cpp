@@ -211,6 +211,48 @@ TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
   }
 }
 
+// The wgmma engine (sm_90a): the same bits as the emulated GEMM with the wgmma preset, whole
+// matrices, both ways of C entering, packed and in-place operands.
+TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto device = gpu::list_devices().front();
+  if (device.compute_major != 9 || device.compute_minor != 0) {
+    GTEST_SKIP() << device.name << " has no wgmma";
+  }
+  const auto gpu = gpu::make_gpu_backend({.engine = gpu::GemmEngine::wgmma});
+  std::mt19937_64 rng(12);
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  for (const Shape s : {Shape{1024, 1024, 1024}, Shape{1000, 77, 333}, Shape{130, 300, 5}}) {
+    for (const FloatFormat& input : {formats::fp16, formats::bf16}) {
+      const Datapath dp = preset(device.arch_preset(), input, formats::fp32, "wgmma");
+      for (const Layout la : {Layout::row_major, Layout::column_major}) {
+        HostMatrix a(input, s.m, s.k, la), b(input, s.k, s.n, Layout::column_major);
+        HostMatrix c(formats::fp32, s.m, s.n, Layout::row_major),
+            d(formats::fp32, s.m, s.n, Layout::column_major);
+        fill(a, rng, 1.0, 0.001);
+        fill(b, rng, 1.0, 0.001);
+        fill(c, rng, 1.0);
+        for (const GemmOptions& o :
+             {GemmOptions{.beta = 1.0f, .c_input = CInput::initial_accumulator},
+              GemmOptions{.alpha = 0.5f, .beta = -2.0f}}) {
+          const std::size_t differ = differing_elements(*gpu, dp, o, a, b, c, d);
+          EXPECT_EQ(differ, 0u) << input.name << " " << s.m << "x" << s.n << "x" << s.k;
+          std::printf(
+              "sm90 wgmma GEMM %lld x %lld x %lld %s -> fp32, A %s, C %s: %zu of %lld "
+              "elements differ\n",
+              static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+              std::string(input.name).c_str(),
+              la == Layout::row_major ? "row major" : "column major",
+              o.c_input == CInput::initial_accumulator ? "initial" : "epilogue", differ,
+              static_cast<long long>(s.m * s.n));
+        }
+      }
+    }
+  }
+}
+
 TEST(GpuBackend, ConvertGivesTheEmulatorsBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu = gpu::make_gpu_backend();
