@@ -60,7 +60,7 @@ __device__ void load_rows(unsigned stage, const KRows& x, int first_row, int row
 
 // The sm_90a synchronisation instructions the kernel needs; other targets never run it (the host
 // launches it on sm_90 only) and trap.
-enum class Sm90 { proxy_fence, wgmma_fence, wgmma_commit, wgmma_wait };
+enum class Sm90 { proxy_fence, wgmma_fence, wgmma_commit, wgmma_wait_all_but_one, wgmma_wait };
 template <Sm90 What>
 __device__ inline void sm90_asm() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -70,6 +70,8 @@ __device__ inline void sm90_asm() {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
   } else if constexpr (What == Sm90::wgmma_commit) {
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  } else if constexpr (What == Sm90::wgmma_wait_all_but_one) {
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
   } else {
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   }
@@ -192,12 +194,12 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_gemm(const TiledGemmArgumen
     load_rows<kBlockN>(a_stage + kBlockM * kTileBytes, args.b, col0, args.n, k_byte);
   };
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
+  for (int s = 0; s < kStages - 2; ++s) {
     if (s < k_tiles) load_tile(s, s);
     asm volatile("cp.async.commit_group;\n" ::);
   }
   for (int tile = 0; tile < k_tiles; ++tile) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 3));
     // The cp.async writes are read next by the tensor cores (the async proxy).
     sm90_asm<Sm90::proxy_fence>();
     __syncthreads();
@@ -217,12 +219,14 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_gemm(const TiledGemmArgumen
       for (int step = 0; tile * 4 + step < instructions; ++step) issue(step);
     }
     sm90_asm<Sm90::wgmma_commit>();
-    // Refill the stage the previous tile used while this tile's instructions run.
-    const int next = tile + kStages - 1;
+    // Refill the stage tile - 2 used while this tile's instructions run: every warpgroup waited
+    // for tile - 2's instructions (wait_group 1 below) before the barrier above.
+    const int next = tile + kStages - 2;
     if (next < k_tiles) load_tile(next % kStages, next);
     asm volatile("cp.async.commit_group;\n" ::);
-    sm90_asm<Sm90::wgmma_wait>();
+    sm90_asm<Sm90::wgmma_wait_all_but_one>();  // tile - 1's instructions are done
   }
+  sm90_asm<Sm90::wgmma_wait>();
   asm volatile("cp.async.wait_group 0;\n" ::);
 #pragma unroll
   for (int j = 0; j < 128; ++j) {
