@@ -89,10 +89,7 @@ int detect_command(const std::vector<std::string>& words) {
   const long long random = args.integer("random").value_or(20000);
   if (random < 0) throw UsageError("--random must not be negative");
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
-  std::string why;
-  const auto devices = gpu::list_devices(&why);
-  if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
-  const gpu::DeviceInfo& device = devices.front();
+  const gpu::DeviceInfo device = gpu::require_device();
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
   const auto named = named_pair(args);
   const auto pairs = named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named}

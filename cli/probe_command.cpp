@@ -84,10 +84,7 @@ int probe_command(const std::vector<std::string>& words) {
   const long long random = args.integer("random").value_or(100000);
   if (random < 0) throw UsageError("--random must not be negative");
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
-  std::string why;
-  const auto devices = gpu::list_devices(&why);
-  if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
-  const gpu::DeviceInfo& device = devices.front();
+  const gpu::DeviceInfo device = gpu::require_device();
   const std::string instruction = args.value_or("instr", "mma.sync");
   if (instruction != "mma.sync" && instruction != "wgmma") {
     throw UsageError("--instr: '" + instruction + "' is neither mma.sync nor wgmma");

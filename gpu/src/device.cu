@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+
 #include <tcemu/gpu/device.hpp>
 
 namespace tcemu::gpu {
@@ -34,6 +36,17 @@ std::vector<DeviceInfo> list_devices(std::string* why_none) {
         {i, prop.name, prop.major, prop.minor, prop.totalGlobalMem, prop.multiProcessorCount});
   }
   return devices;
+}
+
+DeviceInfo require_device(int index) {
+  std::string why;
+  const auto devices = list_devices(&why);
+  if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
+  if (index < 0 || index >= static_cast<int>(devices.size())) {
+    throw std::runtime_error("no CUDA device " + std::to_string(index) + " (" +
+                             std::to_string(devices.size()) + " present)");
+  }
+  return devices[static_cast<std::size_t>(index)];
 }
 
 }  // namespace tcemu::gpu

@@ -32,14 +32,11 @@ std::size_t round_up(std::size_t x, std::size_t to) {
 class GpuBackend final : public Backend {
  public:
   explicit GpuBackend(const GpuBackendOptions& options) : engine_(options.engine) {
-    std::string why;
-    const auto devices = list_devices(&why);
-    if (devices.empty()) throw std::runtime_error("gpu: no CUDA device (" + why + ")");
-    if (options.device < 0 || options.device >= static_cast<int>(devices.size())) {
-      throw std::runtime_error("gpu: no CUDA device " + std::to_string(options.device) + " (" +
-                               std::to_string(devices.size()) + " present)");
+    try {
+      device_ = require_device(options.device);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string("gpu: ") + e.what());
     }
-    device_ = devices[static_cast<std::size_t>(options.device)];
     if (device_.compute_major < 8) {
       throw std::runtime_error("gpu: " + device_.name + " has compute capability " +
                                std::to_string(device_.compute_major) + "." +
@@ -129,11 +126,13 @@ class GpuBackend final : public Backend {
   void copy_real_checked(const RealMatrix& src, const RealMatrix& dst) override {
     detail::HostRoundTrip trip(*host_);
     host_->copy_real(trip.read(src), trip.write(dst));
+    trip.write_back();
   }
   void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
                            const ExponentVector& exponents) override {
     detail::HostRoundTrip trip(*host_);
     host_->split_level(trip.write(x), axis, bits, trip.write(slice), trip.write(exponents));
+    trip.write_back();
   }
   bool all_zero_checked(const RealMatrix& x) override {
     detail::HostRoundTrip trip(*host_);
@@ -142,6 +141,7 @@ class GpuBackend final : public Backend {
   void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) override {
     detail::HostRoundTrip trip(*host_);
     host_->fp64_gemm(trip.read(a), trip.read(b), trip.write(c));
+    trip.write_back();
   }
   void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
                                  const OuterExponents& base, const RealMatrix& dst,
@@ -149,11 +149,13 @@ class GpuBackend final : public Backend {
     detail::HostRoundTrip trip(*host_);
     host_->accumulate_scaled(trip.read(p), trip.read(scale), trip.read(base), trip.write(dst),
                              overwrite);
+    trip.write_back();
   }
   void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
                          const RealMatrix& dst) override {
     detail::HostRoundTrip trip(*host_);
     host_->exact_sum(trip.read(stack), trip.read(scale), trip.write(dst));
+    trip.write_back();
   }
   void epilogue_checked(const std::optional<RealMatrix>& v,
                         const std::optional<OuterExponents>& v_scale, double alpha, double beta,
@@ -162,6 +164,7 @@ class GpuBackend final : public Backend {
     detail::HostRoundTrip trip(*host_);
     host_->epilogue(trip.read(v), trip.read(v_scale), alpha, beta, trip.read(c), trip.read(a),
                     trip.read(b), trip.write(out));
+    trip.write_back();
   }
   void synchronize_checked() override { TCEMU_CUDA_CHECK(cudaDeviceSynchronize()); }
 

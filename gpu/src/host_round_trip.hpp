@@ -23,8 +23,9 @@ class HostRoundTrip {
   explicit HostRoundTrip(Backend& host) : host_(host) {}
   HostRoundTrip(const HostRoundTrip&) = delete;
   HostRoundTrip& operator=(const HostRoundTrip&) = delete;
-  // Copies back the byte ranges the step may have written.
-  ~HostRoundTrip() noexcept(false) {
+  // Copies back the byte ranges the step wrote; called once the host step has returned (a
+  // step that throws leaves the device buffers as they were).
+  void write_back() {
     for (const auto& [device, mirror] : mirrors_) {
       for (const auto& [begin, end] : mirror.written) {
         TCEMU_CUDA_CHECK(

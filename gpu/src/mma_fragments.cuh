@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <tcemu/emulator/format.hpp>
 
@@ -137,6 +138,30 @@ __host__ __device__ constexpr bool fp16_accumulator(Instruction i) {
 }  // namespace tcemu::gpu::detail
 
 namespace tcemu::gpu::detail {
+
+// f(std::integral_constant<Instruction, I>{}) for the run-time `instruction`: the one place that
+// turns it into a template argument.
+template <class F>
+decltype(auto) with_instruction(Instruction instruction, F&& f) {
+  switch (instruction) {
+    case Instruction::f16_f32:
+      return f(std::integral_constant<Instruction, Instruction::f16_f32>{});
+    case Instruction::f16_f16:
+      return f(std::integral_constant<Instruction, Instruction::f16_f16>{});
+    case Instruction::bf16_f32:
+      return f(std::integral_constant<Instruction, Instruction::bf16_f32>{});
+    case Instruction::tf32_f32:
+      return f(std::integral_constant<Instruction, Instruction::tf32_f32>{});
+    case Instruction::e4m3_f32:
+      return f(std::integral_constant<Instruction, Instruction::e4m3_f32>{});
+    case Instruction::e4m3_f16:
+      return f(std::integral_constant<Instruction, Instruction::e4m3_f16>{});
+    case Instruction::e5m2_f32:
+      return f(std::integral_constant<Instruction, Instruction::e5m2_f32>{});
+    default:
+      return f(std::integral_constant<Instruction, Instruction::e5m2_f16>{});
+  }
+}
 
 // The mma.sync instruction for a format pair that check_mma_sync (mma_runner.hpp) accepted.
 inline Instruction mma_sync_instruction(const FloatFormat& input, const FloatFormat& accumulator) {

@@ -295,24 +295,8 @@ void launch_for(const TiledGemmArguments& args, cudaStream_t stream) {
 void launch_tiled_mma_gemm(Instruction instruction, const TiledGemmArguments& args,
                            cudaStream_t stream) {
   if (args.m == 0 || args.n == 0) return;
-  switch (instruction) {
-    case Instruction::f16_f32:
-      return launch_for<Instruction::f16_f32>(args, stream);
-    case Instruction::f16_f16:
-      return launch_for<Instruction::f16_f16>(args, stream);
-    case Instruction::bf16_f32:
-      return launch_for<Instruction::bf16_f32>(args, stream);
-    case Instruction::tf32_f32:
-      return launch_for<Instruction::tf32_f32>(args, stream);
-    case Instruction::e4m3_f32:
-      return launch_for<Instruction::e4m3_f32>(args, stream);
-    case Instruction::e4m3_f16:
-      return launch_for<Instruction::e4m3_f16>(args, stream);
-    case Instruction::e5m2_f32:
-      return launch_for<Instruction::e5m2_f32>(args, stream);
-    case Instruction::e5m2_f16:
-      return launch_for<Instruction::e5m2_f16>(args, stream);
-  }
+  detail::with_instruction(instruction,
+                           [&](auto constant) { launch_for<constant()>(args, stream); });
 }
 
 }  // namespace tcemu::gpu::detail

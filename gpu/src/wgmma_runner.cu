@@ -152,35 +152,15 @@ std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat
                                      std::span<const MmaCase> cases) {
   check_case_k(input, cases, "wgmma");
   check_mma_sync(input, accumulator);  // the same format pairs
-  std::string why;
-  const auto devices = list_devices(&why);
-  if (devices.empty()) throw std::runtime_error("no CUDA device: " + why);
-  const DeviceInfo& device = devices.front();
+  const DeviceInfo device = require_device();
   if (device.compute_major != 9 || device.compute_minor != 0) {
     throw std::runtime_error("wgmma needs an sm_90a device (compute capability 9.0); " +
                              device.name + " has " + std::to_string(device.compute_major) + "." +
                              std::to_string(device.compute_minor));
   }
   if (cases.empty()) return {};
-  switch (detail::mma_sync_instruction(input, accumulator)) {
-    case Instruction::f16_f32:
-      return launch<Instruction::f16_f32>(cases);
-    case Instruction::f16_f16:
-      return launch<Instruction::f16_f16>(cases);
-    case Instruction::bf16_f32:
-      return launch<Instruction::bf16_f32>(cases);
-    case Instruction::tf32_f32:
-      return launch<Instruction::tf32_f32>(cases);
-    case Instruction::e4m3_f32:
-      return launch<Instruction::e4m3_f32>(cases);
-    case Instruction::e4m3_f16:
-      return launch<Instruction::e4m3_f16>(cases);
-    case Instruction::e5m2_f32:
-      return launch<Instruction::e5m2_f32>(cases);
-    case Instruction::e5m2_f16:
-      return launch<Instruction::e5m2_f16>(cases);
-  }
-  return {};
+  return detail::with_instruction(detail::mma_sync_instruction(input, accumulator),
+                                  [&](auto instruction) { return launch<instruction()>(cases); });
 }
 
 }  // namespace tcemu::gpu

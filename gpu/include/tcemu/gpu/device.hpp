@@ -23,4 +23,8 @@ struct DeviceInfo {
 // `why_none` receives the driver's reason when the list is empty.
 std::vector<DeviceInfo> list_devices(std::string* why_none = nullptr);
 
+// Device `index`; throws std::runtime_error "no CUDA device (REASON)" when there is none, or
+// naming the index and how many devices are present.
+DeviceInfo require_device(int index = 0);
+
 }  // namespace tcemu::gpu
