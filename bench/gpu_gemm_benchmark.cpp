@@ -111,10 +111,11 @@ int main(int argc, char** argv) {
     bool on_wgmma;  // our wgmma kernel instead of our mma.sync kernel
   };
   const std::vector<Variant> variants = {
-      {formats::fp16, 0, true, true},  {formats::bf16, 0, true, true},
-      {formats::fp16, 0, true, false}, {formats::bf16, 0, true, false},
-      {formats::tf32, 0, true, false}, {formats::fp16, 1, false, false},
-      {formats::e4m3, 0, false, false}};
+      {formats::fp16, 0, true, true},   {formats::bf16, 0, true, true},
+      {formats::tf32, 0, true, true},   {formats::fp16, 1, false, true},
+      {formats::tf32, 1, false, true},  {formats::fp16, 0, true, false},
+      {formats::bf16, 0, true, false},  {formats::tf32, 0, true, false},
+      {formats::fp16, 1, false, false}, {formats::e4m3, 0, false, false}};
   std::vector<Row> rows;
   for (const std::int64_t n : sizes) {
     for (const Variant& v : variants) {

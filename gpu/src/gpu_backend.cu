@@ -222,10 +222,10 @@ class GpuBackend final : public Backend {
       if (device_.compute_major != 9 || device_.compute_minor != 0) {
         throw std::runtime_error(name() + ": the wgmma engine needs an sm_90a device");
       }
-      if (!(datapath.accumulator == formats::fp32) ||
-          !(datapath.input == formats::fp16 || datapath.input == formats::bf16)) {
+      if (!detail::wgmma_computes(
+              detail::mma_sync_instruction(datapath.input, datapath.accumulator))) {
         throw std::invalid_argument(name() +
-                                    ": the wgmma engine takes fp16 or bf16 inputs with an "
+                                    ": the wgmma engine takes fp16, bf16 or tf32 inputs with an "
                                     "fp32 accumulator; use the mma_sync engine for " +
                                     std::string(datapath.input.name) + " -> " +
                                     std::string(datapath.accumulator.name));
@@ -289,9 +289,6 @@ class GpuBackend final : public Backend {
                                   ": takeout_every_k = " + std::to_string(options.takeout_every_k) +
                                   " is not a non-negative multiple of the instruction's k = " +
                                   std::to_string(k_per_instruction));
-    }
-    if (options.takeout_every_k > 0 && engine_ == GemmEngine::wgmma) {
-      throw std::invalid_argument(name() + ": the wgmma engine has no take-out; use mma_sync");
     }
     if (options.takeout_every_k > 0 && !(datapath.accumulator == formats::fp32)) {
       throw std::invalid_argument(name() + ": takeout_every_k needs an fp32 accumulator");

@@ -169,41 +169,64 @@ TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
   }
 }
 
+// The engines of our own kernels on this GPU, each with the instruction whose preset it computes:
+// mma.sync everywhere, wgmma on sm_90a.
+struct OwnEngine {
+  gpu::GemmEngine engine;
+  const char* instruction;
+};
+std::vector<OwnEngine> own_engines() {
+  const auto device = gpu::list_devices().front();
+  std::vector<OwnEngine> engines = {{gpu::GemmEngine::mma_sync, "mma.sync"}};
+  if (device.compute_major == 9 && device.compute_minor == 0) {
+    engines.push_back({gpu::GemmEngine::wgmma, "wgmma"});
+  }
+  return engines;
+}
+
+bool wgmma_takes(const FloatFormat& input, const FloatFormat& accumulator) {
+  return accumulator == formats::fp32 &&
+         (input == formats::fp16 || input == formats::bf16 || input == formats::tf32);
+}
+
 // Every layout and padded leading dimension, the alpha/beta epilogue, take-out, k tails and
-// special values.
+// special values, for each of our engines.
 TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
-  const auto gpu = gpu::make_gpu_backend();
   const std::string arch = gpu::list_devices().front().arch_preset();
   std::mt19937_64 rng(5);
-  for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
-    const Datapath dp = preset(arch, input, accumulator, "mma.sync");
-    const bool fp32 = accumulator == formats::fp32;
-    std::vector<GemmOptions> options = {{.alpha = 1.0f, .beta = 0.0f},
-                                        {.alpha = -1.5f, .beta = 0.75f},
-                                        {.beta = 1.0f, .c_input = CInput::initial_accumulator}};
-    if (fp32) {
-      options.push_back({.alpha = 2.0f, .beta = -1.0f, .takeout_every_k = dp.instruction_k});
-      options.push_back({.beta = 1.0f,
-                         .c_input = CInput::initial_accumulator,
-                         .takeout_every_k = 4 * dp.instruction_k});
-    }
-    for (const Layout la : {Layout::row_major, Layout::column_major}) {
-      for (const Layout lb : {Layout::row_major, Layout::column_major}) {
-        for (const std::int64_t k : {std::int64_t{0}, std::int64_t{5},
-                                     3 * std::int64_t{dp.instruction_k}, std::int64_t{301}}) {
-          const std::int64_t m = 131, n = 67;
-          HostMatrix a(input, m, k, la, 3), b(input, k, n, lb, 1);
-          HostMatrix c(accumulator, m, n, lb, 2), d(accumulator, m, n, la, 1);
-          fill(a, rng, 2.0, 0.02);
-          fill(b, rng, 2.0, 0.02);
-          fill(c, rng, 2.0, 0.02);
-          for (const GemmOptions& o : options) {
-            EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
-                << input.name << " -> " << accumulator.name << " k=" << k << " A "
-                << (la == Layout::row_major ? "row" : "col") << " B "
-                << (lb == Layout::row_major ? "row" : "col") << " alpha=" << o.alpha
-                << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+  for (const OwnEngine& own : own_engines()) {
+    const auto gpu = gpu::make_gpu_backend({.engine = own.engine});
+    for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
+      if (own.engine == gpu::GemmEngine::wgmma && !wgmma_takes(input, accumulator)) continue;
+      const Datapath dp = preset(arch, input, accumulator, own.instruction);
+      const bool fp32 = accumulator == formats::fp32;
+      std::vector<GemmOptions> options = {{.alpha = 1.0f, .beta = 0.0f},
+                                          {.alpha = -1.5f, .beta = 0.75f},
+                                          {.beta = 1.0f, .c_input = CInput::initial_accumulator}};
+      if (fp32) {
+        options.push_back({.alpha = 2.0f, .beta = -1.0f, .takeout_every_k = dp.instruction_k});
+        options.push_back({.beta = 1.0f,
+                           .c_input = CInput::initial_accumulator,
+                           .takeout_every_k = 3 * dp.instruction_k});
+      }
+      for (const Layout la : {Layout::row_major, Layout::column_major}) {
+        for (const Layout lb : {Layout::row_major, Layout::column_major}) {
+          for (const std::int64_t k : {std::int64_t{0}, std::int64_t{5},
+                                       3 * std::int64_t{dp.instruction_k}, std::int64_t{301}}) {
+            const std::int64_t m = 131, n = 67;
+            HostMatrix a(input, m, k, la, 3), b(input, k, n, lb, 1);
+            HostMatrix c(accumulator, m, n, lb, 2), d(accumulator, m, n, la, 1);
+            fill(a, rng, 2.0, 0.02);
+            fill(b, rng, 2.0, 0.02);
+            fill(c, rng, 2.0, 0.02);
+            for (const GemmOptions& o : options) {
+              EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
+                  << own.instruction << " " << input.name << " -> " << accumulator.name
+                  << " k=" << k << " A " << (la == Layout::row_major ? "row" : "col") << " B "
+                  << (lb == Layout::row_major ? "row" : "col") << " alpha=" << o.alpha
+                  << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+            }
           }
         }
       }
@@ -212,7 +235,9 @@ TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
 }
 
 // The wgmma engine (sm_90a): the same bits as the emulated GEMM with the wgmma preset, whole
-// matrices, both ways of C entering, packed and in-place operands.
+// matrices, both ways of C entering, take-out, packed and in-place operands; and signed zeros
+// where the kernel's zero-filled instructions past k and take-out's restarted chains could show
+// (C = -0 with products of -0).
 TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto device = gpu::list_devices().front();
@@ -225,7 +250,7 @@ TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
     std::int64_t m, n, k;
   };
   for (const Shape s : {Shape{1024, 1024, 1024}, Shape{1000, 77, 333}, Shape{130, 300, 5}}) {
-    for (const FloatFormat& input : {formats::fp16, formats::bf16}) {
+    for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32}) {
       const Datapath dp = preset(device.arch_preset(), input, formats::fp32, "wgmma");
       for (const Layout la : {Layout::row_major, Layout::column_major}) {
         HostMatrix a(input, s.m, s.k, la), b(input, s.k, s.n, Layout::column_major);
@@ -236,18 +261,45 @@ TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
         fill(c, rng, 1.0);
         for (const GemmOptions& o :
              {GemmOptions{.beta = 1.0f, .c_input = CInput::initial_accumulator},
-              GemmOptions{.alpha = 0.5f, .beta = -2.0f}}) {
+              GemmOptions{.alpha = 0.5f, .beta = -2.0f},
+              GemmOptions{.beta = 1.0f,
+              .c_input = CInput::initial_accumulator,
+              .takeout_every_k = dp.instruction_k},
+              GemmOptions{.takeout_every_k = 5 * dp.instruction_k}}) {
           const std::size_t differ = differing_elements(*gpu, dp, o, a, b, c, d);
-          EXPECT_EQ(differ, 0u) << input.name << " " << s.m << "x" << s.n << "x" << s.k;
+          EXPECT_EQ(differ, 0u) << input.name << " " << s.m << "x" << s.n << "x" << s.k
+                                << " takeout " << o.takeout_every_k;
           std::printf(
-              "sm90 wgmma GEMM %lld x %lld x %lld %s -> fp32, A %s, C %s: %zu of %lld "
-              "elements differ\n",
+              "sm90 wgmma GEMM %lld x %lld x %lld %s -> fp32, A %s, C %s, take-out every %lld: "
+              "%zu of %lld elements differ\n",
               static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
               std::string(input.name).c_str(),
               la == Layout::row_major ? "row major" : "column major",
-              o.c_input == CInput::initial_accumulator ? "initial" : "epilogue", differ,
-              static_cast<long long>(s.m * s.n));
+              o.c_input == CInput::initial_accumulator ? "initial" : "epilogue",
+              static_cast<long long>(o.takeout_every_k), differ, static_cast<long long>(s.m * s.n));
         }
+      }
+      // Signed zeros: A of zeros of both signs (every product a zero, some -0), C = -0.
+      HostMatrix a(input, 70, 40, Layout::row_major), b(input, 40, 33, Layout::column_major);
+      HostMatrix c(formats::fp32, 70, 33, Layout::row_major), d = c;
+      fill(a, rng, 1.0);
+      fill(b, rng, 1.0);
+      for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t j = 0; j < a.cols; ++j) {
+          a.view().set(i, j, (rng() % 2) ? input.sign_mask() << input.padding_bits : 0u);
+        }
+      }
+      for (std::int64_t i = 0; i < c.rows; ++i) {
+        for (std::int64_t j = 0; j < c.cols; ++j) c.view().set(i, j, 0x80000000u);
+      }
+      for (const std::int64_t takeout : {std::int64_t{0}, std::int64_t{dp.instruction_k}}) {
+        EXPECT_EQ(
+            differing_elements(
+                *gpu, dp,
+                {.beta = 1.0f, .c_input = CInput::initial_accumulator, .takeout_every_k = takeout},
+                a, b, c, d),
+            0u)
+            << input.name << " signed zeros, take-out " << takeout;
       }
     }
   }

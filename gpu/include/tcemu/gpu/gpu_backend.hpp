@@ -15,9 +15,10 @@ enum class GemmEngine {
   // Its k order is fixed (docs/gpu.md), so it gives the bits of the emulated GEMM with the
   // device's mma.sync preset, take-out included. Any other datapath is refused.
   mma_sync,
-  // Our wgmma kernel (sm_90a only; fp16 or bf16 inputs, fp32 accumulator, no take-out): the same
-  // fixed k order through wgmma.m64n256k16, so the bits of the emulated GEMM with the device's
-  // wgmma preset (on the H200 that preset equals mma.sync's for these formats).
+  // Our wgmma kernel (sm_90a only; fp16, bf16 or tf32 inputs, fp32 accumulator, take-out
+  // included): the same fixed k order through wgmma.m64nNk16 (k8 for tf32), so the bits of the
+  // emulated GEMM with the device's wgmma preset (on the H200 that preset equals mma.sync's for
+  // these formats). The fastest engine for these formats (docs/performance.md).
   wgmma,
   // cublasGemmEx: fp16 or bf16 inputs with an fp32 accumulator, and tf32 inputs (fp32 containers
   // holding tf32 values) through CUBLAS_COMPUTE_32F_FAST_TF32; epilogue mode only, no take-out.
