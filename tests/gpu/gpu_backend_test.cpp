@@ -170,10 +170,9 @@ TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
 }
 
 // Every layout and padded leading dimension, the alpha/beta epilogue, take-out, k tails and
-// special values.
-TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
-  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
-  const auto gpu = gpu::make_gpu_backend();
+// special values, on one engine of our kernels.
+void every_layout_option_and_special_value(gpu::GemmEngine engine) {
+  const auto gpu = gpu::make_gpu_backend({.engine = engine});
   const std::string arch = gpu::list_devices().front().arch_preset();
   std::mt19937_64 rng(5);
   for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
@@ -203,11 +202,18 @@ TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
                 << input.name << " -> " << accumulator.name << " k=" << k << " A "
                 << (la == Layout::row_major ? "row" : "col") << " B "
                 << (lb == Layout::row_major ? "row" : "col") << " alpha=" << o.alpha
-                << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+                << " beta=" << o.beta << " takeout=" << o.takeout_every_k << " on " << gpu->name();
           }
         }
       }
     }
+  }
+}
+
+TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  for (const gpu::GemmEngine engine : {gpu::GemmEngine::mma_sync, gpu::GemmEngine::fastest}) {
+    every_layout_option_and_special_value(engine);
   }
 }
 
@@ -290,7 +296,9 @@ TEST(GpuBackend, ConvertGivesTheEmulatorsBits) {
 }
 
 // Small integers: every product and partial sum is exact in fp32, so cuBLAS's own order of
-// summation cannot change a bit, and its result must be the emulator's.
+// summation cannot change a bit, and its result must be the emulator's: the plain call, C as the
+// initial accumulator (through beta) and take-out composed from k chunks (a short last chunk, more
+// than one batch of chunks only at larger sizes).
 TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
@@ -314,8 +322,17 @@ TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
             }
           }
         }
-        EXPECT_EQ(differing_elements(*gpu, dp, {.alpha = 2.0f, .beta = -1.0f}, a, b, c, d), 0u)
-            << input.name;
+        for (const GemmOptions& o :
+             {GemmOptions{.alpha = 2.0f, .beta = -1.0f},
+              GemmOptions{.beta = 1.0f, .c_input = CInput::initial_accumulator},
+              GemmOptions{.alpha = 2.0f, .beta = -1.0f, .takeout_every_k = dp.instruction_k},
+              GemmOptions{.alpha = 0.5f, .takeout_every_k = 3 * dp.instruction_k},
+              GemmOptions{.beta = 1.0f,
+              .c_input = CInput::initial_accumulator,
+              .takeout_every_k = 3 * dp.instruction_k}}) {
+          EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
+              << input.name << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+        }
       }
     }
   }
@@ -354,9 +371,9 @@ TEST(GpuBackend, BadRequestsAreNamed) {
   const auto cublas = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
   const OnBackend ca = put(*cublas, a), cb = put(*cublas, b), cd = put(*cublas, d);
   EXPECT_NE(error_of([&] {
-              cublas->mma_gemm(dp, {.takeout_every_k = 16}, ca.matrix, cb.matrix, std::nullopt,
+              cublas->mma_gemm(dp, {.takeout_every_k = 24}, ca.matrix, cb.matrix, std::nullopt,
                                cd.matrix);
-            }).find("cannot take results out"),
+            }).find("gpu (cublas): takeout_every_k = 24"),
             std::string::npos);
   EXPECT_NE(error_of([] { gpu::make_gpu_backend({.device = 99}); }).find("no CUDA device 99"),
             std::string::npos);
