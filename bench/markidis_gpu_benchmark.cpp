@@ -36,10 +36,12 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
+#include <tcemu/reference/relative_residual.hpp>
 
 namespace {
 
 using namespace tcemu;
+using reference::relative_residual;
 
 std::vector<std::string> list(const std::string& s) {
   std::vector<std::string> out;
@@ -73,16 +75,6 @@ double median_seconds(Backend& backend, int repeats, const std::function<void()>
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
-}
-
-double relative_residual(const std::vector<float>& d, const std::vector<double>& ref) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double e = static_cast<double>(d[i]) - ref[i];
-    num += e * e;
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / den);
 }
 
 struct Row {

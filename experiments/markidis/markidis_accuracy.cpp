@@ -43,8 +43,11 @@
 #endif
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
+#include <tcemu/reference/relative_residual.hpp>
 
 namespace {
+
+using tcemu::reference::relative_residual;
 
 std::vector<std::string> list(const std::string& s) {
   std::vector<std::string> out;
@@ -188,16 +191,6 @@ std::vector<float> cublas_sgemm(tcemu::Backend& gpu, const std::vector<float>& a
   return c;
 }
 #endif
-
-double relative_residual(const std::vector<float>& c, const std::vector<double>& ref) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = static_cast<double>(c[i]) - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / den);
-}
 
 }  // namespace
 

@@ -9,19 +9,6 @@
 #include "cublas_gemm.hpp"
 
 namespace tcemu::gpu {
-namespace {
-
-detail::DeviceMatrix device_matrix(const RealMatrix& m) {
-  return {static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes,
-          m.rows,
-          m.cols,
-          m.ld,
-          m.layout == Layout::row_major,
-          static_cast<int>(real_bytes(m.type))};
-}
-
-}  // namespace
-
 const char* name_of(Baseline baseline) {
   switch (baseline) {
     case Baseline::sgemm:
@@ -67,9 +54,9 @@ void CublasBaselines::gemm(Baseline baseline, const RealMatrix& a, const RealMat
                                 std::to_string(d.cols));
   }
   if (d.rows == 0 || d.cols == 0) return;
-  const detail::DeviceMatrix dd = device_matrix(d);
+  const detail::DeviceMatrix dd = detail::device_matrix(d);
   const detail::ColumnMajorProduct p =
-      detail::column_major_product(device_matrix(a), device_matrix(b), dd);
+      detail::column_major_product(detail::device_matrix(a), detail::device_matrix(b), dd);
   const int ld = static_cast<int>(dd.ld);
   cublasHandle_t h = handle_->handle;
   if (baseline == Baseline::dgemm) {

@@ -1,8 +1,9 @@
 // The GPU backend against the emulator backend (issue 3): our tiled mma.sync kernel gives the
 // bits of the emulated GEMM with the GPU's preset on whole matrices (1024^3 and odd sizes such as
-// 1000 x 77 x 333, every layout, both ways of C entering, take-out, special values), the device
-// conversions give the emulator's bits, cuBLAS agrees wherever the order of summation cannot
-// matter, and bad requests get errors that name the problem.
+// 1000 x 77 x 333, every layout, both ways of C entering, take-out, special values; the mma_sync
+// and fastest engines), the device conversions give the emulator's bits, cuBLAS (with C as the
+// initial accumulator and take-out composed around it) agrees wherever the order of summation
+// cannot matter, and bad requests get errors that name the problem.
 #include <gtest/gtest.h>
 
 #include <bit>
