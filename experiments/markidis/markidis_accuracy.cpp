@@ -1,8 +1,9 @@
 // Accuracy against k of the error-corrected SGEMM schemes (Ootomo and Yokota 2022, figure of
 // relative residual versus k), on chosen datapaths and input distributions, next to a plain fp32
-// CPU SGEMM.
+// CPU SGEMM (and, on the GPU backend, cublasSgemm on the same inputs).
 //
-//   markidis_accuracy [--backend emulator|gpu] [--size N] [--k 16,64,...] [--schemes a,b,...]
+//   markidis_accuracy [--backend emulator|gpu|gpu-cublas] [--size N] [--k 16,64,...] [--schemes
+//   a,b,...]
 //                     [--archs exact-rn,sm80,sm90:rn,...] [--dists d1,d2,...] [--threads T]
 //                     [--seed S] [--out DIR] [--file NAME]
 //
@@ -37,12 +38,16 @@
 
 #include <tcemu/emulator/backend.hpp>
 #if TCEMU_WITH_GPU
+#include <tcemu/gpu/cublas_baselines.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #endif
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
+#include <tcemu/reference/relative_residual.hpp>
 
 namespace {
+
+using tcemu::reference::relative_residual;
 
 std::vector<std::string> list(const std::string& s) {
   std::vector<std::string> out;
@@ -53,13 +58,19 @@ std::vector<std::string> list(const std::string& s) {
   return out;
 }
 
-// The backends this program can run on: the emulator, and the GPU (our mma.sync kernels, which
-// compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200).
+// The backends this program can run on: the emulator, the GPU with our fastest kernels (they
+// compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200), and the GPU
+// with the products by cuBLAS (the scheme composed from cuBLAS calls; cuBLAS's bits).
 std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
   if (name == "emulator") return tcemu::make_emulator_backend();
 #if TCEMU_WITH_GPU
-  if (name == "gpu") return tcemu::gpu::make_gpu_backend();
-  throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator, gpu)");
+  if (name == "gpu")
+    return tcemu::gpu::make_gpu_backend({.engine = tcemu::gpu::GemmEngine::fastest});
+  if (name == "gpu-cublas") {
+    return tcemu::gpu::make_gpu_backend({.engine = tcemu::gpu::GemmEngine::cublas});
+  }
+  throw std::invalid_argument("unknown backend '" + name +
+                              "' (this build has: emulator, gpu, gpu-cublas)");
 #else
   throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator)");
 #endif
@@ -158,15 +169,28 @@ std::vector<float> float_sgemm(const std::vector<float>& a, const std::vector<fl
   return c;
 }
 
-double relative_residual(const std::vector<float>& c, const std::vector<double>& ref) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = static_cast<double>(c[i]) - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / den);
+#if TCEMU_WITH_GPU
+// A B by cublasSgemm on the GPU backend's device (column major, A n x k, B k x n).
+std::vector<float> cublas_sgemm(tcemu::Backend& gpu, const std::vector<float>& a,
+                                const std::vector<float>& b, std::int64_t n, std::int64_t k) {
+  const auto on_device = [&](const std::vector<float>& host) {
+    tcemu::Buffer buffer = gpu.allocate(host.size() * sizeof(float));
+    gpu.copy_in(host.data(), buffer, host.size() * sizeof(float));
+    return buffer;
+  };
+  const tcemu::Buffer da = on_device(a), db = on_device(b);
+  tcemu::Buffer dc = gpu.allocate(static_cast<std::size_t>(n * n) * sizeof(float));
+  const auto view = [](const tcemu::Buffer& buffer, std::int64_t rows, std::int64_t cols) {
+    return tcemu::RealMatrix{&buffer, 0,    tcemu::Real::fp32,          rows,
+                             cols,    rows, tcemu::Layout::column_major};
+  };
+  tcemu::gpu::CublasBaselines(gpu).gemm(tcemu::gpu::Baseline::sgemm, view(da, n, k), view(db, k, n),
+                                        view(dc, n, n));
+  std::vector<float> c(static_cast<std::size_t>(n * n));
+  gpu.copy_out(dc, c.data(), c.size() * sizeof(float));
+  return c;
 }
+#endif
 
 }  // namespace
 
@@ -229,6 +253,13 @@ int main(int argc, char** argv) try {
       std::fprintf(csv, "%s,%lld,%lld,sgemm,fp32-cpu,host,%.6e,ok,0\n", dist_name.c_str(),
                    static_cast<long long>(k), static_cast<long long>(n),
                    relative_residual(float_sgemm(a, b, n, k), ref));
+#if TCEMU_WITH_GPU
+      if (tcemu::gpu::is_gpu_backend(*backend)) {
+        std::fprintf(csv, "%s,%lld,%lld,cublasSgemm,cublas,%s,%.6e,ok,0\n", dist_name.c_str(),
+                     static_cast<long long>(k), static_cast<long long>(n), backend->name().c_str(),
+                     relative_residual(cublas_sgemm(*backend, a, b, n, k), ref));
+      }
+#endif
       for (const std::string& scheme_name : schemes) {
         const tcemu::markidis::Scheme scheme = scheme_variant(scheme_name);
         for (const std::string& arch : archs) {

@@ -14,17 +14,21 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+# The fp32 GEMMs drawn in every panel: scheme name in the CSV -> (line style, legend).
+BASELINES = {"sgemm": ("k--", "SGEMM (fp32 CPU)"), "cublasSgemm": ("k:", "cublasSgemm")}
+
+
 def main(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
     dists = list(dict.fromkeys(r["distribution"] for r in rows))
-    archs = list(dict.fromkeys(r["arch"] for r in rows if r["scheme"] != "sgemm"))
-    schemes = list(dict.fromkeys(r["scheme"] for r in rows if r["scheme"] != "sgemm"))
+    archs = list(dict.fromkeys(r["arch"] for r in rows if r["scheme"] not in BASELINES))
+    schemes = list(dict.fromkeys(r["scheme"] for r in rows if r["scheme"] not in BASELINES))
     series = defaultdict(list)  # (dist, arch, scheme) -> [(k, residual)]
     for r in rows:
         if r["status"] != "ok":
             continue
-        arch_keys = archs if r["scheme"] == "sgemm" else [r["arch"]]
+        arch_keys = archs if r["scheme"] in BASELINES else [r["arch"]]
         for arch in arch_keys:
             series[(r["distribution"], arch, r["scheme"])].append(
                 (int(r["k"]), max(float(r["relative_residual"]), 1e-17)))
@@ -37,8 +41,10 @@ def main(path):
                 pts = sorted(series[(dist, arch, scheme)])
                 if pts:
                     ax.loglog(*zip(*pts), "o-", ms=3, color=f"C{s}", label=scheme)
-            pts = sorted(series[(dist, arch, "sgemm")])
-            ax.loglog(*zip(*pts), "k--", lw=1.5, label="SGEMM (fp32 CPU)")
+            for baseline, (style, label) in BASELINES.items():
+                pts = sorted(series[(dist, arch, baseline)])
+                if pts:
+                    ax.loglog(*zip(*pts), style, lw=1.5, label=label)
             ax.set_title(f"{dist}, {arch}", fontsize=9)
             ax.grid(True, which="major", lw=0.3)
             if j == 0:

@@ -1,8 +1,11 @@
-// The cuBLAS engine of the GPU backend (GemmEngine::cublas): cublasGemmEx on device matrices.
+// The cuBLAS engine of the GPU backend (GemmEngine::cublas): cublasGemmEx on device matrices, with
+// C as the initial accumulator and take-out composed around it (gpu_backend.hpp).
 #pragma once
 
 #include <cublas_v2.h>
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,15 +24,49 @@ inline void cublas_check(cublasStatus_t status, const char* call, const char* fi
                            cublasGetStatusString(status) + ")");
 }
 
-// Throws std::invalid_argument unless cublasGemmEx offers this datapath's formats with these
-// options (fp16/bf16/tf32 inputs, fp32 accumulator, epilogue mode, no take-out).
+// A matrix as cuBLAS's column-major operand of a product: the data, its leading dimension and
+// whether cuBLAS must transpose it to get the matrix we mean.
+struct ColumnMajorOperand {
+  const void* data;
+  int ld;
+  cublasOperation_t op;
+};
+
+// x itself (transposed = false) or x^T, as a column-major cuBLAS operand.
+inline ColumnMajorOperand operand(const DeviceMatrix& x, bool transposed) {
+  const bool stored_as_wanted = x.row_major == transposed;  // x^T row major is x column major
+  return {x.data, static_cast<int>(x.ld), stored_as_wanted ? CUBLAS_OP_N : CUBLAS_OP_T};
+}
+
+// D = A B as one column-major cuBLAS product first * second (rows x cols, inner dimension k):
+// cuBLAS writes a column-major D, and a row-major D is D^T column major, D^T = B^T A^T.
+struct ColumnMajorProduct {
+  ColumnMajorOperand first, second;
+  int rows, cols, k;
+};
+
+inline ColumnMajorProduct column_major_product(const DeviceMatrix& a, const DeviceMatrix& b,
+                                               const DeviceMatrix& d) {
+  const bool transposed = d.row_major;
+  return {operand(transposed ? b : a, transposed), operand(transposed ? a : b, transposed),
+          static_cast<int>(transposed ? d.cols : d.rows),
+          static_cast<int>(transposed ? d.rows : d.cols), static_cast<int>(a.cols)};
+}
+
+// Throws std::invalid_argument unless cuBLAS offers this datapath's formats (fp16/bf16/tf32
+// inputs, fp32 accumulator) and takeout_every_k is a non-negative multiple of its instruction_k.
 void check_cublas_gemm(const Datapath& datapath, const GemmOptions& options);
 
-// D = alpha A B + beta C through cublasGemmEx; C is copied into D first when they differ (cuBLAS
-// updates C in place).
+// Device scratch of at least the bytes asked for, valid until the next request.
+using Scratch = std::function<void*(std::size_t bytes)>;
+
+// D = alpha A B + beta C as GemmOptions defines it, the products by cuBLAS (see
+// GemmEngine::cublas): one cublasGemmEx without take-out (C copied into D first when they differ,
+// since cuBLAS updates C in place), the k chunks through cublasGemmStridedBatchedEx into `scratch`
+// and our in-order sum with take-out. The caller has checked the shapes and check_cublas_gemm.
 void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOptions& options,
                  const DeviceMatrix& a, const DeviceMatrix& b, const std::optional<DeviceMatrix>& c,
-                 const DeviceMatrix& d);
+                 const DeviceMatrix& d, const Scratch& scratch);
 
 }  // namespace tcemu::gpu::detail
 

@@ -1,5 +1,5 @@
-// A matrix of bit patterns in device memory, as the kernels see a BufferMatrix: the element
-// container size is all they need of the format.
+// A matrix of bit patterns in device memory, as the kernels see a BufferMatrix or RealMatrix: the
+// element container size is all they need of the format.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +46,15 @@ inline DeviceMatrix device_matrix(const BufferMatrix& m) {
           m.ld,
           m.layout == Layout::row_major,
           static_cast<int>(container_bytes(m.format))};
+}
+
+inline DeviceMatrix device_matrix(const RealMatrix& m) {
+  return {static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes,
+          m.rows,
+          m.cols,
+          m.ld,
+          m.layout == Layout::row_major,
+          static_cast<int>(real_bytes(m.type))};
 }
 
 }  // namespace tcemu::gpu::detail

@@ -1,4 +1,8 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include <algorithm>
 
 #include <tcemu/emulator/residual_split.hpp>
 
@@ -11,16 +15,30 @@ namespace {
 
 constexpr int kThreads = 256;
 
-unsigned blocks_for(std::int64_t count) {
-  return static_cast<unsigned>(std::max<std::int64_t>(
-      1, std::min<std::int64_t>((count + kThreads - 1) / kThreads, 1 << 20)));
+// Grid of for_each_element: blocks along the contiguous dimension of the layout iterated (x),
+// one block row per vector of the other dimension (y, grid-stride beyond 65535).
+dim3 elementwise_grid(std::int64_t rows, std::int64_t cols, bool row_order) {
+  const std::int64_t inner = row_order ? cols : rows, outer = row_order ? rows : cols;
+  return dim3(
+      static_cast<unsigned>(std::clamp<std::int64_t>((inner + kThreads - 1) / kThreads, 1, 64)),
+      static_cast<unsigned>(std::clamp<std::int64_t>(outer, 1, 65535)));
 }
 
+// Every element (i, j) of a rows x cols matrix once, consecutive threads on consecutive elements
+// of the row-major (row_order) or column-major order; no division per element.
 template <class Body>
-__device__ void for_each_element(std::int64_t rows, std::int64_t cols, const Body& body) {
-  for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       t < rows * cols; t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    body(t % rows, t / rows);
+__device__ void for_each_element(std::int64_t rows, std::int64_t cols, bool row_order,
+                                 const Body& body) {
+  const std::int64_t inner = row_order ? cols : rows, outer = row_order ? rows : cols;
+  for (std::int64_t o = blockIdx.y; o < outer; o += gridDim.y) {
+    for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+         t < inner; t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+      if (row_order) {
+        body(o, t);
+      } else {
+        body(t, o);
+      }
+    }
   }
 }
 
@@ -32,7 +50,7 @@ constexpr bool nonfinite(std::uint32_t bits) {
 // not matter, as the step promises).
 __global__ void summarize_kernel(const DeviceMatrix x, unsigned long long* counters) {
   unsigned long long max_bits = 0, nans = 0, infs = 0;
-  for_each_element(x.rows, x.cols, [&](std::int64_t i, std::int64_t j) {
+  for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
     const std::uint32_t magnitude = x.get(i, j) & 0x7FFFFFFFu;
     if (magnitude > 0x7F800000u) {
       ++nans;
@@ -47,24 +65,95 @@ __global__ void summarize_kernel(const DeviceMatrix x, unsigned long long* count
   if (infs) atomicAdd(&counters[2], infs);
 }
 
-__global__ void split_kernel(const DeviceMatrix x, const DeviceMatrix part,
+// The part formats that split_element computes with hardware conversions.
+enum class FastPart { none, fp16, bf16, tf32 };
+
+FastPart fast_part(const FloatFormat& format) {
+  return format == formats::fp16   ? FastPart::fp16
+         : format == formats::bf16 ? FastPart::bf16
+         : format == formats::tf32 ? FastPart::tf32
+                                   : FastPart::none;
+}
+
+// split_fp32_element, in fp32 arithmetic where that is exact: a finite nonzero x, an fp16, bf16
+// or tf32 part and 0 <= e <= 126 (2^e and 2^-e normal floats). Then (backend.hpp, split_fp32)
+// y = x 2^e is exact unless it reaches 2^(max_exponent + 1), which is an overflow of the part and
+// goes to split_fp32_element with every other case; the part is y rounded once (cvt.rn/.rz, or
+// for tf32 the rounding of y's bits to 10 fraction bits); part 2^-e is a multiple of x's quantum
+// with at most 11 significant bits, so the fp32 multiply is exact, and x - part 2^-e is exact by
+// the proof there (+0 when zero, as RN subtraction gives). A part rounded up to Inf (RN) is an
+// overflow: the IEEE part and residual +0, as split_fp32_element returns.
+__device__ SplitElement split_element(std::uint32_t x, FastPart kind, const FloatFormat& format,
+                                      Rounding rounding, int e) {
+  const std::uint32_t magnitude = x & 0x7FFFFFFFu;
+  const std::uint32_t limit = kind == FastPart::fp16 ? 0x47800000u : 0x7F800000u;  // 2^16, Inf
+  if (kind == FastPart::none || e < 0 || e > 126 || magnitude == 0 || magnitude >= 0x7F800000u) {
+    return split_fp32_element(x, format, rounding, e);
+  }
+  const float y =
+      __fmul_rn(__uint_as_float(x), __uint_as_float(static_cast<unsigned>(127 + e) << 23));
+  if ((__float_as_uint(y) & 0x7FFFFFFFu) >= limit)
+    return split_fp32_element(x, format, rounding, e);
+  const bool rn = rounding == Rounding::nearest_even;
+  std::uint32_t part;
+  float value;  // the part as an fp32 value
+  if (kind == FastPart::fp16) {
+    const __half h = rn ? __float2half_rn(y) : __float2half_rz(y);
+    part = __half_as_ushort(h);
+    value = __half2float(h);
+  } else if (kind == FastPart::bf16) {
+    const __nv_bfloat16 h = rn ? __float2bfloat16_rn(y) : __float2bfloat16_rz(y);
+    part = __bfloat16_as_ushort(h);
+    value = __uint_as_float(part << 16);
+  } else {
+    // Round the fp32 bits to 10 fraction bits: the low 13 bits go, ties to even; a carry moves
+    // into the exponent (the next binade, or Inf past the largest), subnormals included.
+    const std::uint32_t bits = __float_as_uint(y);
+    part = (rn ? bits + 0xFFFu + ((bits >> 13) & 1u) : bits) & ~0x1FFFu;
+    value = __uint_as_float(part);
+  }
+  if ((__float_as_uint(value) & 0x7FFFFFFFu) == 0x7F800000u) return {part, 0, true};
+  const float taken = __fmul_rn(value, __uint_as_float(static_cast<unsigned>(127 - e) << 23));
+  return {part, __float_as_uint(__fsub_rn(__uint_as_float(x), taken)), false};
+}
+
+// split_fp32 in 32 x 32 tiles: read along x's layout into shared memory, written along the part's
+// (and residual's) layout, so a change of layout costs no uncoalesced access.
+constexpr int kTile = 32, kTileRows = 8;
+
+__global__ void split_kernel(const DeviceMatrix x, const DeviceMatrix part, const FastPart kind,
                              const FloatFormat format, const DeviceMatrix residual,
                              const bool with_residual, const Rounding rounding,
                              const int scale_exponent, unsigned long long* overflows) {
+  __shared__ std::uint32_t tile[kTile][kTile + 1];  // +1: a column of the tile hits 32 banks
+  const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile;
+  const std::int64_t tiles = tiles_i * ((x.cols + kTile - 1) / kTile);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   unsigned long long count = 0;
-  for_each_element(x.rows, x.cols, [&](std::int64_t i, std::int64_t j) {
-    const SplitElement e = split_fp32_element(x.get(i, j), format, rounding, scale_exponent);
-    part.set(i, j, e.part);
-    if (with_residual) residual.set(i, j, e.residual);
-    count += e.overflow ? 1 : 0;
-  });
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::int64_t i0 = t % tiles_i * kTile, j0 = t / tiles_i * kTile;
+    for (int r = ty; r < kTile; r += kTileRows) {
+      const int li = x.row_major ? r : tx, lj = x.row_major ? tx : r;
+      if (i0 + li < x.rows && j0 + lj < x.cols) tile[li][lj] = x.get(i0 + li, j0 + lj);
+    }
+    __syncthreads();
+    for (int r = ty; r < kTile; r += kTileRows) {
+      const int li = part.row_major ? r : tx, lj = part.row_major ? tx : r;
+      if (i0 + li >= x.rows || j0 + lj >= x.cols) continue;
+      const SplitElement e = split_element(tile[li][lj], kind, format, rounding, scale_exponent);
+      part.set(i0 + li, j0 + lj, e.part);
+      if (with_residual) residual.set(i0 + li, j0 + lj, e.residual);
+      count += e.overflow ? 1 : 0;
+    }
+    __syncthreads();  // the tile is refilled next
+  }
   if (count) atomicAdd(overflows, count);
 }
 
 __global__ void combine_kernel(const DeviceMatrix x, const DeviceMatrix y, const bool has_y,
                                const DeviceMatrix c, const DeviceMatrix d,
                                const CombineOptions options) {
-  for_each_element(x.rows, x.cols, [&](std::int64_t i, std::int64_t j) {
+  for_each_element(x.rows, x.cols, d.row_major, [&](std::int64_t i, std::int64_t j) {
     d.set(i, j,
           combine_fp32_element(x.get(i, j), has_y, has_y ? y.get(i, j) : 0u,
                                options.beta == 0.0f ? 0u : c.get(i, j), options.y_exponent,
@@ -73,18 +162,16 @@ __global__ void combine_kernel(const DeviceMatrix x, const DeviceMatrix y, const
 }
 
 // flags[i] (i < m): row i of A holds a NaN or Inf; flags[m + j]: column j of B does.
-__global__ void flag_kernel(const DeviceMatrix a, const DeviceMatrix b, unsigned* flags) {
-  for_each_element(a.rows, a.cols, [&](std::int64_t i, std::int64_t p) {
-    if (nonfinite(a.get(i, p))) flags[i] = 1;
-  });
-  for_each_element(b.rows, b.cols, [&](std::int64_t p, std::int64_t j) {
-    if (nonfinite(b.get(p, j))) flags[a.rows + j] = 1;
+__global__ void flag_kernel(const DeviceMatrix x, unsigned* flags, bool rows_of_a,
+                            std::int64_t offset) {
+  for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
+    if (nonfinite(x.get(i, j))) flags[offset + (rows_of_a ? i : j)] = 1;
   });
 }
 
 __global__ void propagate_kernel(const DeviceMatrix a, const DeviceMatrix b, const DeviceMatrix d,
                                  const unsigned* flags) {
-  for_each_element(d.rows, d.cols, [&](std::int64_t i, std::int64_t j) {
+  for_each_element(d.rows, d.cols, d.row_major, [&](std::int64_t i, std::int64_t j) {
     if (!flags[i] && !flags[a.rows + j]) return;
     NonfiniteProducts products;
     for (std::int64_t p = 0; p < a.cols; ++p) {
@@ -108,7 +195,7 @@ Fp32Summary summarize_fp32(const DeviceMatrix& x) {
   DeviceWords counters(std::vector<std::uint32_t>(6, 0));
   auto* c = reinterpret_cast<unsigned long long*>(counters.get());
   if (x.rows > 0 && x.cols > 0) {
-    summarize_kernel<<<blocks_for(x.rows * x.cols), kThreads>>>(x, c);
+    summarize_kernel<<<elementwise_grid(x.rows, x.cols, x.row_major), kThreads>>>(x, c);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
   const auto v = read_counters(counters, 3);
@@ -120,9 +207,11 @@ std::int64_t split_fp32(const DeviceMatrix& x, const DeviceMatrix& part, const F
                         const DeviceMatrix* residual, Rounding rounding, int scale_exponent) {
   DeviceWords counter(std::vector<std::uint32_t>(2, 0));
   if (x.rows > 0 && x.cols > 0) {
-    split_kernel<<<blocks_for(x.rows * x.cols), kThreads>>>(
-        x, part, format, residual ? *residual : part, residual != nullptr, rounding, scale_exponent,
-        reinterpret_cast<unsigned long long*>(counter.get()));
+    const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
+    split_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 1 << 20)),
+                   dim3(kTile, kTileRows)>>>(
+        x, part, fast_part(format), format, residual ? *residual : part, residual != nullptr,
+        rounding, scale_exponent, reinterpret_cast<unsigned long long*>(counter.get()));
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
   return static_cast<std::int64_t>(read_counters(counter, 1)[0]);
@@ -131,18 +220,21 @@ std::int64_t split_fp32(const DeviceMatrix& x, const DeviceMatrix& part, const F
 void combine_fp32(const DeviceMatrix& x, const DeviceMatrix* y, const DeviceMatrix* c,
                   const DeviceMatrix& d, const CombineOptions& options) {
   if (x.rows == 0 || x.cols == 0) return;
-  combine_kernel<<<blocks_for(x.rows * x.cols), kThreads>>>(x, y ? *y : x, y != nullptr, c ? *c : x,
-                                                            d, options);
+  combine_kernel<<<elementwise_grid(x.rows, x.cols, d.row_major), kThreads>>>(
+      x, y ? *y : x, y != nullptr, c ? *c : x, d, options);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
 void propagate_nonfinite_fp32(const DeviceMatrix& a, const DeviceMatrix& b, const DeviceMatrix& d) {
   if (d.rows == 0 || d.cols == 0 || a.cols == 0) return;
   DeviceWords flags(std::vector<std::uint32_t>(static_cast<std::size_t>(a.rows + b.cols), 0));
-  flag_kernel<<<blocks_for(std::max(a.rows * a.cols, b.rows * b.cols)), kThreads>>>(a, b,
-                                                                                    flags.get());
+  flag_kernel<<<elementwise_grid(a.rows, a.cols, a.row_major), kThreads>>>(a, flags.get(), true, 0);
   TCEMU_CUDA_CHECK(cudaGetLastError());
-  propagate_kernel<<<blocks_for(d.rows * d.cols), kThreads>>>(a, b, d, flags.get());
+  flag_kernel<<<elementwise_grid(b.rows, b.cols, b.row_major), kThreads>>>(b, flags.get(), false,
+                                                                           a.rows);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+  propagate_kernel<<<elementwise_grid(d.rows, d.cols, d.row_major), kThreads>>>(a, b, d,
+                                                                                flags.get());
   TCEMU_CUDA_CHECK(cudaGetLastError());
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());  // flags are freed on return
 }

@@ -61,9 +61,10 @@ class GpuBackend final : public Backend {
 
   std::string name() const override {
     return std::string("gpu (") +
-           (engine_ == GemmEngine::cublas  ? "cublas"
-            : engine_ == GemmEngine::wgmma ? "wgmma"
-                                           : "mma.sync") +
+           (engine_ == GemmEngine::cublas    ? "cublas"
+            : engine_ == GemmEngine::wgmma   ? "wgmma"
+            : engine_ == GemmEngine::fastest ? "fastest"
+                                             : "mma.sync") +
            " on " + device_.name + ")";
   }
 
@@ -178,7 +179,8 @@ class GpuBackend final : public Backend {
     if (engine_ == GemmEngine::cublas) {
       detail::check_cublas_gemm(datapath, options);
       detail::cublas_gemm(cublas_, datapath, options, detail::device_matrix(a),
-                          detail::device_matrix(b), c_device, detail::device_matrix(d));
+                          detail::device_matrix(b), c_device, detail::device_matrix(d),
+                          [this](std::size_t bytes) { return scratch(bytes); });
       return;
     }
     run_tiled(datapath, options, a, b, c_device, d);
@@ -214,10 +216,19 @@ class GpuBackend final : public Backend {
     }
   }
 
+  // Whether the fastest engine runs this product on the wgmma kernel: where that kernel applies
+  // and computes exactly `datapath`.
+  bool fastest_on_wgmma(const Datapath& datapath) const {
+    return device_.compute_major == 9 && device_.compute_minor == 0 &&
+           datapath.accumulator == formats::fp32 &&
+           detail::wgmma_computes(
+               detail::mma_sync_instruction(datapath.input, datapath.accumulator)) &&
+           datapath == preset(device_.arch_preset(), datapath.input, datapath.accumulator, "wgmma");
+  }
+
   // The device's instruction (mma.sync or wgmma) is the only datapath our kernels compute.
-  void check_hardware_datapath(const Datapath& datapath) const {
+  void check_hardware_datapath(const Datapath& datapath, bool wgmma) const {
     check_mma_sync(datapath.input, datapath.accumulator);
-    const bool wgmma = engine_ == GemmEngine::wgmma;
     if (wgmma) {
       if (device_.compute_major != 9 || device_.compute_minor != 0) {
         throw std::runtime_error(name() + ": the wgmma engine needs an sm_90a device");
@@ -280,7 +291,9 @@ class GpuBackend final : public Backend {
   void run_tiled(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                  const BufferMatrix& b, const std::optional<DeviceMatrix>& c,
                  const BufferMatrix& d) {
-    check_hardware_datapath(datapath);
+    const bool wgmma = engine_ == GemmEngine::wgmma ||
+                       (engine_ == GemmEngine::fastest && fastest_on_wgmma(datapath));
+    check_hardware_datapath(datapath, wgmma);
     const detail::Instruction instruction =
         detail::mma_sync_instruction(datapath.input, datapath.accumulator);
     const int k_per_instruction = detail::instruction_k(instruction);
@@ -320,7 +333,7 @@ class GpuBackend final : public Backend {
     args.alpha = options.alpha;
     args.beta = options.beta;
     args.takeout_instructions = static_cast<int>(options.takeout_every_k / k_per_instruction);
-    if (engine_ == GemmEngine::wgmma) {
+    if (wgmma) {
       detail::launch_wgmma_gemm(instruction, args, nullptr);
     } else {
       detail::launch_tiled_mma_gemm(instruction, args, nullptr);
@@ -353,6 +366,10 @@ class GpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_gpu_backend(const GpuBackendOptions& options) {
   return std::make_unique<GpuBackend>(options);
+}
+
+bool is_gpu_backend(const Backend& backend) {
+  return dynamic_cast<const GpuBackend*>(&backend) != nullptr;
 }
 
 }  // namespace tcemu::gpu

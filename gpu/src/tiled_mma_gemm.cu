@@ -119,12 +119,21 @@ __device__ inline std::uint32_t slot(const unsigned (&tile)[4], int e) {
   return tile[e];
 }
 
-template <Instruction I, class Config, bool Takeout>
+// Where the accumulation leaves the tensor core (TiledGemmArguments::takeout_instructions = t).
+enum class Takeout {
+  never,              // t = 0: the whole of k is one chain in the accumulator registers
+  every_instruction,  // t = 1: each instruction from a zero C, its result added to the fp32
+                      // register; no accumulator registers live across instructions
+  periodic,           // t > 1: chains of t instructions, each added to the fp32 register
+};
+
+template <Instruction I, class Config, Takeout T>
 __global__ void __launch_bounds__(Config::threads, 1)
     tiled_mma_gemm(const TiledGemmArguments args) {
   extern __shared__ __align__(128) unsigned char shared[];
   constexpr bool half = fp16_accumulator(I);
-  static_assert(!(Takeout && half), "the take-out add is an fp32 add");
+  constexpr bool takes_out = T != Takeout::never;
+  static_assert(!(takes_out && half), "the take-out add is an fp32 add");
   constexpr int in_bytes = input_bytes(I);
   constexpr int k_per_instruction = instruction_k(I);
 
@@ -151,16 +160,17 @@ __global__ void __launch_bounds__(Config::threads, 1)
     return col0 + warp_n * Config::wn + nt * 8 + 2 * tig + (e & 1);
   };
 
-  unsigned acc[Config::m_tiles][Config::n_tiles][4];
-  float outside[Takeout ? Config::m_tiles : 1][Takeout ? Config::n_tiles : 1][4];
+  constexpr bool chains = T != Takeout::every_instruction;  // accumulator registers across k
+  unsigned acc[chains ? Config::m_tiles : 1][chains ? Config::n_tiles : 1][4];
+  float outside[takes_out ? Config::m_tiles : 1][takes_out ? Config::n_tiles : 1][4];
 #pragma unroll
   for (int mt = 0; mt < Config::m_tiles; ++mt) {
 #pragma unroll
     for (int nt = 0; nt < Config::n_tiles; ++nt) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        acc[mt][nt][e] = 0;
-        if constexpr (Takeout) outside[mt][nt][e] = 0.0f;
+        if constexpr (chains) acc[mt][nt][e] = 0;
+        if constexpr (takes_out) outside[mt][nt][e] = 0.0f;
       }
       if (!args.c_is_initial_accumulator) continue;
 #pragma unroll
@@ -168,7 +178,7 @@ __global__ void __launch_bounds__(Config::threads, 1)
         const int row = row_of(mt, e), col = col_of(nt, e);
         if (row >= args.m || col >= args.n) continue;
         const std::uint32_t c = load_accumulator<half>(args.c, row, col);
-        if constexpr (Takeout) {
+        if constexpr (takes_out) {
           outside[mt][nt][e] = __uint_as_float(c);
         } else if constexpr (half) {
           acc[mt][nt][e >> 1] |= c << (16 * (e & 1));
@@ -217,13 +227,36 @@ __global__ void __launch_bounds__(Config::threads, 1)
         unsigned fb[4];
         load_b_pair<Config>(b_stage, step, warp_n, pair, fb);
         const unsigned b_low[2] = {fb[0], fb[1]}, b_high[2] = {fb[2], fb[3]};
+        if constexpr (T == Takeout::every_instruction) {
+          // All products of the pair first, then their adds: the adds wait for the mma results,
+          // the independent mma hide that latency.
+          const unsigned zero[4] = {0, 0, 0, 0};
+          unsigned product[Config::m_tiles][2][4];
 #pragma unroll
-        for (int mt = 0; mt < Config::m_tiles; ++mt) {
-          mma<I>(fa[mt], b_low, acc[mt][2 * pair], acc[mt][2 * pair]);
-          mma<I>(fa[mt], b_high, acc[mt][2 * pair + 1], acc[mt][2 * pair + 1]);
+          for (int mt = 0; mt < Config::m_tiles; ++mt) {
+            mma<I>(fa[mt], b_low, zero, product[mt][0]);
+            mma<I>(fa[mt], b_high, zero, product[mt][1]);
+          }
+#pragma unroll
+          for (int mt = 0; mt < Config::m_tiles; ++mt) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+#pragma unroll
+              for (int e = 0; e < 4; ++e) {
+                float& out = outside[mt][2 * pair + h][e];
+                out = __fadd_rn(out, __uint_as_float(product[mt][h][e]));
+              }
+            }
+          }
+        } else {
+#pragma unroll
+          for (int mt = 0; mt < Config::m_tiles; ++mt) {
+            mma<I>(fa[mt], b_low, acc[mt][2 * pair], acc[mt][2 * pair]);
+            mma<I>(fa[mt], b_high, acc[mt][2 * pair + 1], acc[mt][2 * pair + 1]);
+          }
         }
       }
-      if constexpr (Takeout) {
+      if constexpr (T == Takeout::periodic) {
         if ((instruction + 1) % args.takeout_instructions == 0 || instruction + 1 == instructions) {
 #pragma unroll
           for (int mt = 0; mt < Config::m_tiles; ++mt) {
@@ -251,7 +284,7 @@ __global__ void __launch_bounds__(Config::threads, 1)
         const int row = row_of(mt, e), col = col_of(nt, e);
         if (row >= args.m || col >= args.n) continue;
         std::uint32_t bits;
-        if constexpr (Takeout) {
+        if constexpr (takes_out) {
           bits = __float_as_uint(outside[mt][nt][e]);
         } else {
           bits = slot<half>(acc[mt][nt], e);
@@ -262,9 +295,9 @@ __global__ void __launch_bounds__(Config::threads, 1)
   }
 }
 
-template <Instruction I, class Config, bool Takeout>
+template <Instruction I, class Config, Takeout T>
 void launch(const TiledGemmArguments& args, cudaStream_t stream) {
-  const auto kernel = tiled_mma_gemm<I, Config, Takeout>;
+  const auto kernel = tiled_mma_gemm<I, Config, T>;
   TCEMU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         Config::smem_bytes));
   const long long blocks = static_cast<long long>((args.m + Config::bm - 1) / Config::bm) *
@@ -275,19 +308,28 @@ void launch(const TiledGemmArguments& args, cudaStream_t stream) {
 
 template <Instruction I>
 void launch_for(const TiledGemmArguments& args, cudaStream_t stream) {
+  int device = 0, shared_limit = 0;
+  TCEMU_CUDA_CHECK(cudaGetDevice(&device));
+  TCEMU_CUDA_CHECK(
+      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const bool wide = shared_limit >= WideTiles::smem_bytes;
   if constexpr (fp16_accumulator(I)) {
     if (args.takeout_instructions > 0) {
       throw std::invalid_argument("the take-out add needs an fp32 accumulator");
     }
   } else {
-    if (args.takeout_instructions > 0) return launch<I, NarrowTiles, true>(args, stream);
+    // Take-out every instruction holds one register set (the fp32 sums): the wide tiles fit.
+    if (args.takeout_instructions == 1 && wide) {
+      return launch<I, WideTiles, Takeout::every_instruction>(args, stream);
+    }
+    if (args.takeout_instructions == 1) {
+      return launch<I, NarrowTiles, Takeout::every_instruction>(args, stream);
+    }
+    if (args.takeout_instructions > 1)
+      return launch<I, NarrowTiles, Takeout::periodic>(args, stream);
   }
-  int device = 0, shared_limit = 0;
-  TCEMU_CUDA_CHECK(cudaGetDevice(&device));
-  TCEMU_CUDA_CHECK(
-      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (shared_limit >= WideTiles::smem_bytes) return launch<I, WideTiles, false>(args, stream);
-  launch<I, NarrowTiles, false>(args, stream);
+  if (wide) return launch<I, WideTiles, Takeout::never>(args, stream);
+  launch<I, NarrowTiles, Takeout::never>(args, stream);
 }
 
 }  // namespace

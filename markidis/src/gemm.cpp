@@ -15,22 +15,17 @@ namespace {
   throw std::invalid_argument("scheme " + scheme.name + ": " + what);
 }
 
-// A dense column-major matrix of `format` filling a buffer of its own. The view is made on
-// demand: a Workspace moves (inside vectors), its Buffer's address with it.
-struct Workspace {
-  Buffer buffer;
-  FloatFormat format;
-  std::int64_t rows, cols;
-  BufferMatrix matrix() const {
-    return {&buffer, 0, format, rows, cols, std::max<std::int64_t>(rows, 1), Layout::column_major};
-  }
-};
-
-Workspace workspace(Backend& backend, const FloatFormat& format, std::int64_t rows,
-                    std::int64_t cols) {
-  return {backend.allocate(static_cast<std::size_t>(rows * cols) * container_bytes(format)), format,
-          rows, cols};
+// A dense matrix of `format` filling workspace buffer `slot`.
+BufferMatrix dense(Backend& backend, Workspace& workspace, std::size_t slot,
+                   const FloatFormat& format, std::int64_t rows, std::int64_t cols, Layout layout) {
+  const Buffer& buffer = workspace.buffer(
+      backend, slot, static_cast<std::size_t>(rows * cols) * container_bytes(format));
+  const std::int64_t inner = layout == Layout::row_major ? cols : rows;
+  return {&buffer, 0, format, rows, cols, std::max<std::int64_t>(inner, 1), layout};
 }
+
+// Workspace slots: the running residual of a split, then A's parts, B's parts, the accumulators.
+constexpr std::size_t kResidualSlot = 0;
 
 // The exponent of the leading bit of the finite magnitude with fp32 bits `abs_bits` (nonzero).
 int leading_exponent(std::uint32_t abs_bits) {
@@ -39,28 +34,32 @@ int leading_exponent(std::uint32_t abs_bits) {
   return static_cast<int>(std::bit_width(abs_bits)) - 1 - 149;  // subnormal: value = bits 2^-149
 }
 
-// The parts of one matrix (the first `count` of scheme.parts), with its scaling exponent.
+// The parts of one matrix (the first `count` of scheme.parts, in workspace slots first_slot, ...,
+// of `layout`), with its scaling exponent.
 struct Split {
-  std::vector<Workspace> parts;
+  std::vector<BufferMatrix> parts;
   int scale_exponent = 0;
 };
 
-Split split(Backend& backend, const Scheme& scheme, const BufferMatrix& x,
-            const Fp32Summary& summary, int count, const char* name) {
+Split split(Backend& backend, Workspace& workspace, const Scheme& scheme, const BufferMatrix& x,
+            const Fp32Summary& summary, int count, const char* name, std::size_t first_slot,
+            Layout layout) {
   Split s;
   if (scheme.scale_to_exponent && summary.max_abs_bits != 0) {
     s.scale_exponent = *scheme.scale_to_exponent - leading_exponent(summary.max_abs_bits);
   }
   // The running residual (in place from the second part on); a one-part split needs none.
-  Workspace residual = workspace(backend, formats::fp32, count > 1 ? x.rows : 0, x.cols);
+  const std::optional<BufferMatrix> residual =
+      count > 1 ? std::optional<BufferMatrix>(dense(backend, workspace, kResidualSlot,
+                                                    formats::fp32, x.rows, x.cols, layout))
+                : std::nullopt;
   for (int p = 0; p < count; ++p) {
-    s.parts.push_back(workspace(backend, scheme.part_format, x.rows, x.cols));
+    s.parts.push_back(dense(backend, workspace, first_slot + static_cast<std::size_t>(p),
+                            scheme.part_format, x.rows, x.cols, layout));
     const bool last = p + 1 == count;
-    const std::optional<BufferMatrix> rest =
-        last ? std::nullopt : std::optional<BufferMatrix>(residual.matrix());
     const std::int64_t overflows = backend.split_fp32(
-        p == 0 ? x : residual.matrix(), s.parts.back().matrix(), rest, scheme.parts[p].rounding,
-        s.scale_exponent + scheme.parts[p].scale_exponent);
+        p == 0 ? x : *residual, s.parts.back(), last ? std::nullopt : residual,
+        scheme.parts[p].rounding, s.scale_exponent + scheme.parts[p].scale_exponent);
     if (overflows > 0) {
       char max_abs[32];
       std::snprintf(max_abs, sizeof max_abs, "%.9g",
@@ -117,23 +116,31 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
       b_count = std::max(b_count, p.b_part + 1);
     }
   }
+  Workspace own;
+  Workspace& workspace = options.workspace ? *options.workspace : own;
+  // The parts are stored k-contiguous (A's rows, B's columns: cuBLAS's TN case), the layout a GEMM
+  // kernel reads without packing; the layout changes no bit.
   const Fp32Summary a_summary = backend.summarize_fp32(a);
   const Fp32Summary b_summary = backend.summarize_fp32(b);
-  const Split as = split(backend, scheme, a, a_summary, a_count, "A");
-  const Split bs = split(backend, scheme, b, b_summary, b_count, "B");
+  const std::size_t a_first = kResidualSlot + 1, b_first = a_first + a_count;
+  const Split as =
+      split(backend, workspace, scheme, a, a_summary, a_count, "A", a_first, Layout::row_major);
+  const Split bs =
+      split(backend, workspace, scheme, b, b_summary, b_count, "B", b_first, Layout::column_major);
 
   // One fp32 accumulator per group: a chain of GEMMs, each continuing the previous one's result.
-  std::vector<Workspace> accumulators;
+  std::vector<BufferMatrix> accumulators;
   for (const AccumulatorGroup& g : scheme.groups) {
-    accumulators.push_back(workspace(backend, formats::fp32, m, n));
-    const BufferMatrix acc = accumulators.back().matrix();
+    accumulators.push_back(dense(backend, workspace, b_first + b_count + accumulators.size(),
+                                 formats::fp32, m, n, Layout::column_major));
+    const BufferMatrix acc = accumulators.back();
     GemmOptions gemm_options;
     gemm_options.threads = options.threads;
     gemm_options.takeout_every_k =
         static_cast<std::int64_t>(g.takeout_every_instructions) * datapath.instruction_k;
     for (std::size_t p = 0; p < g.products.size(); ++p) {
-      const BufferMatrix ap = as.parts[g.products[p].a_part].matrix();
-      const BufferMatrix bp = bs.parts[g.products[p].b_part].matrix();
+      const BufferMatrix& ap = as.parts[g.products[p].a_part];
+      const BufferMatrix& bp = bs.parts[g.products[p].b_part];
       if (p == 0) {
         gemm_options.c_input = CInput::epilogue;
         backend.mma_gemm(datapath, gemm_options, ap, bp, std::nullopt, acc);
@@ -150,13 +157,13 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
   const bool special =
       a_summary.nan_count + a_summary.inf_count + b_summary.nan_count + b_summary.inf_count > 0;
   const int sigma0 = group_weight(scheme, scheme.groups.front());
-  const BufferMatrix acc = accumulators.front().matrix();
+  const BufferMatrix acc = accumulators.front();
   const std::size_t last = scheme.groups.size() - 1;
   for (std::size_t g = last == 0 ? 0 : 1; g <= last; ++g) {
     CombineOptions combine;
     std::optional<BufferMatrix> y;
     if (g > 0) {
-      y = accumulators[g].matrix();
+      y = accumulators[g];
       combine.y_exponent = sigma0 - group_weight(scheme, scheme.groups[g]);
     }
     const bool epilogue_here = g == last && !special;

@@ -1,8 +1,9 @@
 // The GPU backend against the emulator backend (issue 3): our tiled mma.sync kernel gives the
 // bits of the emulated GEMM with the GPU's preset on whole matrices (1024^3 and odd sizes such as
-// 1000 x 77 x 333, every layout, both ways of C entering, take-out, special values), the device
-// conversions give the emulator's bits, cuBLAS agrees wherever the order of summation cannot
-// matter, and bad requests get errors that name the problem.
+// 1000 x 77 x 333, every layout, both ways of C entering, take-out, special values; the mma_sync
+// and fastest engines), the device conversions give the emulator's bits, cuBLAS (with C as the
+// initial accumulator and take-out composed around it) agrees wherever the order of summation
+// cannot matter, and bad requests get errors that name the problem.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -169,15 +170,17 @@ TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
   }
 }
 
-// The engines of our own kernels on this GPU, each with the instruction whose preset it computes:
-// mma.sync everywhere, wgmma on sm_90a.
+// The engines of our own kernels on this GPU, each with the instruction whose preset it is asked
+// for: mma.sync everywhere, wgmma on sm_90a, and the fastest engine with the mma.sync preset
+// (wgmma where that preset is also wgmma's).
 struct OwnEngine {
   gpu::GemmEngine engine;
   const char* instruction;
 };
 std::vector<OwnEngine> own_engines() {
   const auto device = gpu::list_devices().front();
-  std::vector<OwnEngine> engines = {{gpu::GemmEngine::mma_sync, "mma.sync"}};
+  std::vector<OwnEngine> engines = {{gpu::GemmEngine::mma_sync, "mma.sync"},
+                                    {gpu::GemmEngine::fastest, "mma.sync"}};
   if (device.compute_major == 9 && device.compute_minor == 0) {
     engines.push_back({gpu::GemmEngine::wgmma, "wgmma"});
   }
@@ -225,7 +228,8 @@ TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
                   << own.instruction << " " << input.name << " -> " << accumulator.name
                   << " k=" << k << " A " << (la == Layout::row_major ? "row" : "col") << " B "
                   << (lb == Layout::row_major ? "row" : "col") << " alpha=" << o.alpha
-                  << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+                  << " beta=" << o.beta << " takeout=" << o.takeout_every_k << " on "
+                  << gpu->name();
             }
           }
         }
@@ -342,7 +346,9 @@ TEST(GpuBackend, ConvertGivesTheEmulatorsBits) {
 }
 
 // Small integers: every product and partial sum is exact in fp32, so cuBLAS's own order of
-// summation cannot change a bit, and its result must be the emulator's.
+// summation cannot change a bit, and its result must be the emulator's: the plain call, C as the
+// initial accumulator (through beta) and take-out composed from k chunks (a short last chunk, more
+// than one batch of chunks only at larger sizes).
 TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
@@ -366,8 +372,17 @@ TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
             }
           }
         }
-        EXPECT_EQ(differing_elements(*gpu, dp, {.alpha = 2.0f, .beta = -1.0f}, a, b, c, d), 0u)
-            << input.name;
+        for (const GemmOptions& o :
+             {GemmOptions{.alpha = 2.0f, .beta = -1.0f},
+              GemmOptions{.beta = 1.0f, .c_input = CInput::initial_accumulator},
+              GemmOptions{.alpha = 2.0f, .beta = -1.0f, .takeout_every_k = dp.instruction_k},
+              GemmOptions{.alpha = 0.5f, .takeout_every_k = 3 * dp.instruction_k},
+              GemmOptions{.beta = 1.0f,
+              .c_input = CInput::initial_accumulator,
+              .takeout_every_k = 3 * dp.instruction_k}}) {
+          EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
+              << input.name << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
+        }
       }
     }
   }
@@ -406,9 +421,9 @@ TEST(GpuBackend, BadRequestsAreNamed) {
   const auto cublas = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
   const OnBackend ca = put(*cublas, a), cb = put(*cublas, b), cd = put(*cublas, d);
   EXPECT_NE(error_of([&] {
-              cublas->mma_gemm(dp, {.takeout_every_k = 16}, ca.matrix, cb.matrix, std::nullopt,
+              cublas->mma_gemm(dp, {.takeout_every_k = 24}, ca.matrix, cb.matrix, std::nullopt,
                                cd.matrix);
-            }).find("cannot take results out"),
+            }).find("gpu (cublas): takeout_every_k = 24"),
             std::string::npos);
   EXPECT_NE(error_of([] { gpu::make_gpu_backend({.device = 99}); }).find("no CUDA device 99"),
             std::string::npos);

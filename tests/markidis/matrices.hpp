@@ -10,6 +10,7 @@
 
 #include <tcemu/emulator/backend.hpp>
 #include <tcemu/markidis/gemm.hpp>
+#include <tcemu/reference/relative_residual.hpp>
 
 namespace tcemu::markidis::testing {
 
@@ -63,13 +64,7 @@ inline Matrix float_sgemm(const Matrix& a, const Matrix& b) {
 
 // ||C - Cref||_F / ||Cref||_F.
 inline double relative_residual(const Matrix& c, const std::vector<double>& reference) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const double d = c.v[i] - reference[i];
-    num += d * d;
-    den += reference[i] * reference[i];
-  }
-  return std::sqrt(num / den);
+  return reference::relative_residual(c.v, reference);
 }
 
 // C = A B by `scheme` on `datapath`, through the emulator backend's sgemm.

@@ -316,6 +316,11 @@ class Backend {
                 const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
                 const RealMatrix& out);
 
+  // Throws as the steps do when `m` is not a view of this backend's memory: a buffer of another
+  // backend (std::invalid_argument), a negative dimension or ld too small (std::invalid_argument),
+  // an end past its buffer (std::out_of_range); `name` names it in the message.
+  void check(const RealMatrix& m, const char* name) const;
+
   // Returns when every step issued so far has finished (for timing; steps that return values
   // to the host finish before they return).
   void synchronize() { synchronize_checked(); }
@@ -363,7 +368,6 @@ class Backend {
   friend class Buffer;
   void check(const BufferMatrix& m, const char* name) const;
   void check_fp32(const BufferMatrix& m, const char* name) const;  // check() and format fp32
-  void check(const RealMatrix& m, const char* name) const;
   void check(const ExponentVector& v, std::int64_t size, const char* name) const;
   void check(const OuterExponents& e, std::int64_t rows, std::int64_t cols, const char* name) const;
 };

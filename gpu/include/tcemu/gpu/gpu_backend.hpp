@@ -20,10 +20,20 @@ enum class GemmEngine {
   // emulated GEMM with the device's wgmma preset (on the H200 that preset equals mma.sync's for
   // these formats). The fastest engine for these formats (docs/performance.md).
   wgmma,
-  // cublasGemmEx: fp16 or bf16 inputs with an fp32 accumulator, and tf32 inputs (fp32 containers
-  // holding tf32 values) through CUBLAS_COMPUTE_32F_FAST_TF32; epilogue mode only, no take-out.
-  // cuBLAS chooses its own kernels, k order and split-k, so its bits are not specified: use it
-  // where the algorithm makes the order irrelevant (exact products, as in the Ozaki scheme).
+  // Our kernels, each product on the fastest one that computes its datapath bit for bit: the
+  // wgmma kernel where it applies (sm_90a, fp16, bf16 or tf32 -> fp32, take-out included, the
+  // datapath equal to the device's wgmma preset), the mma.sync kernel otherwise. So the bits are those of the
+  // emulated GEMM with the datapath asked for, as with the two engines above.
+  fastest,
+  // cuBLAS: cublasGemmEx with fp16 or bf16 inputs and an fp32 accumulator, or tf32 inputs (fp32
+  // containers holding tf32 values) through CUBLAS_COMPUTE_32F_FAST_TF32. What cuBLAS has no
+  // parameter for is composed around it: C as the initial accumulator enters through beta = 1
+  // (alpha = 1), and take-out (takeout_every_k = kb) runs cublasGemmStridedBatchedEx over the
+  // chunks of kb values of k into device workspace, then adds the chunk products to the fp32
+  // register in k order with one RN add each and applies the epilogue, as GemmOptions defines.
+  // cuBLAS chooses its own kernels, k order and split-k inside each call, so the bits are not
+  // specified (only the composition's adds are ours): use it where the algorithm makes the order
+  // irrelevant (exact products, as in the Ozaki scheme), or to run a scheme without our kernels.
   cublas,
 };
 
@@ -35,5 +45,8 @@ struct GpuBackendOptions {
 // Throws std::runtime_error when there is no such device, when it is older than sm_80 (the
 // kernels need cp.async and ldmatrix), or when the CUDA or cuBLAS context cannot be created.
 std::unique_ptr<Backend> make_gpu_backend(const GpuBackendOptions& options = {});
+
+// Whether `backend` was made by make_gpu_backend (its buffers are device memory).
+bool is_gpu_backend(const Backend& backend);
 
 }  // namespace tcemu::gpu

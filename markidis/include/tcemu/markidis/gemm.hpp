@@ -8,6 +8,7 @@
 #include <tcemu/emulator/backend.hpp>
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/markidis/scheme.hpp>
+#include <tcemu/markidis/workspace.hpp>
 
 namespace tcemu::markidis {
 
@@ -15,11 +16,14 @@ struct RunOptions {
   float alpha = 1.0f;
   float beta = 0.0f;
   int threads = 0;  // GemmOptions::threads of the products (0: every hardware thread)
+  // Where the parts and accumulators live; nullptr: allocated for the call. Pass the same one to
+  // repeated calls to allocate nothing after the first.
+  Workspace* workspace = nullptr;
 };
 
 // D = alpha A B + beta C by `scheme` with its products on `datapath`, every matrix fp32 in
 // `backend`'s buffers (A m x k, B k x n, C and D m x n; any layout). C may be omitted when
-// beta == 0 and may alias D exactly. Workspace is allocated on the backend for the call.
+// beta == 0 and may alias D exactly. Parts and accumulators go to options.workspace.
 // Throws std::invalid_argument for an unusable scheme or datapath (validate), for mismatched
 // shapes or formats, and for a part overflow when the scheme does not scale (naming the matrix).
 void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, const BufferMatrix& a,
