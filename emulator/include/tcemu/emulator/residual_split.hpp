@@ -95,11 +95,15 @@ TCEMU_HOST_DEVICE inline SplitElement split_fp32_element(std::uint32_t x, const 
   }
   if (q.value_class == ValueClass::zero) return {part, x, false};  // nothing taken: residual x
   // part * 2^-e = q.significand * 2^(q.lsb_exponent - e), a multiple of x's quantum 2^lsb (proof
-  // in backend.hpp), no larger than 2 |x| < 2^(lsb + 25): the shift is in [0, 25) and the
-  // difference of the two integers is exact in int64 with magnitude below 2^24.
+  // in backend.hpp), no larger than 2 |x| < 2^(lsb + 25): measured in x's quanta it is an integer
+  // below 2^25, and the difference of the two integers is exact in int64 with magnitude below
+  // 2^24. The shift to x's quantum is negative only when q.significand carries trailing zeros
+  // below it (a subnormal part such as 2 x 2^-24 for x = 2^-149, e = 126): those bits are zero,
+  // so the right shift is exact.
   const int shift = q.lsb_exponent - scale_exponent - d.lsb_exponent;
-  assert(shift >= 0 && shift < 25);
-  const std::int64_t taken = static_cast<std::int64_t>(q.significand) << shift;
+  assert(shift > -25 && shift < 25);
+  const std::int64_t taken = shift >= 0 ? static_cast<std::int64_t>(q.significand) << shift
+                                        : static_cast<std::int64_t>(q.significand >> -shift);
   const std::int64_t difference = static_cast<std::int64_t>(d.significand) - taken;
   if (difference == 0) return {part, 0, false};
   // x and part have the same sign, so the residual has x's sign when |x| > |part * 2^-e|.
