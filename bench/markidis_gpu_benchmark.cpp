@@ -14,7 +14,8 @@
 // the call included); TFLOP/s = 2 n^3 / time. The residual is ||D - Dref||_F / ||Dref||_F with Dref
 // from cublasDgemm on the same fp32 values widened to fp64 (products exact, sums with 2^-53
 // roundings: far below every fp32 effect). "bits = mma_sync" says whether the fastest engine gave
-// the same bits as the mma_sync engine (a hash of D; both must, computing the same datapath).
+// the same bits as the mma_sync engine (a hash of D; both must, computing the same datapath). The
+// last column splits one more call into its phases (markidis::PhaseSeconds).
 //
 // The goal, checked in the last lines: halfhalf and tf32tf32 at 1.5x or more of
 // cublasSgemm's throughput with a relative residual no worse than cublasSgemm's.
@@ -80,7 +81,8 @@ double median_seconds(Backend& backend, int repeats, const std::function<void()>
 struct Row {
   std::string method, engine;
   double seconds = 0, residual = 0;
-  std::uint64_t hash = 0;  // of D's bits (schemes only)
+  std::uint64_t hash = 0;                                       // of D's bits (schemes only)
+  std::optional<markidis::PhaseSeconds> phases = std::nullopt;  // one more call (schemes only)
 };
 
 // FNV-1a over the bits of `d`: equal results, equal hashes; a collision is out of reach.
@@ -209,6 +211,9 @@ int main(int argc, char** argv) try {
         markidis::gemm(*backend, scheme, dp, fp32_view(da), fp32_view(db), std::nullopt,
                        fp32_view(dd), {.workspace = &workspace});
       });
+      row.phases.emplace();
+      markidis::gemm(*backend, scheme, dp, fp32_view(da), fp32_view(db), std::nullopt,
+                     fp32_view(dd), {.workspace = &workspace, .phases = &*row.phases});
       backend->copy_out(dd.buffer, d.data(), count * sizeof(float));
       row.residual = relative_residual(d, ref);
       row.hash = bits_hash(d);
@@ -230,14 +235,18 @@ int main(int argc, char** argv) try {
   }
   std::printf(
       "\n| method | GEMM engine | time (ms) | TFLOP/s | / cublasSgemm | relative residual | "
-      "residual / cublasSgemm's | bits = mma_sync |\n| --- | --- | --- | --- | --- | --- | --- | "
-      "--- "
-      "|\n");
+      "residual / cublasSgemm's | bits = mma_sync | summaries, splits, products, combination "
+      "(ms) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const Row& r : rows) {
     const double tflops = flops / r.seconds / 1e12;
-    std::printf("| %s | %s | %.2f | %.1f | %.2f | %.2e | %.2f | %s |\n", r.method.c_str(),
+    char phases[96] = "-";
+    if (r.phases) {
+      std::snprintf(phases, sizeof phases, "%.2f, %.2f, %.2f, %.2f", r.phases->summaries * 1e3,
+                    r.phases->splits * 1e3, r.phases->products * 1e3, r.phases->combination * 1e3);
+    }
+    std::printf("| %s | %s | %.2f | %.1f | %.2f | %.2e | %.2f | %s | %s |\n", r.method.c_str(),
                 r.engine.c_str(), r.seconds * 1e3, tflops, sgemm.seconds / r.seconds, r.residual,
-                r.residual / sgemm.residual, same_bits(r, rows).c_str());
+                r.residual / sgemm.residual, same_bits(r, rows).c_str(), phases);
     if (csv) {
       std::fprintf(csv, "%s,%lld,%s,%s,%.6e,%.3f,%.4f,%.6e,%.4f,%s\n", devices.front().name.c_str(),
                    static_cast<long long>(n), r.method.c_str(), r.engine.c_str(), r.seconds, tflops,

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -118,15 +119,31 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
   }
   Workspace own;
   Workspace& workspace = options.workspace ? *options.workspace : own;
+  // Adds the seconds since the last mark to *phase (when phases are measured).
+  auto last_mark = std::chrono::steady_clock::now();
+  const auto mark = [&](double PhaseSeconds::*phase) {
+    if (options.phases == nullptr) return;
+    backend.synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    options.phases->*phase += std::chrono::duration<double>(now - last_mark).count();
+    last_mark = now;
+  };
+  if (options.phases != nullptr) {
+    *options.phases = {};
+    backend.synchronize();
+    last_mark = std::chrono::steady_clock::now();
+  }
   // The parts are stored k-contiguous (A's rows, B's columns: cuBLAS's TN case), the layout a GEMM
   // kernel reads without packing; the layout changes no bit.
   const Fp32Summary a_summary = backend.summarize_fp32(a);
   const Fp32Summary b_summary = backend.summarize_fp32(b);
+  mark(&PhaseSeconds::summaries);
   const std::size_t a_first = kResidualSlot + 1, b_first = a_first + a_count;
   const Split as =
       split(backend, workspace, scheme, a, a_summary, a_count, "A", a_first, Layout::row_major);
   const Split bs =
       split(backend, workspace, scheme, b, b_summary, b_count, "B", b_first, Layout::column_major);
+  mark(&PhaseSeconds::splits);
 
   // One fp32 accumulator per group: a chain of GEMMs, each continuing the previous one's result.
   std::vector<BufferMatrix> accumulators;
@@ -151,6 +168,8 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
       }
     }
   }
+
+  mark(&PhaseSeconds::products);
 
   // Fold the groups into the first, at its weight; the last combination also unscales and, unless
   // special values must be fixed first, applies the epilogue. One group: that last step alone.
@@ -182,6 +201,7 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
     epilogue.beta = options.beta;
     backend.combine_fp32(acc, std::nullopt, c, d, epilogue);
   }
+  mark(&PhaseSeconds::combination);
 }
 
 }  // namespace tcemu::markidis

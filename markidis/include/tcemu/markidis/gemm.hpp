@@ -12,6 +12,15 @@
 
 namespace tcemu::markidis {
 
+// Seconds of each phase of one gemm() call, measured when RunOptions::phases is set (the backend
+// is then synchronised at every phase boundary, which costs a little time of its own).
+struct PhaseSeconds {
+  double summaries = 0;    // summarize_fp32 of A and B (max |x|, NaN and Inf counts)
+  double splits = 0;       // split_fp32 of A and B into their parts
+  double products = 0;     // the GEMMs of every accumulator group
+  double combination = 0;  // combine_fp32 (and propagate_nonfinite_fp32 when needed)
+};
+
 struct RunOptions {
   float alpha = 1.0f;
   float beta = 0.0f;
@@ -19,6 +28,7 @@ struct RunOptions {
   // Where the parts and accumulators live; nullptr: allocated for the call. Pass the same one to
   // repeated calls to allocate nothing after the first.
   Workspace* workspace = nullptr;
+  PhaseSeconds* phases = nullptr;  // where to report the phase times; nullptr: not measured
 };
 
 // D = alpha A B + beta C by `scheme` with its products on `datapath`, every matrix fp32 in
