@@ -60,8 +60,9 @@ __global__ void summarize_kernel(const DeviceMatrix x, unsigned long long* count
       max_bits = magnitude;
     }
   });
-  // One atomic per warp and counter: per-thread atomics on one address serialize (tens of ms
-  // at n = 8192). Every lane of the warp reaches this point (no early exit above).
+  // One atomic per warp and counter, from about a thousand blocks: atomics on one address
+  // serialize (per-thread ones cost tens of ms at n = 8192). Every lane of the warp reaches this
+  // point (no early exit above).
   const unsigned warp_max = __reduce_max_sync(0xFFFFFFFFu, static_cast<unsigned>(max_bits));
   const unsigned warp_nans = __reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(nans));
   const unsigned warp_infs = __reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(infs));
@@ -202,7 +203,10 @@ Fp32Summary summarize_fp32(const DeviceMatrix& x) {
   DeviceWords counters(std::vector<std::uint32_t>(6, 0));
   auto* c = reinterpret_cast<unsigned long long*>(counters.get());
   if (x.rows > 0 && x.cols > 0) {
-    summarize_kernel<<<elementwise_grid(x.rows, x.cols, x.row_major), kThreads>>>(x, c);
+    // About a thousand blocks, each thread striding over many elements: few atomics.
+    dim3 grid = elementwise_grid(x.rows, x.cols, x.row_major);
+    grid.y = std::min(grid.y, std::max(1u, 1024u / grid.x));
+    summarize_kernel<<<grid, kThreads>>>(x, c);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
   const auto v = read_counters(counters, 3);
