@@ -21,11 +21,10 @@
 // Thread block: three warpgroups. Warpgroup 0 is the producer: one thread issues the bulk tensor
 // copies (TMA) of 128 x 128 bytes of A and N x 128 bytes of B per k tile into a ring of shared
 // memory stages, each guarded by a "full" mbarrier (the copies' bytes arrived) and an "empty" one
-// (every consumer warp is done reading it). The other warpgroups are the consumers, four
-// instructions per k tile each. Without take-out the block is 128 x 256, two consumers of 64 x 256
-// (m64n256) with one tile of instructions in flight. With take-out it is 128 x 128, four consumers
-// of 64 x 64 (m64n64: chain and outside sums in 64 registers) that each wait for their chain before
-// adding it, while the other consumers' instructions run. Tiles are stored K-major with the
+// (every consumer warp is done reading it). Warpgroups 1 and 2 are the consumers: 64 rows x N
+// columns of D each, four instructions per k tile. Without take-out N = 256 and one tile of
+// instructions stays in flight; with take-out N = 128 (outside sums and chain fit the registers
+// together) and every chunk is waited for before its add. Tiles are stored K-major with the
 // 128-byte swizzle (each 128-byte row's 16-byte chunks permuted by row % 8, as the copy engine
 // writes them and wgmma reads them), so 8 rows form a 1024-byte atom.
 #include <cuda.h>
@@ -42,7 +41,7 @@
 namespace tcemu::gpu::detail {
 namespace {
 
-constexpr int kBlockM = 128;
+constexpr int kBlockM = 128, kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kAtomBytes = 1024;  // 8 rows of 128 bytes: the stride between core-matrix rows
 
 // Where the chain leaves the tensor core: never, or after every t instructions.
@@ -53,11 +52,6 @@ struct Config {
   static constexpr int element_bytes = input_bytes(I);
   static constexpr int tile_k = kTileBytes / element_bytes;  // k elements per stage
   static constexpr int block_n = T == Takeout::none ? 256 : 128;
-  // Consumer warpgroups: two of 64 x 256 without take-out; four of 64 x 64 with it, so that more
-  // warpgroups' instructions are in flight while each waits for its chain and adds it (chain and
-  // outside sums: 64 registers).
-  static constexpr int consumers = T == Takeout::none ? 2 : 4;
-  static constexpr int threads = 128 * (1 + consumers);
   static constexpr int stages = T == Takeout::none ? 4 : 6;
   static constexpr int a_bytes = kBlockM * kTileBytes;
   static constexpr int stage_bytes = a_bytes + block_n * kTileBytes;
@@ -138,10 +132,11 @@ __device__ inline void wgmma_wait() {
 #define TCEMU_ACC64(i)                                                                          \
   TCEMU_ACC8(i), TCEMU_ACC8(i + 8), TCEMU_ACC8(i + 16), TCEMU_ACC8(i + 24), TCEMU_ACC8(i + 32), \
       TCEMU_ACC8(i + 40), TCEMU_ACC8(i + 48), TCEMU_ACC8(i + 56)
-#define TCEMU_ACC32(i) TCEMU_ACC8(i), TCEMU_ACC8(i + 8), TCEMU_ACC8(i + 16), TCEMU_ACC8(i + 24)
-#define TCEMU_REGS32                                                                 \
+#define TCEMU_REGS64                                                                 \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
+  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define TCEMU_REGS128                                                                  \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "   \
   "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "   \
@@ -164,7 +159,7 @@ __device__ inline void wgmma_wait() {
 template <Instruction I, int Accumulators>
 __device__ inline void wgmma(std::uint64_t a, std::uint64_t b, float (&d)[Accumulators],
                              int scale_d) {
-  static_assert(Accumulators == 32 || Accumulators == 128);
+  static_assert(Accumulators == 64 || Accumulators == 128);
   if constexpr (Accumulators == 128) {
     if constexpr (I == Instruction::f16_f32) {
       TCEMU_WGMMA("n256k16.f32.f16.f16", TCEMU_REGS128, "%128", "%129", "%130", ", 0, 0",
@@ -178,20 +173,19 @@ __device__ inline void wgmma(std::uint64_t a, std::uint64_t b, float (&d)[Accumu
     }
   } else {
     if constexpr (I == Instruction::f16_f32) {
-      TCEMU_WGMMA("n64k16.f32.f16.f16", TCEMU_REGS32, "%32", "%33", "%34", ", 0, 0",
-                  TCEMU_ACC32(0));
+      TCEMU_WGMMA("n128k16.f32.f16.f16", TCEMU_REGS64, "%64", "%65", "%66", ", 0, 0",
+                  TCEMU_ACC64(0));
     } else if constexpr (I == Instruction::bf16_f32) {
-      TCEMU_WGMMA("n64k16.f32.bf16.bf16", TCEMU_REGS32, "%32", "%33", "%34", ", 0, 0",
-                  TCEMU_ACC32(0));
+      TCEMU_WGMMA("n128k16.f32.bf16.bf16", TCEMU_REGS64, "%64", "%65", "%66", ", 0, 0",
+                  TCEMU_ACC64(0));
     } else {
-      TCEMU_WGMMA("n64k8.f32.tf32.tf32", TCEMU_REGS32, "%32", "%33", "%34", "", TCEMU_ACC32(0));
+      TCEMU_WGMMA("n128k8.f32.tf32.tf32", TCEMU_REGS64, "%64", "%65", "%66", "", TCEMU_ACC64(0));
     }
   }
 }
 #undef TCEMU_WGMMA
 #undef TCEMU_REGS128
-#undef TCEMU_REGS32
-#undef TCEMU_ACC32
+#undef TCEMU_REGS64
 #undef TCEMU_ACC64
 #undef TCEMU_ACC8
 
@@ -209,14 +203,12 @@ __device__ inline void fence_accumulators(float (&d)[Accumulators]) {
 // InitialC: C is the first instruction's accumulator (else D goes through the epilogue). A
 // template parameter, so that the accumulators' set-up is straight-line code.
 template <Instruction I, bool InitialC, Takeout T>
-__global__ void __launch_bounds__(Config<I, T>::threads, 1)
+__global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm(const TiledGemmArguments args, const __grid_constant__ CUtensorMap a_map,
                const __grid_constant__ CUtensorMap b_map) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Config<I, T>;
-  // Consumer c computes rows 64 (c % 2) on, columns kConsumerCols (c / 2) on of the block.
-  constexpr int kConsumerCols = C::block_n / (C::consumers / 2);
-  constexpr int kAccumulators = kConsumerCols / 2;  // 64 x kConsumerCols per 128 threads
+  constexpr int kAccumulators = C::block_n / 2;  // 64 x block_n per 128 threads
   extern __shared__ unsigned char shared_raw[];
   const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared_raw));
   const unsigned base = (raw + kAtomBytes - 1) / kAtomBytes * kAtomBytes;
@@ -239,14 +231,14 @@ __global__ void __launch_bounds__(Config<I, T>::threads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < C::stages; ++s) {
       barrier_init(full + 8 * s, 1);
-      barrier_init(empty + 8 * s, C::consumers * 4);  // lane 0 of every consumer warp
+      barrier_init(empty + 8 * s, kConsumers * 4);  // lane 0 of every consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
   if (warpgroup == 0) {
-    if constexpr (T == Takeout::none) set_max_registers<40>();
+    set_max_registers<40>();
     if (threadIdx.x == 0) {
       for (int tile = 0; tile < k_tiles; ++tile) {
         const int stage = tile % C::stages;
@@ -257,24 +249,21 @@ __global__ void __launch_bounds__(Config<I, T>::threads, 1)
       }
     }
   } else {
-    if constexpr (T == Takeout::none) set_max_registers<232>();
+    set_max_registers<232>();
     const int consumer = warpgroup - 1;
-    const int first_row = consumer % 2 * 64, first_col = consumer / 2 * kConsumerCols;
     const int warp = static_cast<int>(threadIdx.x / 32) % 4,
               lane = static_cast<int>(threadIdx.x % 32);
     // Accumulator j of a thread: n8 tile j / 4, slot j % 4 as in mma.sync's C layout.
     const auto row_of = [&](int j) {
-      return row0 + first_row + warp * 16 + lane / 4 + 8 * ((j % 4) >> 1);
+      return row0 + consumer * 64 + warp * 16 + lane / 4 + 8 * ((j % 4) >> 1);
     };
-    const auto col_of = [&](int j) {
-      return col0 + first_col + (j / 4) * 8 + 2 * (lane % 4) + (j % 2);
-    };
+    const auto col_of = [&](int j) { return col0 + (j / 4) * 8 + 2 * (lane % 4) + (j % 2); };
     const auto release = [&](int tile) {
       if (lane == 0) barrier_arrive(empty + 8 * (tile % C::stages));
     };
     const auto instruction = [&](int stage, int step, float(&acc)[kAccumulators], int scale_d) {
-      wgmma<I>(descriptor(stage_a(stage) + first_row * kTileBytes + step * 32),
-               descriptor(stage_b(stage) + first_col * kTileBytes + step * 32), acc, scale_d);
+      wgmma<I>(descriptor(stage_a(stage) + consumer * 64 * kTileBytes + step * 32),
+               descriptor(stage_b(stage) + step * 32), acc, scale_d);
     };
 
     // d: the chain's accumulators, or with take-out the outside sums.
@@ -301,7 +290,7 @@ __global__ void __launch_bounds__(Config<I, T>::threads, 1)
       wgmma_wait<0>();
       fence_accumulators(d);
     } else {
-      // Take-out every t instructions: one chain, waited for at the end of each chunk; the four
+      // Take-out every t instructions: one chain, waited for at the end of each chunk; the two
       // consumer warpgroups' instructions and adds interleave. (Two chains on 64-column halves,
       // one half's add running while the other's instruction is in flight, made ptxas serialize
       // the instructions: C7514, a read of accumulators it cannot prove finished.)
@@ -403,8 +392,7 @@ void launch(const TiledGemmArguments& args, cudaStream_t stream) {
                   : tensor_map(args.b, args.n, k_elements, C::element_bytes, C::tile_k, C::block_n);
   const long long blocks = static_cast<long long>((args.m + kBlockM - 1) / kBlockM) *
                            ((args.n + C::block_n - 1) / C::block_n);
-  kernel<<<static_cast<unsigned>(blocks), C::threads, C::shared_bytes, stream>>>(args, a_map,
-                                                                                 b_map);
+  kernel<<<static_cast<unsigned>(blocks), kThreads, C::shared_bytes, stream>>>(args, a_map, b_map);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
