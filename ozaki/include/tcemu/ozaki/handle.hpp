@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include <tcemu/emulator/backend.hpp>
+#include <tcemu/emulator/blas_call.hpp>
 #include <tcemu/ozaki/options.hpp>
 
 namespace tcemu::ozaki {
@@ -43,16 +44,29 @@ class Handle {
              const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
              float* c, std::int64_t ldc);
 
+  // DOT and GEMV by the same scheme (OzBLAS's DDOT and DGEMV): the product with n = 1 (x as a
+  // k x 1 matrix, split as B's column) and, for a DOT, m = 1 (x' as A's one row). Arguments as
+  // the reference BLAS's; increments may be negative, ddot's also zero (blas_call.hpp). Modes as
+  // dgemm (ddot, dgemv) and sgemm (sdot, sgemv).
+  double ddot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+              std::int64_t incy);
+  float sdot(std::int64_t n, const float* x, std::int64_t incx, const float* y, std::int64_t incy);
+  void dgemv(char trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
+             std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y,
+             std::int64_t incy);
+  void sgemv(char trans, std::int64_t m, std::int64_t n, float alpha, const float* a,
+             std::int64_t lda, const float* x, std::int64_t incx, float beta, float* y,
+             std::int64_t incy);
+
   const Report& report() const { return report_; }
   const Options& options() const { return options_; }
   const Products& products() const { return products_; }
   Backend& backend() const { return backend_; }
 
  private:
-  template <typename T>
-  void gemm(const char* routine, char transa, char transb, std::int64_t m, std::int64_t n,
-            std::int64_t k, double alpha, const T* a, std::int64_t lda, const T* b,
-            std::int64_t ldb, double beta, T* c, std::int64_t ldc);
+  // Refuses a mode that does not take this precision (routine names the call).
+  void check_mode(const char* routine, bool fp64) const;
+  void run(BlasCall call);
 
   Backend& backend_;
   Products products_;
