@@ -1,7 +1,7 @@
 // The accurate BLAS of the seed slides besides the Ozaki scheme: Dot2 (BLAS-DOT2, Ogita, Rump
 // and Oishi 2005; Mukunoki and Ogita 2020) and ExBLAS-style correctly rounded inner products
-// (Collange, Defour, Graillat and Iakymchuk 2015), with DOT-, GEMV- and GEMM-shaped calls on any
-// backend (column-major, as the reference BLAS):
+// (Collange, Defour, Graillat and Iakymchuk 2015), with the DOT-, GEMV- and GEMM-shaped calls of
+// blas_routines.hpp on any backend (column-major, as the reference BLAS):
 //
 //   auto backend = tcemu::make_cpu64_backend();            // or tcemu::gpu::make_gpu_backend()
 //   tcemu::accurate::Handle exblas(*backend, tcemu::InnerProduct::exact);
@@ -15,43 +15,23 @@
 // Bad arguments throw std::invalid_argument naming the parameter (blas_call.hpp).
 #pragma once
 
-#include <cstdint>
-
 #include <tcemu/emulator/backend.hpp>
-#include <tcemu/emulator/blas_call.hpp>
+#include <tcemu/emulator/blas_routines.hpp>
 
 namespace tcemu::accurate {
 
-class Handle {
+class Handle final : public BlasRoutines {
  public:
-  // `backend` must outlive the handle.
-  Handle(Backend& backend, InnerProduct method) : backend_(backend), method_(method) {}
-
-  double ddot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
-              std::int64_t incy);
-  float sdot(std::int64_t n, const float* x, std::int64_t incx, const float* y, std::int64_t incy);
-
-  void dgemv(char trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
-             std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y,
-             std::int64_t incy);
-  void sgemv(char trans, std::int64_t m, std::int64_t n, float alpha, const float* a,
-             std::int64_t lda, const float* x, std::int64_t incx, float beta, float* y,
-             std::int64_t incy);
-
-  void dgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
-             const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
-             double* c, std::int64_t ldc);
-  void sgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-             const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
-             float* c, std::int64_t ldc);
-
+  Handle(Backend& backend, InnerProduct method) : BlasRoutines(backend), method_(method) {}
   InnerProduct method() const { return method_; }
-  Backend& backend() const { return backend_; }
+
+ protected:
+  void prepare(const char*, bool) override {}  // every routine, fp64 and fp32
+  void compute(const BlasCall& call) override {
+    backend().inner_products(method_, call.a(), call.b(), call.alpha(), call.beta(), call.c());
+  }
 
  private:
-  void run(BlasCall call);
-
-  Backend& backend_;
   InnerProduct method_;
 };
 
