@@ -352,4 +352,22 @@ void Backend::epilogue(const std::optional<RealMatrix>& v,
   epilogue_checked(v, v_scale, alpha, beta, c, a, b, out);
 }
 
+void Backend::inner_products(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                             double alpha, double beta, const RealMatrix& c) {
+  check(a, "A");
+  check(b, "B");
+  check(c, "C");
+  if (b.type != a.type || c.type != a.type) {
+    refuse(name(), "inner_products: A, B and C must have one type (all fp64 or all fp32)");
+  }
+  if (a.cols < 1) refuse(name(), "inner_products: k = " + std::to_string(a.cols) + " must be >= 1");
+  same_shape(name(), b, "B", a.cols, b.cols);
+  same_shape(name(), c, "C", a.rows, b.cols);
+  if (a.type == Real::fp32 && (static_cast<double>(static_cast<float>(alpha)) != alpha ||
+                               static_cast<double>(static_cast<float>(beta)) != beta)) {
+    refuse(name(), "inner_products: fp32 operands need binary32 alpha and beta");
+  }
+  inner_products_checked(method, a, b, alpha, beta, c);
+}
+
 }  // namespace tcemu

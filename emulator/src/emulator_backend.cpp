@@ -15,6 +15,7 @@
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/residual_split.hpp>
 
+#include "host_inner_products.hpp"
 #include "host_ozaki_steps.hpp"
 
 namespace tcemu {
@@ -188,6 +189,10 @@ class HostBackend final : public Backend {
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                         const std::optional<RealMatrix>& b, const RealMatrix& out) override {
     detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, threads_);
+  }
+  void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                              double alpha, double beta, const RealMatrix& c) override {
+    detail::host_inner_products(method, a, b, alpha, beta, c, threads_);
   }
   void synchronize_checked() override {}  // host steps finish before they return
 

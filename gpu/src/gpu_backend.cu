@@ -16,6 +16,7 @@
 #include "device_matrix.hpp"
 #include "fp32_step_kernels.hpp"
 #include "host_round_trip.hpp"
+#include "inner_product_kernels.hpp"
 #include "matrix_kernels.hpp"
 #include "tiled_mma_gemm.hpp"
 #include "wgmma_gemm.hpp"
@@ -165,6 +166,11 @@ class GpuBackend final : public Backend {
     host_->epilogue(trip.read(v), trip.read(v_scale), alpha, beta, trip.read(c), trip.read(a),
                     trip.read(b), trip.write(out));
     trip.write_back();
+  }
+  void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                              double alpha, double beta, const RealMatrix& c) override {
+    void* s = scratch(detail::inner_products_scratch_bytes(method, c, device_.multiprocessors));
+    detail::inner_products(method, a, b, alpha, beta, c, s, device_.multiprocessors);
   }
   void synchronize_checked() override { TCEMU_CUDA_CHECK(cudaDeviceSynchronize()); }
 

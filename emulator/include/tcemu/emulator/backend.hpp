@@ -124,6 +124,12 @@ struct OuterExponents {
   ExponentVector columns;
 };
 
+// How Backend::inner_products forms each inner product.
+enum class InnerProduct {
+  dot2,   // Dot2 of Ogita, Rump and Oishi (dot2.hpp): as if in twice the working precision
+  exact,  // the exact sum rounded once (exact_dot.hpp): correctly rounded, ExBLAS-style
+};
+
 // Which vectors of a matrix a split level works on: each row (A of A B, split along k) or each
 // column (B).
 enum class SplitAxis { rows, columns };
@@ -316,6 +322,17 @@ class Backend {
                 const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
                 const RealMatrix& out);
 
+  // ---- Step of the accurate inner products (accurate/) -------------------------------------
+  // c_ij := blas_epilogue(alpha, s_ij, beta, c_ij) (blas_epilogue.hpp) for every element of c
+  // (m x n), where s_ij is the inner product of row i of a (m x k, k >= 1) and column j of b
+  // (k x n) by `method`, in the arithmetic of their type: a, b and c are all fp64 or all fp32
+  // (then alpha and beta must be binary32 values). exact: the exact sum of the exact products
+  // rounded once to that type (exact_dot.hpp), the same bits whatever the order. dot2: element
+  // (i, j) sums its terms in k order, except a 1 x 1 result (a DOT), which sums in the lanes of
+  // dot2.hpp; every backend follows that order and gives the same bits. c must not overlap a or b.
+  void inner_products(InnerProduct method, const RealMatrix& a, const RealMatrix& b, double alpha,
+                      double beta, const RealMatrix& c);
+
   // Returns when every step issued so far has finished (for timing; steps that return values
   // to the host finish before they return).
   void synchronize() { synchronize_checked(); }
@@ -357,6 +374,8 @@ class Backend {
                                 double beta, const std::optional<RealMatrix>& c,
                                 const std::optional<RealMatrix>& a,
                                 const std::optional<RealMatrix>& b, const RealMatrix& out) = 0;
+  virtual void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                                      double alpha, double beta, const RealMatrix& c) = 0;
   virtual void synchronize_checked() = 0;
 
  private:
