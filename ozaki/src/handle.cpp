@@ -113,25 +113,56 @@ void Handle::gemm(const char* routine, char transa, char transb, std::int64_t m,
   Buffer c_buffer = backend_.allocate(c_bytes);
   backend_.copy_in(c, c_buffer, c_bytes);
   const RealMatrix c_matrix{&c_buffer, 0, type, m, n, ldc, Layout::column_major};
-  if (!products_needed) {
-    backend_.epilogue(std::nullopt, std::nullopt, alpha, beta, c_matrix, std::nullopt, std::nullopt,
-                      c_matrix);
-  } else {
+  // Without products A and B are not read (BLAS): empty views stand in for them.
+  Buffer a_buffer, b_buffer;
+  RealMatrix a_matrix{&a_buffer, 0, type, m, 0, std::max<std::int64_t>(1, m), Layout::column_major};
+  RealMatrix b_matrix{&b_buffer, 0, type, 0, n, 1, Layout::column_major};
+  if (products_needed) {
     const std::size_t a_bytes = extent_bytes(a_rows, a_cols, lda, element);
     const std::size_t b_bytes = extent_bytes(b_rows, b_cols, ldb, element);
-    Buffer a_buffer = backend_.allocate(a_bytes), b_buffer = backend_.allocate(b_bytes);
+    a_buffer = backend_.allocate(a_bytes);
+    b_buffer = backend_.allocate(b_bytes);
     backend_.copy_in(a, a_buffer, a_bytes);
     backend_.copy_in(b, b_buffer, b_bytes);
     // A transposed, stored k x m column-major, is op(A) = m x k row-major with the same ld.
-    const RealMatrix a_matrix{
-        &a_buffer, 0, type, m, k, lda, *ta ? Layout::row_major : Layout::column_major};
-    const RealMatrix b_matrix{
-        &b_buffer, 0, type, k, n, ldb, *tb ? Layout::row_major : Layout::column_major};
-    detail::run_scheme(backend_, products_, options_, workspace_,
-                       {a_matrix, b_matrix, c_matrix, alpha, beta, type == Real::fp64 ? 53 : 24},
-                       report_);
+    a_matrix = {&a_buffer, 0, type, m, k, lda, *ta ? Layout::row_major : Layout::column_major};
+    b_matrix = {&b_buffer, 0, type, k, n, ldb, *tb ? Layout::row_major : Layout::column_major};
   }
+  run(alpha, a_matrix, b_matrix, beta, c_matrix);
   backend_.copy_out(c_buffer, c, c_bytes);
+}
+
+void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+                  const RealMatrix& c) {
+  auto refuse = [](const std::string& what) {
+    throw std::invalid_argument("ozaki::Handle::gemm: " + what);
+  };
+  auto shape = [](const RealMatrix& x) {
+    return std::to_string(x.rows) + " x " + std::to_string(x.cols);
+  };
+  if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols) {
+    refuse("A " + shape(a) + " times B " + shape(b) + " does not give C " + shape(c));
+  }
+  if (a.type != b.type || a.type != c.type) refuse("A, B and C must hold the same type");
+  const bool fp64 = a.type == Real::fp64;
+  const bool mode_takes_it = options_.mode == Mode::tunable || fp64 == (options_.mode != Mode::sp);
+  if (!mode_takes_it) {
+    refuse(std::string("mode ") +
+           (options_.mode == Mode::sp ? "sp takes fp32" : "dp and cr take fp64") + " matrices");
+  }
+  report_ = Report{};
+  if (c.rows == 0 || c.cols == 0 || ((alpha == 0.0 || a.cols == 0) && beta == 1.0)) return;
+  run(alpha, a, b, beta, c);
+}
+
+void Handle::run(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+                 const RealMatrix& c) {
+  if (alpha == 0.0 || a.cols == 0) {
+    backend_.epilogue(std::nullopt, std::nullopt, alpha, beta, c, std::nullopt, std::nullopt, c);
+    return;
+  }
+  detail::run_scheme(backend_, products_, options_, workspace_,
+                     {a, b, c, alpha, beta, a.type == Real::fp64 ? 53 : 24}, report_);
 }
 
 }  // namespace tcemu::ozaki

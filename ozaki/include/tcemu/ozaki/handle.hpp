@@ -43,12 +43,22 @@ class Handle {
              const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
              float* c, std::int64_t ldc);
 
+  // The same product on matrices already in the backend's buffers, with no copy to or from the
+  // host (the GPU backend's device memory): C := alpha A B + beta C with A m x k, B k x n and
+  // C m x n, any layouts. All three hold fp64 (modes dp, cr, tunable) or all fp32 (sp,
+  // tunable). Throws std::invalid_argument naming the mismatch otherwise.
+  void gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+            const RealMatrix& c);
+
   const Report& report() const { return report_; }
   const Options& options() const { return options_; }
   const Products& products() const { return products_; }
   Backend& backend() const { return backend_; }
 
  private:
+  // C := alpha A B + beta C on backend matrices whose shapes and types are checked.
+  void run(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+           const RealMatrix& c);
   template <typename T>
   void gemm(const char* routine, char transa, char transb, std::int64_t m, std::int64_t n,
             std::int64_t k, double alpha, const T* a, std::int64_t lda, const T* b,

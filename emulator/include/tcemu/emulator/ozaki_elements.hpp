@@ -1,0 +1,119 @@
+// The element-level arithmetic of the Ozaki steps of backend.hpp (split, accumulate_scaled,
+// epilogue; exact_sum is exact_accumulator.hpp), one element at a time, host and device
+// (TCEMU_HOST_DEVICE). The emulator backend and the GPU kernels run these same functions over
+// their matrices, so the two give the same bits; backend.hpp states the semantics.
+#pragma once
+
+#include <cstdint>
+
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/format.hpp>
+#include <tcemu/emulator/fp64_bits.hpp>
+#include <tcemu/emulator/host_device.hpp>
+
+namespace tcemu::ozaki_elements {
+
+// ---- split (Algorithm 1 of Mukunoki et al., one level; Backend::split_level) -------------------
+
+// One level's constants for a vector whose largest finite magnitude has bits mu != 0:
+// u = 2^unit is the slice's unit, sigma = 1.5 * 2^t.
+struct SplitLevel {
+  int unit;
+  int t;
+};
+
+TCEMU_HOST_DEVICE inline SplitLevel split_level_of(std::uint64_t mu, int bits) {
+  const int e = fp64::leading_exponent(mu);
+  return {e + 1 - bits, e + 53 - bits};
+}
+
+// One element: returns q = round_half_even(v / u) (+0 when it is zero) and replaces v by
+// v - q u, exactly (backend.hpp, split_level, has the proof). A non-finite v gives +0 and stays.
+TCEMU_HOST_DEVICE inline double split_element(double& v, SplitLevel level) {
+  if (!fp64::is_finite(fp64::bits(v))) return 0.0;
+  double q;
+  if (level.t < -1022) {
+    q = fp64::scale(v, -level.unit);  // an integer: v is a multiple of u < 2^-1074
+    v = 0.0;
+  } else if (level.t <= 1023) {
+    const double sigma =
+        fp64::value((static_cast<std::uint64_t>(level.t + 1023) << 52) | (std::uint64_t{1} << 51));
+    const double slice = fp64::sub_rn(fp64::add_rn(v, sigma), sigma);
+    v = fp64::sub_rn(v, slice);
+    q = fp64::scale(slice, -level.unit);
+  } else {
+    // sigma would overflow: the same in units 2^128 smaller.
+    const double s = fp64::value((static_cast<std::uint64_t>(level.t - 128 + 1023) << 52) |
+                                 (std::uint64_t{1} << 51));
+    const double w = fp64::mul_rn(v, fp64::power_of_two(-128));
+    const double slice = fp64::sub_rn(fp64::add_rn(w, s), s);
+    if (slice != 0.0) v = fp64::mul_rn(fp64::sub_rn(w, slice), fp64::power_of_two(128));
+    q = fp64::scale(slice, 128 - level.unit);
+  }
+  return q == 0.0 ? 0.0 : q;
+}
+
+// The bits of a slice element q (an integer of magnitude <= 2^24, exact in fp32) in a
+// tensor-core format that holds it exactly (Backend::split_level checks the format).
+TCEMU_HOST_DEVICE inline std::uint32_t slice_bits(double q, const FloatFormat& format) {
+  constexpr FloatFormat fp32 = formats::fp32;  // a local copy: device code reads it
+  return convert(fp32, format, fp64::narrow_bits(q), Rounding::nearest_even);
+}
+
+// ---- accumulate_scaled ------------------------------------------------------------------------
+
+// dst + p * 2^e (or p * 2^e alone when `overwrite`), the scaling rounded once and the sum one
+// RN addition; a NaN result is fp64::kCanonicalNan.
+TCEMU_HOST_DEVICE inline double accumulate_element(double dst, double p, std::int64_t e,
+                                                   bool overwrite) {
+  const double t = fp64::scale(p, e);
+  return fp64::canonical(overwrite ? t : fp64::add_rn(dst, t));
+}
+
+// ---- epilogue ----------------------------------------------------------------------------------
+
+// The special value of a sum of products with NaN or Inf factors: fed with every product a_p b_p
+// one of whose factors is NaN or Inf (in any order), it gives what IEEE arithmetic gives for
+// their sum: NaN when a factor is NaN, a product is 0 * Inf or both infinite signs occur,
+// otherwise the Inf of the products' sign.
+struct NonfiniteSum {
+  bool nan = false, plus = false, minus = false;
+
+  TCEMU_HOST_DEVICE void add(double a, double b) {
+    const std::uint64_t x = fp64::bits(a), y = fp64::bits(b);
+    if (fp64::is_nan(x) || fp64::is_nan(y) || fp64::is_zero(x) || fp64::is_zero(y)) {
+      nan = true;  // a NaN factor, or 0 times the other factor, which is infinite
+    } else if (((x ^ y) & fp64::kSignBit) != 0) {
+      minus = true;
+    } else {
+      plus = true;
+    }
+  }
+  TCEMU_HOST_DEVICE double result() const {
+    if (nan || (plus && minus)) return fp64::value(fp64::kCanonicalNan);
+    return fp64::value(fp64::kExponentMask | (minus ? fp64::kSignBit : 0));
+  }
+};
+
+// r = alpha * s (+ beta * c when beta != 0) for the scheme's value s of one element: a zero s is
+// +0, a zero alpha * s is +0 (BLAS sums start from +0), each product and the sum rounded once.
+TCEMU_HOST_DEVICE inline double epilogue_element(double s, double alpha, double beta, double c) {
+  if (s == 0.0) s = 0.0;
+  double r = fp64::mul_rn(alpha, s);
+  if (r == 0.0) r = 0.0;
+  if (beta != 0.0) r = fp64::add_rn(r, fp64::mul_rn(beta, c));
+  return r;
+}
+
+// The element when there is no product (k = 0 or alpha = 0): +0, or beta * c.
+TCEMU_HOST_DEVICE inline double epilogue_without_value(double beta, double c) {
+  return beta == 0.0 ? 0.0 : fp64::mul_rn(beta, c);
+}
+
+// What the epilogue writes for r: binary64 bits, or binary32 bits rounded to nearest even, every
+// NaN canonical.
+TCEMU_HOST_DEVICE inline std::uint64_t output_bits(double r, bool fp64_out) {
+  return fp64_out ? fp64::bits(fp64::canonical(r)) : fp64::narrow_bits(r);
+}
+
+}  // namespace tcemu::ozaki_elements
