@@ -247,6 +247,8 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   }
   Plan final_plan = plan(d, d, cr ? d * d : 1);
   const std::int64_t mb = final_plan.mb, nb = final_plan.nb;
+  report.block_rows = mb;
+  report.block_cols = nb;
   Slices& slices_a = final_plan.a;
   Slices& slices_b = final_plan.b;
 
