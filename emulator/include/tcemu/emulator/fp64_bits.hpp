@@ -83,10 +83,14 @@ TCEMU_HOST_DEVICE inline double scale(double x, std::int64_t e) {
   const auto field = static_cast<int>((b >> 52) & 0x7FF);
   const std::uint64_t fraction = b & kFractionMask;
   if (field == 0x7FF || (field == 0 && fraction == 0)) return x;
+  const auto shift_by = static_cast<int>(std::clamp<std::int64_t>(e, -4000, 4000));
+  // A normal x whose result is normal: only the exponent field changes (the common case).
+  if (field != 0 && field + shift_by >= 1 && field + shift_by <= 2046) {
+    return value(b + (static_cast<std::uint64_t>(static_cast<std::int64_t>(shift_by)) << 52));
+  }
   const std::uint64_t sign = b & kSignBit;
   const std::uint64_t sig = field == 0 ? fraction : fraction | (std::uint64_t{1} << 52);
-  const int lsb = (field == 0 ? -1074 : field - 1075) +
-                  static_cast<int>(std::clamp<std::int64_t>(e, -4000, 4000));
+  const int lsb = (field == 0 ? -1074 : field - 1075) + shift_by;
   const int msb = detail::bit_width(sig) - 1;
   const int lead = lsb + msb;
   if (lead > 1023) return value(sign | kExponentMask);

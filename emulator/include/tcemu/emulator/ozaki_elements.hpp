@@ -6,10 +6,10 @@
 
 #include <cstdint>
 
-#include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/host_device.hpp>
+#include <tcemu/emulator/round.hpp>
 
 namespace tcemu::ozaki_elements {
 
@@ -40,7 +40,10 @@ TCEMU_HOST_DEVICE inline double split_element(double& v, SplitLevel level) {
         fp64::value((static_cast<std::uint64_t>(level.t + 1023) << 52) | (std::uint64_t{1} << 51));
     const double slice = fp64::sub_rn(fp64::add_rn(v, sigma), sigma);
     v = fp64::sub_rn(v, slice);
-    q = fp64::scale(slice, -level.unit);
+    // q = slice / u, an integer: exact as a product by 2^-unit when that power is normal.
+    q = -level.unit >= -1022 && -level.unit <= 1023
+            ? fp64::mul_rn(slice, fp64::power_of_two(-level.unit))
+            : fp64::scale(slice, -level.unit);
   } else {
     // sigma would overflow: the same in units 2^128 smaller.
     const double s = fp64::value((static_cast<std::uint64_t>(level.t - 128 + 1023) << 52) |
@@ -53,11 +56,20 @@ TCEMU_HOST_DEVICE inline double split_element(double& v, SplitLevel level) {
   return q == 0.0 ? 0.0 : q;
 }
 
-// The bits of a slice element q (an integer of magnitude <= 2^24, exact in fp32) in a
-// tensor-core format that holds it exactly (Backend::split_level checks the format).
+// The bits of a slice element q, an integer of magnitude <= 2^bits (q is never -0), in a
+// tensor-core format that holds every such integer exactly (Backend::split_level checks that
+// fraction_bits + 1 >= bits and max_exponent() >= bits). With m = |q| in [2^e, 2^(e+1)), e <=
+// bits: for e <= fraction_bits the fraction is m shifted up; otherwise m = 2^bits is a power of
+// two and its fraction is zero. Exact, so it equals the rounding of q by convert().
 TCEMU_HOST_DEVICE inline std::uint32_t slice_bits(double q, const FloatFormat& format) {
-  constexpr FloatFormat fp32 = formats::fp32;  // a local copy: device code reads it
-  return convert(fp32, format, fp64::narrow_bits(q), Rounding::nearest_even);
+  const bool negative = q < 0.0;
+  const auto m = static_cast<std::uint64_t>(negative ? -q : q);
+  if (m == 0) return encode_zero(format, false);
+  const int e = detail::bit_width(m) - 1;
+  const int f = format.fraction_bits;
+  const std::uint64_t fraction =
+      (e <= f ? m << (f - e) : m >> (e - f)) & ((std::uint64_t{1} << f) - 1);
+  return detail::pack(format, negative, static_cast<std::uint32_t>(e + format.bias()), fraction);
 }
 
 // ---- accumulate_scaled ------------------------------------------------------------------------
