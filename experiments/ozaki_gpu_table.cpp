@@ -36,6 +36,8 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
+#include "accuracy.hpp"
+
 namespace {
 
 using namespace tcemu;
@@ -64,24 +66,8 @@ double median(std::vector<double> x) {
   return x[x.size() / 2];
 }
 
-struct Accuracy {
-  double max_relative_error = 0;
-  std::int64_t not_correctly_rounded = 0;
-};
-
-Accuracy accuracy(const std::vector<double>& x, const std::vector<double>& exact) {
-  Accuracy a;
-  for (std::size_t e = 0; e < x.size(); ++e) {
-    if (std::bit_cast<std::uint64_t>(x[e]) != std::bit_cast<std::uint64_t>(exact[e])) {
-      ++a.not_correctly_rounded;
-    }
-    if (exact[e] != 0.0) {
-      a.max_relative_error =
-          std::fmax(a.max_relative_error, std::fabs(x[e] - exact[e]) / std::fabs(exact[e]));
-    }
-  }
-  return a;
-}
+using experiments::Accuracy;
+using experiments::accuracy;
 
 struct Result {
   std::string method;

@@ -7,6 +7,7 @@
 #include <tcemu/emulator/ozaki_elements.hpp>
 
 #include "cuda_check.hpp"
+#include "grid_loop.cuh"
 #include "ozaki_step_kernels.hpp"
 
 namespace tcemu::gpu::detail {
@@ -15,27 +16,6 @@ namespace {
 namespace el = ozaki_elements;
 
 constexpr int kThreads = 256;
-
-unsigned blocks_for(std::int64_t count, int threads) {
-  return static_cast<unsigned>(std::max<std::int64_t>(
-      1, std::min<std::int64_t>((count + threads - 1) / threads, std::int64_t{1} << 20)));
-}
-
-// Grid-stride loop over the elements of a rows x cols matrix in the order of its storage
-// (row_order: consecutive threads take consecutive columns), so that accesses coalesce.
-template <class Body>
-__device__ void for_each_element(std::int64_t rows, std::int64_t cols, bool row_order,
-                                 const Body& body) {
-  const std::int64_t count = rows * cols;
-  for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < count;
-       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    if (row_order) {
-      body(t / cols, t % cols);
-    } else {
-      body(t % rows, t / rows);
-    }
-  }
-}
 
 // ---- copy_real ---------------------------------------------------------------------------------
 
