@@ -13,9 +13,27 @@ struct ColumnMajorOperand {
 };
 
 // x itself (transposed = false) or x^T, as a column-major cuBLAS operand.
-ColumnMajorOperand operand(const DeviceMatrix& x, bool transposed) {
+template <class Matrix>
+ColumnMajorOperand operand(const Matrix& x, bool transposed) {
   const bool stored_as_wanted = x.row_major == transposed;  // x^T row major is x column major
   return {x.data, static_cast<int>(x.ld), stored_as_wanted ? CUBLAS_OP_N : CUBLAS_OP_T};
+}
+
+// The operands of D = A B for cuBLAS, which writes a column-major D: a row-major D is D^T
+// column major, D^T = B^T A^T.
+struct ColumnMajorProduct {
+  ColumnMajorOperand x, y;
+  int rows, cols, k;
+};
+
+template <class Matrix>
+ColumnMajorProduct column_major_product(const Matrix& a, const Matrix& b, const Matrix& d) {
+  const bool transposed = d.row_major;
+  const Matrix& first = transposed ? b : a;
+  const Matrix& second = transposed ? a : b;
+  return {operand(first, transposed), operand(second, transposed),
+          static_cast<int>(transposed ? d.cols : d.rows),
+          static_cast<int>(transposed ? d.rows : d.cols), static_cast<int>(a.cols)};
 }
 
 }  // namespace
@@ -49,14 +67,7 @@ void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOpti
   if (reads_c && c->data == d.data && (c->ld != d.ld || c->row_major != d.row_major)) {
     throw std::invalid_argument("gpu (cublas): C and D share memory but not their layout");
   }
-  // cuBLAS writes a column-major D. A row-major D is D^T column major: D^T = B^T A^T.
-  const bool transposed = d.row_major;
-  const DeviceMatrix& first = transposed ? b : a;
-  const DeviceMatrix& second = transposed ? a : b;
-  const auto x = operand(first, transposed), y = operand(second, transposed);
-  const int rows = static_cast<int>(transposed ? d.cols : d.rows);
-  const int cols = static_cast<int>(transposed ? d.rows : d.cols);
-  const int k = static_cast<int>(a.cols);
+  const auto [x, y, rows, cols, k] = column_major_product(a, b, d);
   const cudaDataType_t input = datapath.input == formats::fp16   ? CUDA_R_16F
                                : datapath.input == formats::bf16 ? CUDA_R_16BF
                                                                  : CUDA_R_32F;
@@ -66,6 +77,17 @@ void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOpti
   TCEMU_CUBLAS_CHECK(cublasGemmEx(handle, x.op, y.op, rows, cols, k, &alpha, x.data, input, x.ld,
                                   y.data, input, y.ld, &beta, d.data, CUDA_R_32F,
                                   static_cast<int>(d.ld), compute, CUBLAS_GEMM_DEFAULT));
+}
+
+void cublas_fp64_gemm(cublasHandle_t handle, const DeviceReal& a, const DeviceReal& b,
+                      const DeviceReal& c) {
+  if (c.rows == 0 || c.cols == 0) return;
+  const auto [x, y, rows, cols, k] = column_major_product(a, b, c);
+  const double one = 1.0, zero = 0.0;
+  TCEMU_CUBLAS_CHECK(cublasDgemm(handle, x.op, y.op, rows, cols, k, &one,
+                                 static_cast<const double*>(x.data), x.ld,
+                                 static_cast<const double*>(y.data), y.ld, &zero,
+                                 reinterpret_cast<double*>(c.data), static_cast<int>(c.ld)));
 }
 
 }  // namespace tcemu::gpu::detail

@@ -1,4 +1,5 @@
-// The cuBLAS engine of the GPU backend (GemmEngine::cublas): cublasGemmEx on device matrices.
+// The GPU backend's cuBLAS calls: cublasGemmEx on device matrices (GemmEngine::cublas) and
+// cublasDgemm (Backend::fp64_gemm).
 #pragma once
 
 #include <cublas_v2.h>
@@ -30,6 +31,10 @@ void check_cublas_gemm(const Datapath& datapath, const GemmOptions& options);
 void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOptions& options,
                  const DeviceMatrix& a, const DeviceMatrix& b, const std::optional<DeviceMatrix>& c,
                  const DeviceMatrix& d);
+
+// c = a b in binary64 through cublasDgemm (any layouts; c must not overlap a or b).
+void cublas_fp64_gemm(cublasHandle_t handle, const DeviceReal& a, const DeviceReal& b,
+                      const DeviceReal& c);
 
 }  // namespace tcemu::gpu::detail
 

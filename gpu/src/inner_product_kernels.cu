@@ -7,35 +7,17 @@
 #include <tcemu/emulator/exact_dot.hpp>
 
 #include "cuda_check.hpp"
+#include "device_matrix.hpp"
 
 namespace tcemu::gpu::detail {
 namespace {
-
-// A RealMatrix of T as a kernel reads it.
-template <RealType T>
-struct DeviceReal {
-  T* data;
-  std::int64_t ld;
-  bool row_major;
-
-  __device__ T& at(std::int64_t i, std::int64_t j) const {
-    return data[row_major ? i * ld + j : j * ld + i];
-  }
-};
-
-template <RealType T>
-DeviceReal<T> device_real(const RealMatrix& m) {
-  return {reinterpret_cast<T*>(static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes),
-          m.ld, m.layout == Layout::row_major};
-}
 
 template <RealType T, InnerProduct M>
 using Accumulator = std::conditional_t<M == InnerProduct::dot2, Dot2<T>, ExactDot<T>>;
 
 template <RealType T>
-__device__ void finish(const DeviceReal<T>& c, std::int64_t i, std::int64_t j, T alpha, T s,
-                       T beta) {
-  c.at(i, j) = blas_epilogue(alpha, s, beta, beta != 0 ? c.at(i, j) : T(0));
+__device__ void finish(const DeviceReal& c, std::int64_t i, std::int64_t j, T alpha, T s, T beta) {
+  c.at<T>(i, j) = blas_epilogue(alpha, s, beta, beta != 0 ? c.at<T>(i, j) : T(0));
 }
 
 constexpr int kTile = 16;
@@ -45,7 +27,7 @@ constexpr int kTile = 16;
 // B(p0..p0+15, j0..) in shared memory (consecutive threads read consecutive rows of a
 // column-major A and B) and every thread adds its 16 terms in k order.
 template <RealType T, InnerProduct M>
-__global__ void tiled_kernel(const DeviceReal<T> a, const DeviceReal<T> b, const DeviceReal<T> c,
+__global__ void tiled_kernel(const DeviceReal a, const DeviceReal b, const DeviceReal c,
                              std::int64_t m, std::int64_t n, std::int64_t k, T alpha, T beta) {
   __shared__ T as[kTile][kTile + 1];  // as[row][p], padded against bank conflicts
   __shared__ T bs[kTile][kTile + 1];  // bs[p][column]
@@ -56,8 +38,8 @@ __global__ void tiled_kernel(const DeviceReal<T> a, const DeviceReal<T> b, const
   const std::int64_t b_col = std::int64_t{blockIdx.y} * kTile + y;
   Accumulator<T, M> acc;
   for (std::int64_t p0 = 0; p0 < k; p0 += kTile) {
-    as[x][y] = a_row < m && p0 + y < k ? a.at(a_row, p0 + y) : T(0);
-    bs[x][y] = p0 + x < k && b_col < n ? b.at(p0 + x, b_col) : T(0);
+    as[x][y] = a_row < m && p0 + y < k ? a.at<T>(a_row, p0 + y) : T(0);
+    bs[x][y] = p0 + x < k && b_col < n ? b.at<T>(p0 + x, b_col) : T(0);
     __syncthreads();
     const int terms = static_cast<int>(k - p0 < kTile ? k - p0 : kTile);
     for (int q = 0; q < terms; ++q) acc.add(as[x][q], bs[q][y]);
@@ -68,12 +50,12 @@ __global__ void tiled_kernel(const DeviceReal<T> a, const DeviceReal<T> b, const
 
 // y = A x: thread i sums row i in k order.
 template <RealType T, InnerProduct M>
-__global__ void row_kernel(const DeviceReal<T> a, const DeviceReal<T> b, const DeviceReal<T> c,
+__global__ void row_kernel(const DeviceReal a, const DeviceReal b, const DeviceReal c,
                            std::int64_t m, std::int64_t k, T alpha, T beta) {
   const std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (i >= m) return;
   Accumulator<T, M> acc;
-  for (std::int64_t p = 0; p < k; ++p) acc.add(a.at(i, p), b.at(p, 0));
+  for (std::int64_t p = 0; p < k; ++p) acc.add(a.at<T>(i, p), b.at<T>(p, 0));
   finish(c, i, 0, alpha, acc.result(), beta);
 }
 
@@ -101,12 +83,12 @@ __device__ void merge_in_block(Dot2<T>* lanes, int count) {
 // Block b holds lanes [256 b, 256 b + 256): strides 1..128 of the tree stay inside it, and the
 // block's result is its lane 256 b.
 template <RealType T>
-__global__ void dot2_lanes_kernel(const DeviceReal<T> x, const DeviceReal<T> y, std::int64_t k,
+__global__ void dot2_lanes_kernel(const DeviceReal x, const DeviceReal y, std::int64_t k,
                                   Dot2<T>* block_results) {
   TCEMU_SHARED_DOT2(T, lanes, kLaneThreads);
   const std::int64_t lane = std::int64_t{blockIdx.x} * kLaneThreads + threadIdx.x;
   Dot2<T> d;
-  for (std::int64_t p = lane; p < k; p += kDot2Lanes) d.add(x.at(0, p), y.at(p, 0));
+  for (std::int64_t p = lane; p < k; p += kDot2Lanes) d.add(x.at<T>(0, p), y.at<T>(p, 0));
   lanes[threadIdx.x] = d;
   merge_in_block(lanes, kLaneThreads);
   if (threadIdx.x == 0) block_results[blockIdx.x] = lanes[0];
@@ -114,7 +96,7 @@ __global__ void dot2_lanes_kernel(const DeviceReal<T> x, const DeviceReal<T> y, 
 
 // The tree's strides 256..kDot2Lanes/2: over the blocks' results with strides 1..kLaneBlocks/2.
 template <RealType T>
-__global__ void dot2_blocks_kernel(const Dot2<T>* block_results, const DeviceReal<T> c, T alpha,
+__global__ void dot2_blocks_kernel(const Dot2<T>* block_results, const DeviceReal c, T alpha,
                                    T beta) {
   TCEMU_SHARED_DOT2(T, lanes, kLaneBlocks);
   lanes[threadIdx.x] = block_results[threadIdx.x];
@@ -173,12 +155,12 @@ __device__ NonFiniteProducts merge_special(const NonFiniteProducts& mine) {
 }
 
 template <RealType T>
-__global__ void exact_dot_kernel(const DeviceReal<T> x, const DeviceReal<T> y, std::int64_t k,
+__global__ void exact_dot_kernel(const DeviceReal x, const DeviceReal y, std::int64_t k,
                                  BlockSum* block_sums) {
   ExactDot<T> e;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   for (std::int64_t p = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; p < k; p += stride) {
-    e.add(x.at(0, p), y.at(p, 0));
+    e.add(x.at<T>(0, p), y.at<T>(p, 0));
   }
   const LongAccumulator sum = merge_accumulators(e.flushed());
   const NonFiniteProducts special = merge_special(e.special());
@@ -186,7 +168,7 @@ __global__ void exact_dot_kernel(const DeviceReal<T> x, const DeviceReal<T> y, s
 }
 
 template <RealType T>
-__global__ void exact_blocks_kernel(const BlockSum* block_sums, int blocks, const DeviceReal<T> c,
+__global__ void exact_blocks_kernel(const BlockSum* block_sums, int blocks, const DeviceReal c,
                                     T alpha, T beta) {
   LongAccumulator mine;
   NonFiniteProducts special;
@@ -206,7 +188,7 @@ int exact_dot_blocks(int multiprocessors) {
 template <RealType T>
 void run(InnerProduct method, const RealMatrix& am, const RealMatrix& bm, T alpha, T beta,
          const RealMatrix& cm, void* scratch, int multiprocessors) {
-  const DeviceReal<T> a = device_real<T>(am), b = device_real<T>(bm), c = device_real<T>(cm);
+  const DeviceReal a = device_real(am), b = device_real(bm), c = device_real(cm);
   const std::int64_t m = am.rows, k = am.cols, n = bm.cols;
   const bool dot2 = method == InnerProduct::dot2;
   if (m == 1 && n == 1) {

@@ -1,9 +1,8 @@
 #include <tcemu/ozaki/handle.hpp>
 
-#include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include <tcemu/ozaki/split_rule.hpp>
 
@@ -27,8 +26,7 @@ Handle::Handle(Backend& backend, Products products, Options options)
 void Handle::prepare(const char* routine, bool fp64) {
   report_ = Report{};
   if (fp64 && options_.mode == Mode::sp) {
-    throw std::invalid_argument(std::string(routine) +
-                                ": mode sp is for fp32 operands (the s routines)");
+    throw std::invalid_argument(std::string(routine) + ": mode sp is for fp32 operands");
   }
   if (!fp64 && options_.mode != Mode::sp && options_.mode != Mode::tunable) {
     throw std::invalid_argument(std::string(routine) + ": modes sp and tunable only");
@@ -39,6 +37,30 @@ void Handle::compute(const BlasCall& call) {
   detail::run_scheme(backend(), products_, options_, workspace_,
                      {call.a(), call.b(), call.c(), call.alpha(), call.beta(), call.precision()},
                      report_);
+}
+
+void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+                  const RealMatrix& c) {
+  constexpr const char* kRoutine = "ozaki::Handle::gemm";
+  auto shape = [](const RealMatrix& x) {
+    return std::to_string(x.rows) + " x " + std::to_string(x.cols);
+  };
+  if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols) {
+    throw std::invalid_argument(std::string(kRoutine) + ": A " + shape(a) + " times B " + shape(b) +
+                                " does not give C " + shape(c));
+  }
+  if (a.type != b.type || a.type != c.type) {
+    throw std::invalid_argument(std::string(kRoutine) + ": A, B and C must hold the same type");
+  }
+  const bool fp64 = a.type == Real::fp64;
+  prepare(kRoutine, fp64);  // the mode takes this precision; clears the report
+  if (c.rows == 0 || c.cols == 0 || ((alpha == 0.0 || a.cols == 0) && beta == 1.0)) return;
+  if (alpha == 0.0 || a.cols == 0) {  // C := beta C, as BlasCall::scale_c
+    backend().epilogue(std::nullopt, std::nullopt, alpha, beta, c, std::nullopt, std::nullopt, c);
+    return;
+  }
+  detail::run_scheme(backend(), products_, options_, workspace_,
+                     {a, b, c, alpha, beta, fp64 ? 53 : 24}, report_);
 }
 
 }  // namespace tcemu::ozaki

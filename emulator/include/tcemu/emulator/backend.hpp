@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 
@@ -269,6 +270,17 @@ class Backend {
   void split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
                    const ExponentVector& exponents);
 
+  // Up to `levels` split levels in one step: the same as calling split_level `levels` times on
+  // x (which it updates in place), level s = 1, 2, ... writing slices[s - 1] and exponents[s - 1]
+  // when s <= slices.size() (later levels update x and store nothing; slices.size() ==
+  // exponents.size() <= levels). Returns the number of levels after which x is zero: the
+  // smallest s in [1, levels] such that all_zero(x) would be true after s levels, or levels + 1
+  // when x is not zero after `levels` levels. A vector whose finite elements are all zero is left
+  // unchanged by a level, which gives it +0 slices and exponent 0; so every level after the
+  // returned count writes zero slices and changes nothing.
+  int split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+            std::span<const SliceMatrix> slices, std::span<const ExponentVector> exponents);
+
   // True when every finite element of x is +0 or -0 (Inf and NaN elements are ignored).
   bool all_zero(const RealMatrix& x);
 
@@ -278,15 +290,23 @@ class Backend {
   // where every partial sum is an integer of magnitude < 2^53, which every order sums exactly.
   void fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c);
 
-  // Scaled accumulation of a partial product p (fp32 or fp64, m x n) into dst (fp64, m x n),
-  // relative to the scale `base` (so that terms neither overflow nor underflow when the sum
-  // itself is in range):
-  //   t_ij = scalbn(double(p_ij), (scale.rows_i - base.rows_i) + (scale.columns_j -
+  // Scaled accumulation of partial products p_0, ..., p_{count-1} (the matrices of `products`,
+  // fp32 or fp64, m x n) into dst (fp64, m x n), in that order, relative to the scale `base` (so
+  // that terms neither overflow nor underflow when the sum itself is in range). For l = 0, 1, ...:
+  //   t_ij = scalbn(double(p_l,ij), (scales[l].rows_i - base.rows_i) + (scales[l].columns_j -
   //          base.columns_j))   (exponent arithmetic in 64-bit integers)
-  //   dst_ij = overwrite ? t_ij : dst_ij + t_ij
-  // (double(p_ij) is exact; the sum is one binary64 RN addition). dst may not overlap p.
-  void accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+  //   dst_ij = (overwrite and l == 0) ? t_ij : dst_ij + t_ij
+  // (double(p_ij) is exact; each sum is one binary64 RN addition, in the order of l, so the
+  // result is that of `count` calls with one product each; a backend reads and writes dst once).
+  // A NaN result is written as 0x7FF8000000000000. scales.size() == products.count >= 1; dst may
+  // not overlap the products.
+  void accumulate_scaled(const RealMatrixStack& products, std::span<const OuterExponents> scales,
                          const OuterExponents& base, const RealMatrix& dst, bool overwrite);
+  // The same for one product p.
+  void accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                         const OuterExponents& base, const RealMatrix& dst, bool overwrite) {
+    accumulate_scaled({p, 1, 0}, {&scale, 1}, base, dst, overwrite);
+  }
 
   // dst_ij = the binary64 number nearest to 2^(scale.rows_i + scale.columns_j) times the exact
   // sum of stack[0]_ij, ..., stack[count-1]_ij (ties to even; subnormal results rounded once),
@@ -362,9 +382,13 @@ class Backend {
   virtual void copy_real_checked(const RealMatrix& src, const RealMatrix& dst) = 0;
   virtual void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits,
                                    const SliceMatrix& slice, const ExponentVector& exponents) = 0;
+  virtual int split_checked(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+                            std::span<const SliceMatrix> slices,
+                            std::span<const ExponentVector> exponents) = 0;
   virtual bool all_zero_checked(const RealMatrix& x) = 0;
   virtual void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) = 0;
-  virtual void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
+  virtual void accumulate_scaled_checked(const RealMatrixStack& products,
+                                         std::span<const OuterExponents> scales,
                                          const OuterExponents& base, const RealMatrix& dst,
                                          bool overwrite) = 0;
   virtual void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
@@ -385,6 +409,8 @@ class Backend {
   void check(const RealMatrix& m, const char* name) const;
   void check(const ExponentVector& v, std::int64_t size, const char* name) const;
   void check(const OuterExponents& e, std::int64_t rows, std::int64_t cols, const char* name) const;
+  void check_split(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                   const ExponentVector& exponents) const;
 };
 
 // The CPU backend: host memory, the emulated GEMM (gemm.hpp) and host implementations of the

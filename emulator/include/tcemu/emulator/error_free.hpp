@@ -1,81 +1,18 @@
-// Error-free transformations (Knuth's TwoSum, TwoProd with a fused multiply-add) and the
-// correctly rounded binary32/binary64 operations they are built from, for host and device.
-//
-// Every operation below is one IEEE 754 operation rounded to nearest even with subnormals (no
-// flush to zero). On the host that is plain C++ arithmetic: the library is compiled with
-// -ffp-contract=off, so no a * b + c is fused behind our back. On the device nvcc fuses by
-// default (--fmad=true), which would change the bits of a + b * c, so device code uses the
-// explicit _rn intrinsics.
+// Error-free transformations, for host and device: Knuth's TwoSum and TwoProd with a fused
+// multiply-add, on the correctly rounded operations of rounded_arithmetic.hpp (one IEEE 754
+// operation each, rounded to nearest even with subnormals, never contracted).
 #pragma once
 
-#include <cmath>
 #include <type_traits>
 
 #include <tcemu/emulator/host_device.hpp>
+#include <tcemu/emulator/rounded_arithmetic.hpp>
 
 namespace tcemu {
 
 // The floating-point types of the accurate inner products.
 template <typename T>
 concept RealType = std::is_same_v<T, float> || std::is_same_v<T, double>;
-
-TCEMU_HOST_DEVICE inline double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-TCEMU_HOST_DEVICE inline float add_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-TCEMU_HOST_DEVICE inline double sub_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-TCEMU_HOST_DEVICE inline float sub_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-TCEMU_HOST_DEVICE inline double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-TCEMU_HOST_DEVICE inline float mul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-// a * b + c with one rounding.
-TCEMU_HOST_DEVICE inline double fma_rn(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-TCEMU_HOST_DEVICE inline float fma_rn(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
 
 // s + e = a + b exactly, s = RN(a + b) (Knuth's TwoSum, 6 operations, no branch). Exact for all
 // finite a, b whose sum does not overflow: the error of a rounded addition is representable.

@@ -17,49 +17,19 @@
 // product of two binary32 numbers is exact in binary64 (48 bits, exponents in [-298, 256]), so it
 // enters the slots directly.
 //
-// Special operands (handled as BLAS would see them): any NaN, a product 0 * Inf, or products of
-// both infinite signs give NaN; otherwise an Inf product gives that Inf. Finite products never
-// overflow here: a finite exact sum whose rounding exceeds the largest finite number gives Inf.
+// Special operands (handled as BLAS would see them, nonfinite_products.hpp): any NaN, a product
+// 0 * Inf, or products of both infinite signs give NaN; otherwise an Inf product gives that Inf.
+// Finite products never overflow here: a finite exact sum whose rounding exceeds the largest
+// finite number gives Inf.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #include <tcemu/emulator/error_free.hpp>
 #include <tcemu/emulator/long_accumulator.hpp>
+#include <tcemu/emulator/nonfinite_products.hpp>
 
 namespace tcemu {
-
-// The IEEE value of the non-finite products of a sum (see above); the finite ones do not matter.
-struct NonFiniteProducts {
-  bool nan = false;
-  bool plus_infinity = false;
-  bool minus_infinity = false;
-
-  // Records x * y when x or y is not finite.
-  TCEMU_HOST_DEVICE void add(double x, double y) {
-    const bool x_inf = is_infinite(x), y_inf = is_infinite(y);
-    if (x != x || y != y || (x_inf && y == 0) || (y_inf && x == 0)) {
-      nan = true;
-    } else if (x_inf || y_inf) {
-      ((x < 0) != (y < 0) ? minus_infinity : plus_infinity) = true;
-    }
-  }
-  TCEMU_HOST_DEVICE void add(const NonFiniteProducts& other) {
-    nan = nan || other.nan;
-    plus_infinity = plus_infinity || other.plus_infinity;
-    minus_infinity = minus_infinity || other.minus_infinity;
-  }
-  TCEMU_HOST_DEVICE static bool is_infinite(double x) {
-    return (detail::double_bits(x) << 1) == std::uint64_t{0x7FF} << 53;  // sign dropped
-  }
-  TCEMU_HOST_DEVICE bool any() const { return nan || plus_infinity || minus_infinity; }
-  // NaN (the canonical quiet NaN) or the Inf; only when any().
-  TCEMU_HOST_DEVICE double value() const {
-    if (nan || (plus_infinity && minus_infinity)) return detail::bits_double(0x7FF8000000000000ULL);
-    return detail::bits_double(plus_infinity ? 0x7FF0000000000000ULL : 0xFFF0000000000000ULL);
-  }
-};
 
 template <RealType T>
 class ExactDot {

@@ -35,6 +35,13 @@ class Handle final : public BlasRoutines {
   // scheme as OzBLAS's DDOT and DGEMV: the product with n = 1 (x as a k x 1 matrix, split as
   // B's column) and, for a DOT, m = 1 (x' as A's one row).
 
+  // The same product on matrices already in the backend's buffers, with no copy to or from the
+  // host (the GPU backend's device memory): C := alpha A B + beta C with A m x k, B k x n and
+  // C m x n, any layouts. All three hold fp64 (modes dp, cr, tunable) or all fp32 (sp,
+  // tunable). Throws std::invalid_argument naming the mismatch otherwise.
+  void gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+            const RealMatrix& c);
+
   const Report& report() const { return report_; }
   const Options& options() const { return options_; }
   const Products& products() const { return products_; }
