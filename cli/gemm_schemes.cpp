@@ -7,6 +7,7 @@ const std::vector<GemmScheme>& gemm_schemes() {
     std::vector<GemmScheme> schemes;
     for (auto& s : ozaki_schemes()) schemes.push_back(std::move(s));
     for (auto& s : markidis_schemes()) schemes.push_back(std::move(s));
+    for (auto& s : accurate_schemes()) schemes.push_back(std::move(s));
     return schemes;
   }();
   return all;

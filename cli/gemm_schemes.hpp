@@ -42,5 +42,7 @@ const std::vector<GemmScheme>& gemm_schemes();
 std::vector<GemmScheme> ozaki_schemes();
 // The error-corrected SGEMM entries: markidis, halfhalf, tf32tf32, 3xtf32, bf16x3, bf16x9, ...
 std::vector<GemmScheme> markidis_schemes();
+// dot2 and exblas (accurate/handle.hpp).
+std::vector<GemmScheme> accurate_schemes();
 
 }  // namespace tcemu::cli

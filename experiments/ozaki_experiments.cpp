@@ -24,6 +24,8 @@
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
+#include "accuracy.hpp"
+
 namespace {
 
 using namespace tcemu;
@@ -58,24 +60,8 @@ std::vector<double> plain_dgemm(std::int64_t m, std::int64_t n, std::int64_t k,
   return c;
 }
 
-struct Accuracy {
-  double max_relative_error = 0;
-  std::int64_t not_correctly_rounded = 0;
-};
-
-Accuracy accuracy(const std::vector<double>& x, const std::vector<double>& r) {
-  Accuracy a;
-  for (std::size_t e = 0; e < x.size(); ++e) {
-    if (std::bit_cast<std::uint64_t>(x[e]) != std::bit_cast<std::uint64_t>(r[e])) {
-      ++a.not_correctly_rounded;
-    }
-    if (r[e] != 0.0) {
-      a.max_relative_error =
-          std::fmax(a.max_relative_error, std::fabs(x[e] - r[e]) / std::fabs(r[e]));
-    }
-  }
-  return a;
-}
+using experiments::Accuracy;
+using experiments::accuracy;
 
 struct Method {
   std::string name;

@@ -243,11 +243,8 @@ void Backend::copy_real(const RealMatrix& src, const RealMatrix& dst) {
   copy_real_checked(src, dst);
 }
 
-void Backend::split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
-                          const ExponentVector& exponents) {
-  check(x, "remainder");
-  require_fp64(name(), x, "the remainder");
-  if (bits < 1 || bits > 51) refuse(name(), "split_level: bits = " + std::to_string(bits));
+void Backend::check_split(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                          const ExponentVector& exponents) const {
   if (const auto* tc = std::get_if<BufferMatrix>(&slice)) {
     check(*tc, "slice");
     if (tc->rows != x.rows || tc->cols != x.cols) {
@@ -268,7 +265,32 @@ void Backend::split_level(const RealMatrix& x, SplitAxis axis, int bits, const S
     same_shape(name(), r, "slice", x.rows, x.cols);
   }
   check(exponents, axis == SplitAxis::rows ? x.rows : x.cols, "of the split");
+}
+
+void Backend::split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                          const ExponentVector& exponents) {
+  check(x, "remainder");
+  require_fp64(name(), x, "the remainder");
+  if (bits < 1 || bits > 51) refuse(name(), "split_level: bits = " + std::to_string(bits));
+  check_split(x, axis, bits, slice, exponents);
   split_level_checked(x, axis, bits, slice, exponents);
+}
+
+int Backend::split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+                   std::span<const SliceMatrix> slices, std::span<const ExponentVector> exponents) {
+  check(x, "remainder");
+  require_fp64(name(), x, "the remainder");
+  if (bits < 1 || bits > 51) refuse(name(), "split: bits = " + std::to_string(bits));
+  if (levels < 1) refuse(name(), "split: levels = " + std::to_string(levels) + " must be >= 1");
+  if (slices.size() != exponents.size() || slices.size() > static_cast<std::size_t>(levels)) {
+    refuse(name(), "split: " + std::to_string(slices.size()) + " slices and " +
+                       std::to_string(exponents.size()) + " exponent vectors for " +
+                       std::to_string(levels) + " levels");
+  }
+  for (std::size_t s = 0; s < slices.size(); ++s) {
+    check_split(x, axis, bits, slices[s], exponents[s]);
+  }
+  return split_checked(x, axis, bits, levels, slices, exponents);
 }
 
 bool Backend::all_zero(const RealMatrix& x) {
@@ -295,15 +317,23 @@ void Backend::check(const OuterExponents& e, std::int64_t rows, std::int64_t col
   check(e.columns, cols, name_of);
 }
 
-void Backend::accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
-                                const OuterExponents& base, const RealMatrix& dst, bool overwrite) {
-  check(p, "product");
+void Backend::accumulate_scaled(const RealMatrixStack& products,
+                                std::span<const OuterExponents> scales, const OuterExponents& base,
+                                const RealMatrix& dst, bool overwrite) {
+  if (products.count < 1 || scales.size() != static_cast<std::size_t>(products.count)) {
+    refuse(name(), "accumulate_scaled: " + std::to_string(products.count) + " products and " +
+                       std::to_string(scales.size()) + " scales");
+  }
+  RealMatrix last = products.first;
+  last.offset_bytes += static_cast<std::size_t>(products.count - 1) * products.stride_bytes;
+  check(products.first, "product");
+  check(last, "product (last)");
   check(dst, "destination");
   require_fp64(name(), dst, "the destination");
-  same_shape(name(), dst, "destination", p.rows, p.cols);
-  check(scale, p.rows, p.cols, "of the scale");
-  check(base, p.rows, p.cols, "of the base");
-  accumulate_scaled_checked(p, scale, base, dst, overwrite);
+  same_shape(name(), dst, "destination", products.first.rows, products.first.cols);
+  for (const OuterExponents& scale : scales) check(scale, dst.rows, dst.cols, "of the scale");
+  check(base, dst.rows, dst.cols, "of the base");
+  accumulate_scaled_checked(products, scales, base, dst, overwrite);
 }
 
 void Backend::exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
@@ -350,6 +380,24 @@ void Backend::epilogue(const std::optional<RealMatrix>& v,
     }
   }
   epilogue_checked(v, v_scale, alpha, beta, c, a, b, out);
+}
+
+void Backend::inner_products(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                             double alpha, double beta, const RealMatrix& c) {
+  check(a, "A");
+  check(b, "B");
+  check(c, "C");
+  if (b.type != a.type || c.type != a.type) {
+    refuse(name(), "inner_products: A, B and C must have one type (all fp64 or all fp32)");
+  }
+  if (a.cols < 1) refuse(name(), "inner_products: k = " + std::to_string(a.cols) + " must be >= 1");
+  same_shape(name(), b, "B", a.cols, b.cols);
+  same_shape(name(), c, "C", a.rows, b.cols);
+  if (a.type == Real::fp32 && (static_cast<double>(static_cast<float>(alpha)) != alpha ||
+                               static_cast<double>(static_cast<float>(beta)) != beta)) {
+    refuse(name(), "inner_products: fp32 operands need binary32 alpha and beta");
+  }
+  inner_products_checked(method, a, b, alpha, beta, c);
 }
 
 }  // namespace tcemu

@@ -15,6 +15,7 @@
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/residual_split.hpp>
 
+#include "host_inner_products.hpp"
 #include "host_ozaki_steps.hpp"
 
 namespace tcemu {
@@ -168,16 +169,21 @@ class HostBackend final : public Backend {
   }
   void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
                            const ExponentVector& exponents) override {
-    detail::host_split_level(x, axis, bits, slice, exponents, threads_);
+    detail::host_split(x, axis, bits, 1, {&slice, 1}, {&exponents, 1}, threads_);
+  }
+  int split_checked(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+                    std::span<const SliceMatrix> slices,
+                    std::span<const ExponentVector> exponents) override {
+    return detail::host_split(x, axis, bits, levels, slices, exponents, threads_);
   }
   bool all_zero_checked(const RealMatrix& x) override { return detail::host_all_zero(x); }
   void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) override {
     detail::host_fp64_gemm(a, b, c, threads_);
   }
-  void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
-                                 const OuterExponents& base, const RealMatrix& dst,
-                                 bool overwrite) override {
-    detail::host_accumulate_scaled(p, scale, base, dst, overwrite, threads_);
+  void accumulate_scaled_checked(const RealMatrixStack& products,
+                                 std::span<const OuterExponents> scales, const OuterExponents& base,
+                                 const RealMatrix& dst, bool overwrite) override {
+    detail::host_accumulate_scaled(products, scales, base, dst, overwrite, threads_);
   }
   void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
                          const RealMatrix& dst) override {
@@ -188,6 +194,10 @@ class HostBackend final : public Backend {
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                         const std::optional<RealMatrix>& b, const RealMatrix& out) override {
     detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, threads_);
+  }
+  void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                              double alpha, double beta, const RealMatrix& c) override {
+    detail::host_inner_products(method, a, b, alpha, beta, c, threads_);
   }
   void synchronize_checked() override {}  // host steps finish before they return
 

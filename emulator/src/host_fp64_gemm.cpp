@@ -105,7 +105,7 @@ void host_fp64_gemm(const RealMatrix& a_matrix, const RealMatrix& b_matrix,
       }
       for (std::int64_t i = i0; i < i1; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
-          c.set(i, j, out[static_cast<std::size_t>((i - i0) * n + j)]);
+          *c.fp64_at(i, j) = out[static_cast<std::size_t>((i - i0) * n + j)];
         }
       }
     }

@@ -1,16 +1,20 @@
 // The host implementations of the Ozaki steps of the Backend interface (backend.hpp has their
-// exact semantics); arguments are already checked. `threads` as in parallel_for.hpp.
+// exact semantics); arguments are already checked. `threads` as in parallel_for.hpp. The element
+// arithmetic is ozaki_elements.hpp, shared with the GPU backend.
 #pragma once
+
+#include <span>
 
 #include <tcemu/emulator/backend.hpp>
 
 namespace tcemu::detail {
 
 void host_copy_real(const RealMatrix& src, const RealMatrix& dst, int threads);
-void host_split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
-                      const ExponentVector& exponents, int threads);
+int host_split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+               std::span<const SliceMatrix> slices, std::span<const ExponentVector> exponents,
+               int threads);
 bool host_all_zero(const RealMatrix& x);
-void host_accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+void host_accumulate_scaled(const RealMatrixStack& products, std::span<const OuterExponents> scales,
                             const OuterExponents& base, const RealMatrix& dst, bool overwrite,
                             int threads);
 void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,

@@ -158,4 +158,15 @@ void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOpti
   }
 }
 
+void cublas_fp64_gemm(cublasHandle_t handle, const DeviceReal& a, const DeviceReal& b,
+                      const DeviceReal& c) {
+  if (c.rows == 0 || c.cols == 0) return;
+  const auto [x, y, rows, cols, k] = column_major_product(a, b, c);
+  const double one = 1.0, zero = 0.0;
+  TCEMU_CUBLAS_CHECK(cublasDgemm(handle, x.op, y.op, rows, cols, k, &one,
+                                 static_cast<const double*>(x.data), x.ld,
+                                 static_cast<const double*>(y.data), y.ld, &zero,
+                                 reinterpret_cast<double*>(c.data), static_cast<int>(c.ld)));
+}
+
 }  // namespace tcemu::gpu::detail

@@ -1,5 +1,6 @@
-// The cuBLAS engine of the GPU backend (GemmEngine::cublas): cublasGemmEx on device matrices, with
-// C as the initial accumulator and take-out composed around it (gpu_backend.hpp).
+// The GPU backend's cuBLAS calls: cublasGemmEx on device matrices (GemmEngine::cublas, with C as
+// the initial accumulator and take-out composed around it: gpu_backend.hpp) and
+// cublasDgemm (Backend::fp64_gemm).
 #pragma once
 
 #include <cublas_v2.h>
@@ -32,8 +33,10 @@ struct ColumnMajorOperand {
   cublasOperation_t op;
 };
 
-// x itself (transposed = false) or x^T, as a column-major cuBLAS operand.
-inline ColumnMajorOperand operand(const DeviceMatrix& x, bool transposed) {
+// x itself (transposed = false) or x^T, as a column-major cuBLAS operand (x a DeviceMatrix or a
+// DeviceReal).
+template <class Matrix>
+ColumnMajorOperand operand(const Matrix& x, bool transposed) {
   const bool stored_as_wanted = x.row_major == transposed;  // x^T row major is x column major
   return {x.data, static_cast<int>(x.ld), stored_as_wanted ? CUBLAS_OP_N : CUBLAS_OP_T};
 }
@@ -45,8 +48,8 @@ struct ColumnMajorProduct {
   int rows, cols, k;
 };
 
-inline ColumnMajorProduct column_major_product(const DeviceMatrix& a, const DeviceMatrix& b,
-                                               const DeviceMatrix& d) {
+template <class Matrix>
+ColumnMajorProduct column_major_product(const Matrix& a, const Matrix& b, const Matrix& d) {
   const bool transposed = d.row_major;
   return {operand(transposed ? b : a, transposed), operand(transposed ? a : b, transposed),
           static_cast<int>(transposed ? d.cols : d.rows),
@@ -67,6 +70,10 @@ using Scratch = std::function<void*(std::size_t bytes)>;
 void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOptions& options,
                  const DeviceMatrix& a, const DeviceMatrix& b, const std::optional<DeviceMatrix>& c,
                  const DeviceMatrix& d, const Scratch& scratch);
+
+// c = a b in binary64 through cublasDgemm (any layouts; c must not overlap a or b).
+void cublas_fp64_gemm(cublasHandle_t handle, const DeviceReal& a, const DeviceReal& b,
+                      const DeviceReal& c);
 
 }  // namespace tcemu::gpu::detail
 

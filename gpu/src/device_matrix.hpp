@@ -1,10 +1,12 @@
-// A matrix of bit patterns in device memory, as the kernels see a BufferMatrix or RealMatrix: the
-// element container size is all they need of the format.
+// Matrices in device memory as the kernels see them: DeviceMatrix for a BufferMatrix (bit
+// patterns; the element container size is all they need of the format) and DeviceReal for a
+// RealMatrix (fp32 or fp64 elements), with the ExponentVector's data beside them.
 #pragma once
 
 #include <cstdint>
 
 #include <tcemu/emulator/backend.hpp>
+#include <tcemu/emulator/fp64_bits.hpp>
 
 namespace tcemu::gpu::detail {
 
@@ -48,6 +50,7 @@ inline DeviceMatrix device_matrix(const BufferMatrix& m) {
           static_cast<int>(container_bytes(m.format))};
 }
 
+// A RealMatrix's elements as bit patterns (4 or 8 bytes each).
 inline DeviceMatrix device_matrix(const RealMatrix& m) {
   return {static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes,
           m.rows,
@@ -55,6 +58,66 @@ inline DeviceMatrix device_matrix(const RealMatrix& m) {
           m.ld,
           m.layout == Layout::row_major,
           static_cast<int>(real_bytes(m.type))};
+}
+
+struct DeviceReal {
+  unsigned char* data;
+  std::int64_t rows;
+  std::int64_t cols;
+  std::int64_t ld;
+  bool row_major;
+  bool fp64;  // fp32 otherwise
+
+#if defined(__CUDACC__)
+  __device__ std::int64_t index(std::int64_t i, std::int64_t j) const {
+    return row_major ? i * ld + j : j * ld + i;
+  }
+  // The stored bit pattern (fp32: in the low 32 bits).
+  __device__ std::uint64_t raw(std::int64_t i, std::int64_t j) const {
+    return fp64 ? reinterpret_cast<const std::uint64_t*>(data)[index(i, j)]
+                : reinterpret_cast<const std::uint32_t*>(data)[index(i, j)];
+  }
+  // The element as a double (fp32 widens exactly).
+  __device__ double get(std::int64_t i, std::int64_t j) const {
+    const std::uint64_t bits = raw(i, j);
+    return fp64 ? fp64::value(bits) : fp64::widen(static_cast<std::uint32_t>(bits));
+  }
+  __device__ void set_bits(std::int64_t i, std::int64_t j, std::uint64_t bits) const {
+    if (fp64) {
+      reinterpret_cast<std::uint64_t*>(data)[index(i, j)] = bits;
+    } else {
+      reinterpret_cast<std::uint32_t*>(data)[index(i, j)] = static_cast<std::uint32_t>(bits);
+    }
+  }
+  // The element in its own type (T = double for fp64, float for fp32).
+  template <class T>
+  __device__ T& at(std::int64_t i, std::int64_t j) const {
+    return reinterpret_cast<T*>(data)[index(i, j)];
+  }
+  __device__ double* fp64_at(std::int64_t i, std::int64_t j) const {
+    return &at<double>(i, j);
+  }
+  // The matrix `l` strides further on (a layer of a RealMatrixStack).
+  __device__ DeviceReal layer(std::int64_t l, std::size_t stride_bytes) const {
+    DeviceReal m = *this;
+    m.data += static_cast<std::size_t>(l) * stride_bytes;
+    return m;
+  }
+#endif
+};
+
+inline DeviceReal device_real(const RealMatrix& m) {
+  return {static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes,
+          m.rows,
+          m.cols,
+          m.ld,
+          m.layout == Layout::row_major,
+          m.type == Real::fp64};
+}
+
+inline std::int32_t* device_exponents(const ExponentVector& v) {
+  return reinterpret_cast<std::int32_t*>(static_cast<unsigned char*>(v.buffer->address()) +
+                                         v.offset_bytes);
 }
 
 }  // namespace tcemu::gpu::detail

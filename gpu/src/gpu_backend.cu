@@ -3,8 +3,10 @@
 #include <cuda_runtime.h>
 
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
@@ -15,8 +17,9 @@
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
 #include "fp32_step_kernels.hpp"
-#include "host_round_trip.hpp"
+#include "inner_product_kernels.hpp"
 #include "matrix_kernels.hpp"
+#include "ozaki_step_kernels.hpp"
 #include "tiled_mma_gemm.hpp"
 #include "wgmma_gemm.hpp"
 
@@ -52,11 +55,11 @@ class GpuBackend final : public Backend {
           std::to_string(device_.compute_minor));
     }
     TCEMU_CUDA_CHECK(cudaSetDevice(device_.index));
-    if (engine_ == GemmEngine::cublas) TCEMU_CUBLAS_CHECK(cublasCreate(&cublas_));
+    TCEMU_CUBLAS_CHECK(cublasCreate(&cublas_));
   }
   ~GpuBackend() override {
-    if (cublas_ != nullptr) cublasDestroy(cublas_);
-    if (scratch_ != nullptr) cudaFree(scratch_);
+    cublasDestroy(cublas_);
+    for (Scratch* s : {&pack_scratch_, &step_scratch_}) cudaFree(s->address);
   }
 
   std::string name() const override {
@@ -123,49 +126,86 @@ class GpuBackend final : public Backend {
                                      detail::device_matrix(d));
   }
 
-  // Ozaki steps: host round trips for now (host_round_trip.hpp).
+  // Ozaki steps: the kernels of ozaki_step_kernels.cu and cublasDgemm.
   void copy_real_checked(const RealMatrix& src, const RealMatrix& dst) override {
-    detail::HostRoundTrip trip(*host_);
-    host_->copy_real(trip.read(src), trip.write(dst));
-    trip.write_back();
+    detail::copy_real(detail::device_real(src), detail::device_real(dst));
   }
   void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
                            const ExponentVector& exponents) override {
-    detail::HostRoundTrip trip(*host_);
-    host_->split_level(trip.write(x), axis, bits, trip.write(slice), trip.write(exponents));
-    trip.write_back();
+    split_checked(x, axis, bits, 1, {&slice, 1}, {&exponents, 1});
+  }
+  int split_checked(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+                    std::span<const SliceMatrix> slices,
+                    std::span<const ExponentVector> exponents) override {
+    std::vector<detail::SliceTarget> targets;
+    for (std::size_t s = 0; s < slices.size(); ++s) {
+      detail::SliceTarget t{};
+      if (const auto* r = std::get_if<RealMatrix>(&slices[s])) {
+        t = {static_cast<unsigned char*>(r->buffer->address()) + r->offset_bytes,
+             r->ld,
+             r->layout == Layout::row_major,
+             true,
+             formats::fp32,
+             8,
+             nullptr};
+      } else {
+        const auto& b = std::get<BufferMatrix>(slices[s]);
+        t = {static_cast<unsigned char*>(b.buffer->address()) + b.offset_bytes,
+             b.ld,
+             b.layout == Layout::row_major,
+             false,
+             b.format,
+             static_cast<int>(container_bytes(b.format)),
+             nullptr};
+      }
+      t.exponents = detail::device_exponents(exponents[s]);
+      targets.push_back(t);
+    }
+    return detail::split(detail::device_real(x), axis == SplitAxis::rows, bits, levels, targets,
+                         scratch(step_scratch_, detail::split_scratch_bytes(targets.size())));
   }
   bool all_zero_checked(const RealMatrix& x) override {
-    detail::HostRoundTrip trip(*host_);
-    return host_->all_zero(trip.read(x));
+    return detail::all_zero(detail::device_real(x), scratch(step_scratch_, sizeof(unsigned)));
   }
   void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) override {
-    detail::HostRoundTrip trip(*host_);
-    host_->fp64_gemm(trip.read(a), trip.read(b), trip.write(c));
-    trip.write_back();
+    detail::cublas_fp64_gemm(cublas_, detail::device_real(a), detail::device_real(b),
+                             detail::device_real(c));
   }
-  void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
-                                 const OuterExponents& base, const RealMatrix& dst,
-                                 bool overwrite) override {
-    detail::HostRoundTrip trip(*host_);
-    host_->accumulate_scaled(trip.read(p), trip.read(scale), trip.read(base), trip.write(dst),
-                             overwrite);
-    trip.write_back();
+  void accumulate_scaled_checked(const RealMatrixStack& products,
+                                 std::span<const OuterExponents> scales, const OuterExponents& base,
+                                 const RealMatrix& dst, bool overwrite) override {
+    std::vector<detail::LayerExponents> layers;
+    for (const OuterExponents& e : scales) layers.push_back(exponents(e));
+    detail::accumulate_scaled(detail::device_real(products.first), products.stride_bytes,
+                              products.count, layers, exponents(base), detail::device_real(dst),
+                              overwrite);
   }
   void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
                          const RealMatrix& dst) override {
-    detail::HostRoundTrip trip(*host_);
-    host_->exact_sum(trip.read(stack), trip.read(scale), trip.write(dst));
-    trip.write_back();
+    detail::exact_sum(detail::device_real(stack.first), stack.stride_bytes, stack.count,
+                      exponents(scale), detail::device_real(dst));
   }
   void epilogue_checked(const std::optional<RealMatrix>& v,
                         const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                         const std::optional<RealMatrix>& b, const RealMatrix& out) override {
-    detail::HostRoundTrip trip(*host_);
-    host_->epilogue(trip.read(v), trip.read(v_scale), alpha, beta, trip.read(c), trip.read(a),
-                    trip.read(b), trip.write(out));
-    trip.write_back();
+    std::optional<detail::DeviceReal> vd, cd, ad, bd;
+    if (v) vd = detail::device_real(*v);
+    if (c) cd = detail::device_real(*c);
+    if (a) ad = detail::device_real(*a);
+    if (b) bd = detail::device_real(*b);
+    void* flags =
+        a ? scratch(step_scratch_, static_cast<std::size_t>(a->rows + b->cols) * 4) : nullptr;
+    detail::epilogue(vd ? &*vd : nullptr,
+                     v_scale ? exponents(*v_scale) : detail::LayerExponents{nullptr, nullptr},
+                     alpha, beta, cd ? &*cd : nullptr, ad ? &*ad : nullptr, bd ? &*bd : nullptr,
+                     detail::device_real(out), flags);
+  }
+  void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                              double alpha, double beta, const RealMatrix& c) override {
+    void* s = scratch(step_scratch_,
+                      detail::inner_products_scratch_bytes(method, c, device_.multiprocessors));
+    detail::inner_products(method, a, b, alpha, beta, c, s, device_.multiprocessors);
   }
   void synchronize_checked() override { TCEMU_CUDA_CHECK(cudaDeviceSynchronize()); }
 
@@ -314,7 +354,9 @@ class GpuBackend final : public Backend {
     const std::size_t b_bytes =
         b_in_place ? 0 : static_cast<std::size_t>(b.cols) * packed_row_bytes(b, true, bytes);
     unsigned char* packed =
-        a_bytes + b_bytes > 0 ? static_cast<unsigned char*>(scratch(a_bytes + b_bytes)) : nullptr;
+        a_bytes + b_bytes > 0
+            ? static_cast<unsigned char*>(scratch(pack_scratch_, a_bytes + b_bytes))
+            : nullptr;
     const detail::KRows a_rows = a_in_place ? *a_in_place : packed_k_rows(a, false, packed, bytes);
     const detail::KRows b_rows =
         b_in_place ? *b_in_place : packed_k_rows(b, true, packed + a_bytes, bytes);
@@ -340,26 +382,32 @@ class GpuBackend final : public Backend {
     }
   }
 
-  // Device scratch of at least `bytes`, kept between calls; growing it drops its contents.
-  void* scratch(std::size_t bytes) {
-    if (bytes > scratch_bytes_) {
+  static detail::LayerExponents exponents(const OuterExponents& e) {
+    return {detail::device_exponents(e.rows), detail::device_exponents(e.columns)};
+  }
+
+  // Device memory kept between calls: the tiled GEMM's packed operands, the Ozaki steps'
+  // descriptors, flags and results.
+  struct Scratch {
+    void* address = nullptr;
+    std::size_t bytes = 0;
+  };
+  // At least `bytes` of `slot`; growing it drops its contents.
+  void* scratch(Scratch& slot, std::size_t bytes) {
+    if (bytes > slot.bytes) {
       TCEMU_CUDA_CHECK(cudaDeviceSynchronize());  // kernels still reading the old block
-      if (scratch_ != nullptr) TCEMU_CUDA_CHECK(cudaFree(scratch_));
-      scratch_ = nullptr;
-      scratch_bytes_ = 0;
-      scratch_ = allocate_bytes(bytes);
-      scratch_bytes_ = bytes;
+      if (slot.address != nullptr) TCEMU_CUDA_CHECK(cudaFree(slot.address));
+      slot = {};
+      slot.address = allocate_bytes(bytes);
+      slot.bytes = bytes;
     }
-    return scratch_;
+    return slot.address;
   }
 
   GemmEngine engine_;
-  // The host backend of the Ozaki steps' round trips.
-  std::unique_ptr<Backend> host_ = make_emulator_backend();
   DeviceInfo device_{};
   cublasHandle_t cublas_ = nullptr;
-  void* scratch_ = nullptr;
-  std::size_t scratch_bytes_ = 0;
+  Scratch pack_scratch_, step_scratch_;
 };
 
 }  // namespace

@@ -1,33 +1,13 @@
 #include <tcemu/emulator/convert.hpp>
 
 #include "cuda_check.hpp"
+#include "grid_loop.cuh"
 #include "matrix_kernels.hpp"
 
 namespace tcemu::gpu::detail {
 namespace {
 
 constexpr int kThreads = 256;
-
-unsigned blocks_for(std::int64_t count) {
-  const std::int64_t wanted = (count + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::min<std::int64_t>(wanted, 65535 * 16));
-}
-
-// Grid-stride loop over the elements of a rows x cols matrix, in the order that makes
-// consecutive threads touch consecutive elements of `dst_order`.
-template <class Body>
-__device__ void for_each_element(std::int64_t rows, std::int64_t cols, bool row_order,
-                                 const Body& body) {
-  const std::int64_t count = rows * cols;
-  for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < count;
-       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    if (row_order) {
-      body(t / cols, t % cols);
-    } else {
-      body(t % rows, t / rows);
-    }
-  }
-}
 
 __global__ void convert_kernel(const DeviceMatrix src, const FloatFormat from,
                                const DeviceMatrix dst, const FloatFormat to,
@@ -54,13 +34,14 @@ __global__ void pack_kernel(const DeviceMatrix src, const bool columns, const De
 void convert_matrix(const DeviceMatrix& src, const FloatFormat& from, const DeviceMatrix& dst,
                     const FloatFormat& to, Rounding rounding) {
   if (dst.rows == 0 || dst.cols == 0) return;
-  convert_kernel<<<blocks_for(dst.rows * dst.cols), kThreads>>>(src, from, dst, to, rounding);
+  convert_kernel<<<blocks_for(dst.rows * dst.cols, kThreads), kThreads>>>(src, from, dst, to,
+                                                                          rounding);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
 void copy_matrix(const DeviceMatrix& src, const DeviceMatrix& dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
-  copy_kernel<<<blocks_for(dst.rows * dst.cols), kThreads>>>(src, dst);
+  copy_kernel<<<blocks_for(dst.rows * dst.cols, kThreads), kThreads>>>(src, dst);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -69,7 +50,7 @@ void pack_k_rows(const DeviceMatrix& src, bool columns, std::int64_t rows, std::
   if (rows == 0 || ld_elements == 0) return;
   const DeviceMatrix out{
       static_cast<unsigned char*>(dst), rows, ld_elements, ld_elements, true, src.element_bytes};
-  pack_kernel<<<blocks_for(rows * ld_elements), kThreads>>>(src, columns, out, k);
+  pack_kernel<<<blocks_for(rows * ld_elements, kThreads), kThreads>>>(src, columns, out, k);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

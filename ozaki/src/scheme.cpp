@@ -1,10 +1,12 @@
 // The Ozaki scheme (Mukunoki, Ozaki, Ogita, Imamura, ISC 2020), blocked in m and n:
 //
-//   for each block of rows of A:     copy to an fp64 remainder, split level by level
-//     for each block of columns of B: copy, split level by level
-//       products of slice pairs in level order (l = p + q ascending, p ascending within l)
-//       DP / SP / tunable: accumulate each scaled product into one fp64 sum, in that order,
-//         relative to the first level's scale, applied once in the epilogue
+//   for each block of rows of A:     copy to an fp64 remainder, split it (every level, one step)
+//     for each block of columns of B: copy, split
+//       products of slice pairs level by level (l = p + q ascending, p ascending within l), the
+//         products of one level into a stack of product matrices
+//       DP / SP / tunable: accumulate each level's scaled products into one fp64 sum, in that
+//         order (one pass over the sum per level), relative to the first level's scale, which
+//         is applied once in the epilogue
 //       CR: scale each product into its own matrix of a stack, then the exact sum, scaled and
 //         rounded once
 //       epilogue: alpha, beta, C, and the special values of rows / columns holding Inf or NaN
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tcemu/ozaki/split_rule.hpp>
@@ -40,20 +43,22 @@ RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std::int64
   return s;
 }
 
+// Workspace bytes of one block.
 struct Sizes {
-  int splits;                 // slices per matrix the workspace holds
+  int splits;                 // slices per matrix
   std::size_t slice_element;  // bytes of one slice element
   std::size_t product_element;
-  bool stack;  // CR: one matrix per product
+  int group;       // product matrices held at once (the products of one level: at most splits)
+  int sum_layers;  // fp64 sums: 1 (DP, SP, tunable), splits^2 (CR: one per product), 0 (none)
 
   std::size_t bytes(std::int64_t mb, std::int64_t nb, std::int64_t k) const {
     const auto d = static_cast<std::size_t>(splits);
     const auto m = static_cast<std::size_t>(mb), n = static_cast<std::size_t>(nb),
                kk = static_cast<std::size_t>(k);
-    const std::size_t sums = stack ? d * d * aligned(m * n * 8) : aligned(m * n * 8);
     return aligned(m * kk * 8) + aligned(kk * n * 8) + d * aligned(m * kk * slice_element) +
            d * aligned(kk * n * slice_element) + d * aligned(m * 4) + d * aligned(n * 4) +
-           aligned(m * n * product_element) + sums;
+           static_cast<std::size_t>(group) * aligned(m * n * product_element) +
+           static_cast<std::size_t>(sum_layers) * aligned(m * n * 8);
   }
 };
 
@@ -135,17 +140,18 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   }
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
 
-  // The blocks and the workspace regions for `slices` slices per matrix (and a stack of
-  // slices^2 sums in CR mode): the larger block dimension is halved until everything fits.
+  // The blocks and the workspace regions for `slices` slices per matrix, `group` product
+  // matrices and `sum_layers` fp64 sums: the larger block dimension is halved until everything
+  // fits.
   struct Plan {
     std::int64_t mb = 0, nb = 0;
     RealMatrix remainder_a{}, remainder_b{};
     Slices a, b;
-    std::size_t product_at = 0, sums_stride = 0, sums_at = 0;
+    std::size_t products_at = 0, products_stride = 0, sums_at = 0, sums_stride = 0;
   };
-  auto plan = [&](int slices, bool stack) {
+  auto plan = [&](int slices, int group, int sum_layers) {
     const Sizes sizes{slices, tc ? container_bytes(tc->datapath.input) : 8, tc ? std::size_t{4} : 8,
-                      stack};
+                      group, sum_layers};
     Plan p;
     p.mb = m;
     p.nb = n;
@@ -175,10 +181,10 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       p.a.exponent.push_back(carve.exponents(p.mb));
       p.b.exponent.push_back(carve.exponents(p.nb));
     }
-    p.product_at = carve.take(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
+    p.products_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
+    p.products_at = carve.take(static_cast<std::size_t>(group) * p.products_stride);
     p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
-    p.sums_at = carve.take(stack ? static_cast<std::size_t>(slices * slices) * p.sums_stride
-                                 : p.sums_stride);
+    p.sums_at = carve.take(static_cast<std::size_t>(sum_layers) * p.sums_stride);
     return p;
   };
 
@@ -186,81 +192,70 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   report.slice_bits = bits;
   Clock clock(backend);
 
-  // Splits `remainder` (a block of A or B, already copied in) into `into`, level by level: d
-  // levels, fewer once the remainder is zero; in CR mode a nonzero remainder after d levels is
-  // an error.
+  // Splits `remainder` (a block of A or B, already copied in) into `into`: d levels, fewer once
+  // the remainder is zero; in CR mode a nonzero remainder after d levels is an error.
   auto split = [&](const RealMatrix& remainder, SplitAxis axis, Slices& into) {
-    into.levels = 0;
+    const std::int64_t vectors = axis == SplitAxis::rows ? remainder.rows : remainder.cols;
+    const std::int64_t ld =
+        std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
     for (int s = 0; s < d; ++s) {
-      SliceMatrix slice = into.slice[s];
-      ExponentVector exponent = into.exponent[s];
-      const std::int64_t vectors = axis == SplitAxis::rows ? remainder.rows : remainder.cols;
-      exponent.size = vectors;
-      const std::int64_t ld =
-          std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
-      if (auto* low = std::get_if<BufferMatrix>(&slice)) {
-        low->rows = remainder.rows;
-        low->cols = remainder.cols;
-        low->ld = ld;
-      } else {
-        auto& r = std::get<RealMatrix>(slice);
-        r.rows = remainder.rows;
-        r.cols = remainder.cols;
-        r.ld = ld;
-      }
-      backend.split_level(remainder, axis, bits, slice, exponent);
-      into.slice[s] = slice;
-      into.exponent[s] = exponent;
-      into.levels = s + 1;
-      if (backend.all_zero(remainder)) return;
+      into.exponent[s].size = vectors;
+      std::visit(
+          [&](auto& slice) {
+            slice.rows = remainder.rows;
+            slice.cols = remainder.cols;
+            slice.ld = ld;
+          },
+          into.slice[s]);
     }
+    const int zero_after = backend.split(remainder, axis, bits, d, into.slice, into.exponent);
     // Only CR promises exactness; DP and SP stop at max_splits (the report shows it).
-    if (cr) {
+    if (cr && zero_after > d) {
       throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
                                " slices for these operands (Options::max_splits)");
     }
+    into.levels = std::min(zero_after, d);
   };
 
   // DP, SP and CR modes first count the levels after which the remainders of A and of B are
-  // zero, over the whole matrices (a split-only pass). DP and SP take d = that count with fast
-  // mode (every bit of every element is in some slice; our reading of Algorithm 3, see
+  // zero, over the whole matrices (a split that stores no slices). DP and SP take d = that count
+  // with fast mode (every bit of every element is in some slice; our reading of Algorithm 3, see
   // split_rule.hpp); counting over the whole matrices keeps the fast-mode cutoff, and with it
   // every bit of the result, independent of the blocking. CR sizes its stack of sums by it.
   if (options.mode != Mode::tunable) {
-    Plan counting = plan(d, false);
+    const Plan counting = plan(0, 0, 0);
     int levels = 0;
     for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
       RealMatrix rem_a = counting.remainder_a;
       rem_a.rows = std::min(counting.mb, m - i0);
       backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
-      split(rem_a, SplitAxis::rows, counting.a);
-      levels = std::max(levels, counting.a.levels);
+      levels = std::max(levels, backend.split(rem_a, SplitAxis::rows, bits, d, {}, {}));
     }
     clock.lap(report.seconds_split_a);
     for (std::int64_t j0 = 0; j0 < n; j0 += counting.nb) {
       RealMatrix rem_b = counting.remainder_b;
       rem_b.cols = std::min(counting.nb, n - j0);
       backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
-      split(rem_b, SplitAxis::columns, counting.b);
-      levels = std::max(levels, counting.b.levels);
+      levels = std::max(levels, backend.split(rem_b, SplitAxis::columns, bits, d, {}, {}));
     }
     clock.lap(report.seconds_split_b);
-    d = levels;
+    if (cr && levels > d) {
+      throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
+                               " slices for these operands (Options::max_splits)");
+    }
+    d = std::min(levels, d);
   }
-  Plan final_plan = plan(d, cr);
+  Plan final_plan = plan(d, d, cr ? d * d : 1);
   const std::int64_t mb = final_plan.mb, nb = final_plan.nb;
-  const RealMatrix& remainder_a = final_plan.remainder_a;
-  const RealMatrix& remainder_b = final_plan.remainder_b;
+  report.block_rows = mb;
+  report.block_cols = nb;
   Slices& slices_a = final_plan.a;
   Slices& slices_b = final_plan.b;
-  const std::size_t product_at = final_plan.product_at;
-  const std::size_t sums_stride = final_plan.sums_stride;
-  const std::size_t sums_at = final_plan.sums_at;
 
   for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
     const std::int64_t rows = std::min(mb, m - i0);
     const RealMatrix a_block = sub(problem.a, i0, 0, rows, k);
-    RealMatrix rem_a = remainder_a;
+    RealMatrix rem_a = final_plan.remainder_a;
     rem_a.rows = rows;
     backend.copy_real(a_block, rem_a);
     split(rem_a, SplitAxis::rows, slices_a);
@@ -270,7 +265,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
       const std::int64_t cols = std::min(nb, n - j0);
       const RealMatrix b_block = sub(problem.b, 0, j0, k, cols);
-      RealMatrix rem_b = remainder_b;
+      RealMatrix rem_b = final_plan.remainder_b;
       rem_b.cols = cols;
       backend.copy_real(b_block, rem_b);
       split(rem_b, SplitAxis::columns, slices_b);
@@ -278,59 +273,65 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       report.slices_b = std::max(report.slices_b, slices_b.levels);
       ++report.blocks;
 
-      const RealMatrix product{&workspace,
-                               product_at,
-                               tc ? Real::fp32 : Real::fp64,
-                               rows,
-                               cols,
-                               std::max<std::int64_t>(1, rows),
-                               Layout::column_major};
-      auto sum_matrix = [&](std::int64_t index) {
+      // Column-major rows x cols matrices at `at` + index * stride in the workspace.
+      auto block_matrix = [&](std::size_t at, std::size_t stride, std::int64_t index, Real type) {
         return RealMatrix{&workspace,
-                          sums_at + static_cast<std::size_t>(index) * sums_stride,
-                          Real::fp64,
+                          at + static_cast<std::size_t>(index) * stride,
+                          type,
                           rows,
                           cols,
                           std::max<std::int64_t>(1, rows),
                           Layout::column_major};
+      };
+      const Real product_type = tc ? Real::fp32 : Real::fp64;
+      auto product = [&](std::int64_t g) {
+        return block_matrix(final_plan.products_at, final_plan.products_stride, g, product_type);
+      };
+      auto sum = [&](std::int64_t index) {
+        return block_matrix(final_plan.sums_at, final_plan.sums_stride, index, Real::fp64);
       };
       // Sums are kept relative to the first level's scale, 2^(e_A1 + e_B1) per element, so
       // that no term over- or underflows unless the whole element does (or the slices of one
       // row and column span more than binary64's range); the scale enters once at the end.
       const OuterExponents base{slices_a.exponent[0], slices_b.exponent[0]};
       std::int64_t issued = 0;
+      std::vector<OuterExponents> scales;
       for (int level = 2; level <= slices_a.levels + slices_b.levels; ++level) {
         if (fast && level > d + 1) break;
-        for (int p = 1; p < level; ++p) {
+        scales.clear();
+        for (int p = std::max(1, level - slices_b.levels);
+             p <= std::min(level - 1, slices_a.levels); ++p) {
           const int q = level - p;
-          if (p > slices_a.levels || q > slices_b.levels) continue;
-          const SliceMatrix& sa = slices_a.slice[p - 1];
-          const SliceMatrix& sb = slices_b.slice[q - 1];
+          const RealMatrix out = product(static_cast<std::int64_t>(scales.size()));
           if (tc) {
-            const BufferMatrix out{&workspace,
-                                   product_at,
-                                   formats::fp32,
-                                   rows,
-                                   cols,
-                                   std::max<std::int64_t>(1, rows),
-                                   Layout::column_major};
+            const BufferMatrix low_out{out.buffer, out.offset_bytes, formats::fp32, out.rows,
+                                       out.cols,   out.ld,           out.layout};
             backend.mma_gemm(tc->datapath, {.alpha = 1.0f, .beta = 0.0f},
-                             std::get<BufferMatrix>(sa), std::get<BufferMatrix>(sb), std::nullopt,
-                             out);
+                             std::get<BufferMatrix>(slices_a.slice[p - 1]),
+                             std::get<BufferMatrix>(slices_b.slice[q - 1]), std::nullopt, low_out);
           } else {
-            backend.fp64_gemm(std::get<RealMatrix>(sa), std::get<RealMatrix>(sb), product);
+            backend.fp64_gemm(std::get<RealMatrix>(slices_a.slice[p - 1]),
+                              std::get<RealMatrix>(slices_b.slice[q - 1]), out);
           }
-          clock.lap(report.seconds_products);
-          const RealMatrix target = sum_matrix(cr ? issued : 0);
-          backend.accumulate_scaled(product, {slices_a.exponent[p - 1], slices_b.exponent[q - 1]},
-                                    base, target, cr || issued == 0);
-          clock.lap(report.seconds_summation);
-          ++issued;
+          scales.push_back({slices_a.exponent[p - 1], slices_b.exponent[q - 1]});
         }
+        clock.lap(report.seconds_products);
+        const auto group = static_cast<std::int64_t>(scales.size());
+        if (cr) {
+          for (std::int64_t g = 0; g < group; ++g) {
+            backend.accumulate_scaled(product(g), scales[static_cast<std::size_t>(g)], base,
+                                      sum(issued + g), true);
+          }
+        } else {
+          backend.accumulate_scaled({product(0), group, final_plan.products_stride}, scales, base,
+                                    sum(0), issued == 0);
+        }
+        clock.lap(report.seconds_summation);
+        issued += group;
       }
       report.gemms += issued;
-      const RealMatrix value = sum_matrix(0);
-      if (cr) backend.exact_sum({value, issued, sums_stride}, base, value);
+      const RealMatrix value = sum(0);
+      if (cr) backend.exact_sum({value, issued, final_plan.sums_stride}, base, value);
       const RealMatrix c_block = sub(problem.c, i0, j0, rows, cols);
       backend.epilogue(value, cr ? std::nullopt : std::optional<OuterExponents>(base),
                        problem.alpha, problem.beta, c_block, a_block, b_block, c_block);

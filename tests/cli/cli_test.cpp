@@ -260,6 +260,44 @@ TEST(Cli, GemmGeneratedInputsReportAccuracy) {
   EXPECT_NE(unknown.output.find("halfhalf"), std::string::npos) << unknown.output;
 }
 
+TEST(Cli, GemmRunsDot2AndExblas) {
+  const Result exact = run("gemm --scheme exblas --backend cpu64 --m 15 --n 9 --k 200 --phi 8");
+  EXPECT_EQ(exact.status, 0) << exact.output;
+  EXPECT_NE(exact.output.find("elements not correctly rounded 0 of 135"), std::string::npos)
+      << exact.output;
+  const Result dot2 = run("gemm --scheme dot2 --backend cpu64 --m 15 --n 9 --k 200 --phi 1");
+  EXPECT_EQ(dot2.status, 0) << dot2.output;
+  EXPECT_NE(dot2.output.find("max relative error"), std::string::npos) << dot2.output;
+  // The same file format as every scheme: [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50].
+  const TempFile a("tcemu_xa",
+                   "2 2\n3ff0000000000000 4000000000000000\n"
+                   "4008000000000000 4010000000000000\n");
+  const TempFile b("tcemu_xb",
+                   "2 2\n4014000000000000 4018000000000000\n"
+                   "401c000000000000 4020000000000000\n");
+  const TempFile out("tcemu_xout");
+  for (const char* scheme : {"dot2", "exblas"}) {
+    const Result r =
+        run(std::string("gemm --scheme ") + scheme + " --backend cpu64 --a " + a.path.string() +
+            " --b " + b.path.string() + " --out " + out.path.string());
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(out.slurp(),
+              "2 2\n4033000000000000 4036000000000000\n"
+              "4045800000000000 4049000000000000\n")
+        << scheme;
+  }
+  const Result gpu = run("gemm --scheme exblas --backend gpu --m 12 --n 10 --k 30");
+  if (gpu.status == 0) {
+    EXPECT_NE(gpu.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+        << gpu.output;
+  } else {
+    EXPECT_EQ(gpu.status, 1);
+    EXPECT_TRUE(gpu.output.find("no CUDA device") != std::string::npos ||
+                gpu.output.find("built without the CUDA backend") != std::string::npos)
+        << gpu.output;
+  }
+}
+
 TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
   const Result r = run("explain");
   EXPECT_EQ(r.status, 0) << r.output;

@@ -1,5 +1,8 @@
 // The Ozaki scheme gives the same bits on the GPU backend as on the emulator backend with the
-// GPU's preset (issue 4: reproducible across backends), in every mode.
+// GPU's preset (issue 4: reproducible across backends), in every mode, on both GPU GEMM engines
+// that compute exact slice products (our mma.sync kernel and cuBLAS), blocked or not, with
+// transposes, NaN and Inf, through host arrays and through device-resident matrices; and
+// DGEMM-DP-CR (binary64 slices, cublasDgemm) gives the cpu64 backend's bits.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -17,44 +20,180 @@
 namespace tcemu {
 namespace {
 
-TEST(OzakiOnGpu, EveryModeGivesTheEmulatorsBits) {
+template <typename T>
+std::vector<T> phi_matrix(std::size_t count, double phi, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
+  std::normal_distribution<double> normal;
+  std::vector<T> x(count);
+  for (T& v : x) v = static_cast<T>(uniform(rng) * std::exp(phi * normal(rng)));
+  return x;
+}
+
+template <typename T>
+std::size_t differing(const std::vector<T>& x, const std::vector<T>& y) {
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    differ += std::bit_cast<Bits>(x[i]) != std::bit_cast<Bits>(y[i]);
+  }
+  return differ;
+}
+
+std::string skip_reason() {
   std::string why;
-  const auto devices = gpu::list_devices(&why);
-  if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << why;
-  const std::string arch = devices.front().arch_preset();
-  const auto gpu_backend = gpu::make_gpu_backend();
+  if (gpu::list_devices(&why).empty()) return "no CUDA device: " + why;
+  return "";
+}
+
+const char* mode_name(ozaki::Mode mode) {
+  switch (mode) {
+    case ozaki::Mode::dp:
+      return "dp";
+    case ozaki::Mode::cr:
+      return "cr";
+    case ozaki::Mode::sp:
+      return "sp";
+    case ozaki::Mode::tunable:
+      return "tunable";
+  }
+  return "?";
+}
+
+struct DgemmRun {
+  ozaki::Options options;
+  char transa, transb;
+};
+
+std::vector<DgemmRun> dgemm_runs() {
+  std::vector<DgemmRun> runs;
+  for (const std::size_t workspace : {std::size_t{512} << 20, std::size_t{2} << 20}) {
+    runs.push_back({{.mode = ozaki::Mode::dp, .workspace_bytes = workspace}, 'N', 'N'});
+    runs.push_back({{.mode = ozaki::Mode::cr, .workspace_bytes = workspace}, 'T', 'N'});
+    runs.push_back(
+        {{.mode = ozaki::Mode::tunable, .splits = 3, .workspace_bytes = workspace}, 'N', 'T'});
+    runs.push_back(
+        {{.mode = ozaki::Mode::tunable, .splits = 4, .fast = false, .workspace_bytes = workspace},
+         'T',
+         'T'});
+  }
+  return runs;
+}
+
+TEST(OzakiOnGpu, EveryModeGivesTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string arch = gpu::list_devices().front().arch_preset();
   const auto emulator = make_emulator_backend();
   const std::int64_t m = 70, n = 50, k = 130;
   std::mt19937_64 rng(8);
-  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
-  std::normal_distribution<double> normal;
-  std::vector<double> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)),
-      c(static_cast<std::size_t>(m * n));
-  for (double& x : a) x = uniform(rng) * std::exp(4.0 * normal(rng));
-  for (double& x : b) x = uniform(rng) * std::exp(4.0 * normal(rng));
-  for (double& x : c) x = uniform(rng);
+  auto a = phi_matrix<double>(m * k, 4.0, rng), b = phi_matrix<double>(k * n, 4.0, rng);
+  const auto c = phi_matrix<double>(m * n, 1.0, rng);
   const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
-  for (const ozaki::Mode mode : {ozaki::Mode::dp, ozaki::Mode::cr, ozaki::Mode::tunable}) {
-    ozaki::Options options{.mode = mode};
-    if (mode == ozaki::Mode::tunable) options.splits = 3;
-    const double beta = mode == ozaki::Mode::cr ? 0.0 : 0.5;
-    std::vector<double> on_gpu = c, on_emulator = c;
-    ozaki::Handle(*gpu_backend, products, options)
-        .dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, beta, on_gpu.data(), m);
-    ozaki::Handle(*emulator, products, options)
-        .dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, beta, on_emulator.data(), m);
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < on_gpu.size(); ++i) {
-      differ +=
-          std::bit_cast<std::uint64_t>(on_gpu[i]) != std::bit_cast<std::uint64_t>(on_emulator[i]);
+  for (const gpu::GemmEngine engine : {gpu::GemmEngine::mma_sync, gpu::GemmEngine::cublas}) {
+    const auto gpu_backend = gpu::make_gpu_backend({.engine = engine});
+    for (const bool special : {false, true}) {
+      if (special) {  // NaN and Inf in a row of A and a column of B
+        a[3] = INFINITY;
+        a[static_cast<std::size_t>(5 * m + 9)] = NAN;
+        b[static_cast<std::size_t>(2 * k + 7)] = -INFINITY;
+      }
+      for (const DgemmRun& run : dgemm_runs()) {
+        const double beta = run.options.mode == ozaki::Mode::cr ? 0.0 : 0.5;
+        const std::int64_t lda = run.transa == 'N' ? m : k, ldb = run.transb == 'N' ? k : n;
+        std::vector<double> on_gpu = c, on_emulator = c;
+        ozaki::Handle gh(*gpu_backend, products, run.options);
+        gh.dgemm(run.transa, run.transb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta,
+                 on_gpu.data(), m);
+        ozaki::Handle(*emulator, products, run.options)
+            .dgemm(run.transa, run.transb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta,
+                   on_emulator.data(), m);
+        const std::size_t differ = differing(on_gpu, on_emulator);
+        EXPECT_EQ(differ, 0u) << mode_name(run.options.mode);
+        std::printf(
+            "dgemm-tc %s (%c%c, %lld blocks, %s engine%s) on %s, %lld x %lld x %lld: %zu "
+            "elements differ between GPU and emulator\n",
+            mode_name(run.options.mode), run.transa, run.transb,
+            static_cast<long long>(gh.report().blocks),
+            engine == gpu::GemmEngine::cublas ? "cublas" : "mma.sync",
+            special ? ", NaN and Inf" : "", arch.c_str(), static_cast<long long>(m),
+            static_cast<long long>(n), static_cast<long long>(k), differ);
+      }
     }
-    EXPECT_EQ(differ, 0u) << "mode " << static_cast<int>(mode);
-    std::printf(
-        "dgemm-tc mode %d on %s, %lld x %lld x %lld: %zu elements differ between GPU and "
-        "emulator\n",
-        static_cast<int>(mode), arch.c_str(), static_cast<long long>(m), static_cast<long long>(n),
-        static_cast<long long>(k), differ);
   }
+}
+
+TEST(OzakiOnGpu, SgemmTcGivesTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const auto emulator = make_emulator_backend();
+  const std::int64_t m = 90, n = 45, k = 200;
+  std::mt19937_64 rng(9);
+  auto a = phi_matrix<float>(m * k, 3.0, rng), b = phi_matrix<float>(k * n, 3.0, rng);
+  const auto c = phi_matrix<float>(m * n, 1.0, rng);
+  a[11] = NAN;
+  const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
+  for (const ozaki::Options options : {ozaki::Options{.mode = ozaki::Mode::sp},
+                                       ozaki::Options{.mode = ozaki::Mode::tunable, .splits = 2}}) {
+    std::vector<float> on_gpu = c, on_emulator = c;
+    ozaki::Handle(*gpu_backend, products, options)
+        .sgemm('N', 'N', m, n, k, 1.5f, a.data(), m, b.data(), k, -0.25f, on_gpu.data(), m);
+    ozaki::Handle(*emulator, products, options)
+        .sgemm('N', 'N', m, n, k, 1.5f, a.data(), m, b.data(), k, -0.25f, on_emulator.data(), m);
+    const std::size_t differ = differing(on_gpu, on_emulator);
+    EXPECT_EQ(differ, 0u) << mode_name(options.mode);
+    std::printf("sgemm-tc %s on %s: %zu elements differ between GPU and emulator\n",
+                mode_name(options.mode), arch.c_str(), differ);
+  }
+}
+
+TEST(OzakiOnGpu, DgemmDpCrWithCublasDgemmGivesTheCpu64Bits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const auto cpu64 = make_cpu64_backend();
+  const std::int64_t m = 64, n = 80, k = 300;
+  std::mt19937_64 rng(10);
+  const auto a = phi_matrix<double>(m * k, 2.0, rng), b = phi_matrix<double>(k * n, 2.0, rng);
+  for (const ozaki::Mode mode : {ozaki::Mode::dp, ozaki::Mode::cr}) {
+    std::vector<double> on_gpu(static_cast<std::size_t>(m * n)), on_cpu(on_gpu.size());
+    ozaki::Handle(*gpu_backend, ozaki::Fp64Products{}, {.mode = mode})
+        .dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, on_gpu.data(), m);
+    ozaki::Handle(*cpu64, ozaki::Fp64Products{}, {.mode = mode})
+        .dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, on_cpu.data(), m);
+    const std::size_t differ = differing(on_gpu, on_cpu);
+    EXPECT_EQ(differ, 0u) << mode_name(mode);
+    std::printf("dgemm-dp-cr %s: %zu elements differ between GPU (cublasDgemm) and cpu64\n",
+                mode_name(mode), differ);
+  }
+}
+
+// Handle::gemm on matrices already in device memory gives the bits of Handle::dgemm.
+TEST(OzakiOnGpu, DeviceResidentGemmGivesTheHostArrayBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  const auto gpu_backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const std::int64_t m = 33, n = 65, k = 129;
+  std::mt19937_64 rng(12);
+  const auto a = phi_matrix<double>(m * k, 1.0, rng), b = phi_matrix<double>(k * n, 1.0, rng);
+  const auto c = phi_matrix<double>(m * n, 1.0, rng);
+  const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32)};
+  ozaki::Handle h(*gpu_backend, products, {.mode = ozaki::Mode::dp});
+  std::vector<double> expected = c;
+  h.dgemm('N', 'N', m, n, k, 2.0, a.data(), m, b.data(), k, -1.0, expected.data(), m);
+  Buffer ab = gpu_backend->allocate(a.size() * 8), bb = gpu_backend->allocate(b.size() * 8),
+         cb = gpu_backend->allocate(c.size() * 8);
+  gpu_backend->copy_in(a.data(), ab, a.size() * 8);
+  gpu_backend->copy_in(b.data(), bb, b.size() * 8);
+  gpu_backend->copy_in(c.data(), cb, c.size() * 8);
+  h.gemm(2.0, {&ab, 0, Real::fp64, m, k, m, Layout::column_major},
+         {&bb, 0, Real::fp64, k, n, k, Layout::column_major}, -1.0,
+         {&cb, 0, Real::fp64, m, n, m, Layout::column_major});
+  std::vector<double> got(c.size());
+  gpu_backend->copy_out(cb, got.data(), got.size() * 8);
+  EXPECT_EQ(differing(got, expected), 0u);
+  EXPECT_THROW(h.gemm(1.0, {&ab, 0, Real::fp64, m, k, m, Layout::column_major},
+                      {&bb, 0, Real::fp64, k - 1, n, k, Layout::column_major}, 0.0,
+                      {&cb, 0, Real::fp64, m, n, m, Layout::column_major}),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // sum (MPFR), fp64_gemm is exact on integer slices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -279,6 +280,116 @@ TEST(AccumulateScaled, ScalesRelativeToTheBaseThenAdds) {
   const std::vector<double> sums = download(*backend, out);
   EXPECT_EQ(sums[0], std::numeric_limits<double>::denorm_min());
   EXPECT_EQ(sums[1], INFINITY);
+}
+
+// Backend::split is split_level repeated, with all_zero's verdict: the same remainders, slices
+// and exponents at every level, and the count of levels after which the remainder is zero; on
+// one thread and on two.
+TEST(Split, IsSplitLevelRepeatedUntilTheRemainderIsZero) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  const std::int64_t rows = 9, cols = 40;
+  std::vector<double> x(static_cast<std::size_t>(rows * cols));
+  for (double& v : x) v = normal(rng) * std::exp(6.0 * normal(rng));
+  for (std::int64_t j = 0; j < cols; ++j) {
+    x[static_cast<std::size_t>(j)] = 0.0;                             // a zero row
+    x[static_cast<std::size_t>(cols + j)] = j % 2 ? INFINITY : -0.0;  // Inf and zeros only
+    x[static_cast<std::size_t>(2 * cols + j)] = std::ldexp(1.0, static_cast<int>(j % 5));
+  }
+  for (const int bits : {3, 11}) {
+    for (const int levels : {1, 4, 40}) {
+      for (const int stored : {0, std::min(levels, 4)}) {
+        for (const int threads : {1, 2}) {
+          auto backend = make_emulator_backend(threads);
+          Matrix fused = upload(*backend, x, rows, cols, Layout::row_major);
+          Matrix looped = upload(*backend, x, rows, cols, Layout::row_major);
+          const std::size_t slice_bytes = x.size() * 2;
+          Buffer fused_slices = backend->allocate(slice_bytes * 4),
+                 looped_slices = backend->allocate(slice_bytes * 4);
+          Buffer fused_exps = backend->allocate(rows * 4 * 4),
+                 looped_exps = backend->allocate(rows * 4 * 4);
+          std::vector<SliceMatrix> slices;
+          std::vector<ExponentVector> exps;
+          for (int l = 0; l < stored; ++l) {
+            slices.emplace_back(BufferMatrix{&fused_slices, slice_bytes * l, formats::fp16, rows,
+                                             cols, cols, Layout::row_major});
+            exps.push_back({&fused_exps, static_cast<std::size_t>(rows * 4 * l), rows});
+          }
+          const int zero_after =
+              backend->split(fused.view, SplitAxis::rows, bits, levels, slices, exps);
+          int expected = levels + 1;
+          for (int l = 0; l < levels; ++l) {
+            const std::size_t at = slice_bytes * static_cast<std::size_t>(std::min(l, 3));
+            backend->split_level(
+                looped.view, SplitAxis::rows, bits,
+                BufferMatrix{&looped_slices, at, formats::fp16, rows, cols, cols,
+                             Layout::row_major},
+                {&looped_exps, static_cast<std::size_t>(rows * 4 * std::min(l, 3)), rows});
+            if (expected > levels && backend->all_zero(looped.view)) expected = l + 1;
+            if (l < stored) {
+              std::vector<unsigned char> a(slice_bytes), b(slice_bytes);
+              backend->copy_out(fused_slices, a.data(), slice_bytes, at);
+              backend->copy_out(looped_slices, b.data(), slice_bytes, at);
+              ASSERT_EQ(a, b) << "slice of level " << l + 1;
+              std::vector<std::int32_t> ea(rows), eb(rows);
+              backend->copy_out(fused_exps, ea.data(), rows * 4, rows * 4 * l);
+              backend->copy_out(looped_exps, eb.data(), rows * 4, rows * 4 * l);
+              ASSERT_EQ(ea, eb) << "exponents of level " << l + 1;
+            }
+          }
+          EXPECT_EQ(zero_after, expected) << "bits " << bits << ", levels " << levels;
+          const auto fr = download(*backend, fused.buffer), lr = download(*backend, looped.buffer);
+          for (std::size_t i = 0; i < fr.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<std::uint64_t>(fr[i]), std::bit_cast<std::uint64_t>(lr[i]));
+          }
+        }
+      }
+    }
+  }
+}
+
+// A stack of products accumulated in one call gives the bits of one call per product.
+TEST(AccumulateScaled, AStackIsTheProductsOneAfterAnother) {
+  auto backend = make_emulator_backend();
+  std::mt19937_64 rng(12);
+  std::normal_distribution<double> normal;
+  const std::int64_t m = 7, n = 5, count = 6;
+  std::vector<double> products(static_cast<std::size_t>(m * n * count));
+  for (double& v : products) v = std::ldexp(normal(rng), static_cast<int>(rng() % 200) - 100);
+  std::vector<std::int32_t> e(static_cast<std::size_t>((count + 1) * (m + n)));
+  for (auto& v : e) v = static_cast<std::int32_t>(rng() % 2001) - 1000;
+  Matrix p = upload(*backend, products, m, n * count, Layout::column_major);
+  Buffer eb = backend->allocate(e.size() * 4);
+  backend->copy_in(e.data(), eb, e.size() * 4);
+  auto scale = [&](std::int64_t l) {
+    const auto at = static_cast<std::size_t>(l * (m + n) * 4);
+    return OuterExponents{{&eb, at, m}, {&eb, at + m * 4, n}};
+  };
+  std::vector<OuterExponents> scales;
+  for (std::int64_t l = 0; l < count; ++l) scales.push_back(scale(l));
+  const OuterExponents base = scale(count);
+  for (const bool overwrite : {false, true}) {
+    const std::vector<double> start = {1.0,  -2.0, 3e300, -0.0, 5.0,  6.0,  7.0,  8.0,  9.0,
+                                       10.0, 11.0, 12.0,  13.0, 14.0, 15.0, 16.0, 17.0, 18.0,
+                                       19.0, 20.0, 21.0,  22.0, 23.0, 24.0, 25.0, 26.0, 27.0,
+                                       28.0, 29.0, 30.0,  31.0, 32.0, 33.0, 34.0, 35.0};
+    Matrix once = upload(*backend, start, m, n, Layout::column_major);
+    Matrix each = upload(*backend, start, m, n, Layout::column_major);
+    RealMatrix first = p.view;
+    first.cols = n;
+    backend->accumulate_scaled({first, count, static_cast<std::size_t>(m * n * 8)}, scales, base,
+                               once.view, overwrite);
+    for (std::int64_t l = 0; l < count; ++l) {
+      RealMatrix layer = first;
+      layer.offset_bytes += static_cast<std::size_t>(l * m * n * 8);
+      backend->accumulate_scaled(layer, scales[static_cast<std::size_t>(l)], base, each.view,
+                                 overwrite && l == 0);
+    }
+    const auto a = download(*backend, once.buffer), b = download(*backend, each.buffer);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(a[i]), std::bit_cast<std::uint64_t>(b[i]));
+    }
+  }
 }
 
 }  // namespace

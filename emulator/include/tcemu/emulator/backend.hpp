@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 
@@ -122,6 +123,12 @@ struct ExponentVector {
 struct OuterExponents {
   ExponentVector rows;
   ExponentVector columns;
+};
+
+// How Backend::inner_products forms each inner product.
+enum class InnerProduct {
+  dot2,   // Dot2 of Ogita, Rump and Oishi (dot2.hpp): as if in twice the working precision
+  exact,  // the exact sum rounded once (exact_dot.hpp): correctly rounded, ExBLAS-style
 };
 
 // Which vectors of a matrix a split level works on: each row (A of A B, split along k) or each
@@ -263,6 +270,17 @@ class Backend {
   void split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
                    const ExponentVector& exponents);
 
+  // Up to `levels` split levels in one step: the same as calling split_level `levels` times on
+  // x (which it updates in place), level s = 1, 2, ... writing slices[s - 1] and exponents[s - 1]
+  // when s <= slices.size() (later levels update x and store nothing; slices.size() ==
+  // exponents.size() <= levels). Returns the number of levels after which x is zero: the
+  // smallest s in [1, levels] such that all_zero(x) would be true after s levels, or levels + 1
+  // when x is not zero after `levels` levels. A vector whose finite elements are all zero is left
+  // unchanged by a level, which gives it +0 slices and exponent 0; so every level after the
+  // returned count writes zero slices and changes nothing.
+  int split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+            std::span<const SliceMatrix> slices, std::span<const ExponentVector> exponents);
+
   // True when every finite element of x is +0 or -0 (Inf and NaN elements are ignored).
   bool all_zero(const RealMatrix& x);
 
@@ -272,15 +290,23 @@ class Backend {
   // where every partial sum is an integer of magnitude < 2^53, which every order sums exactly.
   void fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c);
 
-  // Scaled accumulation of a partial product p (fp32 or fp64, m x n) into dst (fp64, m x n),
-  // relative to the scale `base` (so that terms neither overflow nor underflow when the sum
-  // itself is in range):
-  //   t_ij = scalbn(double(p_ij), (scale.rows_i - base.rows_i) + (scale.columns_j -
+  // Scaled accumulation of partial products p_0, ..., p_{count-1} (the matrices of `products`,
+  // fp32 or fp64, m x n) into dst (fp64, m x n), in that order, relative to the scale `base` (so
+  // that terms neither overflow nor underflow when the sum itself is in range). For l = 0, 1, ...:
+  //   t_ij = scalbn(double(p_l,ij), (scales[l].rows_i - base.rows_i) + (scales[l].columns_j -
   //          base.columns_j))   (exponent arithmetic in 64-bit integers)
-  //   dst_ij = overwrite ? t_ij : dst_ij + t_ij
-  // (double(p_ij) is exact; the sum is one binary64 RN addition). dst may not overlap p.
-  void accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+  //   dst_ij = (overwrite and l == 0) ? t_ij : dst_ij + t_ij
+  // (double(p_ij) is exact; each sum is one binary64 RN addition, in the order of l, so the
+  // result is that of `count` calls with one product each; a backend reads and writes dst once).
+  // A NaN result is written as 0x7FF8000000000000. scales.size() == products.count >= 1; dst may
+  // not overlap the products.
+  void accumulate_scaled(const RealMatrixStack& products, std::span<const OuterExponents> scales,
                          const OuterExponents& base, const RealMatrix& dst, bool overwrite);
+  // The same for one product p.
+  void accumulate_scaled(const RealMatrix& p, const OuterExponents& scale,
+                         const OuterExponents& base, const RealMatrix& dst, bool overwrite) {
+    accumulate_scaled({p, 1, 0}, {&scale, 1}, base, dst, overwrite);
+  }
 
   // dst_ij = the binary64 number nearest to 2^(scale.rows_i + scale.columns_j) times the exact
   // sum of stack[0]_ij, ..., stack[count-1]_ij (ties to even; subnormal results rounded once),
@@ -321,6 +347,17 @@ class Backend {
   // an end past its buffer (std::out_of_range); `name` names it in the message.
   void check(const RealMatrix& m, const char* name) const;
 
+  // ---- Step of the accurate inner products (accurate/) -------------------------------------
+  // c_ij := blas_epilogue(alpha, s_ij, beta, c_ij) (blas_epilogue.hpp) for every element of c
+  // (m x n), where s_ij is the inner product of row i of a (m x k, k >= 1) and column j of b
+  // (k x n) by `method`, in the arithmetic of their type: a, b and c are all fp64 or all fp32
+  // (then alpha and beta must be binary32 values). exact: the exact sum of the exact products
+  // rounded once to that type (exact_dot.hpp), the same bits whatever the order. dot2: element
+  // (i, j) sums its terms in k order, except a 1 x 1 result (a DOT), which sums in the lanes of
+  // dot2.hpp; every backend follows that order and gives the same bits. c must not overlap a or b.
+  void inner_products(InnerProduct method, const RealMatrix& a, const RealMatrix& b, double alpha,
+                      double beta, const RealMatrix& c);
+
   // Returns when every step issued so far has finished (for timing; steps that return values
   // to the host finish before they return).
   void synchronize() { synchronize_checked(); }
@@ -350,9 +387,13 @@ class Backend {
   virtual void copy_real_checked(const RealMatrix& src, const RealMatrix& dst) = 0;
   virtual void split_level_checked(const RealMatrix& x, SplitAxis axis, int bits,
                                    const SliceMatrix& slice, const ExponentVector& exponents) = 0;
+  virtual int split_checked(const RealMatrix& x, SplitAxis axis, int bits, int levels,
+                            std::span<const SliceMatrix> slices,
+                            std::span<const ExponentVector> exponents) = 0;
   virtual bool all_zero_checked(const RealMatrix& x) = 0;
   virtual void fp64_gemm_checked(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) = 0;
-  virtual void accumulate_scaled_checked(const RealMatrix& p, const OuterExponents& scale,
+  virtual void accumulate_scaled_checked(const RealMatrixStack& products,
+                                         std::span<const OuterExponents> scales,
                                          const OuterExponents& base, const RealMatrix& dst,
                                          bool overwrite) = 0;
   virtual void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
@@ -362,6 +403,8 @@ class Backend {
                                 double beta, const std::optional<RealMatrix>& c,
                                 const std::optional<RealMatrix>& a,
                                 const std::optional<RealMatrix>& b, const RealMatrix& out) = 0;
+  virtual void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
+                                      double alpha, double beta, const RealMatrix& c) = 0;
   virtual void synchronize_checked() = 0;
 
  private:
@@ -370,6 +413,8 @@ class Backend {
   void check_fp32(const BufferMatrix& m, const char* name) const;  // check() and format fp32
   void check(const ExponentVector& v, std::int64_t size, const char* name) const;
   void check(const OuterExponents& e, std::int64_t rows, std::int64_t cols, const char* name) const;
+  void check_split(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
+                   const ExponentVector& exponents) const;
 };
 
 // The CPU backend: host memory, the emulated GEMM (gemm.hpp) and host implementations of the

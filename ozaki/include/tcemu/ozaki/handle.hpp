@@ -18,43 +18,40 @@
 #include <cstdint>
 
 #include <tcemu/emulator/backend.hpp>
+#include <tcemu/emulator/blas_routines.hpp>
 #include <tcemu/ozaki/options.hpp>
 
 namespace tcemu::ozaki {
 
-class Handle {
+class Handle final : public BlasRoutines {
  public:
   // Allocates options.workspace_bytes on `backend`, which must outlive the handle. Throws
   // std::invalid_argument for inconsistent options or products that cannot be exact.
   Handle(Backend& backend, Products products, Options options);
 
-  // C := alpha op(A) op(B) + beta C with op(X) = X ('N', 'n') or X^T ('T', 't', 'C', 'c'); A is
-  // m x k after op, B k x n, C m x n, column-major with leading dimensions lda, ldb, ldc. Modes
-  // dp, cr and tunable. Invalid arguments throw std::invalid_argument naming the parameter as
-  // BLAS's xerbla does ("dgemm: parameter 8 (lda) = 2 must be >= max(1, 5)"); m, n = 0 or
-  // (alpha = 0 or k = 0) with beta = 1 return at once, as BLAS does.
-  void dgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
-             const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
-             double* c, std::int64_t ldc);
+  // The routines of blas_routines.hpp. dgemm, dgemv and ddot: modes dp, cr and tunable; sgemm,
+  // sgemv and sdot (SGEMM-TC: the scheme's FP64 value scaled by alpha, beta C added in FP64, the
+  // result rounded to nearest even to fp32): modes sp and tunable. DOT and GEMV run the same
+  // scheme as OzBLAS's DDOT and DGEMV: the product with n = 1 (x as a k x 1 matrix, split as
+  // B's column) and, for a DOT, m = 1 (x' as A's one row).
 
-  // The same for fp32 operands (SGEMM-TC): modes sp and tunable. The scheme's FP64 value is
-  // scaled by alpha, beta C added in FP64, and the result rounded to nearest even to fp32.
-  void sgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-             const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
-             float* c, std::int64_t ldc);
+  // The same product on matrices already in the backend's buffers, with no copy to or from the
+  // host (the GPU backend's device memory): C := alpha A B + beta C with A m x k, B k x n and
+  // C m x n, any layouts. All three hold fp64 (modes dp, cr, tunable) or all fp32 (sp,
+  // tunable). Throws std::invalid_argument naming the mismatch otherwise.
+  void gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+            const RealMatrix& c);
 
   const Report& report() const { return report_; }
   const Options& options() const { return options_; }
   const Products& products() const { return products_; }
-  Backend& backend() const { return backend_; }
+
+ protected:
+  // Refuses a mode that does not take this precision; clears the report.
+  void prepare(const char* routine, bool fp64) override;
+  void compute(const BlasCall& call) override;
 
  private:
-  template <typename T>
-  void gemm(const char* routine, char transa, char transb, std::int64_t m, std::int64_t n,
-            std::int64_t k, double alpha, const T* a, std::int64_t lda, const T* b,
-            std::int64_t ldb, double beta, T* c, std::int64_t ldc);
-
-  Backend& backend_;
   Products products_;
   Options options_;
   Buffer workspace_;

@@ -51,11 +51,13 @@ struct Options {
 // What one call did. Phase times are wall-clock seconds with the backend synchronised at each
 // phase boundary.
 struct Report {
-  int slice_bits = 0;       // integer bits per slice (split_rule.hpp)
-  int slices_a = 0;         // the largest number of slices of any block of A
-  int slices_b = 0;         // the same for B
-  std::int64_t gemms = 0;   // slice products issued, over all blocks
-  std::int64_t blocks = 0;  // (m block, n block) pairs
+  int slice_bits = 0;           // integer bits per slice (split_rule.hpp)
+  int slices_a = 0;             // the largest number of slices of any block of A
+  int slices_b = 0;             // the same for B
+  std::int64_t gemms = 0;       // slice products issued, over all blocks
+  std::int64_t blocks = 0;      // (m block, n block) pairs
+  std::int64_t block_rows = 0;  // rows of A and columns of B per block
+  std::int64_t block_cols = 0;
   double seconds_split_a = 0;
   double seconds_split_b = 0;
   double seconds_products = 0;

@@ -1,0 +1,163 @@
+// DGEMM-TC on the GPU against its GEMM-bound time (issue 4), all figures from one run:
+//
+//   ozaki_gpu_benchmark [--phi PHI] [--runs R] [n ...]      (default: phi 1, 3 runs, 8192 10240)
+//
+// For each n: A, B, C (n x n, column major, (rand - 0.5) exp(phi randn)) are put in device memory
+// once; DP and CR modes run through Handle::gemm (device-resident, no host copies) on the GPU
+// backend's cuBLAS engine with fp16 slices, the median of R runs after one warm-up, each timed
+// with the backend synchronised before and after. The fp16 GEMM the scheme issues (the slices of
+// A row major and of B column major, fp32 out, through the same engine) is timed on the block
+// shape, median of 10 after 3 warm-ups. The table gives the time against the GEMM-bound time
+// (GEMMs x that GEMM's time; the goal for DP: at most 1.11x), TFLOP/s as 2 n^3 / time, CR's
+// TFLOP/s over DP's (the goal: 0.3 or more), and the phases (the scheme's Report).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/ozaki/handle.hpp>
+
+namespace {
+
+using namespace tcemu;
+
+double seconds_of(Backend& backend, const auto& run) {
+  backend.synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  backend.synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  return x[x.size() / 2];
+}
+
+// Median seconds of the fp16 -> fp32 GEMM of an m x k by k x n slice pair.
+double slice_gemm_seconds(Backend& backend, const Datapath& dp, std::int64_t m, std::int64_t n,
+                          std::int64_t k) {
+  Buffer a = backend.allocate(static_cast<std::size_t>(m * k) * 2),
+         b = backend.allocate(static_cast<std::size_t>(k * n) * 2),
+         d = backend.allocate(static_cast<std::size_t>(m * n) * 4);
+  // Integer slices of a few bits, as the scheme's (their values do not change the speed).
+  std::vector<std::uint16_t> ones(static_cast<std::size_t>(std::max(m, n) * k), 0x3C00);
+  backend.copy_in(ones.data(), a, a.bytes());
+  backend.copy_in(ones.data(), b, b.bytes());
+  const BufferMatrix am{&a, 0, formats::fp16, m, k, k, Layout::row_major};
+  const BufferMatrix bm{&b, 0, formats::fp16, k, n, k, Layout::column_major};
+  const BufferMatrix dm{&d, 0, formats::fp32, m, n, m, Layout::column_major};
+  const auto run = [&] {
+    backend.mma_gemm(dp, {.alpha = 1.0f, .beta = 0.0f}, am, bm, std::nullopt, dm);
+  };
+  for (int i = 0; i < 3; ++i) run();
+  std::vector<double> t;
+  for (int i = 0; i < 10; ++i) t.push_back(seconds_of(backend, run));
+  return median(t);
+}
+
+struct Row {
+  std::int64_t n;
+  std::string mode;
+  ozaki::Report report;
+  double seconds, gemm_seconds;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double phi = 1.0;
+  int runs = 3;
+  std::vector<std::int64_t> sizes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--phi" && i + 1 < argc) {
+      phi = std::atof(argv[++i]);
+    } else if (arg == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else {
+      sizes.push_back(std::atoll(argv[i]));
+    }
+  }
+  if (sizes.empty()) sizes = {8192, 10240};
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) {
+    std::fprintf(stderr, "ozaki_gpu_benchmark: no CUDA device (%s)\n", why.c_str());
+    return 1;
+  }
+  const std::string arch = devices.front().arch_preset();
+  std::printf("device: %s (%s), inputs (rand - 0.5) exp(%g randn), cuBLAS engine, fp16 slices\n",
+              devices.front().name.c_str(), arch.c_str(), phi);
+  const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const Datapath dp = preset(arch, formats::fp16, formats::fp32);
+  std::vector<Row> rows;
+  for (const std::int64_t n : sizes) {
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> uniform(-0.5, 0.5);
+    std::normal_distribution<double> normal;
+    std::vector<double> host(static_cast<std::size_t>(n * n));
+    const std::size_t bytes = host.size() * 8;
+    Buffer a = backend->allocate(bytes), b = backend->allocate(bytes), c = backend->allocate(bytes);
+    for (Buffer* x : {&a, &b}) {
+      for (double& v : host) v = uniform(rng) * std::exp(phi * normal(rng));
+      backend->copy_in(host.data(), *x, bytes);
+    }
+    const RealMatrix am{&a, 0, Real::fp64, n, n, n, Layout::column_major};
+    const RealMatrix bm{&b, 0, Real::fp64, n, n, n, Layout::column_major};
+    const RealMatrix cm{&c, 0, Real::fp64, n, n, n, Layout::column_major};
+    for (const ozaki::Mode mode : {ozaki::Mode::dp, ozaki::Mode::cr}) {
+      std::size_t free = 0, total = 0;
+      cudaMemGetInfo(&free, &total);
+      // Most of what is left, minus room for cuBLAS and the backend's scratch.
+      const std::size_t workspace = free / 10 * 8;
+      ozaki::Handle h(*backend, ozaki::TensorCoreProducts{dp},
+                      {.mode = mode, .workspace_bytes = workspace});
+      std::fprintf(stderr, "n = %lld, %s: warm-up...\n", static_cast<long long>(n),
+                   mode == ozaki::Mode::dp ? "DP" : "CR");
+      h.gemm(1.0, am, bm, 0.0, cm);
+      std::vector<double> t;
+      for (int r = 0; r < runs; ++r) {
+        t.push_back(seconds_of(*backend, [&] { h.gemm(1.0, am, bm, 0.0, cm); }));
+        std::fprintf(stderr, "  run %d: %.4f s\n", r + 1, t.back());
+      }
+      const ozaki::Report report = h.report();
+      rows.push_back({n, mode == ozaki::Mode::dp ? "DP" : "CR", report, median(t),
+                      slice_gemm_seconds(*backend, dp, report.block_rows, report.block_cols, n)});
+    }
+  }
+  std::printf(
+      "\n| n | mode | slices A / B | GEMMs | blocks | time (s) | TFLOP/s | fp16 GEMM of a block "
+      "(ms) | GEMM-bound (s) | time / GEMM-bound | split A, split B, products, summation (s) |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const Row& r : rows) {
+    const double size = static_cast<double>(r.n);
+    const double bound = static_cast<double>(r.report.gemms) * r.gemm_seconds;
+    std::printf(
+        "| %lld | %s | %d / %d | %lld | %lld | %.4f | %.2f | %.3f | %.4f | %.3f | %.4f, "
+        "%.4f, %.4f, %.4f |\n",
+        static_cast<long long>(r.n), r.mode.c_str(), r.report.slices_a, r.report.slices_b,
+        static_cast<long long>(r.report.gemms), static_cast<long long>(r.report.blocks), r.seconds,
+        2.0 * size * size * size / r.seconds / 1e12, r.gemm_seconds * 1e3, bound, r.seconds / bound,
+        r.report.seconds_split_a, r.report.seconds_split_b, r.report.seconds_products,
+        r.report.seconds_summation);
+  }
+  std::printf("\n");
+  for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
+    std::printf(
+        "n = %lld: CR TFLOP/s / DP TFLOP/s = %.3f (goal >= 0.3); DP time / GEMM-bound = "
+        "%.3f (goal <= 1.11)\n",
+        static_cast<long long>(rows[i].n), rows[i].seconds / rows[i + 1].seconds,
+        rows[i].seconds / (static_cast<double>(rows[i].report.gemms) * rows[i].gemm_seconds));
+  }
+  return 0;
+}

@@ -1,0 +1,346 @@
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <vector>
+
+#include <tcemu/emulator/ozaki_elements.hpp>
+
+#include "cuda_check.hpp"
+#include "grid_loop.cuh"
+#include "ozaki_step_kernels.hpp"
+
+namespace tcemu::gpu::detail {
+namespace {
+
+namespace el = ozaki_elements;
+
+constexpr int kThreads = 256;
+
+// ---- copy_real ---------------------------------------------------------------------------------
+
+constexpr int kTile = 32;
+constexpr int kTileRows = 8;  // blockDim = (kTile, kTileRows)
+
+// Each 32 x 32 tile is read with threadIdx.x along src's contiguous index into shared memory and
+// written with threadIdx.x along dst's (a transposing copy coalesces on both sides).
+__global__ void copy_real_kernel(const DeviceReal src, const DeviceReal dst) {
+  __shared__ std::uint64_t tile[kTile][kTile + 1];
+  const std::int64_t tiles_i = (src.rows + kTile - 1) / kTile;
+  const std::int64_t tiles_j = (src.cols + kTile - 1) / kTile;
+  for (std::int64_t ti = blockIdx.y; ti < tiles_i; ti += gridDim.y) {
+    for (std::int64_t tj = blockIdx.x; tj < tiles_j; tj += gridDim.x) {
+      const std::int64_t i0 = ti * kTile, j0 = tj * kTile;
+      for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+        const int di = src.row_major ? r : threadIdx.x, dj = src.row_major ? threadIdx.x : r;
+        if (i0 + di < src.rows && j0 + dj < src.cols) {
+          const std::uint64_t raw = src.raw(i0 + di, j0 + dj);
+          tile[di][dj] =
+              src.fp64 == dst.fp64 ? raw : fp64::bits(fp64::widen(static_cast<std::uint32_t>(raw)));
+        }
+      }
+      __syncthreads();
+      for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+        const int di = dst.row_major ? r : threadIdx.x, dj = dst.row_major ? threadIdx.x : r;
+        if (i0 + di < dst.rows && j0 + dj < dst.cols) dst.set_bits(i0 + di, j0 + dj, tile[di][dj]);
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// ---- split -------------------------------------------------------------------------------------
+
+constexpr int kSplitThreads = 512;
+
+// The largest of every thread's `mine` (a block-wide reduction; every thread must call it).
+// `slots` holds 33 words of shared memory.
+__device__ std::uint64_t block_max(std::uint64_t mine, std::uint64_t* slots) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const std::uint64_t other = __shfl_xor_sync(0xFFFFFFFFu, mine, o);
+    mine = other > mine ? other : mine;
+  }
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) slots[warp] = mine;
+  __syncthreads();
+  if (warp == 0) {
+    std::uint64_t v = lane < blockDim.x / 32 ? slots[lane] : 0;
+    for (int o = 16; o > 0; o >>= 1) {
+      const std::uint64_t other = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+      v = other > v ? other : v;
+    }
+    if (lane == 0) slots[32] = v;
+  }
+  __syncthreads();
+  const std::uint64_t result = slots[32];
+  __syncthreads();  // the slots are written again by the next call
+  return result;
+}
+
+// One block per vector (grid-stride over the vectors). The vector's remainder lives in shared
+// memory (`in_shared`) or in place in x; each thread owns the elements p = threadIdx.x +
+// t blockDim.x of it (it alone reads and writes them, for every vector), so only the reductions
+// synchronise. zero_after receives the largest count
+// of levels after which a vector is zero (Backend::split's result).
+__global__ void __launch_bounds__(kSplitThreads)
+    split_kernel(const DeviceReal x, const bool rows, const int bits, const int levels,
+                 const SliceTarget* targets, const int stored, const bool in_shared,
+                 int* zero_after) {
+  extern __shared__ double work[];
+  __shared__ std::uint64_t slots[33];
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
+    const auto remainder = [&](std::int64_t p) -> double& {
+      return in_shared ? work[p] : *x.fp64_at(rows ? v : p, rows ? p : v);
+    };
+    const auto write = [&](int s, std::int64_t p, double q) {
+      const SliceTarget& t = targets[s];
+      const std::int64_t i = rows ? v : p, j = rows ? p : v;
+      const std::int64_t at = t.row_major ? i * t.ld + j : j * t.ld + i;
+      if (t.fp64) {
+        reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
+        return;
+      }
+      const std::uint32_t bits_out = el::slice_bits(q, t.format);
+      if (t.element_bytes == 1) {
+        t.data[at] = static_cast<unsigned char>(bits_out);
+      } else if (t.element_bytes == 2) {
+        reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(bits_out);
+      } else {
+        reinterpret_cast<std::uint32_t*>(t.data)[at] = bits_out;
+      }
+    };
+    const auto largest = [&] {
+      std::uint64_t mu = 0;
+      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+        const std::uint64_t m = fp64::finite_magnitude(fp64::bits(remainder(p)));
+        mu = m > mu ? m : mu;
+      }
+      return block_max(mu, slots);
+    };
+    if (in_shared) {
+      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+        work[p] = *x.fp64_at(rows ? v : p, rows ? p : v);
+      }
+    }
+    int after = levels + 1;
+    for (int s = 0; s < levels; ++s) {
+      const std::uint64_t mu = largest();
+      if (mu == 0) {  // zero before level s + 1: this and every later level stores zeros
+        after = s > 1 ? s : 1;
+        for (int z = s; z < stored; ++z) {
+          if (threadIdx.x == 0) targets[z].exponents[v] = 0;
+          for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) write(z, p, 0.0);
+        }
+        break;
+      }
+      const el::SplitLevel level = el::split_level_of(mu, bits);
+      if (s < stored && threadIdx.x == 0) targets[s].exponents[v] = level.unit;
+      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+        const double q = el::split_element(remainder(p), level);
+        if (s < stored) write(s, p, q);
+      }
+    }
+    if (after == levels + 1 && largest() == 0) after = levels;
+    if (in_shared) {
+      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+        *x.fp64_at(rows ? v : p, rows ? p : v) = work[p];
+      }
+    }
+    if (threadIdx.x == 0) atomicMax(zero_after, after);
+  }
+}
+
+// ---- all_zero ----------------------------------------------------------------------------------
+
+__global__ void nonzero_kernel(const DeviceReal x, unsigned* found) {
+  for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
+    if (fp64::finite_magnitude(x.raw(i, j)) != 0) *found = 1;
+  });
+}
+
+// ---- accumulate_scaled -------------------------------------------------------------------------
+
+constexpr int kMaxLayers = 32;  // products per launch (kernel parameter space)
+
+struct Layers {
+  LayerExponents scale[kMaxLayers];
+};
+
+__global__ void accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
+                                  const Layers layers, const LayerExponents base,
+                                  const DeviceReal dst, const bool overwrite) {
+  for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
+    double* d = dst.fp64_at(i, j);
+    double sum = overwrite ? 0.0 : *d;
+    for (int l = 0; l < count; ++l) {
+      const LayerExponents& e = layers.scale[l];
+      const std::int64_t shift =
+          (std::int64_t{e.rows[i]} - base.rows[i]) + (std::int64_t{e.columns[j]} - base.columns[j]);
+      sum =
+          el::accumulate_element(sum, first.layer(l, stride).get(i, j), shift, overwrite && l == 0);
+    }
+    *d = sum;
+  });
+}
+
+// ---- exact_sum ---------------------------------------------------------------------------------
+
+constexpr int kSumThreads = 128;
+
+__global__ void __launch_bounds__(kSumThreads)
+    exact_sum_kernel(const DeviceReal first, const std::size_t stride, const std::int64_t count,
+                     const LayerExponents scale, const DeviceReal dst) {
+  // Limb l of thread t at [l * kSumThreads + t]: a thread's limbs share one bank, no conflicts.
+  __shared__ std::uint64_t limbs[Binary64Accumulator<>::kLimbs * kSumThreads];
+  const StridedLimbs mine{limbs + threadIdx.x, kSumThreads};
+  for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
+    el::ExactSum<StridedLimbs> sum(mine);
+    for (std::int64_t l = 0; l < count; ++l) sum.add(*first.layer(l, stride).fp64_at(i, j));
+    *dst.fp64_at(i, j) = sum.round(std::int64_t{scale.rows[i]} + scale.columns[j]);
+  });
+}
+
+// ---- epilogue ----------------------------------------------------------------------------------
+
+// flags[i] (i < m): row i of a holds a NaN or Inf; flags[m + j]: column j of b does.
+__global__ void flag_kernel(const DeviceReal a, const DeviceReal b, unsigned* flags) {
+  for_each_element(a.rows, a.cols, a.row_major, [&](std::int64_t i, std::int64_t p) {
+    if (!fp64::is_finite(fp64::bits(a.get(i, p)))) flags[i] = 1;
+  });
+  for_each_element(b.rows, b.cols, b.row_major, [&](std::int64_t p, std::int64_t j) {
+    if (!fp64::is_finite(fp64::bits(b.get(p, j)))) flags[a.rows + j] = 1;
+  });
+}
+
+__global__ void epilogue_kernel(const DeviceReal v, const bool has_v, const LayerExponents scale,
+                                const double alpha, const double beta, const DeviceReal c,
+                                const DeviceReal a, const DeviceReal b, const unsigned* flags,
+                                const DeviceReal out) {
+  for_each_element(out.rows, out.cols, out.row_major, [&](std::int64_t i, std::int64_t j) {
+    const double c_ij = beta == 0.0 ? 0.0 : c.get(i, j);
+    if (!has_v) {
+      out.set_bits(i, j, el::output_bits(el::epilogue_without_value(beta, c_ij), out.fp64));
+      return;
+    }
+    double s = v.get(i, j);
+    if (scale.rows != nullptr) s = fp64::scale(s, std::int64_t{scale.rows[i]} + scale.columns[j]);
+    if (flags != nullptr && (flags[i] != 0 || flags[a.rows + j] != 0)) {
+      NonFiniteProducts special;
+      for (std::int64_t p = 0; p < a.cols; ++p) special.add(a.get(i, p), b.get(p, j));
+      s = special.value();
+    }
+    out.set_bits(i, j, el::output_bits(blas_epilogue(alpha, s, beta, c_ij), out.fp64));
+  });
+}
+
+std::size_t round_up(std::size_t x, std::size_t to) {
+  return (x + to - 1) / to * to;
+}
+
+}  // namespace
+
+void copy_real(const DeviceReal& src, const DeviceReal& dst) {
+  if (src.rows == 0 || src.cols == 0) return;
+  const auto tiles = [](std::int64_t n) {
+    return static_cast<unsigned>(std::min<std::int64_t>((n + kTile - 1) / kTile, 65535));
+  };
+  copy_real_kernel<<<dim3(tiles(src.cols), tiles(src.rows)), dim3(kTile, kTileRows)>>>(src, dst);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+std::size_t split_scratch_bytes(std::size_t stored) {
+  return round_up(stored * sizeof(SliceTarget), 16) + 16;
+}
+
+int split(const DeviceReal& x, bool rows, int bits, int levels,
+          std::span<const SliceTarget> targets, void* scratch) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  if (vectors == 0) return 1;
+  auto* device_targets = static_cast<SliceTarget*>(scratch);
+  auto* zero_after = reinterpret_cast<int*>(static_cast<unsigned char*>(scratch) +
+                                            round_up(targets.size() * sizeof(SliceTarget), 16));
+  if (!targets.empty()) {
+    TCEMU_CUDA_CHECK(cudaMemcpyAsync(device_targets, targets.data(),
+                                     targets.size() * sizeof(SliceTarget), cudaMemcpyHostToDevice));
+  }
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(zero_after, 0, sizeof(int)));
+  int device = 0, shared_limit = 0;
+  TCEMU_CUDA_CHECK(cudaGetDevice(&device));
+  TCEMU_CUDA_CHECK(
+      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const auto vector_bytes = static_cast<std::size_t>(length) * sizeof(double);
+  // Room for the static reduction slots besides the vector.
+  const bool in_shared = vector_bytes + 1024 <= static_cast<std::size_t>(shared_limit);
+  const std::size_t dynamic = in_shared ? vector_bytes : 0;
+  TCEMU_CUDA_CHECK(cudaFuncSetAttribute(split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(dynamic)));
+  const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
+  split_kernel<<<grid, kSplitThreads, dynamic>>>(x, rows, bits, levels, device_targets,
+                                                 static_cast<int>(targets.size()), in_shared,
+                                                 zero_after);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+  int result = 0;
+  TCEMU_CUDA_CHECK(cudaMemcpy(&result, zero_after, sizeof(int), cudaMemcpyDeviceToHost));
+  return result;
+}
+
+bool all_zero(const DeviceReal& x, void* scratch) {
+  auto* found = static_cast<unsigned*>(scratch);
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(found, 0, sizeof(unsigned)));
+  if (x.rows > 0 && x.cols > 0) {
+    nonzero_kernel<<<blocks_for(x.rows * x.cols, kThreads), kThreads>>>(x, found);
+    TCEMU_CUDA_CHECK(cudaGetLastError());
+  }
+  unsigned result = 0;
+  TCEMU_CUDA_CHECK(cudaMemcpy(&result, found, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  return result == 0;
+}
+
+void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::int64_t count,
+                       std::span<const LayerExponents> scales, LayerExponents base,
+                       const DeviceReal& dst, bool overwrite) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  // Launches of up to kMaxLayers products, in order: after the first, each adds to dst.
+  for (std::int64_t l0 = 0; l0 < count; l0 += kMaxLayers) {
+    const auto n = static_cast<int>(std::min<std::int64_t>(kMaxLayers, count - l0));
+    Layers layers{};
+    for (int l = 0; l < n; ++l) layers.scale[l] = scales[static_cast<std::size_t>(l0 + l)];
+    DeviceReal from = first;
+    from.data += static_cast<std::size_t>(l0) * stride_bytes;
+    accumulate_kernel<<<blocks_for(dst.rows * dst.cols, kThreads), kThreads>>>(
+        from, stride_bytes, n, layers, base, dst, overwrite && l0 == 0);
+    TCEMU_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+void exact_sum(const DeviceReal& first, std::size_t stride_bytes, std::int64_t count,
+               LayerExponents scale, const DeviceReal& dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  exact_sum_kernel<<<blocks_for(dst.rows * dst.cols, kSumThreads), kSumThreads>>>(
+      first, stride_bytes, count, scale, dst);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+void epilogue(const DeviceReal* v, LayerExponents scale, double alpha, double beta,
+              const DeviceReal* c, const DeviceReal* a, const DeviceReal* b, const DeviceReal& out,
+              void* scratch) {
+  if (out.rows == 0 || out.cols == 0) return;
+  unsigned* flags = nullptr;
+  if (v != nullptr && a != nullptr) {
+    flags = static_cast<unsigned*>(scratch);
+    TCEMU_CUDA_CHECK(
+        cudaMemsetAsync(flags, 0, static_cast<std::size_t>(a->rows + b->cols) * sizeof(unsigned)));
+    const std::int64_t largest = std::max(a->rows * a->cols, b->rows * b->cols);
+    if (largest > 0) {
+      flag_kernel<<<blocks_for(largest, kThreads), kThreads>>>(*a, *b, flags);
+      TCEMU_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+  const DeviceReal none{nullptr, 0, 0, 1, false, true};
+  epilogue_kernel<<<blocks_for(out.rows * out.cols, kThreads), kThreads>>>(
+      v ? *v : none, v != nullptr, scale, alpha, beta, c ? *c : none, a ? *a : none, b ? *b : none,
+      flags, out);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace tcemu::gpu::detail

@@ -1,0 +1,467 @@
+// Every Ozaki step of the GPU backend (device kernels and cublasDgemm) gives the emulator
+// backend's bits (issue 4): the same inputs, byte for byte, on both backends, including NaN
+// payloads, signed zeros, Inf, subnormals, the extremes of binary64 and a huge exponent spread,
+// every layout, padded leading dimensions (whose padding must stay untouched) and vectors too long
+// for the split kernel's shared memory.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/backend.hpp>
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/gpu_backend.hpp>
+
+namespace tcemu {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+// Doubles of every kind: a fraction `special` of zeros, Inf, NaN (quiet and signalling, with
+// payloads), subnormals, the largest and smallest normals; the rest (rand - 0.5) exp(2 randn),
+// a third of them scaled by 2^e with e uniform in [-1060, 1010].
+double any_double(std::mt19937_64& rng, double special) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> normal;
+  if (unit(rng) < special) {
+    const double max = std::numeric_limits<double>::max();
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    const std::array<double, 12> pick = {
+        0.0,
+        -0.0,
+        INFINITY,
+        -INFINITY,
+        std::bit_cast<double>(0x7FF8000000012345ULL),  // quiet NaN, payload
+        std::bit_cast<double>(0xFFF0000000000001ULL),  // signalling NaN, negative
+        tiny,
+        -tiny * static_cast<double>(rng() % 1000000 + 1),
+        max,
+        -max,
+        std::numeric_limits<double>::min(),
+        std::ldexp(1.0 + unit(rng), 1023)};
+    return pick[rng() % pick.size()];
+  }
+  const double x = (unit(rng) - 0.5) * std::exp(2.0 * normal(rng));
+  if (rng() % 3 == 0) return std::ldexp(x, static_cast<int>(rng() % 2071) - 1060);
+  return x;
+}
+
+// The same for fp32: zeros, Inf, NaN with payloads, subnormals, largest finite.
+float any_float(std::mt19937_64& rng, double special) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> normal;
+  if (unit(rng) < special) {
+    const std::array<std::uint32_t, 9> pick = {0x00000000u, 0x80000000u, 0x7F800000u,
+                                               0xFF800000u, 0x7FC12345u, 0xFF812345u,
+                                               0x00000001u, 0x807FFFFFu, 0x7F7FFFFFu};
+    return std::bit_cast<float>(pick[rng() % pick.size()]);
+  }
+  return static_cast<float>((unit(rng) - 0.5) * std::exp(3.0 * normal(rng)));
+}
+
+// A matrix's storage: rows x cols with leading dimension ld (>= the inner dimension; the padding
+// holds random bytes that a step must leave alone).
+struct Shape {
+  std::int64_t rows, cols, ld;
+  Layout layout;
+  std::int64_t outer() const { return layout == Layout::row_major ? rows : cols; }
+  std::int64_t inner() const { return layout == Layout::row_major ? cols : rows; }
+  std::size_t index(std::int64_t i, std::int64_t j) const {
+    return static_cast<std::size_t>(layout == Layout::row_major ? i * ld + j : j * ld + i);
+  }
+};
+
+Shape shape(std::int64_t rows, std::int64_t cols, Layout layout, std::int64_t pad = 0) {
+  return {rows, cols, std::max<std::int64_t>(1, layout == Layout::row_major ? cols : rows) + pad,
+          layout};
+}
+
+std::size_t storage_elements(const Shape& s) {
+  return static_cast<std::size_t>(std::max<std::int64_t>(1, s.outer() * s.ld));
+}
+
+Bytes random_bytes(std::size_t count, std::mt19937_64& rng) {
+  Bytes b(count);
+  for (auto& x : b) x = static_cast<unsigned char>(rng());
+  return b;
+}
+
+// Elements of `type` drawn by any_double / any_float, padding random.
+Bytes real_bytes_of(const Shape& s, Real type, std::mt19937_64& rng, double special) {
+  Bytes b = random_bytes(storage_elements(s) * real_bytes(type), rng);
+  for (std::int64_t i = 0; i < s.rows; ++i) {
+    for (std::int64_t j = 0; j < s.cols; ++j) {
+      if (type == Real::fp64) {
+        const double x = any_double(rng, special);
+        std::memcpy(b.data() + s.index(i, j) * 8, &x, 8);
+      } else {
+        const float x = any_float(rng, special);
+        std::memcpy(b.data() + s.index(i, j) * 4, &x, 4);
+      }
+    }
+  }
+  return b;
+}
+
+// The GPU backend (0) and the emulator backend (1), with the same bytes put on both.
+class OzakiStepsOnGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (gpu::list_devices(&why).empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    gpu_ = gpu::make_gpu_backend();
+    host_ = make_emulator_backend();
+    backends_ = {gpu_.get(), host_.get()};
+  }
+
+  // The same bytes in a buffer of each backend.
+  struct Twin {
+    std::array<Buffer, 2> on;
+  };
+  Twin put(const Bytes& bytes) {
+    Twin t;
+    for (int b = 0; b < 2; ++b) {
+      t.on[b] = backends_[b]->allocate(bytes.size());
+      backends_[b]->copy_in(bytes.data(), t.on[b], bytes.size());
+    }
+    return t;
+  }
+  Bytes take(int b, const Twin& t) const {
+    Bytes out(t.on[b].bytes());
+    backends_[b]->copy_out(t.on[b], out.data(), out.size());
+    return out;
+  }
+  // The number of bytes that differ between the two backends' copies.
+  std::size_t differing_bytes(const Twin& t) const {
+    const Bytes g = take(0, t), h = take(1, t);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < g.size(); ++i) differ += g[i] != h[i];
+    return differ;
+  }
+  static RealMatrix real(const Twin& t, int b, const Shape& s, Real type, std::size_t offset = 0) {
+    return {&t.on[b], offset, type, s.rows, s.cols, s.ld, s.layout};
+  }
+
+  std::unique_ptr<Backend> gpu_, host_;
+  std::array<Backend*, 2> backends_{};
+};
+
+TEST_F(OzakiStepsOnGpu, CopyRealGivesTheHostsBits) {
+  std::mt19937_64 rng(1);
+  const std::array<std::pair<Real, Real>, 3> types = {
+      {{Real::fp32, Real::fp64}, {Real::fp64, Real::fp64}, {Real::fp32, Real::fp32}}};
+  for (const auto& [from, to] : types) {
+    for (const Layout ls : {Layout::row_major, Layout::column_major}) {
+      for (const Layout ld : {Layout::row_major, Layout::column_major}) {
+        for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{37, 70}, {130, 1}}) {
+          const Shape s = shape(rows, cols, ls, 3), d = shape(rows, cols, ld, 1);
+          const Twin src = put(real_bytes_of(s, from, rng, 0.2));
+          const Twin dst = put(random_bytes(storage_elements(d) * real_bytes(to), rng));
+          for (int b = 0; b < 2; ++b) {
+            backends_[b]->copy_real(real(src, b, s, from), real(dst, b, d, to));
+          }
+          EXPECT_EQ(differing_bytes(dst), 0u) << rows << " x " << cols;
+        }
+      }
+    }
+  }
+}
+
+// Rows with the edge cases of Algorithm 1: all zero, only Inf/NaN, the largest magnitudes
+// (sigma would overflow), subnormals only (sigma below the normal range), ties.
+Bytes split_input(const Shape& s, bool by_rows, std::mt19937_64& rng) {
+  Bytes b = real_bytes_of(s, Real::fp64, rng, 0.05);
+  const std::int64_t vectors = by_rows ? s.rows : s.cols, length = by_rows ? s.cols : s.rows;
+  auto set = [&](std::int64_t v, std::int64_t p, double x) {
+    std::memcpy(b.data() + (by_rows ? s.index(v, p) : s.index(p, v)) * 8, &x, 8);
+  };
+  const double max = std::numeric_limits<double>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  for (std::int64_t p = 0; p < length; ++p) {
+    if (vectors > 0) set(0, p, p % 2 ? 0.0 : -0.0);
+    if (vectors > 1) set(1, p, p % 3 == 0 ? INFINITY : p % 3 == 1 ? NAN : -0.0);
+    if (vectors > 2) set(2, p, p % 2 ? max / static_cast<double>(p + 1) : -max);
+    if (vectors > 3) set(3, p, tiny * static_cast<double>(rng() % 5000) * (p % 2 ? 1 : -1));
+    if (vectors > 4) set(4, p, 0.25 * static_cast<double>(p % 8) - 1.0);
+  }
+  return b;
+}
+
+TEST_F(OzakiStepsOnGpu, SplitGivesTheHostsBitsOnEveryLevel) {
+  std::mt19937_64 rng(2);
+  struct SliceKind {
+    std::optional<FloatFormat> format;  // nullopt: binary64 slices
+    int bits;
+  };
+  const std::vector<SliceKind> kinds = {{formats::fp16, 11}, {formats::fp16, 5},
+                                        {formats::bf16, 8},  {std::nullopt, 20},
+                                        {std::nullopt, 1},   {std::nullopt, 51}};
+  struct Levels {
+    int levels, stored;
+  };
+  // (1, 1) is split_level's own case; (48, 0) counts only.
+  const std::vector<Levels> level_cases = {{1, 1}, {7, 7}, {48, 0}, {5, 3}};
+  struct Case {
+    std::int64_t rows, cols;
+    SplitAxis axis;
+    Layout layout;
+  };
+  const std::vector<Case> cases = {{23, 300, SplitAxis::rows, Layout::row_major},
+                                   {23, 300, SplitAxis::rows, Layout::column_major},
+                                   {300, 19, SplitAxis::columns, Layout::column_major},
+                                   {300, 19, SplitAxis::columns, Layout::row_major},
+                                   // Longer than the shared memory of a block: in place.
+                                   {6, 40000, SplitAxis::rows, Layout::row_major},
+                                   {40000, 6, SplitAxis::columns, Layout::column_major}};
+  for (const Case& c : cases) {
+    const bool by_rows = c.axis == SplitAxis::rows;
+    const Shape xs = shape(c.rows, c.cols, c.layout, 2);
+    const std::int64_t vectors = by_rows ? c.rows : c.cols;
+    for (const SliceKind& kind : kinds) {
+      for (const Levels lv : level_cases) {
+        if (c.rows * c.cols > 100000 && lv.levels > 7) continue;  // keep the host side quick
+        const Twin x = put(split_input(xs, by_rows, rng));
+        // Slices in the transposed layout of x, padded.
+        const Shape ss =
+            shape(c.rows, c.cols, by_rows ? Layout::row_major : Layout::column_major, 1);
+        const std::size_t slice_bytes =
+            storage_elements(ss) * (kind.format ? container_bytes(*kind.format) : 8);
+        const Twin slices =
+            put(random_bytes(std::max<std::size_t>(1, slice_bytes * lv.stored), rng));
+        const Twin exponents = put(random_bytes(
+            std::max<std::size_t>(1, static_cast<std::size_t>(vectors * 4 * lv.stored)), rng));
+        std::array<int, 2> zero_after{};
+        for (int b = 0; b < 2; ++b) {
+          std::vector<SliceMatrix> s;
+          std::vector<ExponentVector> e;
+          for (int l = 0; l < lv.stored; ++l) {
+            const std::size_t at = slice_bytes * static_cast<std::size_t>(l);
+            if (kind.format) {
+              s.emplace_back(BufferMatrix{&slices.on[b], at, *kind.format, ss.rows, ss.cols, ss.ld,
+                                          ss.layout});
+            } else {
+              s.emplace_back(real(slices, b, ss, Real::fp64, at));
+            }
+            e.push_back({&exponents.on[b], static_cast<std::size_t>(vectors * 4 * l), vectors});
+          }
+          if (lv.levels == 1 && lv.stored == 1) {
+            backends_[b]->split_level(real(x, b, xs, Real::fp64), c.axis, kind.bits, s[0], e[0]);
+          } else {
+            zero_after[static_cast<std::size_t>(b)] =
+                backends_[b]->split(real(x, b, xs, Real::fp64), c.axis, kind.bits, lv.levels, s, e);
+          }
+        }
+        const std::string what =
+            std::to_string(c.rows) + " x " + std::to_string(c.cols) +
+            (by_rows ? " rows" : " columns") + ", bits " + std::to_string(kind.bits) + ", levels " +
+            std::to_string(lv.levels) + ", stored " + std::to_string(lv.stored);
+        EXPECT_EQ(zero_after[0], zero_after[1]) << what;
+        EXPECT_EQ(differing_bytes(x), 0u) << "remainder, " << what;
+        EXPECT_EQ(differing_bytes(slices), 0u) << "slices, " << what;
+        EXPECT_EQ(differing_bytes(exponents), 0u) << "exponents, " << what;
+      }
+    }
+  }
+}
+
+TEST_F(OzakiStepsOnGpu, AllZeroAgreesWithTheHost) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::vector<double>> cases = {
+      {0.0, -0.0, INFINITY, nan, -INFINITY, 0.0},                         // true
+      {0.0, -0.0, std::numeric_limits<double>::denorm_min(), 0.0, 0, 0},  // false
+      {-0.0, -0.0, -0.0, -0.0, -0.0, -1e300}};                            // false
+  for (const auto& values : cases) {
+    Bytes b(values.size() * 8);
+    std::memcpy(b.data(), values.data(), b.size());
+    const Twin x = put(b);
+    const Shape s = shape(2, 3, Layout::column_major);
+    EXPECT_EQ(gpu_->all_zero(real(x, 0, s, Real::fp64)),
+              host_->all_zero(real(x, 1, s, Real::fp64)));
+  }
+}
+
+TEST_F(OzakiStepsOnGpu, Fp64GemmIsExactOnIntegerSlices) {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::int64_t> integer(-(1 << 20), 1 << 20);
+  struct Case {
+    std::int64_t m, n, k;
+  };
+  for (const Case c : {Case{1, 1, 1}, Case{67, 70, 300}, Case{128, 33, 2000}}) {
+    for (const Layout la : {Layout::row_major, Layout::column_major}) {
+      for (const Layout lb : {Layout::row_major, Layout::column_major}) {
+        for (const Layout lc : {Layout::row_major, Layout::column_major}) {
+          const Shape as = shape(c.m, c.k, la, 1), bs = shape(c.k, c.n, lb, 2),
+                      cs = shape(c.m, c.n, lc, 3);
+          Bytes ab(storage_elements(as) * 8), bb(storage_elements(bs) * 8);
+          for (std::size_t i = 0; i < ab.size() / 8; ++i) {
+            const auto v = static_cast<double>(integer(rng));
+            std::memcpy(ab.data() + i * 8, &v, 8);
+          }
+          for (std::size_t i = 0; i < bb.size() / 8; ++i) {
+            const auto v = static_cast<double>(integer(rng));
+            std::memcpy(bb.data() + i * 8, &v, 8);
+          }
+          const Twin a = put(ab), b = put(bb);
+          const Twin out = put(random_bytes(storage_elements(cs) * 8, rng));
+          for (int w = 0; w < 2; ++w) {
+            backends_[w]->fp64_gemm(real(a, w, as, Real::fp64), real(b, w, bs, Real::fp64),
+                                    real(out, w, cs, Real::fp64));
+          }
+          EXPECT_EQ(differing_bytes(out), 0u) << c.m << " x " << c.n << " x " << c.k;
+        }
+      }
+    }
+  }
+}
+
+// Exponent vectors: mostly small, some far apart, so that terms overflow, underflow and round
+// to subnormals.
+Bytes exponent_bytes(std::size_t count, std::mt19937_64& rng) {
+  std::vector<std::int32_t> e(count);
+  for (auto& x : e) {
+    x = rng() % 4 == 0 ? static_cast<std::int32_t>(rng() % 2201) - 1100
+                       : static_cast<std::int32_t>(rng() % 41) - 20;
+  }
+  Bytes b(count * 4);
+  std::memcpy(b.data(), e.data(), b.size());
+  return b;
+}
+
+TEST_F(OzakiStepsOnGpu, AccumulateScaledGivesTheHostsBits) {
+  std::mt19937_64 rng(4);
+  const std::int64_t m = 75, n = 41;
+  for (const Real type : {Real::fp32, Real::fp64}) {
+    for (const std::int64_t count : {1, 5, 40}) {  // 40: more than one launch
+      for (const bool overwrite : {false, true}) {
+        for (const Layout lp : {Layout::row_major, Layout::column_major}) {
+          for (const Layout ld : {Layout::row_major, Layout::column_major}) {
+            const Shape ps = shape(m, n, lp, 1), ds = shape(m, n, ld, 2);
+            const std::size_t stride = storage_elements(ps) * real_bytes(type) + 16;
+            Bytes pb;
+            for (std::int64_t l = 0; l < count; ++l) {
+              Bytes layer = real_bytes_of(ps, type, rng, 0.02);
+              layer.resize(stride, 0);
+              pb.insert(pb.end(), layer.begin(), layer.end());
+            }
+            const Twin products = put(pb);
+            const Twin exps =
+                put(exponent_bytes(static_cast<std::size_t>((count + 1) * (m + n)), rng));
+            const Twin dst = put(real_bytes_of(ds, Real::fp64, rng, 0.02));
+            for (int b = 0; b < 2; ++b) {
+              std::vector<OuterExponents> scales;
+              for (std::int64_t l = 0; l <= count; ++l) {
+                const auto at = static_cast<std::size_t>(l * (m + n) * 4);
+                scales.push_back({{&exps.on[b], at, m}, {&exps.on[b], at + m * 4, n}});
+              }
+              const OuterExponents base = scales.back();
+              scales.pop_back();
+              backends_[b]->accumulate_scaled({real(products, b, ps, type), count, stride}, scales,
+                                              base, real(dst, b, ds, Real::fp64), overwrite);
+            }
+            EXPECT_EQ(differing_bytes(dst), 0u)
+                << (type == Real::fp32 ? "fp32" : "fp64") << " products, count " << count
+                << (overwrite ? ", overwrite" : "");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(OzakiStepsOnGpu, ExactSumGivesTheHostsBits) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal;
+  const std::int64_t m = 60, n = 35;
+  for (const std::int64_t count : {1, 9, 70}) {
+    for (const bool in_place : {false, true}) {
+      const Shape s = shape(m, n, Layout::column_major, 1);
+      const std::size_t stride = storage_elements(s) * 8;
+      Bytes stack;
+      for (std::int64_t l = 0; l < count; ++l) {
+        Bytes layer = real_bytes_of(s, Real::fp64, rng, 0.01);
+        // Column 0: cancellation to a tie; column 1: overflow after rounding; column 2:
+        // subnormal sums.
+        for (std::int64_t i = 0; i < m; ++i) {
+          const double cancel = l == 0 ? 1.0 : l == 1 ? 0x1p-53 : (l % 2 == 0 ? 1e300 : -1e300);
+          const double big = l < 2 ? std::numeric_limits<double>::max() : 0.0;
+          const double small = std::ldexp(normal(rng), -1070);
+          std::memcpy(layer.data() + s.index(i, 0) * 8, &cancel, 8);
+          std::memcpy(layer.data() + s.index(i, 1) * 8, &big, 8);
+          std::memcpy(layer.data() + s.index(i, 2) * 8, &small, 8);
+        }
+        stack.insert(stack.end(), layer.begin(), layer.end());
+      }
+      const Twin st = put(stack);
+      const Twin exps = put(exponent_bytes(static_cast<std::size_t>(m + n), rng));
+      const Twin out = put(random_bytes(stride, rng));
+      for (int b = 0; b < 2; ++b) {
+        const RealMatrix first = real(st, b, s, Real::fp64);
+        const OuterExponents scale{{&exps.on[b], 0, m}, {&exps.on[b], m * 4, n}};
+        backends_[b]->exact_sum({first, count, stride}, scale,
+                                in_place ? first : real(out, b, s, Real::fp64));
+      }
+      EXPECT_EQ(differing_bytes(in_place ? st : out), 0u) << "count " << count;
+    }
+  }
+}
+
+TEST_F(OzakiStepsOnGpu, EpilogueGivesTheHostsBits) {
+  std::mt19937_64 rng(6);
+  const std::int64_t m = 50, n = 30, k = 40;
+  const std::array<std::pair<double, double>, 4> scalars = {
+      {{1.0, 0.0}, {-2.5, 0.75}, {0.5, 1.0}, {3.0, -1e-300}}};
+  for (const Real io : {Real::fp64, Real::fp32}) {
+    for (const bool with_value : {true, false}) {
+      for (const bool with_scale : {true, false}) {
+        for (const bool with_ab : {true, false}) {
+          for (const bool aliased : {true, false}) {
+            for (const auto& [alpha, beta] : scalars) {
+              if (!with_value && (with_scale || with_ab)) continue;
+              const Shape vs = shape(m, n, Layout::column_major),
+                          cs = shape(m, n, Layout::row_major, 2),
+                          os = aliased ? cs : shape(m, n, Layout::column_major, 1);
+              const Shape as = shape(m, k, Layout::column_major),
+                          bs = shape(k, n, Layout::row_major);
+              const Twin v = put(real_bytes_of(vs, Real::fp64, rng, 0.02));
+              const Twin c = put(real_bytes_of(cs, io, rng, 0.02));
+              const Twin out =
+                  aliased ? Twin{} : put(random_bytes(storage_elements(os) * real_bytes(io), rng));
+              // A and B with NaN / Inf / zeros in a few rows and columns.
+              const Twin a = put(real_bytes_of(as, io, rng, 0.01));
+              const Twin bm = put(real_bytes_of(bs, io, rng, 0.01));
+              const Twin exps = put(exponent_bytes(static_cast<std::size_t>(m + n), rng));
+              for (int b = 0; b < 2; ++b) {
+                std::optional<RealMatrix> value, am, bmm;
+                std::optional<OuterExponents> scale;
+                if (with_value) value = real(v, b, vs, Real::fp64);
+                if (with_scale)
+                  scale = OuterExponents{{&exps.on[b], 0, m}, {&exps.on[b], m * 4, n}};
+                if (with_ab) {
+                  am = real(a, b, as, io);
+                  bmm = real(bm, b, bs, io);
+                }
+                const RealMatrix cm = real(c, b, cs, io);
+                backends_[b]->epilogue(value, scale, alpha, beta, cm, am, bmm,
+                                       aliased ? cm : real(out, b, os, io));
+              }
+              EXPECT_EQ(differing_bytes(aliased ? c : out), 0u)
+                  << "alpha " << alpha << ", beta " << beta << (with_value ? ", value" : "")
+                  << (with_scale ? ", scale" : "") << (with_ab ? ", A and B" : "")
+                  << (io == Real::fp32 ? ", fp32" : ", fp64");
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tcemu
