@@ -220,7 +220,7 @@ class GpuBackend final : public Backend {
       detail::check_cublas_gemm(datapath, options);
       detail::cublas_gemm(cublas_, datapath, options, detail::device_matrix(a),
                           detail::device_matrix(b), c_device, detail::device_matrix(d),
-                          [this](std::size_t bytes) { return scratch(bytes); });
+                          [this](std::size_t bytes) { return scratch(pack_scratch_, bytes); });
       return;
     }
     run_tiled(datapath, options, a, b, c_device, d);
