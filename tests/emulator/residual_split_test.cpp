@@ -72,10 +72,12 @@ TEST(ResidualSplit, SubnormalPartsAndSpecials) {
   // The smallest fp32 subnormal 2^-149 scaled by 2^126 is 2^-23 = the fp16 subnormal 0x0002,
   // whose significand (2, quantum 2^-24) carries a zero below x's quantum: all of x is taken.
   // (An earlier version shifted by -1 here and returned residual x.)
-  for (const std::uint32_t x : {0x00000001u, 0x80000001u, 0x00000003u}) {
-    const SplitElement s126 = split_fp32_element(x, formats::fp16, Rounding::nearest_even, 126);
-    EXPECT_EQ(s126.part, (x & 0x80000000u ? 0x8000u : 0u) | ((x & 0x7FFFFFFFu) << 1)) << x;
-    EXPECT_EQ(s126.residual, 0u) << x;
+  for (const std::uint32_t smallest : {0x00000001u, 0x80000001u, 0x00000003u}) {
+    const SplitElement s126 =
+        split_fp32_element(smallest, formats::fp16, Rounding::nearest_even, 126);
+    EXPECT_EQ(s126.part, (smallest & 0x80000000u ? 0x8000u : 0u) | ((smallest & 0x7FFFFFFFu) << 1))
+        << smallest;
+    EXPECT_EQ(s126.residual, 0u) << smallest;
   }
 
   const SplitElement nan =
