@@ -18,17 +18,15 @@
 // they form chunks of value +0 or extend the last chunk, and adding +0 to an outside sum that has
 // taken one chunk changes nothing either (RN sums are -0 only from two -0). (k = 0 issues none.)
 //
-// Thread block: two consumer warpgroups, then the producer. One producer thread issues the bulk
-// tensor copies (TMA) of 128 x 128 bytes of A and N x 128 bytes of B per k tile into a ring of
-// shared memory stages, each guarded by a "full" mbarrier (the copies' bytes arrived) and an
-// "empty" one (every consumer warp is done reading it). The consumers compute 64 rows x N columns
-// of D each, four instructions per k tile. Without take-out N = 256, the producer is a whole
-// warpgroup whose registers setmaxnreg hands to the consumers, and one tile of instructions
-// stays in flight. With take-out N = 128, the producer is one warp (the register cap then leaves
-// the consumers about 224), and each chunk is waited for before its add; take-out after every
-// instruction issues two instructions into two chains before each wait. Tiles are stored K-major
-// with the 128-byte swizzle (each 128-byte row's 16-byte chunks permuted by row % 8, as the copy
-// engine writes them and wgmma reads them), so 8 rows form a 1024-byte atom.
+// Thread block: three warpgroups. Warpgroup 0 is the producer: one thread issues the bulk tensor
+// copies (TMA) of 128 x 128 bytes of A and N x 128 bytes of B per k tile into a ring of shared
+// memory stages, each guarded by a "full" mbarrier (the copies' bytes arrived) and an "empty" one
+// (every consumer warp is done reading it). Warpgroups 1 and 2 are the consumers: 64 rows x N
+// columns of D each, four instructions per k tile. Without take-out N = 256 and one tile of
+// instructions stays in flight; with take-out N = 128 (outside sums and chain fit the registers
+// together) and every chunk is waited for before its add. Tiles are stored K-major with the
+// 128-byte swizzle (each 128-byte row's 16-byte chunks permuted by row % 8, as the copy engine
+// writes them and wgmma reads them), so 8 rows form a 1024-byte atom.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -43,12 +41,11 @@
 namespace tcemu::gpu::detail {
 namespace {
 
-constexpr int kBlockM = 128, kConsumers = 2;
+constexpr int kBlockM = 128, kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kAtomBytes = 1024;  // 8 rows of 128 bytes: the stride between core-matrix rows
 
-// Where the chain leaves the tensor core: never, after every instruction (the schemes' case), or
-// after every t > 1 instructions.
-enum class Takeout { none, every_instruction, every_chunk };
+// Where the chain leaves the tensor core: never, or after every t instructions.
+enum class Takeout { none, every_chunk };
 
 template <Instruction I, Takeout T>
 struct Config {
@@ -56,14 +53,6 @@ struct Config {
   static constexpr int tile_k = kTileBytes / element_bytes;  // k elements per stage
   static constexpr int block_n = T == Takeout::none ? 256 : 128;
   static constexpr int stages = T == Takeout::none ? 4 : 6;
-  // The consumers are warpgroups 0 and 1; the producer follows them: a warpgroup without take-out
-  // (setmaxnreg moves its registers to the consumers), one warp with take-out (so that the
-  // launch's register cap, 65536 / threads, leaves the consumers about 224 registers: their
-  // outside sums and two chains of instruction results take 192).
-  static constexpr int threads = 128 * kConsumers + (T == Takeout::none ? 128 : 32);
-  // The register cap of the kernel (65536 / threads, rounded down to 8).
-  static constexpr int max_registers =
-      65536 / threads / 8 * 8 > 255 ? 255 : 65536 / threads / 8 * 8;
   static constexpr int a_bytes = kBlockM * kTileBytes;
   static constexpr int stage_bytes = a_bytes + block_n * kTileBytes;
   // Stages, then 2 mbarriers per stage; + kAtomBytes to align the stages to the swizzle atom.
@@ -214,7 +203,7 @@ __device__ inline void fence_accumulators(float (&d)[Accumulators]) {
 // InitialC: C is the first instruction's accumulator (else D goes through the epilogue). A
 // template parameter, so that the accumulators' set-up is straight-line code.
 template <Instruction I, bool InitialC, Takeout T>
-__global__ void __maxnreg__((Config<I, T>::max_registers))
+__global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm(const TiledGemmArguments args, const __grid_constant__ CUtensorMap a_map,
                const __grid_constant__ CUtensorMap b_map) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -248,9 +237,9 @@ __global__ void __maxnreg__((Config<I, T>::max_registers))
   }
   __syncthreads();
 
-  if (warpgroup == kConsumers) {
-    if constexpr (T == Takeout::none) set_max_registers<40>();
-    if (threadIdx.x == 128 * kConsumers) {
+  if (warpgroup == 0) {
+    set_max_registers<40>();
+    if (threadIdx.x == 0) {
       for (int tile = 0; tile < k_tiles; ++tile) {
         const int stage = tile % C::stages;
         if (tile >= C::stages) barrier_wait(empty + 8 * stage, (tile / C::stages - 1) & 1);
@@ -260,8 +249,8 @@ __global__ void __maxnreg__((Config<I, T>::max_registers))
       }
     }
   } else {
-    if constexpr (T == Takeout::none) set_max_registers<232>();
-    const int consumer = warpgroup;
+    set_max_registers<232>();
+    const int consumer = warpgroup - 1;
     const int warp = static_cast<int>(threadIdx.x / 32) % 4,
               lane = static_cast<int>(threadIdx.x % 32);
     // Accumulator j of a thread: n8 tile j / 4, slot j % 4 as in mma.sync's C layout.
@@ -300,34 +289,6 @@ __global__ void __maxnreg__((Config<I, T>::max_registers))
       }
       wgmma_wait<0>();
       fence_accumulators(d);
-    } else if constexpr (T == Takeout::every_instruction) {
-      // Two chains: the two instructions of a pair of k steps are issued back to back (each from
-      // a zero accumulator, scale-d = 0), then waited for together and added in k order, so a
-      // wait covers two instructions' work. Nothing reads a chain while an instruction is in
-      // flight (ptxas would serialize them: C7514).
-      float chain0[kAccumulators], chain1[kAccumulators];
-#pragma unroll
-      for (int j = 0; j < kAccumulators; ++j) chain0[j] = chain1[j] = 0.0f;  // never read
-      const auto add = [&](float(&chain)[kAccumulators]) {
-        fence_accumulators(chain);
-#pragma unroll
-        for (int j = 0; j < kAccumulators; ++j) d[j] = __fadd_rn(d[j], chain[j]);
-      };
-      for (int tile = 0; tile < k_tiles; ++tile) {
-        const int stage = tile % C::stages;
-        barrier_wait(full + 8 * stage, (tile / C::stages) & 1);
-#pragma unroll
-        for (int step = 0; step < kStepsPerTile; step += 2) {
-          wgmma_fence();
-          instruction(stage, step, chain0, 0);
-          instruction(stage, step + 1, chain1, 0);
-          wgmma_commit();
-          wgmma_wait<0>();
-          add(chain0);
-          add(chain1);
-        }
-        release(tile);
-      }
     } else {
       // Take-out every t instructions: one chain, waited for at the end of each chunk; the two
       // consumer warpgroups' instructions and adds interleave. (Two chains on 64-column halves,
@@ -431,17 +392,13 @@ void launch(const TiledGemmArguments& args, cudaStream_t stream) {
                   : tensor_map(args.b, args.n, k_elements, C::element_bytes, C::tile_k, C::block_n);
   const long long blocks = static_cast<long long>((args.m + kBlockM - 1) / kBlockM) *
                            ((args.n + C::block_n - 1) / C::block_n);
-  kernel<<<static_cast<unsigned>(blocks), C::threads, C::shared_bytes, stream>>>(args, a_map,
-                                                                                 b_map);
+  kernel<<<static_cast<unsigned>(blocks), kThreads, C::shared_bytes, stream>>>(args, a_map, b_map);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
 template <Instruction I, bool InitialC>
 void launch_initial(const TiledGemmArguments& args, cudaStream_t stream) {
   if (args.takeout_instructions == 0) return launch<I, InitialC, Takeout::none>(args, stream);
-  if (args.takeout_instructions == 1) {
-    return launch<I, InitialC, Takeout::every_instruction>(args, stream);
-  }
   launch<I, InitialC, Takeout::every_chunk>(args, stream);
 }
 
