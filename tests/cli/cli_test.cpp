@@ -286,6 +286,22 @@ TEST(Cli, GemmRunsDot2AndExblas) {
               "4045800000000000 4049000000000000\n")
         << scheme;
   }
+  // fp32 operands: [1 2; 3 4] [5 6; 7 8] again, in 8-digit patterns; and generated inputs
+  // correctly rounded to binary32.
+  const TempFile af("tcemu_xaf", "2 2\n3f800000 40000000\n40400000 40800000\n");
+  const TempFile bf("tcemu_xbf", "2 2\n40a00000 40c00000\n40e00000 41000000\n");
+  for (const char* scheme : {"dot2-fp32", "exblas-fp32"}) {
+    const Result r =
+        run(std::string("gemm --scheme ") + scheme + " --backend cpu64 --a " + af.path.string() +
+            " --b " + bf.path.string() + " --out " + out.path.string());
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(out.slurp(), "2 2\n41980000 41b00000\n422c0000 42480000\n") << scheme;
+  }
+  const Result exact32 =
+      run("gemm --scheme exblas-fp32 --backend cpu64 --m 15 --n 9 --k 200 --phi 4");
+  EXPECT_EQ(exact32.status, 0) << exact32.output;
+  EXPECT_NE(exact32.output.find("elements not correctly rounded 0 of 135"), std::string::npos)
+      << exact32.output;
   const Result gpu = run("gemm --scheme exblas --backend gpu --m 12 --n 10 --k 30");
   if (gpu.status == 0) {
     EXPECT_NE(gpu.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
