@@ -1,10 +1,8 @@
 #include <tcemu/reference/accumulator_gemm.hpp>
 
-#include <algorithm>
-#include <atomic>
-#include <thread>
-
 #include <tcemu/emulator/exact_dot.hpp>
+
+#include "column_workers.hpp"
 
 namespace tcemu::reference {
 namespace {
@@ -25,23 +23,13 @@ std::vector<double> accumulator_gemm(std::int64_t m, std::int64_t n, std::int64_
                                      const std::vector<double>& a, const std::vector<double>& b,
                                      bool to_fp32, int threads) {
   std::vector<double> c(static_cast<std::size_t>(m * n));
-  std::atomic<std::int64_t> next{0};
-  auto work = [&] {
-    for (std::int64_t j; (j = next.fetch_add(1)) < n;) {
-      for (std::int64_t i = 0; i < m; ++i) {
-        c[static_cast<std::size_t>(j * m + i)] =
-            to_fp32 ? element<float>(m, k, a.data() + i, b.data() + j * k)
-                    : element<double>(m, k, a.data() + i, b.data() + j * k);
-      }
+  detail::for_each_column(n, threads, [&](std::int64_t j) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      c[static_cast<std::size_t>(j * m + i)] =
+          to_fp32 ? element<float>(m, k, a.data() + i, b.data() + j * k)
+                  : element<double>(m, k, a.data() + i, b.data() + j * k);
     }
-  };
-  const int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  {
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-  }
+  });
   return c;
 }
 

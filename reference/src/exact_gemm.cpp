@@ -1,13 +1,13 @@
 #include <tcemu/reference/exact_gemm.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <thread>
 
 #include <tcemu/reference/mpfr_number.hpp>
+
+#include "column_workers.hpp"
 
 namespace tcemu::reference {
 namespace {
@@ -116,23 +116,13 @@ std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::
                                            const std::vector<double>& b, bool to_fp32,
                                            int threads) {
   std::vector<double> c(static_cast<std::size_t>(m * n));
-  std::atomic<std::int64_t> next{0};
-  auto work = [&] {
+  detail::for_each_column(n, threads, [&](std::int64_t j) {
     std::vector<std::uint64_t> limbs;
-    for (std::int64_t j; (j = next.fetch_add(1)) < n;) {
-      for (std::int64_t i = 0; i < m; ++i) {
-        c[static_cast<std::size_t>(j * m + i)] =
-            element(k, a.data() + i, m, b.data() + j * k, to_fp32, limbs);
-      }
+    for (std::int64_t i = 0; i < m; ++i) {
+      c[static_cast<std::size_t>(j * m + i)] =
+          element(k, a.data() + i, m, b.data() + j * k, to_fp32, limbs);
     }
-  };
-  const int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  {
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-  }
+  });
   return c;
 }
 
