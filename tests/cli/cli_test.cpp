@@ -268,35 +268,37 @@ TEST(Cli, GemmRunsDot2AndExblas) {
   const Result dot2 = run("gemm --scheme dot2 --backend cpu64 --m 15 --n 9 --k 200 --phi 1");
   EXPECT_EQ(dot2.status, 0) << dot2.output;
   EXPECT_NE(dot2.output.find("max relative error"), std::string::npos) << dot2.output;
-  // The same file format as every scheme: [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50].
+  // The same file format as every scheme: [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50], in 16-digit
+  // fp64 patterns for dot2 and exblas and 8-digit fp32 ones for their -fp32 forms.
   const TempFile a("tcemu_xa",
                    "2 2\n3ff0000000000000 4000000000000000\n"
                    "4008000000000000 4010000000000000\n");
   const TempFile b("tcemu_xb",
                    "2 2\n4014000000000000 4018000000000000\n"
                    "401c000000000000 4020000000000000\n");
-  const TempFile out("tcemu_xout");
-  for (const char* scheme : {"dot2", "exblas"}) {
-    const Result r =
-        run(std::string("gemm --scheme ") + scheme + " --backend cpu64 --a " + a.path.string() +
-            " --b " + b.path.string() + " --out " + out.path.string());
-    EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_EQ(out.slurp(),
-              "2 2\n4033000000000000 4036000000000000\n"
-              "4045800000000000 4049000000000000\n")
-        << scheme;
-  }
-  // fp32 operands: [1 2; 3 4] [5 6; 7 8] again, in 8-digit patterns; and generated inputs
-  // correctly rounded to binary32.
   const TempFile af("tcemu_xaf", "2 2\n3f800000 40000000\n40400000 40800000\n");
   const TempFile bf("tcemu_xbf", "2 2\n40a00000 40c00000\n40e00000 41000000\n");
-  for (const char* scheme : {"dot2-fp32", "exblas-fp32"}) {
+  const TempFile out("tcemu_xout");
+  struct FileCase {
+    const char* scheme;
+    const TempFile& a;
+    const TempFile& b;
+    const char* product;
+  };
+  const char* fp64_product =
+      "2 2\n4033000000000000 4036000000000000\n4045800000000000 4049000000000000\n";
+  const char* fp32_product = "2 2\n41980000 41b00000\n422c0000 42480000\n";
+  for (const FileCase& f :
+       {FileCase{"dot2", a, b, fp64_product}, FileCase{"exblas", a, b, fp64_product},
+        FileCase{"dot2-fp32", af, bf, fp32_product},
+        FileCase{"exblas-fp32", af, bf, fp32_product}}) {
     const Result r =
-        run(std::string("gemm --scheme ") + scheme + " --backend cpu64 --a " + af.path.string() +
-            " --b " + bf.path.string() + " --out " + out.path.string());
+        run(std::string("gemm --scheme ") + f.scheme + " --backend cpu64 --a " + f.a.path.string() +
+            " --b " + f.b.path.string() + " --out " + out.path.string());
     EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_EQ(out.slurp(), "2 2\n41980000 41b00000\n422c0000 42480000\n") << scheme;
+    EXPECT_EQ(out.slurp(), f.product) << f.scheme;
   }
+  // Generated fp32 inputs, correctly rounded to binary32.
   const Result exact32 =
       run("gemm --scheme exblas-fp32 --backend cpu64 --m 15 --n 9 --k 200 --phi 4");
   EXPECT_EQ(exact32.status, 0) << exact32.output;
