@@ -9,38 +9,12 @@
 #include "cuda_check.hpp"
 #include "device_words.hpp"
 #include "fp32_step_kernels.hpp"
+#include "grid_loop.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
 
 constexpr int kThreads = 256;
-
-// Grid of for_each_element: blocks along the contiguous dimension of the layout iterated (x),
-// one block row per vector of the other dimension (y, grid-stride beyond 65535).
-dim3 elementwise_grid(std::int64_t rows, std::int64_t cols, bool row_order) {
-  const std::int64_t inner = row_order ? cols : rows, outer = row_order ? rows : cols;
-  return dim3(
-      static_cast<unsigned>(std::clamp<std::int64_t>((inner + kThreads - 1) / kThreads, 1, 64)),
-      static_cast<unsigned>(std::clamp<std::int64_t>(outer, 1, 65535)));
-}
-
-// Every element (i, j) of a rows x cols matrix once, consecutive threads on consecutive elements
-// of the row-major (row_order) or column-major order; no division per element.
-template <class Body>
-__device__ void for_each_element(std::int64_t rows, std::int64_t cols, bool row_order,
-                                 const Body& body) {
-  const std::int64_t inner = row_order ? cols : rows, outer = row_order ? rows : cols;
-  for (std::int64_t o = blockIdx.y; o < outer; o += gridDim.y) {
-    for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-         t < inner; t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-      if (row_order) {
-        body(o, t);
-      } else {
-        body(t, o);
-      }
-    }
-  }
-}
 
 constexpr bool nonfinite(std::uint32_t bits) {
   return (bits & 0x7F800000u) == 0x7F800000u;
@@ -204,7 +178,7 @@ Fp32Summary summarize_fp32(const DeviceMatrix& x) {
   auto* c = reinterpret_cast<unsigned long long*>(counters.get());
   if (x.rows > 0 && x.cols > 0) {
     // About a thousand blocks, each thread striding over many elements: few atomics.
-    dim3 grid = elementwise_grid(x.rows, x.cols, x.row_major);
+    dim3 grid = elementwise_grid(x.rows, x.cols, x.row_major, kThreads);
     grid.y = std::min(grid.y, std::max(1u, 1024u / grid.x));
     summarize_kernel<<<grid, kThreads>>>(x, c);
     TCEMU_CUDA_CHECK(cudaGetLastError());
@@ -231,7 +205,7 @@ std::int64_t split_fp32(const DeviceMatrix& x, const DeviceMatrix& part, const F
 void combine_fp32(const DeviceMatrix& x, const DeviceMatrix* y, const DeviceMatrix* c,
                   const DeviceMatrix& d, const CombineOptions& options) {
   if (x.rows == 0 || x.cols == 0) return;
-  combine_kernel<<<elementwise_grid(x.rows, x.cols, d.row_major), kThreads>>>(
+  combine_kernel<<<elementwise_grid(x.rows, x.cols, d.row_major, kThreads), kThreads>>>(
       x, y ? *y : x, y != nullptr, c ? *c : x, d, options);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
@@ -239,13 +213,14 @@ void combine_fp32(const DeviceMatrix& x, const DeviceMatrix* y, const DeviceMatr
 void propagate_nonfinite_fp32(const DeviceMatrix& a, const DeviceMatrix& b, const DeviceMatrix& d) {
   if (d.rows == 0 || d.cols == 0 || a.cols == 0) return;
   DeviceWords flags(std::vector<std::uint32_t>(static_cast<std::size_t>(a.rows + b.cols), 0));
-  flag_kernel<<<elementwise_grid(a.rows, a.cols, a.row_major), kThreads>>>(a, flags.get(), true, 0);
+  flag_kernel<<<elementwise_grid(a.rows, a.cols, a.row_major, kThreads), kThreads>>>(a, flags.get(),
+                                                                                     true, 0);
   TCEMU_CUDA_CHECK(cudaGetLastError());
-  flag_kernel<<<elementwise_grid(b.rows, b.cols, b.row_major), kThreads>>>(b, flags.get(), false,
-                                                                           a.rows);
+  flag_kernel<<<elementwise_grid(b.rows, b.cols, b.row_major, kThreads), kThreads>>>(b, flags.get(),
+                                                                                     false, a.rows);
   TCEMU_CUDA_CHECK(cudaGetLastError());
-  propagate_kernel<<<elementwise_grid(d.rows, d.cols, d.row_major), kThreads>>>(a, b, d,
-                                                                                flags.get());
+  propagate_kernel<<<elementwise_grid(d.rows, d.cols, d.row_major, kThreads), kThreads>>>(
+      a, b, d, flags.get());
   TCEMU_CUDA_CHECK(cudaGetLastError());
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());  // flags are freed on return
 }

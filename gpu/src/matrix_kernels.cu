@@ -34,14 +34,15 @@ __global__ void pack_kernel(const DeviceMatrix src, const bool columns, const De
 void convert_matrix(const DeviceMatrix& src, const FloatFormat& from, const DeviceMatrix& dst,
                     const FloatFormat& to, Rounding rounding) {
   if (dst.rows == 0 || dst.cols == 0) return;
-  convert_kernel<<<blocks_for(dst.rows * dst.cols, kThreads), kThreads>>>(src, from, dst, to,
-                                                                          rounding);
+  convert_kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kThreads), kThreads>>>(
+      src, from, dst, to, rounding);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
 void copy_matrix(const DeviceMatrix& src, const DeviceMatrix& dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
-  copy_kernel<<<blocks_for(dst.rows * dst.cols, kThreads), kThreads>>>(src, dst);
+  copy_kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kThreads), kThreads>>>(src,
+                                                                                           dst);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -50,7 +51,8 @@ void pack_k_rows(const DeviceMatrix& src, bool columns, std::int64_t rows, std::
   if (rows == 0 || ld_elements == 0) return;
   const DeviceMatrix out{
       static_cast<unsigned char*>(dst), rows, ld_elements, ld_elements, true, src.element_bytes};
-  pack_kernel<<<blocks_for(rows * ld_elements, kThreads), kThreads>>>(src, columns, out, k);
+  pack_kernel<<<elementwise_grid(rows, ld_elements, true, kThreads), kThreads>>>(src, columns, out,
+                                                                                 k);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -166,18 +166,35 @@ struct Layers {
   LayerExponents scale[kMaxLayers];
 };
 
+constexpr int kLoadBatch = 8;  // products loaded before they are added
+
+// Each thread's element: the products of kLoadBatch layers are loaded (independent loads, in
+// flight together) before they are added in order, so a thread waits for memory once per batch
+// rather than once per product; the additions are accumulate_element's, in layer order.
 __global__ void accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
                                   const Layers layers, const LayerExponents base,
                                   const DeviceReal dst, const bool overwrite) {
   for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
     double* d = dst.fp64_at(i, j);
+    const std::int64_t base_shift = std::int64_t{base.rows[i]} + base.columns[j];
     double sum = overwrite ? 0.0 : *d;
-    for (int l = 0; l < count; ++l) {
-      const LayerExponents& e = layers.scale[l];
-      const std::int64_t shift =
-          (std::int64_t{e.rows[i]} - base.rows[i]) + (std::int64_t{e.columns[j]} - base.columns[j]);
-      sum =
-          el::accumulate_element(sum, first.layer(l, stride).get(i, j), shift, overwrite && l == 0);
+    for (int l0 = 0; l0 < count; l0 += kLoadBatch) {
+      double term[kLoadBatch];
+      std::int64_t shift[kLoadBatch];
+#pragma unroll
+      for (int b = 0; b < kLoadBatch; ++b) {
+        if (l0 + b < count) {
+          const LayerExponents& e = layers.scale[l0 + b];
+          term[b] = first.layer(l0 + b, stride).get(i, j);
+          shift[b] = std::int64_t{e.rows[i]} + e.columns[j] - base_shift;
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < kLoadBatch; ++b) {
+        if (l0 + b < count) {
+          sum = el::accumulate_element(sum, term[b], shift[b], overwrite && l0 + b == 0);
+        }
+      }
     }
     *d = sum;
   });
@@ -202,13 +219,12 @@ __global__ void __launch_bounds__(kSumThreads)
 
 // ---- epilogue ----------------------------------------------------------------------------------
 
-// flags[i] (i < m): row i of a holds a NaN or Inf; flags[m + j]: column j of b does.
-__global__ void flag_kernel(const DeviceReal a, const DeviceReal b, unsigned* flags) {
-  for_each_element(a.rows, a.cols, a.row_major, [&](std::int64_t i, std::int64_t p) {
-    if (!fp64::is_finite(fp64::bits(a.get(i, p)))) flags[i] = 1;
-  });
-  for_each_element(b.rows, b.cols, b.row_major, [&](std::int64_t p, std::int64_t j) {
-    if (!fp64::is_finite(fp64::bits(b.get(p, j)))) flags[a.rows + j] = 1;
+// flags[offset + v] = 1 where vector v of x (its row when `rows`, else its column) holds a NaN or
+// an Inf. The epilogue's flags: rows of a at 0, columns of b at a.rows.
+__global__ void flag_kernel(const DeviceReal x, const bool rows, const std::int64_t offset,
+                            unsigned* flags) {
+  for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
+    if (!fp64::is_finite(fp64::bits(x.get(i, j)))) flags[offset + (rows ? i : j)] = 1;
   });
 }
 
@@ -288,7 +304,7 @@ bool all_zero(const DeviceReal& x, void* scratch) {
   auto* found = static_cast<unsigned*>(scratch);
   TCEMU_CUDA_CHECK(cudaMemsetAsync(found, 0, sizeof(unsigned)));
   if (x.rows > 0 && x.cols > 0) {
-    nonzero_kernel<<<blocks_for(x.rows * x.cols, kThreads), kThreads>>>(x, found);
+    nonzero_kernel<<<elementwise_grid(x.rows, x.cols, x.row_major, kThreads), kThreads>>>(x, found);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
   unsigned result = 0;
@@ -307,7 +323,7 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
     for (int l = 0; l < n; ++l) layers.scale[l] = scales[static_cast<std::size_t>(l0 + l)];
     DeviceReal from = first;
     from.data += static_cast<std::size_t>(l0) * stride_bytes;
-    accumulate_kernel<<<blocks_for(dst.rows * dst.cols, kThreads), kThreads>>>(
+    accumulate_kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kThreads), kThreads>>>(
         from, stride_bytes, n, layers, base, dst, overwrite && l0 == 0);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
@@ -316,8 +332,8 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
 void exact_sum(const DeviceReal& first, std::size_t stride_bytes, std::int64_t count,
                LayerExponents scale, const DeviceReal& dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
-  exact_sum_kernel<<<blocks_for(dst.rows * dst.cols, kSumThreads), kSumThreads>>>(
-      first, stride_bytes, count, scale, dst);
+  exact_sum_kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kSumThreads),
+                     kSumThreads>>>(first, stride_bytes, count, scale, dst);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -330,14 +346,19 @@ void epilogue(const DeviceReal* v, LayerExponents scale, double alpha, double be
     flags = static_cast<unsigned*>(scratch);
     TCEMU_CUDA_CHECK(
         cudaMemsetAsync(flags, 0, static_cast<std::size_t>(a->rows + b->cols) * sizeof(unsigned)));
-    const std::int64_t largest = std::max(a->rows * a->cols, b->rows * b->cols);
-    if (largest > 0) {
-      flag_kernel<<<blocks_for(largest, kThreads), kThreads>>>(*a, *b, flags);
+    if (a->rows > 0 && a->cols > 0) {
+      flag_kernel<<<elementwise_grid(a->rows, a->cols, a->row_major, kThreads), kThreads>>>(
+          *a, true, 0, flags);
+      TCEMU_CUDA_CHECK(cudaGetLastError());
+    }
+    if (b->rows > 0 && b->cols > 0) {
+      flag_kernel<<<elementwise_grid(b->rows, b->cols, b->row_major, kThreads), kThreads>>>(
+          *b, false, a->rows, flags);
       TCEMU_CUDA_CHECK(cudaGetLastError());
     }
   }
   const DeviceReal none{nullptr, 0, 0, 1, false, true};
-  epilogue_kernel<<<blocks_for(out.rows * out.cols, kThreads), kThreads>>>(
+  epilogue_kernel<<<elementwise_grid(out.rows, out.cols, out.row_major, kThreads), kThreads>>>(
       v ? *v : none, v != nullptr, scale, alpha, beta, c ? *c : none, a ? *a : none, b ? *b : none,
       flags, out);
   TCEMU_CUDA_CHECK(cudaGetLastError());
