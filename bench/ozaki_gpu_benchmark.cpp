@@ -7,9 +7,10 @@
 // backend's cuBLAS engine with fp16 slices, the median of R runs after one warm-up, each timed
 // with the backend synchronised before and after. The fp16 GEMM the scheme issues (the slices of
 // A row major and of B column major, fp32 out, through the same engine) is timed on the block
-// shape, median of 10 after 3 warm-ups. The table gives the time against the GEMM-bound time
-// (GEMMs x that GEMM's time; the goal for DP: at most 1.11x), TFLOP/s as 2 n^3 / time, CR's
-// TFLOP/s over DP's (the goal: 0.3 or more), and the phases (the scheme's Report).
+// shape, median of 10 after 3 warm-ups, on slices like the scheme's (random integers of the
+// report's slice width) and, for comparison, on all-ones operands. The table gives the time against
+// the GEMM-bound time (GEMMs x that GEMM's time; the goal for DP: at most 1.11x), TFLOP/s as 2 n^3
+// / time, CR's TFLOP/s over DP's (the goal: 0.3 or more), and the phases (the scheme's Report).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/emulator/ozaki_elements.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
@@ -43,16 +45,29 @@ double median(std::vector<double> x) {
   return x[x.size() / 2];
 }
 
-// Median seconds of the fp16 -> fp32 GEMM of an m x k by k x n slice pair.
+// Median seconds of the fp16 -> fp32 GEMM of an m x k by k x n slice pair whose elements are
+// `values`: the scheme's slices (integers of `bits` bits, random signs and magnitudes, as the
+// split makes them) or all ones. The values change the speed: on Hopper a GEMM of constant
+// operands runs at a higher clock than one of varied bits (less switching power).
+enum class SliceValues { random_integers, ones };
+
 double slice_gemm_seconds(Backend& backend, const Datapath& dp, std::int64_t m, std::int64_t n,
-                          std::int64_t k) {
+                          std::int64_t k, int bits, SliceValues values) {
   Buffer a = backend.allocate(static_cast<std::size_t>(m * k) * 2),
          b = backend.allocate(static_cast<std::size_t>(k * n) * 2),
          d = backend.allocate(static_cast<std::size_t>(m * n) * 4);
-  // Integer slices of a few bits, as the scheme's (their values do not change the speed).
-  std::vector<std::uint16_t> ones(static_cast<std::size_t>(std::max(m, n) * k), 0x3C00);
-  backend.copy_in(ones.data(), a, a.bytes());
-  backend.copy_in(ones.data(), b, b.bytes());
+  std::vector<std::uint16_t> host(static_cast<std::size_t>(std::max(m, n) * k), 0x3C00);
+  if (values == SliceValues::random_integers) {
+    std::mt19937_64 rng(7);
+    const int largest = (1 << bits) - 1;
+    std::uniform_int_distribution<int> magnitude(0, largest), sign(0, 1);
+    for (std::uint16_t& h : host) {
+      const double q = magnitude(rng) * (sign(rng) ? -1.0 : 1.0);
+      h = static_cast<std::uint16_t>(ozaki_elements::slice_bits(q, formats::fp16));
+    }
+  }
+  backend.copy_in(host.data(), a, a.bytes());
+  backend.copy_in(host.data(), b, b.bytes());
   const BufferMatrix am{&a, 0, formats::fp16, m, k, k, Layout::row_major};
   const BufferMatrix bm{&b, 0, formats::fp16, k, n, k, Layout::column_major};
   const BufferMatrix dm{&d, 0, formats::fp32, m, n, m, Layout::column_major};
@@ -69,7 +84,9 @@ struct Row {
   std::int64_t n;
   std::string mode;
   ozaki::Report report;
-  double seconds, gemm_seconds;
+  double seconds;
+  double gemm_seconds;       // the fp16 GEMM of a block on random integer slices: the bound's
+  double ones_gemm_seconds;  // the same on all-ones operands, for comparison
 };
 
 }  // namespace
@@ -131,33 +148,42 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "  run %d: %.4f s\n", r + 1, t.back());
       }
       const ozaki::Report report = h.report();
+      const auto gemm = [&](SliceValues values) {
+        return slice_gemm_seconds(*backend, dp, report.block_rows, report.block_cols, n,
+                                  report.slice_bits, values);
+      };
       rows.push_back({n, mode == ozaki::Mode::dp ? "DP" : "CR", report, median(t),
-                      slice_gemm_seconds(*backend, dp, report.block_rows, report.block_cols, n)});
+                      gemm(SliceValues::random_integers), gemm(SliceValues::ones)});
     }
   }
   std::printf(
-      "\n| n | mode | slices A / B | GEMMs | blocks | time (s) | TFLOP/s | fp16 GEMM of a block "
-      "(ms) | GEMM-bound (s) | time / GEMM-bound | split A, split B, products, summation (s) |\n"
+      "\n| n | mode | slices A / B | GEMMs | blocks | time (s) | TFLOP/s | fp16 GEMM of a block, "
+      "random slices / all ones (ms) | GEMM-bound (s) | time / GEMM-bound | split A, split B, "
+      "products, summation (s) |\n"
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const Row& r : rows) {
     const double size = static_cast<double>(r.n);
     const double bound = static_cast<double>(r.report.gemms) * r.gemm_seconds;
     std::printf(
-        "| %lld | %s | %d / %d | %lld | %lld | %.4f | %.2f | %.3f | %.4f | %.3f | %.4f, "
+        "| %lld | %s | %d / %d | %lld | %lld | %.4f | %.2f | %.3f / %.3f | %.4f | %.3f | %.4f, "
         "%.4f, %.4f, %.4f |\n",
         static_cast<long long>(r.n), r.mode.c_str(), r.report.slices_a, r.report.slices_b,
         static_cast<long long>(r.report.gemms), static_cast<long long>(r.report.blocks), r.seconds,
-        2.0 * size * size * size / r.seconds / 1e12, r.gemm_seconds * 1e3, bound, r.seconds / bound,
-        r.report.seconds_split_a, r.report.seconds_split_b, r.report.seconds_products,
-        r.report.seconds_summation);
+        2.0 * size * size * size / r.seconds / 1e12, r.gemm_seconds * 1e3,
+        r.ones_gemm_seconds * 1e3, bound, r.seconds / bound, r.report.seconds_split_a,
+        r.report.seconds_split_b, r.report.seconds_products, r.report.seconds_summation);
   }
   std::printf("\n");
   for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
+    const Row& dp_row = rows[i];
+    const double gemms = static_cast<double>(dp_row.report.gemms);
     std::printf(
-        "n = %lld: CR TFLOP/s / DP TFLOP/s = %.3f (goal >= 0.3); DP time / GEMM-bound = "
-        "%.3f (goal <= 1.11)\n",
-        static_cast<long long>(rows[i].n), rows[i].seconds / rows[i + 1].seconds,
-        rows[i].seconds / (static_cast<double>(rows[i].report.gemms) * rows[i].gemm_seconds));
+        "n = %lld: CR TFLOP/s / DP TFLOP/s = %.3f (goal >= 0.3); DP time / GEMM-bound = %.3f "
+        "(goal <= 1.11; %.3f against the all-ones GEMM); DP products / GEMM-bound = %.3f\n",
+        static_cast<long long>(dp_row.n), dp_row.seconds / rows[i + 1].seconds,
+        dp_row.seconds / (gemms * dp_row.gemm_seconds),
+        dp_row.seconds / (gemms * dp_row.ones_gemm_seconds),
+        dp_row.report.seconds_products / (gemms * dp_row.gemm_seconds));
   }
   return 0;
 }

@@ -76,11 +76,31 @@ __device__ std::uint64_t block_max(std::uint64_t mine, std::uint64_t* slots) {
   return result;
 }
 
+// Writes q (an integer slice value) as element p of vector v into target t.
+__device__ void write_slice(const SliceTarget& t, bool rows, std::int64_t v, std::int64_t p,
+                            double q) {
+  const std::int64_t i = rows ? v : p, j = rows ? p : v;
+  const std::int64_t at = t.row_major ? i * t.ld + j : j * t.ld + i;
+  if (t.fp64) {
+    reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
+    return;
+  }
+  const std::uint32_t bits_out = el::slice_bits(q, t.format);
+  if (t.element_bytes == 1) {
+    t.data[at] = static_cast<unsigned char>(bits_out);
+  } else if (t.element_bytes == 2) {
+    reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(bits_out);
+  } else {
+    reinterpret_cast<std::uint32_t*>(t.data)[at] = bits_out;
+  }
+}
+
 // One block per vector (grid-stride over the vectors). The vector's remainder lives in shared
 // memory (`in_shared`) or in place in x; each thread owns the elements p = threadIdx.x +
 // t blockDim.x of it (it alone reads and writes them, for every vector), so only the reductions
-// synchronise. zero_after receives the largest count
-// of levels after which a vector is zero (Backend::split's result).
+// synchronise. One pass over the vector per level: it splits every element and takes the
+// largest magnitude of the new remainder, the next level's mu. zero_after receives the largest
+// count of levels after which a vector is zero (Backend::split's result).
 __global__ void __launch_bounds__(kSplitThreads)
     split_kernel(const DeviceReal x, const bool rows, const int bits, const int levels,
                  const SliceTarget* targets, const int stored, const bool in_shared,
@@ -92,55 +112,42 @@ __global__ void __launch_bounds__(kSplitThreads)
     const auto remainder = [&](std::int64_t p) -> double& {
       return in_shared ? work[p] : *x.fp64_at(rows ? v : p, rows ? p : v);
     };
-    const auto write = [&](int s, std::int64_t p, double q) {
-      const SliceTarget& t = targets[s];
-      const std::int64_t i = rows ? v : p, j = rows ? p : v;
-      const std::int64_t at = t.row_major ? i * t.ld + j : j * t.ld + i;
-      if (t.fp64) {
-        reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
-        return;
-      }
-      const std::uint32_t bits_out = el::slice_bits(q, t.format);
-      if (t.element_bytes == 1) {
-        t.data[at] = static_cast<unsigned char>(bits_out);
-      } else if (t.element_bytes == 2) {
-        reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(bits_out);
-      } else {
-        reinterpret_cast<std::uint32_t*>(t.data)[at] = bits_out;
-      }
-    };
-    const auto largest = [&] {
-      std::uint64_t mu = 0;
-      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-        const std::uint64_t m = fp64::finite_magnitude(fp64::bits(remainder(p)));
-        mu = m > mu ? m : mu;
-      }
-      return block_max(mu, slots);
-    };
-    if (in_shared) {
-      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-        work[p] = *x.fp64_at(rows ? v : p, rows ? p : v);
-      }
+    std::uint64_t mu = 0;  // the largest finite magnitude of the remainder
+    for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+      const double x_p = *x.fp64_at(rows ? v : p, rows ? p : v);
+      if (in_shared) work[p] = x_p;
+      const std::uint64_t m = fp64::finite_magnitude(fp64::bits(x_p));
+      mu = m > mu ? m : mu;
     }
+    mu = block_max(mu, slots);
     int after = levels + 1;
     for (int s = 0; s < levels; ++s) {
-      const std::uint64_t mu = largest();
       if (mu == 0) {  // zero before level s + 1: this and every later level stores zeros
         after = s > 1 ? s : 1;
         for (int z = s; z < stored; ++z) {
-          if (threadIdx.x == 0) targets[z].exponents[v] = 0;
-          for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) write(z, p, 0.0);
+          const SliceTarget t = targets[z];
+          if (threadIdx.x == 0) t.exponents[v] = 0;
+          for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+            write_slice(t, rows, v, p, 0.0);
+          }
         }
         break;
       }
       const el::SplitLevel level = el::split_level_of(mu, bits);
-      if (s < stored && threadIdx.x == 0) targets[s].exponents[v] = level.unit;
+      // A copy in registers: the slice stores (through unsigned char) could alias targets[s].
+      const SliceTarget t = s < stored ? targets[s] : SliceTarget{};
+      if (s < stored && threadIdx.x == 0) t.exponents[v] = level.unit;
+      std::uint64_t next = 0;
       for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-        const double q = el::split_element(remainder(p), level);
-        if (s < stored) write(s, p, q);
+        double& r = remainder(p);
+        const double q = el::split_element(r, level);
+        if (s < stored) write_slice(t, rows, v, p, q);
+        const std::uint64_t m = fp64::finite_magnitude(fp64::bits(r));
+        next = m > next ? m : next;
       }
+      mu = block_max(next, slots);
     }
-    if (after == levels + 1 && largest() == 0) after = levels;
+    if (after == levels + 1 && mu == 0) after = levels;
     if (in_shared) {
       for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
         *x.fp64_at(rows ? v : p, rows ? p : v) = work[p];

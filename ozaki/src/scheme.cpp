@@ -2,11 +2,12 @@
 //
 //   for each block of rows of A:     copy to an fp64 remainder, split it (every level, one step)
 //     for each block of columns of B: copy, split
-//       products of slice pairs level by level (l = p + q ascending, p ascending within l), the
-//         products of one level into a stack of product matrices
-//       DP / SP / tunable: accumulate each level's scaled products into one fp64 sum, in that
-//         order (one pass over the sum per level), relative to the first level's scale, which
-//         is applied once in the epilogue
+//       products of slice pairs level by level (l = p + q ascending, p ascending within l), into
+//         a stack of product matrices
+//       DP / SP / tunable: accumulate the scaled products into one fp64 sum in that order,
+//         relative to the first level's scale, which is applied once in the epilogue; the stack
+//         holds up to kHeldProducts products (one pass over the sum each time it is full) when
+//         the workspace has room for them at the same block size, one level's otherwise
 //       CR: scale each product into its own matrix of a stack, then the exact sum, scaled and
 //         rounded once
 //       epilogue: alpha, beta, C, and the special values of rows / columns holding Inf or NaN
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -27,6 +29,11 @@ namespace tcemu::ozaki::detail {
 namespace {
 
 constexpr std::size_t kAlign = 64;
+
+// Products the DP / SP / tunable stack holds when the workspace allows: each pass over the fp64
+// sum reads and writes it once, so fewer, fuller passes move fewer bytes (the bits do not
+// change: the products are added one by one in issue order whatever the passes).
+constexpr int kHeldProducts = 32;
 
 std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
@@ -148,6 +155,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     RealMatrix remainder_a{}, remainder_b{};
     Slices a, b;
     std::size_t products_at = 0, products_stride = 0, sums_at = 0, sums_stride = 0;
+    int group = 0;  // product matrices the stack holds
   };
   auto plan = [&](int slices, int group, int sum_layers) {
     const Sizes sizes{slices, tc ? container_bytes(tc->datapath.input) : 8, tc ? std::size_t{4} : 8,
@@ -185,7 +193,18 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     p.products_at = carve.take(static_cast<std::size_t>(group) * p.products_stride);
     p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
     p.sums_at = carve.take(static_cast<std::size_t>(sum_layers) * p.sums_stride);
+    p.group = group;
     return p;
+  };
+  // The plan of the products and sums for `slices` slices: CR holds one level's products and a
+  // sum per product; the other modes one sum and a stack of kHeldProducts products when that
+  // keeps the blocks as large as a stack of one level's products would.
+  auto plan_for = [&](int slices) {
+    if (cr) return plan(slices, slices, slices * slices);
+    Plan level = plan(slices, slices, 1);
+    if (slices >= kHeldProducts) return level;
+    Plan held = plan(slices, kHeldProducts, 1);
+    return held.mb == level.mb && held.nb == level.nb ? held : level;
   };
 
   report = Report{};
@@ -217,35 +236,54 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     into.levels = std::min(zero_after, d);
   };
 
-  // DP, SP and CR modes first count the levels after which the remainders of A and of B are
-  // zero, over the whole matrices (a split that stores no slices). DP and SP take d = that count
-  // with fast mode (every bit of every element is in some slice; our reading of Algorithm 3, see
-  // split_rule.hpp); counting over the whole matrices keeps the fast-mode cutoff, and with it
-  // every bit of the result, independent of the blocking. CR sizes its stack of sums by it.
+  // DP, SP and CR modes take d = the number of levels after which the remainders of A and of B
+  // are zero, over the whole matrices (at most max_splits), with fast mode for DP and SP (every
+  // bit of every element is in some slice; our reading of Algorithm 3, see split_rule.hpp);
+  // counting over the whole matrices keeps the fast-mode cutoff, and with it every bit of the
+  // result, independent of the blocking. CR sizes its stack of sums by it. When max_splits
+  // slices of the whole of A and B fit in one block (DP, SP), they are split once, here, and
+  // the count comes with the slices; otherwise the levels are counted first, block by block, by
+  // a split that stores no slices.
+  std::optional<Plan> split_whole;
   if (options.mode != Mode::tunable) {
-    const Plan counting = plan(0, 0, 0);
-    int levels = 0;
-    for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
-      RealMatrix rem_a = counting.remainder_a;
-      rem_a.rows = std::min(counting.mb, m - i0);
-      backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
-      levels = std::max(levels, backend.split(rem_a, SplitAxis::rows, bits, d, {}, {}));
+    if (!cr) {
+      Plan whole = plan_for(d);
+      if (whole.mb == m && whole.nb == n) {
+        backend.copy_real(problem.a, whole.remainder_a);
+        split(whole.remainder_a, SplitAxis::rows, whole.a);
+        clock.lap(report.seconds_split_a);
+        backend.copy_real(problem.b, whole.remainder_b);
+        split(whole.remainder_b, SplitAxis::columns, whole.b);
+        clock.lap(report.seconds_split_b);
+        d = std::max(whole.a.levels, whole.b.levels);
+        split_whole = std::move(whole);
+      }
     }
-    clock.lap(report.seconds_split_a);
-    for (std::int64_t j0 = 0; j0 < n; j0 += counting.nb) {
-      RealMatrix rem_b = counting.remainder_b;
-      rem_b.cols = std::min(counting.nb, n - j0);
-      backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
-      levels = std::max(levels, backend.split(rem_b, SplitAxis::columns, bits, d, {}, {}));
+    if (!split_whole) {
+      const Plan counting = plan(0, 0, 0);
+      int levels = 0;
+      for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
+        RealMatrix rem_a = counting.remainder_a;
+        rem_a.rows = std::min(counting.mb, m - i0);
+        backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
+        levels = std::max(levels, backend.split(rem_a, SplitAxis::rows, bits, d, {}, {}));
+      }
+      clock.lap(report.seconds_split_a);
+      for (std::int64_t j0 = 0; j0 < n; j0 += counting.nb) {
+        RealMatrix rem_b = counting.remainder_b;
+        rem_b.cols = std::min(counting.nb, n - j0);
+        backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
+        levels = std::max(levels, backend.split(rem_b, SplitAxis::columns, bits, d, {}, {}));
+      }
+      clock.lap(report.seconds_split_b);
+      if (cr && levels > d) {
+        throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
+                                 " slices for these operands (Options::max_splits)");
+      }
+      d = std::min(levels, d);
     }
-    clock.lap(report.seconds_split_b);
-    if (cr && levels > d) {
-      throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
-                               " slices for these operands (Options::max_splits)");
-    }
-    d = std::min(levels, d);
   }
-  Plan final_plan = plan(d, d, cr ? d * d : 1);
+  Plan final_plan = split_whole ? std::move(*split_whole) : plan_for(d);
   const std::int64_t mb = final_plan.mb, nb = final_plan.nb;
   report.block_rows = mb;
   report.block_cols = nb;
@@ -255,21 +293,25 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
     const std::int64_t rows = std::min(mb, m - i0);
     const RealMatrix a_block = sub(problem.a, i0, 0, rows, k);
-    RealMatrix rem_a = final_plan.remainder_a;
-    rem_a.rows = rows;
-    backend.copy_real(a_block, rem_a);
-    split(rem_a, SplitAxis::rows, slices_a);
-    clock.lap(report.seconds_split_a);
+    if (!split_whole) {
+      RealMatrix rem_a = final_plan.remainder_a;
+      rem_a.rows = rows;
+      backend.copy_real(a_block, rem_a);
+      split(rem_a, SplitAxis::rows, slices_a);
+      clock.lap(report.seconds_split_a);
+    }
     report.slices_a = std::max(report.slices_a, slices_a.levels);
 
     for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
       const std::int64_t cols = std::min(nb, n - j0);
       const RealMatrix b_block = sub(problem.b, 0, j0, k, cols);
-      RealMatrix rem_b = final_plan.remainder_b;
-      rem_b.cols = cols;
-      backend.copy_real(b_block, rem_b);
-      split(rem_b, SplitAxis::columns, slices_b);
-      clock.lap(report.seconds_split_b);
+      if (!split_whole) {
+        RealMatrix rem_b = final_plan.remainder_b;
+        rem_b.cols = cols;
+        backend.copy_real(b_block, rem_b);
+        split(rem_b, SplitAxis::columns, slices_b);
+        clock.lap(report.seconds_split_b);
+      }
       report.slices_b = std::max(report.slices_b, slices_b.levels);
       ++report.blocks;
 
@@ -294,13 +336,31 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       // that no term over- or underflows unless the whole element does (or the slices of one
       // row and column span more than binary64's range); the scale enters once at the end.
       const OuterExponents base{slices_a.exponent[0], slices_b.exponent[0]};
-      std::int64_t issued = 0;
-      std::vector<OuterExponents> scales;
+      std::int64_t issued = 0;             // products issued, the held ones included
+      std::vector<OuterExponents> scales;  // of the held products, in issue order
+      // Adds the held products to the sum (DP, SP, tunable) or scales each into its own (CR).
+      auto add_held = [&] {
+        const auto held = static_cast<std::int64_t>(scales.size());
+        if (held == 0) return;
+        clock.lap(report.seconds_products);
+        const std::int64_t first = issued - held;
+        if (cr) {
+          for (std::int64_t g = 0; g < held; ++g) {
+            backend.accumulate_scaled(product(g), scales[static_cast<std::size_t>(g)], base,
+                                      sum(first + g), true);
+          }
+        } else {
+          backend.accumulate_scaled({product(0), held, final_plan.products_stride}, scales, base,
+                                    sum(0), first == 0);
+        }
+        scales.clear();
+        clock.lap(report.seconds_summation);
+      };
       for (int level = 2; level <= slices_a.levels + slices_b.levels; ++level) {
         if (fast && level > d + 1) break;
-        scales.clear();
         for (int p = std::max(1, level - slices_b.levels);
              p <= std::min(level - 1, slices_a.levels); ++p) {
+          if (static_cast<int>(scales.size()) == final_plan.group) add_held();
           const int q = level - p;
           const RealMatrix out = product(static_cast<std::int64_t>(scales.size()));
           if (tc) {
@@ -314,21 +374,11 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
                               std::get<RealMatrix>(slices_b.slice[q - 1]), out);
           }
           scales.push_back({slices_a.exponent[p - 1], slices_b.exponent[q - 1]});
+          ++issued;
         }
-        clock.lap(report.seconds_products);
-        const auto group = static_cast<std::int64_t>(scales.size());
-        if (cr) {
-          for (std::int64_t g = 0; g < group; ++g) {
-            backend.accumulate_scaled(product(g), scales[static_cast<std::size_t>(g)], base,
-                                      sum(issued + g), true);
-          }
-        } else {
-          backend.accumulate_scaled({product(0), group, final_plan.products_stride}, scales, base,
-                                    sum(0), issued == 0);
-        }
-        clock.lap(report.seconds_summation);
-        issued += group;
+        if (cr) add_held();  // CR's stack holds one level
       }
+      add_held();
       report.gemms += issued;
       const RealMatrix value = sum(0);
       if (cr) backend.exact_sum({value, issued, final_plan.sums_stride}, base, value);
