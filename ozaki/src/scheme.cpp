@@ -35,6 +35,11 @@ constexpr std::size_t kAlign = 64;
 // change: the products are added one by one in issue order whatever the passes).
 constexpr int kHeldProducts = 32;
 
+// Slices per matrix of DP / SP's first split of the whole matrices (enough for the levels of
+// most inputs: 16 for (rand - 0.5) exp(randn) at k = 8192; every stored level past the last
+// nonzero one is written with zeros, so a larger count costs time).
+constexpr int kFirstSplitSlices = 24;
+
 std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
 }
@@ -212,12 +217,13 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   Clock clock(backend);
 
   // Splits `remainder` (a block of A or B, already copied in) into `into`: d levels, fewer once
-  // the remainder is zero; in CR mode a nonzero remainder after d levels is an error.
+  // the remainder is zero, the first into.slice.size() stored; in CR mode a nonzero remainder
+  // after d levels is an error. Returns Backend::split's count.
   auto split = [&](const RealMatrix& remainder, SplitAxis axis, Slices& into) {
     const std::int64_t vectors = axis == SplitAxis::rows ? remainder.rows : remainder.cols;
     const std::int64_t ld =
         std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
-    for (int s = 0; s < d; ++s) {
+    for (std::size_t s = 0; s < into.slice.size(); ++s) {
       into.exponent[s].size = vectors;
       std::visit(
           [&](auto& slice) {
@@ -234,32 +240,36 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
                                " slices for these operands (Options::max_splits)");
     }
     into.levels = std::min(zero_after, d);
+    return zero_after;
   };
 
   // DP, SP and CR modes take d = the number of levels after which the remainders of A and of B
   // are zero, over the whole matrices (at most max_splits), with fast mode for DP and SP (every
   // bit of every element is in some slice; our reading of Algorithm 3, see split_rule.hpp);
   // counting over the whole matrices keeps the fast-mode cutoff, and with it every bit of the
-  // result, independent of the blocking. CR sizes its stack of sums by it. When max_splits
-  // slices of the whole of A and B fit in one block (DP, SP), they are split once, here, and
-  // the count comes with the slices; otherwise the levels are counted first, block by block, by
-  // a split that stores no slices.
+  // result, independent of the blocking. CR sizes its stack of sums by it.
+  // DP and SP split the whole of A and B at once when kFirstSplitSlices slices of both fit in
+  // one block: the count comes with the slices, which are kept when there are no more levels
+  // than that. Otherwise (or CR) the levels are counted first, block by block, by a split that
+  // stores no slices.
   std::optional<Plan> split_whole;
   if (options.mode != Mode::tunable) {
+    bool counted = false;
     if (!cr) {
-      Plan whole = plan_for(d);
+      Plan whole = plan_for(std::min(d, kFirstSplitSlices));
       if (whole.mb == m && whole.nb == n) {
         backend.copy_real(problem.a, whole.remainder_a);
-        split(whole.remainder_a, SplitAxis::rows, whole.a);
+        const int zero_after_a = split(whole.remainder_a, SplitAxis::rows, whole.a);
         clock.lap(report.seconds_split_a);
         backend.copy_real(problem.b, whole.remainder_b);
-        split(whole.remainder_b, SplitAxis::columns, whole.b);
+        const int zero_after_b = split(whole.remainder_b, SplitAxis::columns, whole.b);
         clock.lap(report.seconds_split_b);
-        d = std::max(whole.a.levels, whole.b.levels);
-        split_whole = std::move(whole);
+        d = std::min(std::max(zero_after_a, zero_after_b), d);
+        counted = true;
+        if (d <= static_cast<int>(whole.a.slice.size())) split_whole = std::move(whole);
       }
     }
-    if (!split_whole) {
+    if (!counted) {
       const Plan counting = plan(0, 0, 0);
       int levels = 0;
       for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {

@@ -185,6 +185,33 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
   }
 }
 
+TEST(DpMode, ManyLevelsGiveTheSameBitsWhicheverWayTheyAreCounted) {
+  // Rows and columns spanning 2^-312 .. 1 need more levels than DP's first split of the whole
+  // matrices keeps (24): the count comes from that split and the slices from a second one. A
+  // small workspace counts by blocks instead; the bits must not change.
+  const std::int64_t m = 6, n = 5, k = 40;
+  auto a = phi_matrix(m, k, 1.0, 51), b = phi_matrix(k, n, 1.0, 52);
+  for (std::int64_t p = 0; p < k; ++p) {
+    for (std::int64_t i = 0; i < m; ++i)
+      a[static_cast<std::size_t>(p * m + i)] *= std::ldexp(1.0, static_cast<int>(-8 * p));
+    for (std::int64_t j = 0; j < n; ++j)
+      b[static_cast<std::size_t>(j * k + p)] *= std::ldexp(1.0, static_cast<int>(-7 * p));
+  }
+  auto backend = make_emulator_backend();
+  Report whole, blocked;
+  const auto expected = run(*backend, tensor_cores(), {.mode = Mode::dp}, m, n, k, a, b, &whole);
+  EXPECT_GT(std::max(whole.slices_a, whole.slices_b), 24);
+  EXPECT_EQ(whole.blocks, 1);
+  const auto small = run(*backend, tensor_cores(), {.mode = Mode::dp, .workspace_bytes = 28 << 10},
+                         m, n, k, a, b, &blocked);
+  EXPECT_GT(blocked.blocks, 1);
+  EXPECT_EQ(blocked.slices_a, whole.slices_a);
+  EXPECT_EQ(not_correctly_rounded(small, expected), 0);
+  const auto reference = correctly_rounded_product(m, n, k, a, b);
+  EXPECT_LE(max_relative_error(expected, reference),
+            4 * max_relative_error(plain_dgemm(m, n, k, a, b), reference));
+}
+
 TEST(DpMode, ErrorComparableToPlainDgemm) {
   const std::int64_t m = 24, n = 24, k = 200;
   for (double phi : {0.1, 1.0, 4.0, 10.0}) {
