@@ -156,7 +156,8 @@ class GpuBackend final : public Backend {
              false,
              b.format,
              static_cast<int>(container_bytes(b.format)),
-             nullptr};
+             nullptr,
+             detail::hardware_format(b.format)};
       }
       t.exponents = detail::device_exponents(exponents[s]);
       targets.push_back(t);

@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "grid_loop.cuh"
+#include "hardware_formats.cuh"
 #include "ozaki_step_kernels.hpp"
 
 namespace tcemu::gpu::detail {
@@ -76,16 +77,27 @@ __device__ std::uint64_t block_max(std::uint64_t mine, std::uint64_t* slots) {
   return result;
 }
 
-// Writes q (an integer slice value) as element p of vector v into target t.
-__device__ void write_slice(const SliceTarget& t, bool rows, std::int64_t v, std::int64_t p,
-                            double q) {
-  const std::int64_t i = rows ? v : p, j = rows ? p : v;
-  const std::int64_t at = t.row_major ? i * t.ld + j : j * t.ld + i;
+// Where vector v's slice elements go in target t: element p at index base + p * step.
+struct SliceVector {
+  std::int64_t base, step;
+};
+
+__device__ SliceVector slice_vector(const SliceTarget& t, bool rows, std::int64_t v) {
+  // Row-major target and rows split (or column-major and columns): the vector is contiguous.
+  return rows == t.row_major ? SliceVector{v * t.ld, 1} : SliceVector{v, t.ld};
+}
+
+// Writes q (an integer slice value, exactly representable in the slice's format: |q| <=
+// 2^bits, split_rule.hpp) at index `at` of target t; a hardware format by the exact conversion
+// of q (an fp32 value exactly, bits <= 24), which gives slice_bits's encoding.
+__device__ void write_slice(const SliceTarget& t, std::int64_t at, double q) {
   if (t.fp64) {
     reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
     return;
   }
-  const std::uint32_t bits_out = el::slice_bits(q, t.format);
+  const std::uint32_t bits_out = t.hardware != HardwareFormat::none
+                                     ? encode_exact(static_cast<float>(q), t.hardware)
+                                     : el::slice_bits(q, t.format);
   if (t.element_bytes == 1) {
     t.data[at] = static_cast<unsigned char>(bits_out);
   } else if (t.element_bytes == 2) {
@@ -126,9 +138,10 @@ __global__ void __launch_bounds__(kSplitThreads)
         after = s > 1 ? s : 1;
         for (int z = s; z < stored; ++z) {
           const SliceTarget t = targets[z];
+          const SliceVector to = slice_vector(t, rows, v);
           if (threadIdx.x == 0) t.exponents[v] = 0;
           for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-            write_slice(t, rows, v, p, 0.0);
+            write_slice(t, to.base + p * to.step, 0.0);
           }
         }
         break;
@@ -136,12 +149,13 @@ __global__ void __launch_bounds__(kSplitThreads)
       const el::SplitLevel level = el::split_level_of(mu, bits);
       // A copy in registers: the slice stores (through unsigned char) could alias targets[s].
       const SliceTarget t = s < stored ? targets[s] : SliceTarget{};
+      const SliceVector to = slice_vector(t, rows, v);
       if (s < stored && threadIdx.x == 0) t.exponents[v] = level.unit;
       std::uint64_t next = 0;
       for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
         double& r = remainder(p);
         const double q = el::split_element(r, level);
-        if (s < stored) write_slice(t, rows, v, p, q);
+        if (s < stored) write_slice(t, to.base + p * to.step, q);
         const std::uint64_t m = fp64::finite_magnitude(fp64::bits(r));
         next = m > next ? m : next;
       }
@@ -175,14 +189,31 @@ struct Layers {
 
 constexpr int kLoadBatch = 8;  // products loaded before they are added
 
+// The products' element at `element` (the same offset in every layer): fp32 products widen by
+// the hardware conversion, exact for every finite value and Inf (a NaN's payload may differ
+// from fp64::widen's, and accumulate_element makes every NaN sum the canonical NaN).
+template <bool Fp32Products>
+__device__ double product_at(const unsigned char* element) {
+  if constexpr (Fp32Products) {
+    return static_cast<double>(*reinterpret_cast<const float*>(element));
+  } else {
+    return *reinterpret_cast<const double*>(element);
+  }
+}
+
 // Each thread's element: the products of kLoadBatch layers are loaded (independent loads, in
 // flight together) before they are added in order, so a thread waits for memory once per batch
-// rather than once per product; the additions are accumulate_element's, in layer order.
+// rather than once per product; the additions are accumulate_element's, in layer order. Every
+// layer has first's shape and leading dimension, so the element's offset is computed once.
+template <bool Fp32Products>
 __global__ void accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
                                   const Layers layers, const LayerExponents base,
                                   const DeviceReal dst, const bool overwrite) {
+  constexpr std::size_t kBytes = Fp32Products ? 4 : 8;
   for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
     double* d = dst.fp64_at(i, j);
+    const unsigned char* element =
+        first.data + static_cast<std::size_t>(first.index(i, j)) * kBytes;
     const std::int64_t base_shift = std::int64_t{base.rows[i]} + base.columns[j];
     double sum = overwrite ? 0.0 : *d;
     for (int l0 = 0; l0 < count; l0 += kLoadBatch) {
@@ -192,7 +223,7 @@ __global__ void accumulate_kernel(const DeviceReal first, const std::size_t stri
       for (int b = 0; b < kLoadBatch; ++b) {
         if (l0 + b < count) {
           const LayerExponents& e = layers.scale[l0 + b];
-          term[b] = first.layer(l0 + b, stride).get(i, j);
+          term[b] = product_at<Fp32Products>(element + static_cast<std::size_t>(l0 + b) * stride);
           shift[b] = std::int64_t{e.rows[i]} + e.columns[j] - base_shift;
         }
       }
@@ -330,7 +361,8 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
     for (int l = 0; l < n; ++l) layers.scale[l] = scales[static_cast<std::size_t>(l0 + l)];
     DeviceReal from = first;
     from.data += static_cast<std::size_t>(l0) * stride_bytes;
-    accumulate_kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kThreads), kThreads>>>(
+    const auto kernel = first.fp64 ? accumulate_kernel<false> : accumulate_kernel<true>;
+    kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kThreads), kThreads>>>(
         from, stride_bytes, n, layers, base, dst, overwrite && l0 == 0);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }

@@ -10,6 +10,7 @@
 #include <tcemu/emulator/backend.hpp>
 
 #include "device_matrix.hpp"
+#include "hardware_formats.cuh"
 
 namespace tcemu::gpu::detail {
 
@@ -26,6 +27,8 @@ struct SliceTarget {
   FloatFormat format;  // of a tensor-core slice
   int element_bytes;   // container bytes of `format` (8 for a binary64 slice)
   std::int32_t* exponents;
+  HardwareFormat hardware =
+      HardwareFormat::none;  // hardware_format(format) of a non-binary64 slice
 };
 
 // Device bytes split() needs in `scratch` for `stored` levels.
