@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include <tcemu/emulator/ozaki_elements.hpp>
@@ -189,52 +190,61 @@ struct Layers {
 
 constexpr int kLoadBatch = 8;  // products loaded before they are added
 
-// The products' element at `element` (the same offset in every layer): fp32 products widen by
-// the hardware conversion, exact for every finite value and Inf (a NaN's payload may differ
-// from fp64::widen's, and accumulate_element makes every NaN sum the canonical NaN).
+// A product's element as stored: float for fp32 products, double otherwise.
 template <bool Fp32Products>
-__device__ double product_at(const unsigned char* element) {
+using ProductElement = std::conditional_t<Fp32Products, float, double>;
+
+// One term of the sum: accumulate_element, or for fp32 products accumulate_binary32_term (the
+// kernel canonicalises the finished sum once).
+template <bool Fp32Products>
+__device__ double add_term(double sum, ProductElement<Fp32Products> p, std::int32_t shift,
+                           bool overwrite) {
   if constexpr (Fp32Products) {
-    return static_cast<double>(*reinterpret_cast<const float*>(element));
+    // The hardware widening is exact for every finite value and Inf (a NaN's payload may differ
+    // from fp64::widen's; the canonical NaN replaces it).
+    return el::accumulate_binary32_term(sum, static_cast<double>(p), shift, overwrite);
   } else {
-    return *reinterpret_cast<const double*>(element);
+    return el::accumulate_element(sum, p, shift, overwrite);
   }
 }
 
-// Each thread's element: the products of kLoadBatch layers are loaded (independent loads, in
-// flight together) before they are added in order, so a thread waits for memory once per batch
-// rather than once per product; the additions are accumulate_element's, in layer order. Every
-// layer has first's shape and leading dimension, so the element's offset is computed once.
+// Each thread's element: a batch of layers' products is loaded (independent loads in flight at
+// once) before they are added in layer order, so a thread waits for memory once per batch.
+// Every layer has first's shape and leading dimension, so the element's address moves by
+// `stride` from layer to layer. Shifts are sums of four int32 exponents of magnitude below 2^12,
+// so int32 holds them.
 template <bool Fp32Products>
 __global__ void accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
                                   const Layers layers, const LayerExponents base,
                                   const DeviceReal dst, const bool overwrite) {
-  constexpr std::size_t kBytes = Fp32Products ? 4 : 8;
+  using Element = ProductElement<Fp32Products>;
   for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
     double* d = dst.fp64_at(i, j);
     const unsigned char* element =
-        first.data + static_cast<std::size_t>(first.index(i, j)) * kBytes;
-    const std::int64_t base_shift = std::int64_t{base.rows[i]} + base.columns[j];
+        first.data + static_cast<std::size_t>(first.index(i, j)) * sizeof(Element);
+    const std::int32_t base_shift = base.rows[i] + base.columns[j];
     double sum = overwrite ? 0.0 : *d;
-    for (int l0 = 0; l0 < count; l0 += kLoadBatch) {
-      double term[kLoadBatch];
-      std::int64_t shift[kLoadBatch];
+    int l = 0;
+    const auto add_batch = [&](auto size) {
+      constexpr int kBatch = decltype(size)::value;
+      Element p[kBatch];
+      std::int32_t shift[kBatch];
 #pragma unroll
-      for (int b = 0; b < kLoadBatch; ++b) {
-        if (l0 + b < count) {
-          const LayerExponents& e = layers.scale[l0 + b];
-          term[b] = product_at<Fp32Products>(element + static_cast<std::size_t>(l0 + b) * stride);
-          shift[b] = std::int64_t{e.rows[i]} + e.columns[j] - base_shift;
-        }
+      for (int b = 0; b < kBatch; ++b) {
+        p[b] = *reinterpret_cast<const Element*>(element);
+        element += stride;
+        const LayerExponents& e = layers.scale[l + b];
+        shift[b] = e.rows[i] + e.columns[j] - base_shift;
       }
 #pragma unroll
-      for (int b = 0; b < kLoadBatch; ++b) {
-        if (l0 + b < count) {
-          sum = el::accumulate_element(sum, term[b], shift[b], overwrite && l0 + b == 0);
-        }
+      for (int b = 0; b < kBatch; ++b) {
+        sum = add_term<Fp32Products>(sum, p[b], shift[b], overwrite && l + b == 0);
       }
-    }
-    *d = sum;
+      l += kBatch;
+    };
+    while (l + kLoadBatch <= count) add_batch(std::integral_constant<int, kLoadBatch>{});
+    while (l < count) add_batch(std::integral_constant<int, 1>{});
+    *d = Fp32Products ? fp64::canonical(sum) : sum;
   });
 }
 

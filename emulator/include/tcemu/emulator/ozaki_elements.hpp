@@ -85,6 +85,24 @@ TCEMU_HOST_DEVICE inline double accumulate_element(double dst, double p, std::in
   return fp64::canonical(overwrite ? t : add_rn(dst, t));
 }
 
+// fp64::scale(p, e) for a binary32 value p (a tensor-core product), up to a NaN's payload: for
+// e in [-873, 896] one multiplication by 2^e, which is exact: a nonzero finite binary32 has |p|
+// in [2^-149, 2^128) and at most 24 significant bits, so |p| 2^e lies in [2^-1022, 2^1024), a
+// normal binary64, and 2^e itself is normal; zeros and Inf keep their sign.
+TCEMU_HOST_DEVICE inline double scale_binary32(double p, std::int64_t e) {
+  return e >= -873 && e <= 896 ? mul_rn(p, fp64::power_of_two(static_cast<int>(e)))
+                               : fp64::scale(p, e);
+}
+
+// accumulate_element for a binary32 p, less its last step: the caller applies fp64::canonical
+// once to the finished sum. A NaN stays a NaN through every later RN addition, so that gives
+// the bits of canonicalising after each addition, as accumulate_element does.
+TCEMU_HOST_DEVICE inline double accumulate_binary32_term(double dst, double p, std::int64_t e,
+                                                         bool overwrite) {
+  const double t = scale_binary32(p, e);
+  return overwrite ? t : add_rn(dst, t);
+}
+
 // ---- exact_sum ---------------------------------------------------------------------------------
 
 // One element of Backend::exact_sum: the finite terms summed exactly in a long accumulator
