@@ -1,4 +1,5 @@
-// The accurate-BLAS experiments of the seed slides, on the CPU (the host backend): CSV out,
+// The accurate-BLAS experiments of the seed slides, on the CPU (the host backend) or, for the
+// accuracy table, the GPU: CSV out,
 // experiments/plot_accurate.py draws the figures, docs/results/accurate-accuracy.md has the page.
 // Progress goes to stderr.
 //
@@ -6,26 +7,36 @@
 //       Dot2, ExBLAS-style, Ozaki (cpu64, DP and CR) and plain binary64 on ill-conditioned dot
 //       products (GenDot of Ogita, Rump and Oishi), condition 1 to 1e40, with Dot2's error bound
 //       u + gamma_n^2 cond / 2 (relative).
-//   accurate_experiments table --out FILE [--n 500]
+//   accurate_experiments table --out FILE [--n 500] [--backend cpu64|gpu]
 //       The seeds' accuracy table: max relative error of an n x n x n DGEMM against MPFR for
-//       plain binary64 (k order, our stand-in for cuBLAS), Dot2, ExBLAS, Ozaki d = 2..6 (fast
-//       mode, binary64 slices: OzBLAS on DGEMM) and Ozaki CR, for phi = 0.1, 1, 2, 4, 8.
+//       phi = 0.1, 1, 2, 4, 8. cpu64 (the host backend): plain binary64 (k order, our stand-in
+//       for cuBLAS), Dot2, ExBLAS, Ozaki d = 2..6 (fast mode, binary64 slices: OzBLAS on DGEMM)
+//       and Ozaki CR. gpu (device 0; exits with a message when there is none): cublasDgemm, Dot2
+//       and ExBLAS on the device, and the Ozaki rows twice, with fp16 slices on the tensor cores
+//       (products by cuBLAS) and with binary64 slices (products by cublasDgemm). Seconds are
+//       host to host (operands copied in, C out) for one cold call.
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <random>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <tcemu/accurate/handle.hpp>
+#include <tcemu/emulator/presets.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/ill_conditioned.hpp>
+
+#include "accuracy.hpp"
+#include "gpu.hpp"
 
 namespace {
 
@@ -72,21 +83,94 @@ void condition(const std::string& path, std::int64_t n, int per_decade) {
   }
 }
 
-std::vector<double> phi_matrix(std::int64_t count, double phi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::normal_distribution<double> normal;
-  std::vector<double> x(static_cast<std::size_t>(count));
-  for (double& v : x) v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
-  return x;
+// One product of the accuracy table: C = A B (n x n x n, column major, host arrays in and out).
+using Matrix = std::vector<double>;
+struct Method {
+  std::string name;
+  std::function<Matrix(const Matrix& a, const Matrix& b)> product;
+};
+
+// Dot2 and ExBLAS (Backend::inner_products, through accurate::Handle) on `backend`.
+void add_inner_products(std::vector<Method>& methods, Backend& backend, std::int64_t n) {
+  for (const InnerProduct method : {InnerProduct::dot2, InnerProduct::exact}) {
+    methods.push_back({method == InnerProduct::dot2 ? "Dot2" : "ExBLAS",
+                       [&backend, method, n](const Matrix& a, const Matrix& b) {
+                         std::vector<double> c(a.size());
+                         accurate::Handle(backend, method)
+                             .dgemm('N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(),
+                                    n);
+                         return c;
+                       }});
+  }
 }
 
-void table(const std::string& path, std::int64_t n) {
+// Ozaki d = 2..6 (tunable, fast mode) and CR with `products` on `backend`, named "Ozaki d=2" ...
+// "Ozaki CR" followed by `suffix`.
+void add_ozaki(std::vector<Method>& methods, Backend& backend, const ozaki::Products& products,
+               const std::string& suffix, std::int64_t n) {
+  std::vector<std::pair<std::string, ozaki::Options>> variants;
+  for (int d = 2; d <= 6; ++d) {
+    variants.push_back(
+        {"Ozaki d=" + std::to_string(d), {.mode = ozaki::Mode::tunable, .splits = d}});
+  }
+  variants.push_back({"Ozaki CR", {.mode = ozaki::Mode::cr, .max_splits = 80}});
+  for (auto& [name, options] : variants) {
+    options.workspace_bytes = std::size_t{1} << 30;
+    methods.push_back(
+        {name + suffix, [&backend, products, options, n](const Matrix& a, const Matrix& b) {
+           std::vector<double> c(a.size());
+           ozaki::Handle(backend, products, options)
+               .dgemm('N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+           return c;
+         }});
+  }
+}
+
+// The CPU table (the host backend): plain binary64 in k order (our stand-in for cuBLAS), Dot2,
+// ExBLAS and the Ozaki rows with binary64 slices (OzBLAS on DGEMM).
+std::vector<Method> cpu_methods(Backend& cpu, std::int64_t n) {
+  std::vector<Method> methods = {{"plain DGEMM", [n](const Matrix& a, const Matrix& b) {
+                                    return experiments::plain_dgemm(n, n, n, a, b);
+                                  }}};
+  add_inner_products(methods, cpu, n);
+  add_ozaki(methods, cpu, ozaki::Fp64Products{}, "", n);
+  return methods;
+}
+
+// The GPU table: cublasDgemm, Dot2 and ExBLAS on the device, and the Ozaki rows with fp16 slices
+// on the tensor cores (products by cuBLAS, the device's datapath `arch`) and with binary64 slices
+// (products by cublasDgemm).
+std::vector<Method> gpu_methods(Backend& gpu, const std::string& arch, std::int64_t n) {
+  std::vector<Method> methods = {{"cublasDgemm", [&gpu, n](const Matrix& a, const Matrix& b) {
+                                    return experiments::cublas_dgemm(gpu, n, n, n, a, b);
+                                  }}};
+  add_inner_products(methods, gpu, n);
+  add_ozaki(methods, gpu, ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)},
+            " (fp16 TC)", n);
+  add_ozaki(methods, gpu, ozaki::Fp64Products{}, " (FP64)", n);
+  return methods;
+}
+
+void table(const std::string& path, std::int64_t n, const std::string& backend_name) {
+  std::unique_ptr<Backend> backend;
+  std::vector<Method> methods;
+  if (backend_name == "cpu64") {
+    backend = make_cpu64_backend();
+    methods = cpu_methods(*backend, n);
+  } else if (backend_name == "gpu") {
+    const std::string arch = experiments::gpu_arch();
+    backend = experiments::make_gpu();
+    methods = gpu_methods(*backend, arch, n);
+  } else {
+    throw std::invalid_argument("--backend must be cpu64 or gpu, got '" + backend_name + "'");
+  }
   std::ofstream csv(path);
+  if (!csv) throw std::runtime_error("cannot write " + path);
   csv << "phi,n,method,max_relative_error,not_correctly_rounded,seconds\n";
-  auto backend = make_cpu64_backend();
   for (double phi : {0.1, 1.0, 2.0, 4.0, 8.0}) {
-    const auto a = phi_matrix(n * n, phi, 1), b = phi_matrix(n * n, phi, 2);
+    const auto a = experiments::phi_matrix(n * n, phi, 1),
+               b = experiments::phi_matrix(n * n, phi, 2);
+    std::cerr << "phi " << phi << ", n " << n << ": MPFR and long-accumulator references...\n";
     auto start = std::chrono::steady_clock::now();
     const auto exact = reference::correctly_rounded_gemm(n, n, n, a, b);
     const double mpfr_seconds = seconds_since(start);
@@ -101,48 +185,20 @@ void table(const std::string& path, std::int64_t n) {
               << " s, long-accumulator reference " << fast_seconds << " s, " << disagree
               << " elements differ\n";
     auto row = [&](const std::string& method, const std::vector<double>& c, double seconds) {
-      double worst = 0;
-      std::int64_t wrong = 0;
-      for (std::size_t e = 0; e < c.size(); ++e) {
-        wrong += std::bit_cast<std::uint64_t>(c[e]) != std::bit_cast<std::uint64_t>(exact[e]);
-        if (exact[e] != 0) worst = std::fmax(worst, relative_error(c[e], exact[e]));
-      }
-      csv << phi << ',' << n << ',' << method << ',' << std::setprecision(6) << worst << ','
-          << wrong << ',' << seconds << '\n';
+      const experiments::Accuracy acc = experiments::accuracy(c, exact);
+      csv << phi << ',' << n << ',' << method << ',' << std::setprecision(6)
+          << acc.max_relative_error << ',' << acc.not_correctly_rounded << ',' << seconds << '\n';
       csv.flush();
       std::cerr << "  " << std::setw(22) << method << ": max rel. error " << std::setprecision(3)
-                << worst << ", not CR " << wrong << ", " << seconds << " s\n";
+                << acc.max_relative_error << ", not CR " << acc.not_correctly_rounded << ", "
+                << seconds << " s\n";
     };
     row("MPFR reference", exact, mpfr_seconds);
     row("accumulator reference", fast, fast_seconds);
-    std::vector<double> c(static_cast<std::size_t>(n * n));
-    start = std::chrono::steady_clock::now();
-    for (std::int64_t j = 0; j < n; ++j) {  // k order, no FMA: the reference BLAS's loop
-      for (std::int64_t i = 0; i < n; ++i) {
-        double s = 0;
-        for (std::int64_t p = 0; p < n; ++p) s = s + a[p * n + i] * b[j * n + p];
-        c[j * n + i] = s;
-      }
-    }
-    row("plain DGEMM", c, seconds_since(start));
-    for (const InnerProduct method : {InnerProduct::dot2, InnerProduct::exact}) {
-      accurate::Handle h(*backend, method);
+    for (const Method& method : methods) {
       start = std::chrono::steady_clock::now();
-      h.dgemm('N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
-      row(method == InnerProduct::dot2 ? "Dot2" : "ExBLAS", c, seconds_since(start));
-    }
-    std::vector<std::pair<std::string, ozaki::Options>> ozaki_methods;
-    for (int d = 2; d <= 6; ++d) {
-      ozaki_methods.push_back(
-          {"Ozaki d=" + std::to_string(d), {.mode = ozaki::Mode::tunable, .splits = d}});
-    }
-    ozaki_methods.push_back({"Ozaki CR", {.mode = ozaki::Mode::cr, .max_splits = 80}});
-    for (auto& [method, options] : ozaki_methods) {
-      options.workspace_bytes = std::size_t{1} << 30;
-      ozaki::Handle h(*backend, ozaki::Fp64Products{}, options);
-      start = std::chrono::steady_clock::now();
-      h.dgemm('N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
-      row(method, c, seconds_since(start));
+      const auto c = method.product(a, b);
+      row(method.name, c, seconds_since(start));
     }
   }
 }
@@ -151,7 +207,8 @@ void table(const std::string& path, std::int64_t n) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: accurate_experiments condition|table --out FILE [--n N]\n";
+    std::cerr << "usage: accurate_experiments condition|table --out FILE [--n N] [--backend "
+                 "cpu64|gpu]\n";
     return 2;
   }
   try {
@@ -165,7 +222,7 @@ int main(int argc, char** argv) {
       condition(get("out", "condition.csv"), std::stoll(get("n", "1000")),
                 std::stoi(get("per-decade", "2")));
     } else if (what == "table") {
-      table(get("out", "table.csv"), std::stoll(get("n", "500")));
+      table(get("out", "table.csv"), std::stoll(get("n", "500")), get("backend", "cpu64"));
     } else {
       std::cerr << "unknown experiment " << what << '\n';
       return 2;

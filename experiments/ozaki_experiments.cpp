@@ -3,10 +3,15 @@
 // subcommand writes one CSV; experiments/plot_ozaki.py draws the figures; docs/results/ has the
 // pages. Progress goes to stderr.
 //
-//   ozaki_experiments table   --out FILE --n N --backend emulator|cpu64 [--arch sm90]
+//   ozaki_experiments table   --out FILE --n N --backend emulator|cpu64|gpu [--arch sm90]
 //   ozaki_experiments phi     --out FILE --n N
 //   ozaki_experiments size    --out FILE --phi PHI --sizes 16,32,...
-//   ozaki_experiments repro   --out FILE --n N
+//   ozaki_experiments repro   --out FILE --n N [--backend gpu]
+//
+// --backend gpu (device 0; the program exits with a message when there is none): the fp16 slices
+// on the device's tensor cores, products by cuBLAS, the datapath the device's preset (--arch is
+// ignored), and a cublasDgemm row beside plain DGEMM (host to host, one cold call). repro adds
+// the GPU's results to the CPU ones.
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -15,8 +20,8 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,43 +30,16 @@
 #include <tcemu/reference/exact_gemm.hpp>
 
 #include "accuracy.hpp"
+#include "gpu.hpp"
 
 namespace {
 
 using namespace tcemu;
 
-std::vector<double> phi_matrix(std::int64_t count, double phi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::normal_distribution<double> normal;
-  std::vector<double> x(static_cast<std::size_t>(count));
-  for (double& v : x) v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
-  return x;
-}
-
-// Plain DGEMM: each element summed in k order in binary64, no FMA (the reference BLAS order).
-std::vector<double> plain_dgemm(std::int64_t m, std::int64_t n, std::int64_t k,
-                                const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> at(static_cast<std::size_t>(m * k));
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t p = 0; p < k; ++p) at[i * k + p] = a[p * m + i];
-  }
-  std::vector<double> c(static_cast<std::size_t>(m * n));
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      double s = 0.0;
-      for (std::int64_t p = 0; p < k; ++p) {
-        const double t = at[i * k + p] * b[j * k + p];
-        s = s + t;
-      }
-      c[j * m + i] = s;
-    }
-  }
-  return c;
-}
-
 using experiments::Accuracy;
 using experiments::accuracy;
+using experiments::phi_matrix;
+using experiments::plain_dgemm;
 
 struct Method {
   std::string name;
@@ -126,7 +104,10 @@ ozaki::Products products_for(const std::string& backend, const std::string& arch
 }
 
 std::unique_ptr<Backend> backend_for(const std::string& name) {
-  return name == "cpu64" ? make_cpu64_backend() : make_emulator_backend();
+  if (name == "emulator") return make_emulator_backend();
+  if (name == "cpu64") return make_cpu64_backend();
+  if (name == "gpu") return experiments::make_gpu();
+  throw std::invalid_argument("--backend must be emulator, cpu64 or gpu, got '" + name + "'");
 }
 
 void header(std::ofstream& csv) {
@@ -163,6 +144,12 @@ void accuracy_runs(std::ofstream& csv, const std::string& experiment, const std:
     const auto plain = plain_dgemm(n, n, n, a, b);
     row(csv, experiment, backend, arch, "plain DGEMM", phi, n, accuracy(plain, exact), nullptr,
         seconds_since(start));
+    if (backend == "gpu") {  // host to host, one cold call
+      start = std::chrono::steady_clock::now();
+      const auto vendor = experiments::cublas_dgemm(*be, n, n, n, a, b);
+      row(csv, experiment, backend, arch, "cublasDgemm", phi, n, accuracy(vendor, exact), nullptr,
+          seconds_since(start));
+    }
     for (const Method& method : methods) {
       const Run r = run_ozaki(*be, products, method.options, n, n, n, a, b);
       row(csv, experiment, backend, arch, method.name, phi, n, accuracy(r.c, exact), &r.report,
@@ -178,9 +165,12 @@ std::string hex(double v) {
 }
 
 // A dot product of length n computed by each method on several backends, datapaths and thread
-// counts: the hex result of each.
-void reproducibility(const std::string& path, std::int64_t n) {
+// counts: the hex result of each. With `gpu`, also cublasDgemm and the Ozaki scheme on device 0
+// (fp16 slices with products by cuBLAS and by our mma.sync kernel, and binary64 slices).
+void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
+  const std::string gpu_arch = gpu ? experiments::gpu_arch() : "";
   std::ofstream csv(path);
+  if (!csv) throw std::runtime_error("cannot write " + path);
   csv << "method,where,result_hex,result\n";
   const auto x = phi_matrix(n, 1.0, 3), y = phi_matrix(n, 1.0, 4);
   auto put = [&](const std::string& method, const std::string& where, double v) {
@@ -199,6 +189,10 @@ void reproducibility(const std::string& path, std::int64_t n) {
   put("plain", "k order", forward);
   put("plain", "reverse k order", backward);
   put("plain", "8 lanes", lanes);
+  if (gpu) {
+    put("plain", "gpu cublasDgemm",
+        experiments::cublas_dgemm(*backend_for("gpu"), 1, 1, n, x, y)[0]);
+  }
   const double exact = reference::correctly_rounded_gemm(1, 1, n, x, y)[0];
   put("MPFR", "correctly rounded", exact);
   struct Where {
@@ -216,6 +210,14 @@ void reproducibility(const std::string& path, std::int64_t n) {
     }
   }
   places.push_back({"cpu64", make_cpu64_backend(), ozaki::Fp64Products{}});
+  if (gpu) {
+    const ozaki::TensorCoreProducts tc{preset(gpu_arch, formats::fp16, formats::fp32)};
+    places.push_back({"gpu " + gpu_arch + " cuBLAS fp16 GEMM", experiments::make_gpu(), tc});
+    places.push_back(
+        {"gpu " + gpu_arch + " mma.sync kernel", experiments::make_gpu(/*our_kernels=*/true), tc});
+    places.push_back(
+        {"gpu FP64 slices (cublasDgemm)", experiments::make_gpu(), ozaki::Fp64Products{}});
+  }
   std::vector<Method> methods;
   for (int d = 1; d <= 3; ++d) {
     methods.push_back({"d=" + std::to_string(d), {.mode = ozaki::Mode::tunable, .splits = d}});
@@ -241,14 +243,17 @@ int main(int argc, char** argv) {
     const std::string what = argv[1];
     const auto o = parse(argc, argv);
     const std::string out = get(o, "out", what + ".csv");
+    const std::string backend = get(o, "backend", "emulator");
     if (what == "repro") {
-      reproducibility(out, std::stoll(get(o, "n", "10000")));
+      reproducibility(out, std::stoll(get(o, "n", "10000")), backend == "gpu");
       return 0;
     }
+    const std::string arch = backend == "cpu64" ? "fp64"
+                             : backend == "gpu" ? experiments::gpu_arch()
+                                                : get(o, "arch", "sm90");
     std::ofstream csv(out);
+    if (!csv) throw std::runtime_error("cannot write " + out);
     header(csv);
-    const std::string backend = get(o, "backend", "emulator");
-    const std::string arch = backend == "cpu64" ? "fp64" : get(o, "arch", "sm90");
     if (what == "table") {
       accuracy_runs(csv, "table", backend, arch, std::stoll(get(o, "n", "256")), {1, 4, 7, 10},
                     table_methods());

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Plots of the accurate-BLAS experiments (experiments/accurate_experiments.cpp).
 
-Usage: plot_accurate.py DIR   -- reads DIR/accurate-condition.csv and DIR/accurate-table-*.csv,
-writes PNGs next to them and prints the accuracy table as Markdown (for
+Usage: plot_accurate.py DIR   -- reads DIR/accurate-condition.csv and DIR/accurate-table-*.csv
+(accurate-table-cpu64-n500.csv from `table --backend cpu64`, accurate-table-gpu-n500.csv from
+`table --backend gpu`), writes PNGs next to them and prints the accuracy tables as Markdown (for
 docs/results/accurate-accuracy.md). An error of exactly 0 (correctly rounded) is drawn at 1e-17.
 """
 import csv
@@ -59,10 +60,10 @@ def plot_condition(rows, path):
     plt.close(fig)
 
 
-def plot_table(rows, path):
+def plot_table(rows, where, path):
     phis = in_order(rows, "phi")
     methods = [m for m in in_order(rows, "method") if "reference" not in m]
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    fig, ax = plt.subplots(figsize=(max(9, 0.6 * len(methods)), 4.5))
     for phi in phis:
         ys = []
         for method in methods:
@@ -76,7 +77,7 @@ def plot_table(rows, path):
     ax.set_xticklabels(methods, rotation=30, ha="right", fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("max relative error vs MPFR")
-    ax.set_title(f"DGEMM accuracy, m = n = k = {rows[0]['n']}, CPU")
+    ax.set_title(f"DGEMM accuracy, m = n = k = {rows[0]['n']}, {where}")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -106,7 +107,8 @@ def main():
         print(f"wrote {cond.replace('.csv', '.png')}", file=sys.stderr)
     for path in sorted(glob.glob(os.path.join(d, "accurate-table-*.csv"))):
         rows = read(path)
-        plot_table(rows, path.replace(".csv", ".png"))
+        where = "GPU" if "-gpu-" in os.path.basename(path) else "CPU"
+        plot_table(rows, where, path.replace(".csv", ".png"))
         print(f"\n### {os.path.basename(path)}\n\n" + markdown_table(rows))
         print(f"wrote {path.replace('.csv', '.png')}", file=sys.stderr)
 
