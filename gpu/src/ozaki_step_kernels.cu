@@ -182,7 +182,7 @@ __global__ void nonzero_kernel(const DeviceReal x, unsigned* found) {
 
 // ---- accumulate_scaled -------------------------------------------------------------------------
 
-constexpr int kMaxLayers = 32;  // products per launch (kernel parameter space)
+constexpr int kMaxLayers = 64;  // products per launch (1 KiB of the kernel parameter space)
 
 struct Layers {
   LayerExponents scale[kMaxLayers];

@@ -33,7 +33,7 @@ constexpr std::size_t kAlign = 64;
 // Products the DP / SP / tunable stack holds when the workspace allows: each pass over the fp64
 // sum reads and writes it once, so fewer, fuller passes move fewer bytes (the bits do not
 // change: the products are added one by one in issue order whatever the passes).
-constexpr int kHeldProducts = 32;
+constexpr int kHeldProducts = 64;
 
 // Slices per matrix of DP / SP's first split of the whole matrices (enough for the levels of
 // most inputs: 16 for (rand - 0.5) exp(randn) at k = 8192; every stored level past the last

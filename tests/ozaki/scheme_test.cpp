@@ -157,7 +157,7 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
   const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);
   for (const Options options :
        {Options{.mode = Mode::dp}, Options{.mode = Mode::tunable, .splits = 3, .fast = false},
-        // 81 products: more than the stack of held products (32), so the sum is passed over
+        // 81 products: more than the stack of held products (64), so the sum is passed over
         // mid-level with the default workspace and once per level with the small one.
         Options{.mode = Mode::tunable, .splits = 9, .fast = false},
         Options{.mode = Mode::cr, .max_splits = 16}}) {
