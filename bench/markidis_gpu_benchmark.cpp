@@ -2,9 +2,13 @@
 // GEMMs, on the same fp32 inputs in the same run (issue 5).
 //
 //   markidis_gpu_benchmark [--n N] [--schemes a,b,...] [--engines fastest,mma_sync,cublas]
-//                          [--repeats R] [--csv FILE]
+//                          [--repeats R] [--takeout I] [--csv FILE]
 //
 // Defaults: n = 8192; halfhalf, tf32tf32, 3xtf32, markidis, bf16x3; every engine; R = 10.
+// --takeout I: every group that leaves the Tensor Core does so every I instructions instead of
+// its preset's interval (markidis::with_takeout_interval; schemes without take-out run
+// unchanged). A scheme that takes out is shown with the interval it ran,
+// e.g. "tf32tf32 (take-out every 2)".
 // A and B are n x n column major with entries (rand - 0.5) * exp(randn) (the papers' inputs, inside
 // fp16's range so that halfhalf runs unscaled). Each row is one method computing D = A B:
 // cublasSgemm, cublasGemmEx with FAST_TF32, and each scheme through the GPU backend with each GEMM
@@ -27,7 +31,6 @@
 #include <functional>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,19 +42,13 @@
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
 
+#include "comma_list.hpp"
+
 namespace {
 
 using namespace tcemu;
+using experiments::comma_list;
 using reference::relative_residual;
-
-std::vector<std::string> list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 gpu::GemmEngine engine_by_name(const std::string& name) {
   if (name == "fastest") return gpu::GemmEngine::fastest;
@@ -80,6 +77,7 @@ double median_seconds(Backend& backend, int repeats, const std::function<void()>
 
 struct Row {
   std::string method, engine;
+  std::string scheme = "";  // the preset's name (schemes only)
   double seconds = 0, residual = 0;
   std::uint64_t hash = 0;                                       // of D's bits (schemes only)
   std::optional<markidis::PhaseSeconds> phases = std::nullopt;  // one more call (schemes only)
@@ -126,11 +124,30 @@ BufferMatrix fp32_view(const DeviceSquare& s) {
 
 }  // namespace
 
+// `scheme` with every take-out every `takeout` instructions when takeout > 0 and it takes out.
+markidis::Scheme with_takeout(const markidis::Scheme& scheme, int takeout) {
+  const bool takes_out =
+      std::any_of(scheme.groups.begin(), scheme.groups.end(),
+                  [](const markidis::AccumulatorGroup& g) { return g.takeout_every_instructions; });
+  return takeout > 0 && takes_out ? markidis::with_takeout_interval(scheme, takeout) : scheme;
+}
+
+// The scheme column: the name, with the take-out interval of the first group that takes out.
+std::string method_name(const markidis::Scheme& scheme) {
+  for (const markidis::AccumulatorGroup& g : scheme.groups) {
+    if (g.takeout_every_instructions > 0) {
+      return scheme.name + " (take-out every " + std::to_string(g.takeout_every_instructions) + ")";
+    }
+  }
+  return scheme.name;
+}
+
 int main(int argc, char** argv) try {
   std::int64_t n = 8192;
-  std::vector<std::string> schemes = list("halfhalf,tf32tf32,3xtf32,markidis,bf16x3");
-  std::vector<std::string> engines = list("fastest,mma_sync,cublas");
+  std::vector<std::string> schemes = comma_list("halfhalf,tf32tf32,3xtf32,markidis,bf16x3");
+  std::vector<std::string> engines = comma_list("fastest,mma_sync,cublas");
   int repeats = 10;
+  int takeout = 0;  // the presets' intervals
   std::string csv_path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -139,16 +156,19 @@ int main(int argc, char** argv) try {
     if (arg == "--n") {
       n = std::stoll(value);
     } else if (arg == "--schemes") {
-      schemes = list(value);
+      schemes = comma_list(value);
     } else if (arg == "--engines") {
-      engines = list(value);
+      engines = comma_list(value);
     } else if (arg == "--repeats") {
       repeats = std::stoi(value);
+    } else if (arg == "--takeout") {
+      takeout = std::stoi(value);
+      if (takeout <= 0) throw std::invalid_argument("--takeout must be positive");
     } else if (arg == "--csv") {
       csv_path = value;
     } else {
       throw std::invalid_argument("unknown option " + arg +
-                                  " (--n, --schemes, --engines, --repeats, --csv)");
+                                  " (--n, --schemes, --engines, --repeats, --takeout, --csv)");
     }
   }
   if (n <= 0 || repeats <= 0) throw std::invalid_argument("--n and --repeats must be positive");
@@ -203,10 +223,10 @@ int main(int argc, char** argv) try {
     const DeviceSquare db = device_square(*backend, Real::fp32, n, b.data());
     const DeviceSquare dd = device_square(*backend, Real::fp32, n, nullptr);
     for (const std::string& scheme_name : schemes) {
-      const markidis::Scheme scheme = markidis::scheme_by_name(scheme_name);
+      const markidis::Scheme scheme = with_takeout(markidis::scheme_by_name(scheme_name), takeout);
       const Datapath dp = markidis::scheme_datapath(scheme, arch);
       markidis::Workspace workspace;
-      Row row{scheme_name, engine_name};
+      Row row{method_name(scheme), engine_name, scheme_name};
       row.seconds = median_seconds(*backend, repeats, [&] {
         markidis::gemm(*backend, scheme, dp, fp32_view(da), fp32_view(db), std::nullopt,
                        fp32_view(dd), {.workspace = &workspace});
@@ -218,7 +238,7 @@ int main(int argc, char** argv) try {
       row.residual = relative_residual(d, ref);
       row.hash = bits_hash(d);
       rows.push_back(row);
-      std::printf("done: %s on %s\n", scheme_name.c_str(), engine_name.c_str());
+      std::printf("done: %s on %s\n", row.method.c_str(), engine_name.c_str());
       std::fflush(stdout);
     }
   }
@@ -259,7 +279,7 @@ int main(int argc, char** argv) try {
       "\nGoal (issue 5): halfhalf and tf32tf32 at >= 1.5x cublasSgemm's throughput with a "
       "residual no worse than cublasSgemm's:\n");
   for (const Row& r : rows) {
-    if (r.method != "halfhalf" && r.method != "tf32tf32") continue;
+    if (r.scheme != "halfhalf" && r.scheme != "tf32tf32") continue;
     const double speedup = sgemm.seconds / r.seconds;
     const bool met = speedup >= 1.5 && r.residual <= sgemm.residual;
     std::printf("  %s on %s: %.2fx, residual %.2e against %.2e: %s\n", r.method.c_str(),

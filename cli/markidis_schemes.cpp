@@ -1,6 +1,8 @@
 // The error-corrected SGEMM schemes (markidis/presets.hpp) for `tcemu gemm`: markidis, halfhalf,
 // tf32tf32, 3xtf32, bf16x3, bf16x9, ... on fp32 operands. The products run on the datapath the
 // datapath options describe, with the scheme's part format as the input format.
+#include <algorithm>
+#include <climits>
 #include <sstream>
 
 #include <tcemu/emulator/presets.hpp>
@@ -20,14 +22,24 @@ GemmScheme markidis_entry(const std::string& name) {
   s.summary = "error-corrected SGEMM: " + markidis::describe(scheme);
   s.element = Real::fp32;
   s.options = datapath_option_names();
-  s.options_help = "Datapath of the products (--type defaults to the scheme's part format " +
+  s.options.insert("takeout");
+  s.options_help = R"(Error-corrected SGEMM options:
+  --takeout N            the accumulators that leave the Tensor Core (halfhalf's, tf32tf32's
+                         hi*hi) do so every N instructions of k instead of the scheme's interval
+)" + std::string("Datapath of the products (--type defaults to the scheme's part format ") +
                    std::string(scheme.part_format.name) + "):\n" + datapath_options_help();
   s.run = [scheme](const Arguments& args, Backend& backend, const std::string&, GemmProblem& p) {
+    markidis::Scheme chosen = scheme;
     const Datapath dp = datapath_from(args, std::string(scheme.part_format.name));
     std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),
         c(p.c.begin(), p.c.end());
     try {
-      markidis::sgemm(backend, scheme, dp, 'N', 'N', p.m, p.n, p.k, static_cast<float>(p.alpha),
+      if (const auto takeout = args.integer("takeout")) {
+        // Saturated to int: every 2^31 - 1 instructions is never, in every GEMM that fits.
+        chosen = markidis::with_takeout_interval(
+            chosen, static_cast<int>(std::clamp<long long>(*takeout, 0, INT_MAX)));
+      }
+      markidis::sgemm(backend, chosen, dp, 'N', 'N', p.m, p.n, p.k, static_cast<float>(p.alpha),
                       a.data(), std::max<std::int64_t>(1, p.m), b.data(),
                       std::max<std::int64_t>(1, p.k), static_cast<float>(p.beta), c.data(),
                       std::max<std::int64_t>(1, p.m));
@@ -35,7 +47,8 @@ GemmScheme markidis_entry(const std::string& name) {
       throw UsageError(e.what());
     }
     p.c.assign(c.begin(), c.end());
-    return std::vector<std::string>{"products on " + tcemu::describe(dp)};
+    return std::vector<std::string>{markidis::describe(chosen),
+                                    "products on " + tcemu::describe(dp)};
   };
   return s;
 }

@@ -45,18 +45,13 @@
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
 
+#include "comma_list.hpp"
+
 namespace {
 
 using tcemu::reference::relative_residual;
 
-std::vector<std::string> list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
+using tcemu::experiments::comma_list;
 
 // The backends this program can run on: the emulator, the GPU with our fastest kernels (they
 // compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200), and the GPU
@@ -197,11 +192,11 @@ std::vector<float> cublas_sgemm(tcemu::Backend& gpu, const std::vector<float>& a
 int main(int argc, char** argv) try {
   std::string backend_name = "emulator", out = ".", file = "markidis-accuracy.csv";
   std::int64_t n = 32;
-  std::vector<std::string> ks = list("16,64,256,1024,4096");
+  std::vector<std::string> ks = comma_list("16,64,256,1024,4096");
   std::vector<std::string> schemes =
-      list("markidis,halfhalf,halfhalf-scaled,tf32tf32,3xtf32,bf16x3,bf16x9");
-  std::vector<std::string> archs = list("exact-rn,exact-rz,sm80,sm90");
-  std::vector<std::string> dists = list("type1,type2,type3,type4,full");
+      comma_list("markidis,halfhalf,halfhalf-scaled,tf32tf32,3xtf32,bf16x3,bf16x9");
+  std::vector<std::string> archs = comma_list("exact-rn,exact-rz,sm80,sm90");
+  std::vector<std::string> dists = comma_list("type1,type2,type3,type4,full");
   int threads = 0;
   unsigned seed = 1;
   for (int i = 1; i < argc; ++i) {
@@ -213,13 +208,13 @@ int main(int argc, char** argv) try {
     else if (arg == "--size")
       n = std::stoll(value);
     else if (arg == "--k")
-      ks = list(value);
+      ks = comma_list(value);
     else if (arg == "--schemes")
-      schemes = list(value);
+      schemes = comma_list(value);
     else if (arg == "--archs")
-      archs = list(value);
+      archs = comma_list(value);
     else if (arg == "--dists")
-      dists = list(value);
+      dists = comma_list(value);
     else if (arg == "--threads")
       threads = std::stoi(value);
     else if (arg == "--seed")

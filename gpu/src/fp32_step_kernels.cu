@@ -3,11 +3,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include <tcemu/emulator/residual_split.hpp>
 
 #include "cuda_check.hpp"
-#include "device_words.hpp"
 #include "fp32_step_kernels.hpp"
 #include "grid_loop.cuh"
 
@@ -20,32 +21,134 @@ constexpr bool nonfinite(std::uint32_t bits) {
   return (bits & 0x7F800000u) == 0x7F800000u;
 }
 
+// ---- flat matrices ------------------------------------------------------------------------------
+// A matrix is flat when its elements fill rows * cols consecutive slots in its layout's order
+// (ld = the length of its vectors) from an address aligned to four elements: element (i, j) is
+// then at index i * cols + j (row major) or j * rows + i, the same index in every flat matrix of
+// the same shape and layout, so an elementwise step over such matrices is one loop over indices,
+// four elements to a load or store, with no 2-D index arithmetic.
+
+bool flat(const DeviceMatrix& m) {
+  return m.ld == (m.row_major ? m.cols : m.rows) &&
+         reinterpret_cast<std::uintptr_t>(m.data) % (4 * m.element_bytes) == 0;
+}
+
+// m is flat in the layout of `like`.
+bool flat_like(const DeviceMatrix& m, const DeviceMatrix& like) {
+  return flat(m) && m.row_major == like.row_major;
+}
+
+// The element type of `Bytes` bytes, and four of them in one access.
+template <int Bytes>
+using Word = std::conditional_t<Bytes == 1, std::uint8_t,
+                                std::conditional_t<Bytes == 2, std::uint16_t, std::uint32_t>>;
+template <int Bytes>
+using Quad =
+    std::conditional_t<Bytes == 1, std::uint32_t, std::conditional_t<Bytes == 2, uint2, uint4>>;
+
+template <int Bytes>
+__device__ std::uint32_t load_one(const unsigned char* data, std::int64_t i) {
+  return reinterpret_cast<const Word<Bytes>*>(data)[i];
+}
+
+template <int Bytes>
+__device__ void store_one(unsigned char* data, std::int64_t i, std::uint32_t w) {
+  reinterpret_cast<Word<Bytes>*>(data)[i] = static_cast<Word<Bytes>>(w);
+}
+
+// Elements 4q, ..., 4q + 3 (little endian: the first element in the lowest bytes).
+template <int Bytes>
+__device__ void load_four(const unsigned char* data, std::int64_t q, std::uint32_t (&w)[4]) {
+  const Quad<Bytes> v = reinterpret_cast<const Quad<Bytes>*>(data)[q];
+  if constexpr (Bytes == 4) {
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  } else if constexpr (Bytes == 2) {
+    w[0] = v.x & 0xFFFFu, w[1] = v.x >> 16, w[2] = v.y & 0xFFFFu, w[3] = v.y >> 16;
+  } else {
+    for (int k = 0; k < 4; ++k) w[k] = (v >> (8 * k)) & 0xFFu;
+  }
+}
+
+template <int Bytes>
+__device__ void store_four(unsigned char* data, std::int64_t q, const std::uint32_t (&w)[4]) {
+  Quad<Bytes> v;
+  if constexpr (Bytes == 4) {
+    v = {w[0], w[1], w[2], w[3]};
+  } else if constexpr (Bytes == 2) {
+    v = {(w[0] & 0xFFFFu) | w[1] << 16, (w[2] & 0xFFFFu) | w[3] << 16};
+  } else {
+    v = (w[0] & 0xFFu) | (w[1] & 0xFFu) << 8 | (w[2] & 0xFFu) << 16 | w[3] << 24;
+  }
+  reinterpret_cast<Quad<Bytes>*>(data)[q] = v;
+}
+
+// Every index below `count` once, for any 1-D grid: quad(q) for the quads q < count / 4 (grid
+// stride), then one(i) for each of the last count % 4 indices.
+template <class QuadBody, class OneBody>
+__device__ void for_each_flat(std::int64_t count, const QuadBody& quad, const OneBody& one) {
+  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t quads = count / 4;
+  for (std::int64_t q = first; q < quads; q += stride) quad(q);
+  if (first < count - 4 * quads) one(4 * quads + first);
+}
+
+// A grid for for_each_flat: a thread per quad, at most max_blocks blocks (then threads stride).
+unsigned flat_grid(std::int64_t count, std::int64_t max_blocks) {
+  return static_cast<unsigned>(
+      std::clamp<std::int64_t>((count / 4 + kThreads - 1) / kThreads, 1, max_blocks));
+}
+
+constexpr std::int64_t kMaxFlatBlocks = std::int64_t{1} << 20;
+
+// ---- summarize_fp32 -----------------------------------------------------------------------------
+
+// One thread's part of an Fp32Summary.
+struct Tally {
+  unsigned max_bits = 0, nans = 0, infs = 0;
+
+  __device__ void add(std::uint32_t bits) {
+    const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
+    nans += magnitude > 0x7F800000u;
+    infs += magnitude == 0x7F800000u;
+    if (magnitude < 0x7F800000u) max_bits = max(max_bits, magnitude);
+  }
+};
+
 // counters: [0] max |x| bits, [1] NaN count, [2] Inf count (atomics: the order of visits does
-// not matter, as the step promises).
-__global__ void summarize_kernel(const DeviceMatrix x, unsigned long long* counters) {
-  unsigned long long max_bits = 0, nans = 0, infs = 0;
-  for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
-    const std::uint32_t magnitude = x.get(i, j) & 0x7FFFFFFFu;
-    if (magnitude > 0x7F800000u) {
-      ++nans;
-    } else if (magnitude == 0x7F800000u) {
-      ++infs;
-    } else if (magnitude > max_bits) {
-      max_bits = magnitude;
-    }
-  });
+// not matter, as the step promises). Flat: x is flat (one loop over its indices, four elements to
+// a load).
+template <bool Flat>
+__global__ void __launch_bounds__(kThreads)
+    summarize_kernel(const DeviceMatrix x, unsigned long long* counters) {
+  Tally t;
+  if constexpr (Flat) {
+    for_each_flat(
+        x.rows * x.cols,
+        [&](std::int64_t q) {
+          std::uint32_t w[4];
+          load_four<4>(x.data, q, w);
+          for (const std::uint32_t bits : w) t.add(bits);
+        },
+        [&](std::int64_t i) { t.add(load_one<4>(x.data, i)); });
+  } else {
+    for_each_element(x.rows, x.cols, x.row_major,
+                     [&](std::int64_t i, std::int64_t j) { t.add(x.get(i, j)); });
+  }
   // One atomic per warp and counter, from about a thousand blocks: atomics on one address
   // serialize (per-thread ones cost tens of ms at n = 8192). Every lane of the warp reaches this
   // point (no early exit above).
-  const unsigned warp_max = __reduce_max_sync(0xFFFFFFFFu, static_cast<unsigned>(max_bits));
-  const unsigned warp_nans = __reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(nans));
-  const unsigned warp_infs = __reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(infs));
+  const unsigned warp_max = __reduce_max_sync(0xFFFFFFFFu, t.max_bits);
+  const unsigned warp_nans = __reduce_add_sync(0xFFFFFFFFu, t.nans);
+  const unsigned warp_infs = __reduce_add_sync(0xFFFFFFFFu, t.infs);
   if (threadIdx.x % 32 == 0) {
     if (warp_max) atomicMax(&counters[0], static_cast<unsigned long long>(warp_max));
     if (warp_nans) atomicAdd(&counters[1], static_cast<unsigned long long>(warp_nans));
     if (warp_infs) atomicAdd(&counters[2], static_cast<unsigned long long>(warp_infs));
   }
 }
+
+// ---- split_fp32 ---------------------------------------------------------------------------------
 
 // The part formats that split_element computes with hardware conversions.
 enum class FastPart { none, fp16, bf16, tf32 };
@@ -99,48 +202,135 @@ __device__ SplitElement split_element(std::uint32_t x, FastPart kind, const Floa
   return {part, __float_as_uint(__fsub_rn(__uint_as_float(x), taken)), false};
 }
 
-// split_fp32 in 32 x 32 tiles: read along x's layout into shared memory, written along the part's
-// (and residual's) layout, so a change of layout costs no uncoalesced access.
-constexpr int kTile = 32, kTileRows = 8;
-
-__global__ void split_kernel(const DeviceMatrix x, const DeviceMatrix part, const FastPart kind,
-                             const FloatFormat format, const DeviceMatrix residual,
-                             const bool with_residual, const Rounding rounding,
-                             const int scale_exponent, unsigned long long* overflows) {
-  __shared__ std::uint32_t tile[kTile][kTile + 1];  // +1: a column of the tile hits 32 banks
-  const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile;
-  const std::int64_t tiles = tiles_i * ((x.cols + kTile - 1) / kTile);
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  unsigned long long count = 0;
-  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const std::int64_t i0 = t % tiles_i * kTile, j0 = t / tiles_i * kTile;
-    for (int r = ty; r < kTile; r += kTileRows) {
-      const int li = x.row_major ? r : tx, lj = x.row_major ? tx : r;
-      if (i0 + li < x.rows && j0 + lj < x.cols) tile[li][lj] = x.get(i0 + li, j0 + lj);
-    }
-    __syncthreads();
-    for (int r = ty; r < kTile; r += kTileRows) {
-      const int li = part.row_major ? r : tx, lj = part.row_major ? tx : r;
-      if (i0 + li >= x.rows || j0 + lj >= x.cols) continue;
-      const SplitElement e = split_element(tile[li][lj], kind, format, rounding, scale_exponent);
-      part.set(i0 + li, j0 + lj, e.part);
-      if (with_residual) residual.set(i0 + li, j0 + lj, e.residual);
-      count += e.overflow ? 1 : 0;
-    }
-    __syncthreads();  // the tile is refilled next
-  }
-  if (count) atomicAdd(overflows, count);
+// split_fp32 where x, part and residual are flat in one layout: four elements to a thread.
+template <int PartBytes>
+__global__ void __launch_bounds__(kThreads)
+    split_flat_kernel(const DeviceMatrix x, const DeviceMatrix part, const FastPart kind,
+                      const FloatFormat format, const DeviceMatrix residual,
+                      const bool with_residual, const Rounding rounding, const int scale_exponent,
+                      unsigned long long* overflows) {
+  unsigned count = 0;
+  for_each_flat(
+      x.rows * x.cols,
+      [&](std::int64_t q) {
+        std::uint32_t in[4], parts[4], residuals[4];
+        load_four<4>(x.data, q, in);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const SplitElement e = split_element(in[k], kind, format, rounding, scale_exponent);
+          parts[k] = e.part;
+          residuals[k] = e.residual;
+          count += e.overflow;
+        }
+        store_four<PartBytes>(part.data, q, parts);
+        if (with_residual) store_four<4>(residual.data, q, residuals);
+      },
+      [&](std::int64_t i) {
+        const SplitElement e =
+            split_element(load_one<4>(x.data, i), kind, format, rounding, scale_exponent);
+        store_one<PartBytes>(part.data, i, e.part);
+        if (with_residual) store_one<4>(residual.data, i, e.residual);
+        count += e.overflow;
+      });
+  if (count) atomicAdd(overflows, static_cast<unsigned long long>(count));
 }
 
-__global__ void combine_kernel(const DeviceMatrix x, const DeviceMatrix y, const bool has_y,
-                               const DeviceMatrix c, const DeviceMatrix d,
-                               const CombineOptions options) {
-  for_each_element(x.rows, x.cols, d.row_major, [&](std::int64_t i, std::int64_t j) {
-    d.set(i, j,
-          combine_fp32_element(x.get(i, j), has_y, has_y ? y.get(i, j) : 0u,
-                               options.beta == 0.0f ? 0u : c.get(i, j), options.y_exponent,
-                               options.scale_exponent, options.alpha, options.beta));
-  });
+// split_fp32 for any layouts, in 32 x 32 tiles: read along x's layout into shared memory, written
+// along the part's (and residual's) layout, so a change of layout costs no uncoalesced access.
+// Block (x, y) takes tile (x, y) of rows and columns, striding by the grid.
+constexpr int kTile = 32, kTileRows = 8;
+
+template <int PartBytes>
+__global__ void __launch_bounds__(kTile* kTileRows)
+    split_tiled_kernel(const DeviceMatrix x, const DeviceMatrix part, const FastPart kind,
+                       const FloatFormat format, const DeviceMatrix residual,
+                       const bool with_residual, const Rounding rounding, const int scale_exponent,
+                       unsigned long long* overflows) {
+  __shared__ std::uint32_t tile[kTile][kTile + 1];  // +1: a column of the tile hits 32 banks
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  unsigned count = 0;
+  for (std::int64_t j0 = blockIdx.y * std::int64_t{kTile}; j0 < x.cols;
+       j0 += gridDim.y * std::int64_t{kTile}) {
+    for (std::int64_t i0 = blockIdx.x * std::int64_t{kTile}; i0 < x.rows;
+         i0 += gridDim.x * std::int64_t{kTile}) {
+#pragma unroll
+      for (int r = ty; r < kTile; r += kTileRows) {
+        const int li = x.row_major ? r : tx, lj = x.row_major ? tx : r;
+        if (i0 + li < x.rows && j0 + lj < x.cols) {
+          tile[li][lj] = load_one<4>(x.data, x.index(i0 + li, j0 + lj));
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int r = ty; r < kTile; r += kTileRows) {
+        const int li = part.row_major ? r : tx, lj = part.row_major ? tx : r;
+        if (i0 + li >= x.rows || j0 + lj >= x.cols) continue;
+        const SplitElement e = split_element(tile[li][lj], kind, format, rounding, scale_exponent);
+        store_one<PartBytes>(part.data, part.index(i0 + li, j0 + lj), e.part);
+        if (with_residual)
+          store_one<4>(residual.data, residual.index(i0 + li, j0 + lj), e.residual);
+        count += e.overflow;
+      }
+      __syncthreads();  // the tile is refilled next
+    }
+  }
+  if (count) atomicAdd(overflows, static_cast<unsigned long long>(count));
+}
+
+// Launches split_flat_kernel or split_tiled_kernel for parts of PartBytes bytes.
+template <int PartBytes>
+void launch_split(const DeviceMatrix& x, const DeviceMatrix& part, FastPart kind,
+                  const FloatFormat& format, const DeviceMatrix* residual, Rounding rounding,
+                  int scale_exponent, unsigned long long* overflows) {
+  const DeviceMatrix& r = residual ? *residual : part;
+  if (flat(x) && flat_like(part, x) && (!residual || flat_like(r, x))) {
+    split_flat_kernel<PartBytes><<<flat_grid(x.rows * x.cols, kMaxFlatBlocks), kThreads>>>(
+        x, part, kind, format, r, residual != nullptr, rounding, scale_exponent, overflows);
+  } else {
+    const dim3 grid(
+        static_cast<unsigned>(std::min<std::int64_t>((x.rows + kTile - 1) / kTile, 1 << 30)),
+        static_cast<unsigned>(std::min<std::int64_t>((x.cols + kTile - 1) / kTile, 65535)));
+    split_tiled_kernel<PartBytes><<<grid, dim3(kTile, kTileRows)>>>(
+        x, part, kind, format, r, residual != nullptr, rounding, scale_exponent, overflows);
+  }
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+// ---- combine_fp32 -------------------------------------------------------------------------------
+
+// Flat: x, d and the y and c that are read are flat in one layout (four elements to a thread);
+// otherwise any layouts, a thread per element along d's.
+template <bool Flat>
+__global__ void __launch_bounds__(kThreads)
+    combine_kernel(const DeviceMatrix x, const DeviceMatrix y, const bool has_y,
+                   const DeviceMatrix c, const DeviceMatrix d, const CombineOptions options) {
+  const bool with_c = options.beta != 0.0f;
+  const auto element = [&](std::uint32_t xe, std::uint32_t ye, std::uint32_t ce) {
+    return combine_fp32_element(xe, has_y, ye, ce, options.y_exponent, options.scale_exponent,
+                                options.alpha, options.beta);
+  };
+  if constexpr (Flat) {
+    for_each_flat(
+        x.rows * x.cols,
+        [&](std::int64_t q) {
+          std::uint32_t xs[4], ys[4] = {}, cs[4] = {}, ds[4];
+          load_four<4>(x.data, q, xs);
+          if (has_y) load_four<4>(y.data, q, ys);
+          if (with_c) load_four<4>(c.data, q, cs);
+#pragma unroll
+          for (int k = 0; k < 4; ++k) ds[k] = element(xs[k], ys[k], cs[k]);
+          store_four<4>(d.data, q, ds);
+        },
+        [&](std::int64_t i) {
+          store_one<4>(d.data, i,
+                       element(load_one<4>(x.data, i), has_y ? load_one<4>(y.data, i) : 0u,
+                               with_c ? load_one<4>(c.data, i) : 0u));
+        });
+  } else {
+    for_each_element(x.rows, x.cols, d.row_major, [&](std::int64_t i, std::int64_t j) {
+      d.set(i, j, element(x.get(i, j), has_y ? y.get(i, j) : 0u, with_c ? c.get(i, j) : 0u));
+    });
+  }
 }
 
 // flags[i] (i < m): row i of A holds a NaN or Inf; flags[m + j]: column j of B does.
@@ -164,65 +354,83 @@ __global__ void propagate_kernel(const DeviceMatrix a, const DeviceMatrix b, con
   });
 }
 
-std::vector<std::uint64_t> read_counters(const DeviceWords& words, std::size_t count) {
-  std::vector<std::uint32_t> raw = words.to_host();
-  std::vector<std::uint64_t> out(count);
-  std::memcpy(out.data(), raw.data(), count * sizeof(std::uint64_t));
-  return out;
-}
-
 }  // namespace
 
-Fp32Summary summarize_fp32(const DeviceMatrix& x) {
-  DeviceWords counters(std::vector<std::uint32_t>(6, 0));
-  auto* c = reinterpret_cast<unsigned long long*>(counters.get());
+Fp32Summary summarize_fp32(const DeviceMatrix& x, void* scratch) {
+  auto* counters = static_cast<unsigned long long*>(scratch);
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(counters, 0, 3 * sizeof(unsigned long long)));
   if (x.rows > 0 && x.cols > 0) {
     // About a thousand blocks, each thread striding over many elements: few atomics.
-    dim3 grid = elementwise_grid(x.rows, x.cols, x.row_major, kThreads);
-    grid.y = std::min(grid.y, std::max(1u, 1024u / grid.x));
-    summarize_kernel<<<grid, kThreads>>>(x, c);
+    if (flat(x)) {
+      summarize_kernel<true><<<flat_grid(x.rows * x.cols, 1024), kThreads>>>(x, counters);
+    } else {
+      dim3 grid = elementwise_grid(x.rows, x.cols, x.row_major, kThreads);
+      grid.y = std::min(grid.y, std::max(1u, 1024u / grid.x));
+      summarize_kernel<false><<<grid, kThreads>>>(x, counters);
+    }
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
-  const auto v = read_counters(counters, 3);
+  unsigned long long v[3];
+  TCEMU_CUDA_CHECK(cudaMemcpy(v, counters, sizeof v, cudaMemcpyDeviceToHost));
   return {static_cast<std::uint32_t>(v[0]), static_cast<std::int64_t>(v[1]),
           static_cast<std::int64_t>(v[2])};
 }
 
 std::int64_t split_fp32(const DeviceMatrix& x, const DeviceMatrix& part, const FloatFormat& format,
-                        const DeviceMatrix* residual, Rounding rounding, int scale_exponent) {
-  DeviceWords counter(std::vector<std::uint32_t>(2, 0));
+                        const DeviceMatrix* residual, Rounding rounding, int scale_exponent,
+                        void* scratch) {
+  auto* overflows = static_cast<unsigned long long*>(scratch);
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(overflows, 0, sizeof(unsigned long long)));
   if (x.rows > 0 && x.cols > 0) {
-    const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
-    split_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 1 << 20)),
-                   dim3(kTile, kTileRows)>>>(
-        x, part, fast_part(format), format, residual ? *residual : part, residual != nullptr,
-        rounding, scale_exponent, reinterpret_cast<unsigned long long*>(counter.get()));
-    TCEMU_CUDA_CHECK(cudaGetLastError());
+    const FastPart kind = fast_part(format);
+    switch (part.element_bytes) {
+      case 1:
+        launch_split<1>(x, part, kind, format, residual, rounding, scale_exponent, overflows);
+        break;
+      case 2:
+        launch_split<2>(x, part, kind, format, residual, rounding, scale_exponent, overflows);
+        break;
+      default:
+        launch_split<4>(x, part, kind, format, residual, rounding, scale_exponent, overflows);
+        break;
+    }
   }
-  return static_cast<std::int64_t>(read_counters(counter, 1)[0]);
+  unsigned long long count = 0;
+  TCEMU_CUDA_CHECK(cudaMemcpy(&count, overflows, sizeof count, cudaMemcpyDeviceToHost));
+  return static_cast<std::int64_t>(count);
 }
 
 void combine_fp32(const DeviceMatrix& x, const DeviceMatrix* y, const DeviceMatrix* c,
                   const DeviceMatrix& d, const CombineOptions& options) {
   if (x.rows == 0 || x.cols == 0) return;
-  combine_kernel<<<elementwise_grid(x.rows, x.cols, d.row_major, kThreads), kThreads>>>(
-      x, y ? *y : x, y != nullptr, c ? *c : x, d, options);
+  const DeviceMatrix& ym = y ? *y : x;
+  const DeviceMatrix& cm = c ? *c : x;
+  if (flat(x) && flat_like(d, x) && (!y || flat_like(ym, x)) &&
+      (options.beta == 0.0f || flat_like(cm, x))) {
+    combine_kernel<true><<<flat_grid(x.rows * x.cols, kMaxFlatBlocks), kThreads>>>(
+        x, ym, y != nullptr, cm, d, options);
+  } else {
+    combine_kernel<false><<<elementwise_grid(x.rows, x.cols, d.row_major, kThreads), kThreads>>>(
+        x, ym, y != nullptr, cm, d, options);
+  }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
-void propagate_nonfinite_fp32(const DeviceMatrix& a, const DeviceMatrix& b, const DeviceMatrix& d) {
+void propagate_nonfinite_fp32(const DeviceMatrix& a, const DeviceMatrix& b, const DeviceMatrix& d,
+                              void* scratch) {
   if (d.rows == 0 || d.cols == 0 || a.cols == 0) return;
-  DeviceWords flags(std::vector<std::uint32_t>(static_cast<std::size_t>(a.rows + b.cols), 0));
-  flag_kernel<<<elementwise_grid(a.rows, a.cols, a.row_major, kThreads), kThreads>>>(a, flags.get(),
-                                                                                     true, 0);
+  auto* flags = static_cast<unsigned*>(scratch);
+  TCEMU_CUDA_CHECK(
+      cudaMemsetAsync(flags, 0, static_cast<std::size_t>(a.rows + b.cols) * sizeof(unsigned)));
+  flag_kernel<<<elementwise_grid(a.rows, a.cols, a.row_major, kThreads), kThreads>>>(a, flags, true,
+                                                                                     0);
   TCEMU_CUDA_CHECK(cudaGetLastError());
-  flag_kernel<<<elementwise_grid(b.rows, b.cols, b.row_major, kThreads), kThreads>>>(b, flags.get(),
+  flag_kernel<<<elementwise_grid(b.rows, b.cols, b.row_major, kThreads), kThreads>>>(b, flags,
                                                                                      false, a.rows);
   TCEMU_CUDA_CHECK(cudaGetLastError());
-  propagate_kernel<<<elementwise_grid(d.rows, d.cols, d.row_major, kThreads), kThreads>>>(
-      a, b, d, flags.get());
+  propagate_kernel<<<elementwise_grid(d.rows, d.cols, d.row_major, kThreads), kThreads>>>(a, b, d,
+                                                                                          flags);
   TCEMU_CUDA_CHECK(cudaGetLastError());
-  TCEMU_CUDA_CHECK(cudaDeviceSynchronize());  // flags are freed on return
 }
 
 }  // namespace tcemu::gpu::detail

@@ -101,7 +101,7 @@ class GpuBackend final : public Backend {
   }
 
   Fp32Summary summarize_fp32_checked(const BufferMatrix& x) override {
-    return detail::summarize_fp32(detail::device_matrix(x));
+    return detail::summarize_fp32(detail::device_matrix(x), scratch(step_scratch_, 24));
   }
   std::int64_t split_fp32_checked(const BufferMatrix& x, const BufferMatrix& part,
                                   const std::optional<BufferMatrix>& residual, Rounding rounding,
@@ -109,7 +109,8 @@ class GpuBackend final : public Backend {
     std::optional<DeviceMatrix> rest;
     if (residual) rest = detail::device_matrix(*residual);
     return detail::split_fp32(detail::device_matrix(x), detail::device_matrix(part), part.format,
-                              rest ? &*rest : nullptr, rounding, scale_exponent);
+                              rest ? &*rest : nullptr, rounding, scale_exponent,
+                              scratch(step_scratch_, 24));
   }
   void combine_fp32_checked(const BufferMatrix& x, const std::optional<BufferMatrix>& y,
                             const std::optional<BufferMatrix>& c, const BufferMatrix& d,
@@ -122,8 +123,9 @@ class GpuBackend final : public Backend {
   }
   void propagate_nonfinite_fp32_checked(const BufferMatrix& a, const BufferMatrix& b,
                                         const BufferMatrix& d) override {
-    detail::propagate_nonfinite_fp32(detail::device_matrix(a), detail::device_matrix(b),
-                                     detail::device_matrix(d));
+    detail::propagate_nonfinite_fp32(
+        detail::device_matrix(a), detail::device_matrix(b), detail::device_matrix(d),
+        scratch(step_scratch_, static_cast<std::size_t>(a.rows + b.cols) * sizeof(unsigned)));
   }
 
   // Ozaki steps: the kernels of ozaki_step_kernels.cu and cublasDgemm.
@@ -388,7 +390,7 @@ class GpuBackend final : public Backend {
   }
 
   // Device memory kept between calls: the tiled GEMM's packed operands, the Ozaki steps'
-  // descriptors, flags and results.
+  // descriptors, flags and results, the fp32 steps' counters and flags.
   struct Scratch {
     void* address = nullptr;
     std::size_t bytes = 0;

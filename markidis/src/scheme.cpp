@@ -69,6 +69,22 @@ void validate(const Scheme& scheme, const Datapath& datapath) {
   }
 }
 
+Scheme with_takeout_interval(Scheme scheme, int instructions) {
+  if (instructions < 1) {
+    bad(scheme, "a take-out interval of " + std::to_string(instructions) +
+                    " instructions; it must be >= 1");
+  }
+  bool changed = false;
+  for (AccumulatorGroup& group : scheme.groups) {
+    if (group.takeout_every_instructions > 0) {
+      group.takeout_every_instructions = instructions;
+      changed = true;
+    }
+  }
+  if (!changed) bad(scheme, "no accumulator group leaves the Tensor Core: no take-out to change");
+  return scheme;
+}
+
 int group_weight(const Scheme& scheme, const AccumulatorGroup& group) {
   return weight(scheme, group.products.front());
 }

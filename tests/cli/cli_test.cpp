@@ -233,6 +233,16 @@ TEST(Cli, GemmRunsTheErrorCorrectedSgemmSchemes) {
   const Result tf32 = run("gemm --scheme tf32tf32 --m 8 --n 8 --k 16 --block-rounding rn");
   EXPECT_EQ(tf32.status, 0) << tf32.output;
   EXPECT_NE(tf32.output.find("tf32"), std::string::npos) << tf32.output;
+  // --takeout N: hi*hi leaves the Tensor Core every N instructions; the corrections stay inside.
+  const Result every2 = run("gemm --scheme tf32tf32 --takeout 2 --m 8 --n 8 --k 40");
+  EXPECT_EQ(every2.status, 0) << every2.output;
+  EXPECT_NE(every2.output.find("acc0 = 0*0 out every 2 instr; acc1 = 0*1 1*0"), std::string::npos)
+      << every2.output;
+  const Result inside = run("gemm --scheme 3xtf32 --takeout 2 --m 8 --n 8 --k 16");
+  EXPECT_EQ(inside.status, 2) << inside.output;
+  EXPECT_NE(inside.output.find("no accumulator group leaves the Tensor Core"), std::string::npos)
+      << inside.output;
+  EXPECT_EQ(run("gemm --scheme halfhalf --takeout 0 --m 8 --n 8 --k 16").status, 2);
 }
 
 TEST(Cli, GemmGeneratedInputsReportAccuracy) {

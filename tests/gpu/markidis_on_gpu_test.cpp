@@ -6,10 +6,13 @@
 // they must equal the emulator's where every product and sum is exact, and be close otherwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -139,10 +142,11 @@ TEST(MarkidisOnGpu, AWorkspaceReusedAcrossCallsKeepsTheBits) {
   }
 }
 
-// The device split (tiled, with its fp32 fast path for fp16/bf16/tf32 and 0 <= e <= 126) against
-// the emulator's split_fp32_element: about a million fp32 bit patterns spread over all 2^32 and
-// the edges of every format, every part format, both roundings, exponents on both sides of the
-// fast path, a change of layout and a tile-ragged shape.
+// The device split (flat where x and the part share a layout, tiled where it changes; with its fp32
+// fast path for fp16/bf16/tf32 and 0 <= e <= 126) against the emulator's split_fp32_element: about
+// a million fp32 bit patterns spread over all 2^32 and the edges of every format, every part
+// format, both roundings, exponents on both sides of the fast path, a change of layout and a
+// tile-ragged shape.
 TEST(MarkidisOnGpu, SplitStepGivesTheEmulatorsBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu_backend = gpu::make_gpu_backend();
@@ -210,6 +214,90 @@ TEST(MarkidisOnGpu, SplitStepGivesTheEmulatorsBits) {
           }
           EXPECT_EQ(differ, 0u) << format.name << " " << name_of(rounding) << " e=" << e;
           EXPECT_EQ(overflows, want_overflows) << format.name << " e=" << e;
+        }
+      }
+    }
+  }
+}
+
+// The device summary and combination (flat: four elements to a thread; otherwise the 2-D loop)
+// against the emulator's on fp32 bit patterns spread over all 2^32 with the specials and the
+// edges of the subnormal and overflow ranges: an odd element count (the flat path's tail), views
+// that are flat, strided (ld > rows) and misaligned (offset 4 bytes), d in both layouts, and
+// scalings inside and outside the device's one-multiply range [-126, 127].
+TEST(MarkidisOnGpu, SummaryAndCombinationStepsGiveTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const auto emulator = make_emulator_backend();
+  // Strided views: ld = rows + 2 (column major) or cols + 2 (row major); +1: the misaligned view.
+  const std::int64_t rows = 331, cols = 201;
+  const auto size = static_cast<std::size_t>((rows + 2) * (cols + 2) + 1);
+  std::mt19937_64 rng(7);
+  const auto patterns = [&] {
+    std::vector<std::uint32_t> v(size);
+    for (std::uint32_t& x : v) x = static_cast<std::uint32_t>(rng());
+    const std::uint32_t edges[] = {0u,          0x80000000u, 0x7F800000u, 0xFF800000u,
+                                   0x7FC00000u, 0xFFC00001u, 0x00000001u, 0x007FFFFFu,
+                                   0x00800000u, 0x7F7FFFFFu, 0x3F800000u, 0x80800001u};
+    for (std::size_t i = 0; i < std::size(edges); ++i) v[i * 97] = edges[i];
+    return v;
+  };
+  const std::vector<std::uint32_t> xs = patterns(), ys = patterns(), cs = patterns();
+  struct Both {
+    Buffer gpu, emulator;
+  };
+  const auto put = [&](const std::vector<std::uint32_t>& host) {
+    Both b{gpu_backend->allocate(size * 4), emulator->allocate(size * 4)};
+    gpu_backend->copy_in(host.data(), b.gpu, size * 4);
+    emulator->copy_in(host.data(), b.emulator, size * 4);
+    return b;
+  };
+  const Both x = put(xs), y = put(ys), c = put(cs);
+  struct View {
+    std::size_t offset;
+    std::int64_t pad;  // ld beyond the vector length
+    const char* what;
+  };
+  const View views[] = {{0, 0, "flat"}, {0, 2, "strided"}, {4, 0, "misaligned"}};
+  const auto on = [&](const Buffer& buffer, const View& v, Layout layout = Layout::column_major) {
+    const std::int64_t ld = (layout == Layout::column_major ? rows : cols) + v.pad;
+    return BufferMatrix{&buffer, v.offset, formats::fp32, rows, cols, ld, layout};
+  };
+
+  for (const View& v : views) {
+    const Fp32Summary got = gpu_backend->summarize_fp32(on(x.gpu, v));
+    const Fp32Summary want = emulator->summarize_fp32(on(x.emulator, v));
+    EXPECT_EQ(got.max_abs_bits, want.max_abs_bits) << v.what;
+    EXPECT_EQ(got.nan_count, want.nan_count) << v.what;
+    EXPECT_EQ(got.inf_count, want.inf_count) << v.what;
+  }
+
+  const CombineOptions options[] = {{0, 0, 1.0f, 0.0f},        {-11, 0, 1.0f, 0.0f},
+                                    {-11, 3, 1.5f, -0.5f},     {127, -126, 1.0f, 0.0f},
+                                    {-126, 127, -2.0f, 0.25f}, {128, -127, 1.0f, 0.0f},
+                                    {-150, 200, 0.75f, 3.0f},  {300, -300, 1.0f, -1.0f}};
+  Buffer d_gpu = gpu_backend->allocate(size * 4), d_emulator = emulator->allocate(size * 4);
+  std::vector<std::uint32_t> got(size), want(size);
+  for (const View& v : views) {
+    for (const Layout layout : {Layout::column_major, Layout::row_major}) {
+      for (const CombineOptions& o : options) {
+        for (const bool with_y : {true, false}) {
+          const auto run = [&](Backend& backend, const Buffer& xb, const Buffer& yb,
+                               const Buffer& cb, Buffer& db, std::vector<std::uint32_t>& out) {
+            std::fill(out.begin(), out.end(), 0u);
+            backend.copy_in(out.data(), db, size * 4);
+            backend.combine_fp32(on(xb, v), with_y ? std::optional(on(yb, v)) : std::nullopt,
+                                 on(cb, v, layout), on(db, v, layout), o);
+            backend.copy_out(db, out.data(), size * 4);
+          };
+          run(*gpu_backend, x.gpu, y.gpu, c.gpu, d_gpu, got);
+          run(*emulator, x.emulator, y.emulator, c.emulator, d_emulator, want);
+          std::size_t differ = 0;
+          for (std::size_t i = 0; i < size; ++i) differ += got[i] != want[i];
+          EXPECT_EQ(differ, 0u) << v.what << " " << (layout == Layout::row_major ? "row" : "col")
+                                << " d, y_exponent " << o.y_exponent << ", scale_exponent "
+                                << o.scale_exponent << ", alpha " << o.alpha << ", beta " << o.beta
+                                << (with_y ? "" : ", no y");
         }
       }
     }

@@ -51,6 +51,20 @@ TEST(Scheme, PresetsHaveThePublishedStructure) {
             "halfhalf: 2 fp16 parts (rn, rn x2^11); acc0 = 0*0 out every 1 instr; acc1 = 0*1 1*0");
 }
 
+TEST(Scheme, TakeoutIntervalChangesOnlyTheGroupsThatTakeOut) {
+  const Scheme tf = with_takeout_interval(scheme_by_name("tf32tf32"), 2);
+  EXPECT_EQ(tf.groups[0].takeout_every_instructions, 2);
+  EXPECT_EQ(tf.groups[1].takeout_every_instructions, 0);  // the corrections stay inside
+  EXPECT_EQ(describe(tf),
+            "tf32tf32: 2 tf32 parts (rn, rn); acc0 = 0*0 out every 2 instr; acc1 = 0*1 1*0");
+  EXPECT_NE(message_of([] { with_takeout_interval(scheme_by_name("halfhalf"), 0); }).find(">= 1"),
+            std::string::npos);
+  EXPECT_NE(message_of([] {
+              with_takeout_interval(scheme_by_name("3xtf32"), 2);
+            }).find("no accumulator group leaves the Tensor Core"),
+            std::string::npos);
+}
+
 TEST(Scheme, ValidationNamesTheProblem) {
   Scheme s = scheme_by_name("halfhalf");
   s.groups[1].products.push_back({0, 0});  // weight 0 in the 2^11 group, and listed twice

@@ -3,9 +3,10 @@
 // a GPU backend must give the same bits (backend.hpp states the semantics it implements).
 //
 // Splits and power-of-two scalings are exact integer arithmetic on decoded bit fields followed by
-// one call of the round-and-pack routine (round.hpp). Adds, multiplies and fused multiply-adds are
-// the host's IEEE 754 binary32 operations under the default round-to-nearest-even with subnormals
-// (the GPU's .rn operations without .ftz); only the NaN payload is made canonical.
+// one call of the round-and-pack routine (round.hpp); device code scales by a normal power of two
+// with the one RN multiply that gives the same bits (fp32_scale_rn). Adds, multiplies and fused
+// multiply-adds are the host's IEEE 754 binary32 operations under the default round-to-nearest-even
+// with subnormals (the GPU's .rn operations without .ftz); only the NaN payload is made canonical.
 #pragma once
 
 #include <cstdint>
@@ -116,24 +117,6 @@ TCEMU_HOST_DEVICE inline SplitElement split_fp32_element(std::uint32_t x, const 
   return {part, residual, false};
 }
 
-// The fp32 value y * 2^exponent rounded once to nearest even (IEEE scalbn / ldexpf), for any
-// integer exponent. NaN gives 0x7FFFFFFF, Inf and zeros keep their sign.
-TCEMU_HOST_DEVICE inline std::uint32_t fp32_scale_rn(std::uint32_t y, int exponent) {
-  constexpr FloatFormat fp32 = formats::fp32;  // a local copy: device code reads it
-  const Decoded d = decode(fp32, y);
-  switch (d.value_class) {
-    case ValueClass::nan:
-      return detail::kFp32Nan;
-    case ValueClass::infinity:
-    case ValueClass::zero:
-      return y;
-    case ValueClass::finite:
-      break;
-  }
-  return round_pack(fp32, d.negative, {d.significand, d.lsb_exponent + exponent, false},
-                    Rounding::nearest_even, Overflow::ieee);
-}
-
 // The fp32 operations of the GPU without .ftz, on bits, every NaN result 0x7FFFFFFF:
 // round-to-nearest-even add, multiply and fused multiply-add (a * b + c rounded once).
 // Device code calls the .rn intrinsics, which the compiler never contracts into an fma; host code
@@ -163,6 +146,33 @@ TCEMU_HOST_DEVICE inline std::uint32_t fp32_fma_rn(std::uint32_t a, std::uint32_
   return detail::canonical_bits(
       std::fma(detail::as_float(a), detail::as_float(b), detail::as_float(c)));
 #endif
+}
+
+// The fp32 value y * 2^exponent rounded once to nearest even (IEEE scalbn / ldexpf), for any
+// integer exponent. NaN gives 0x7FFFFFFF, Inf and zeros keep their sign.
+TCEMU_HOST_DEVICE inline std::uint32_t fp32_scale_rn(std::uint32_t y, int exponent) {
+#if defined(__CUDA_ARCH__)
+  // For -126 <= exponent <= 127, 2^exponent is a normal fp32 (bits (127 + exponent) << 23) and
+  // the RN multiply y * 2^exponent rounds the exact product once, subnormal results and the
+  // overflow to +-Inf included (no .ftz): the value computed below. +-0 and +-Inf keep their
+  // sign, and fp32_mul_rn makes a NaN canonical.
+  if (exponent >= -126 && exponent <= 127) {
+    return fp32_mul_rn(y, static_cast<std::uint32_t>(127 + exponent) << 23);
+  }
+#endif
+  constexpr FloatFormat fp32 = formats::fp32;  // a local copy: device code reads it
+  const Decoded d = decode(fp32, y);
+  switch (d.value_class) {
+    case ValueClass::nan:
+      return detail::kFp32Nan;
+    case ValueClass::infinity:
+    case ValueClass::zero:
+      return y;
+    case ValueClass::finite:
+      break;
+  }
+  return round_pack(fp32, d.negative, {d.significand, d.lsb_exponent + exponent, false},
+                    Rounding::nearest_even, Overflow::ieee);
 }
 
 // One element of Backend::combine_fp32 (backend.hpp has the order of operations): y and c are

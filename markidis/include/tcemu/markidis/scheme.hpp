@@ -79,6 +79,12 @@ void validate(const Scheme& scheme);
 // format and its accumulator fp32. Throws std::invalid_argument otherwise.
 void validate(const Scheme& scheme, const Datapath& datapath);
 
+// `scheme` with every group that leaves the Tensor Core (takeout_every_instructions > 0) leaving
+// it every `instructions` instructions instead; groups that stay inside still do (e.g. tf32tf32
+// taking hi*hi out every 2 tf32 instructions, k = 16, the k of one of halfhalf's fp16 ones).
+// Throws std::invalid_argument when instructions < 1 or no group of `scheme` takes out.
+Scheme with_takeout_interval(Scheme scheme, int instructions);
+
 // The weight sigma = s_i + s_j of a group (validate() makes it the same for all its products).
 int group_weight(const Scheme& scheme, const AccumulatorGroup& group);
 
