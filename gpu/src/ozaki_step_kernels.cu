@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -88,47 +89,73 @@ __device__ SliceVector slice_vector(const SliceTarget& t, bool rows, std::int64_
   return rows == t.row_major ? SliceVector{v * t.ld, 1} : SliceVector{v, t.ld};
 }
 
-// Writes q (an integer slice value, exactly representable in the slice's format: |q| <=
-// 2^bits, split_rule.hpp) at index `at` of target t; a hardware format by the exact conversion
-// of q (an fp32 value exactly, bits <= 24), which gives slice_bits's encoding.
-__device__ void write_slice(const SliceTarget& t, std::int64_t at, double q) {
-  if (t.fp64) {
-    reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
-    return;
+// How a split writes its slice elements; one kind for all the targets of a call.
+enum class SliceStore { binary64, fp16, bf16, tf32, other };
+
+SliceStore slice_store(const SliceTarget& t) {
+  if (t.fp64) return SliceStore::binary64;
+  switch (t.hardware) {
+    case HardwareFormat::fp16:
+      return SliceStore::fp16;
+    case HardwareFormat::bf16:
+      return SliceStore::bf16;
+    case HardwareFormat::tf32:
+      return SliceStore::tf32;
+    default:
+      return SliceStore::other;
   }
-  const std::uint32_t bits_out = t.hardware != HardwareFormat::none
-                                     ? encode_exact(static_cast<float>(q), t.hardware)
-                                     : el::slice_bits(q, t.format);
-  if (t.element_bytes == 1) {
-    t.data[at] = static_cast<unsigned char>(bits_out);
-  } else if (t.element_bytes == 2) {
-    reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(bits_out);
+}
+
+// Writes q (an integer slice value, exactly representable in the slice's format: |q| <=
+// 2^bits, split_rule.hpp) at index `at` of target t. A hardware format takes the exact
+// conversion of q (an fp32 value exactly, bits <= 24), which gives slice_bits's encoding.
+template <SliceStore Store>
+__device__ void write_slice(const SliceTarget& t, std::int64_t at, double q) {
+  if constexpr (Store == SliceStore::binary64) {
+    reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
+  } else if constexpr (Store == SliceStore::fp16 || Store == SliceStore::bf16) {
+    reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(
+        encode_exact(static_cast<float>(q),
+                     Store == SliceStore::fp16 ? HardwareFormat::fp16 : HardwareFormat::bf16));
+  } else if constexpr (Store == SliceStore::tf32) {
+    reinterpret_cast<std::uint32_t*>(t.data)[at] = __float_as_uint(static_cast<float>(q));
   } else {
-    reinterpret_cast<std::uint32_t*>(t.data)[at] = bits_out;
+    const std::uint32_t bits_out = el::slice_bits(q, t.format);
+    if (t.element_bytes == 1) {
+      t.data[at] = static_cast<unsigned char>(bits_out);
+    } else if (t.element_bytes == 2) {
+      reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(bits_out);
+    } else {
+      reinterpret_cast<std::uint32_t*>(t.data)[at] = bits_out;
+    }
   }
 }
 
 // One block per vector (grid-stride over the vectors). The vector's remainder lives in shared
-// memory (`in_shared`) or in place in x; each thread owns the elements p = threadIdx.x +
+// memory (InShared) or in place in x; each thread owns the elements p = threadIdx.x +
 // t blockDim.x of it (it alone reads and writes them, for every vector), so only the reductions
 // synchronise. One pass over the vector per level: it splits every element and takes the
 // largest magnitude of the new remainder, the next level's mu. zero_after receives the largest
 // count of levels after which a vector is zero (Backend::split's result).
+template <SliceStore Store, bool InShared>
 __global__ void __launch_bounds__(kSplitThreads)
     split_kernel(const DeviceReal x, const bool rows, const int bits, const int levels,
-                 const SliceTarget* targets, const int stored, const bool in_shared,
-                 int* zero_after) {
+                 const SliceTarget* targets, const int stored, int* zero_after) {
   extern __shared__ double work[];
   __shared__ std::uint64_t slots[33];
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
     const auto remainder = [&](std::int64_t p) -> double& {
-      return in_shared ? work[p] : *x.fp64_at(rows ? v : p, rows ? p : v);
+      if constexpr (InShared) {
+        return work[p];
+      } else {
+        return *x.fp64_at(rows ? v : p, rows ? p : v);
+      }
     };
     std::uint64_t mu = 0;  // the largest finite magnitude of the remainder
     for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
       const double x_p = *x.fp64_at(rows ? v : p, rows ? p : v);
-      if (in_shared) work[p] = x_p;
+      if constexpr (InShared) work[p] = x_p;
       const std::uint64_t m = fp64::finite_magnitude(fp64::bits(x_p));
       mu = m > mu ? m : mu;
     }
@@ -142,7 +169,7 @@ __global__ void __launch_bounds__(kSplitThreads)
           const SliceVector to = slice_vector(t, rows, v);
           if (threadIdx.x == 0) t.exponents[v] = 0;
           for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-            write_slice(t, to.base + p * to.step, 0.0);
+            write_slice<Store>(t, to.base + p * to.step, 0.0);
           }
         }
         break;
@@ -152,24 +179,60 @@ __global__ void __launch_bounds__(kSplitThreads)
       const SliceTarget t = s < stored ? targets[s] : SliceTarget{};
       const SliceVector to = slice_vector(t, rows, v);
       if (s < stored && threadIdx.x == 0) t.exponents[v] = level.unit;
-      std::uint64_t next = 0;
-      for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-        double& r = remainder(p);
-        const double q = el::split_element(r, level);
-        if (s < stored) write_slice(t, to.base + p * to.step, q);
-        const std::uint64_t m = fp64::finite_magnitude(fp64::bits(r));
-        next = m > next ? m : next;
+      // Splits every element of the vector by `split` and returns the largest finite magnitude
+      // of the new remainder (this thread's share).
+      const auto pass = [&](const auto& split) {
+        std::uint64_t next = 0;
+        for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+          double& r = remainder(p);
+          const double q = split(r);
+          if (s < stored) write_slice<Store>(t, to.base + p * to.step, q);
+          const std::uint64_t m = fp64::finite_magnitude(fp64::bits(r));
+          next = m > next ? m : next;
+        }
+        return next;
+      };
+      std::uint64_t next;
+      if (el::is_normal(level)) {
+        const el::NormalSplitLevel normal = el::normal_level(level);
+        next = pass([&](double& r) { return el::split_normal_element(r, normal); });
+      } else {
+        next = pass([&](double& r) { return el::split_element(r, level); });
       }
       mu = block_max(next, slots);
     }
     if (after == levels + 1 && mu == 0) after = levels;
-    if (in_shared) {
+    if constexpr (InShared) {
       for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
         *x.fp64_at(rows ? v : p, rows ? p : v) = work[p];
       }
     }
     if (threadIdx.x == 0) atomicMax(zero_after, after);
   }
+}
+
+template <SliceStore Store>
+void launch_split(const DeviceReal& x, bool rows, int bits, int levels, const SliceTarget* targets,
+                  int stored, int* zero_after) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  int device = 0, shared_limit = 0;
+  TCEMU_CUDA_CHECK(cudaGetDevice(&device));
+  TCEMU_CUDA_CHECK(
+      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const auto vector_bytes = static_cast<std::size_t>(length) * sizeof(double);
+  const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
+  // Room for the static reduction slots besides the vector.
+  if (vector_bytes + 1024 <= static_cast<std::size_t>(shared_limit)) {
+    TCEMU_CUDA_CHECK(cudaFuncSetAttribute(split_kernel<Store, true>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(vector_bytes)));
+    split_kernel<Store, true>
+        <<<grid, kSplitThreads, vector_bytes>>>(x, rows, bits, levels, targets, stored, zero_after);
+  } else {
+    split_kernel<Store, false>
+        <<<grid, kSplitThreads>>>(x, rows, bits, levels, targets, stored, zero_after);
+  }
+  TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
 // ---- all_zero ----------------------------------------------------------------------------------
@@ -208,43 +271,70 @@ __device__ double add_term(double sum, ProductElement<Fp32Products> p, std::int3
   }
 }
 
-// Each thread's element: a batch of layers' products is loaded (independent loads in flight at
-// once) before they are added in layer order, so a thread waits for memory once per batch.
-// Every layer has first's shape and leading dimension, so the element's address moves by
-// `stride` from layer to layer. Shifts are sums of four int32 exponents of magnitude below 2^12,
-// so int32 holds them.
-template <bool Fp32Products>
+// Each thread adds into Width consecutive elements of dst along its contiguous dimension (a
+// pack: one vector load or store for all of them). A batch of layers' products is loaded
+// (independent loads in flight at once) before they are added in layer order, so a thread waits
+// for memory once per batch. Every layer has first's shape, layout and leading dimension, so the
+// pack's address moves by `stride` from layer to layer. Shifts are sums of four int32 exponents
+// of magnitude below 2^12, so int32 holds them.
+template <bool Fp32Products, int Width>
 __global__ void accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
                                   const Layers layers, const LayerExponents base,
                                   const DeviceReal dst, const bool overwrite) {
   using Element = ProductElement<Fp32Products>;
-  for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
-    double* d = dst.fp64_at(i, j);
+  struct alignas(sizeof(Element) * Width) Products {
+    Element v[Width];
+  };
+  struct alignas(sizeof(double) * Width) Sums {
+    double v[Width];
+  };
+  const bool row_major = dst.row_major;
+  const std::int64_t packs_rows = row_major ? dst.rows : dst.rows / Width;
+  const std::int64_t packs_cols = row_major ? dst.cols / Width : dst.cols;
+  for_each_element(packs_rows, packs_cols, row_major, [&](std::int64_t pi, std::int64_t pj) {
+    const std::int64_t i = row_major ? pi : pi * Width, j = row_major ? pj * Width : pj;
+    // Element w of the pack is (i + wi, j + wj).
+    const auto row = [&](int w) { return i + (row_major ? 0 : w); };
+    const auto column = [&](int w) { return j + (row_major ? w : 0); };
+    Sums* d = reinterpret_cast<Sums*>(dst.fp64_at(i, j));
     const unsigned char* element =
         first.data + static_cast<std::size_t>(first.index(i, j)) * sizeof(Element);
-    const std::int32_t base_shift = base.rows[i] + base.columns[j];
-    double sum = overwrite ? 0.0 : *d;
+    std::int32_t base_shift[Width];
+#pragma unroll
+    for (int w = 0; w < Width; ++w) base_shift[w] = base.rows[row(w)] + base.columns[column(w)];
+    Sums sum = overwrite ? Sums{} : *d;
     int l = 0;
     const auto add_batch = [&](auto size) {
       constexpr int kBatch = decltype(size)::value;
-      Element p[kBatch];
-      std::int32_t shift[kBatch];
+      Products p[kBatch];
+      std::int32_t shift[kBatch][Width];
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
-        p[b] = *reinterpret_cast<const Element*>(element);
+        p[b] = *reinterpret_cast<const Products*>(element);
         element += stride;
         const LayerExponents& e = layers.scale[l + b];
-        shift[b] = e.rows[i] + e.columns[j] - base_shift;
+#pragma unroll
+        for (int w = 0; w < Width; ++w) {
+          shift[b][w] = e.rows[row(w)] + e.columns[column(w)] - base_shift[w];
+        }
       }
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
-        sum = add_term<Fp32Products>(sum, p[b], shift[b], overwrite && l + b == 0);
+#pragma unroll
+        for (int w = 0; w < Width; ++w) {
+          sum.v[w] =
+              add_term<Fp32Products>(sum.v[w], p[b].v[w], shift[b][w], overwrite && l + b == 0);
+        }
       }
       l += kBatch;
     };
     while (l + kLoadBatch <= count) add_batch(std::integral_constant<int, kLoadBatch>{});
     while (l < count) add_batch(std::integral_constant<int, 1>{});
-    *d = Fp32Products ? fp64::canonical(sum) : sum;
+    if constexpr (Fp32Products) {
+#pragma unroll
+      for (int w = 0; w < Width; ++w) sum.v[w] = fp64::canonical(sum.v[w]);
+    }
+    *d = sum;
   });
 }
 
@@ -318,8 +408,7 @@ std::size_t split_scratch_bytes(std::size_t stored) {
 
 int split(const DeviceReal& x, bool rows, int bits, int levels,
           std::span<const SliceTarget> targets, void* scratch) {
-  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
-  if (vectors == 0) return 1;
+  if ((rows ? x.rows : x.cols) == 0) return 1;
   auto* device_targets = static_cast<SliceTarget*>(scratch);
   auto* zero_after = reinterpret_cast<int*>(static_cast<unsigned char*>(scratch) +
                                             round_up(targets.size() * sizeof(SliceTarget), 16));
@@ -328,21 +417,34 @@ int split(const DeviceReal& x, bool rows, int bits, int levels,
                                      targets.size() * sizeof(SliceTarget), cudaMemcpyHostToDevice));
   }
   TCEMU_CUDA_CHECK(cudaMemsetAsync(zero_after, 0, sizeof(int)));
-  int device = 0, shared_limit = 0;
-  TCEMU_CUDA_CHECK(cudaGetDevice(&device));
-  TCEMU_CUDA_CHECK(
-      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const auto vector_bytes = static_cast<std::size_t>(length) * sizeof(double);
-  // Room for the static reduction slots besides the vector.
-  const bool in_shared = vector_bytes + 1024 <= static_cast<std::size_t>(shared_limit);
-  const std::size_t dynamic = in_shared ? vector_bytes : 0;
-  TCEMU_CUDA_CHECK(cudaFuncSetAttribute(split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(dynamic)));
-  const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
-  split_kernel<<<grid, kSplitThreads, dynamic>>>(x, rows, bits, levels, device_targets,
-                                                 static_cast<int>(targets.size()), in_shared,
-                                                 zero_after);
-  TCEMU_CUDA_CHECK(cudaGetLastError());
+  // Every target of a call has one format (the slices of one datapath); binary64 stores when
+  // nothing is stored.
+  SliceStore store = targets.empty() ? SliceStore::binary64 : slice_store(targets.front());
+  for (const SliceTarget& t : targets) {
+    if (slice_store(t) != store) store = SliceStore::other;
+  }
+  const auto launch = [&](auto kind) {
+    launch_split<decltype(kind)::value>(x, rows, bits, levels, device_targets,
+                                        static_cast<int>(targets.size()), zero_after);
+  };
+  using enum SliceStore;
+  switch (store) {
+    case binary64:
+      launch(std::integral_constant<SliceStore, binary64>{});
+      break;
+    case fp16:
+      launch(std::integral_constant<SliceStore, fp16>{});
+      break;
+    case bf16:
+      launch(std::integral_constant<SliceStore, bf16>{});
+      break;
+    case tf32:
+      launch(std::integral_constant<SliceStore, tf32>{});
+      break;
+    case other:
+      launch(std::integral_constant<SliceStore, other>{});
+      break;
+  }
   int result = 0;
   TCEMU_CUDA_CHECK(cudaMemcpy(&result, zero_after, sizeof(int), cudaMemcpyDeviceToHost));
   return result;
@@ -364,6 +466,16 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
                        std::span<const LayerExponents> scales, LayerExponents base,
                        const DeviceReal& dst, bool overwrite) {
   if (dst.rows == 0 || dst.cols == 0) return;
+  // Pairs of elements where both matrices are laid out alike with even extents and leading
+  // dimensions and aligned for the pair loads (the scheme's blocks with an even dimension).
+  const std::size_t pair_bytes = 2 * (first.fp64 ? 8 : 4);
+  const auto aligned_to = [](const void* p, std::size_t to) {
+    return reinterpret_cast<std::uintptr_t>(p) % to == 0;
+  };
+  const bool pairs = first.row_major == dst.row_major &&
+                     (dst.row_major ? dst.cols : dst.rows) % 2 == 0 && first.ld % 2 == 0 &&
+                     dst.ld % 2 == 0 && stride_bytes % pair_bytes == 0 &&
+                     aligned_to(first.data, pair_bytes) && aligned_to(dst.data, 16);
   // Launches of up to kMaxLayers products, in order: after the first, each adds to dst.
   for (std::int64_t l0 = 0; l0 < count; l0 += kMaxLayers) {
     const auto n = static_cast<int>(std::min<std::int64_t>(kMaxLayers, count - l0));
@@ -371,9 +483,13 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
     for (int l = 0; l < n; ++l) layers.scale[l] = scales[static_cast<std::size_t>(l0 + l)];
     DeviceReal from = first;
     from.data += static_cast<std::size_t>(l0) * stride_bytes;
-    const auto kernel = first.fp64 ? accumulate_kernel<false> : accumulate_kernel<true>;
-    kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kThreads), kThreads>>>(
-        from, stride_bytes, n, layers, base, dst, overwrite && l0 == 0);
+    const auto kernel = first.fp64
+                            ? (pairs ? accumulate_kernel<false, 2> : accumulate_kernel<false, 1>)
+                            : (pairs ? accumulate_kernel<true, 2> : accumulate_kernel<true, 1>);
+    const int width = pairs ? 2 : 1;
+    const dim3 grid = dst.row_major ? elementwise_grid(dst.rows, dst.cols / width, true, kThreads)
+                                    : elementwise_grid(dst.rows / width, dst.cols, false, kThreads);
+    kernel<<<grid, kThreads>>>(from, stride_bytes, n, layers, base, dst, overwrite && l0 == 0);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
 }

@@ -200,8 +200,8 @@ TEST_F(OzakiStepsOnGpu, SplitGivesTheHostsBitsOnEveryLevel) {
     std::optional<FloatFormat> format;  // nullopt: binary64 slices
     int bits;
   };
-  const std::vector<SliceKind> kinds = {{formats::fp16, 11}, {formats::fp16, 5},
-                                        {formats::bf16, 8},  {std::nullopt, 20},
+  const std::vector<SliceKind> kinds = {{formats::fp16, 11}, {formats::fp16, 5}, {formats::bf16, 8},
+                                        {formats::tf32, 11}, {formats::e4m3, 4}, {std::nullopt, 20},
                                         {std::nullopt, 1},   {std::nullopt, 51}};
   struct Levels {
     int levels, stored;
@@ -336,38 +336,44 @@ Bytes exponent_bytes(std::size_t count, std::mt19937_64& rng) {
 
 TEST_F(OzakiStepsOnGpu, AccumulateScaledGivesTheHostsBits) {
   std::mt19937_64 rng(4);
-  const std::int64_t m = 75, n = 41;
-  for (const Real type : {Real::fp32, Real::fp64}) {
-    for (const std::int64_t count : {1, 5, 40}) {  // 40: more than one launch
-      for (const bool overwrite : {false, true}) {
-        for (const Layout lp : {Layout::row_major, Layout::column_major}) {
-          for (const Layout ld : {Layout::row_major, Layout::column_major}) {
-            const Shape ps = shape(m, n, lp, 1), ds = shape(m, n, ld, 2);
-            const std::size_t stride = storage_elements(ps) * real_bytes(type) + 16;
-            Bytes pb;
-            for (std::int64_t l = 0; l < count; ++l) {
-              Bytes layer = real_bytes_of(ps, type, rng, 0.02);
-              layer.resize(stride, 0);
-              pb.insert(pb.end(), layer.begin(), layer.end());
-            }
-            const Twin products = put(pb);
-            const Twin exps =
-                put(exponent_bytes(static_cast<std::size_t>((count + 1) * (m + n)), rng));
-            const Twin dst = put(real_bytes_of(ds, Real::fp64, rng, 0.02));
-            for (int b = 0; b < 2; ++b) {
-              std::vector<OuterExponents> scales;
-              for (std::int64_t l = 0; l <= count; ++l) {
-                const auto at = static_cast<std::size_t>(l * (m + n) * 4);
-                scales.push_back({{&exps.on[b], at, m}, {&exps.on[b], at + m * 4, n}});
+  // Odd extents, and even ones with even leading dimensions (the kernel's pairs of elements).
+  struct Case {
+    std::int64_t m, n, product_pad, sum_pad;
+  };
+  for (const auto [m, n, product_pad, sum_pad] : {Case{75, 41, 1, 2}, Case{76, 42, 2, 4}}) {
+    for (const Real type : {Real::fp32, Real::fp64}) {
+      for (const std::int64_t count : {1, 5, 70}) {  // 70: more than one launch
+        for (const bool overwrite : {false, true}) {
+          for (const Layout lp : {Layout::row_major, Layout::column_major}) {
+            for (const Layout ld : {Layout::row_major, Layout::column_major}) {
+              const Shape ps = shape(m, n, lp, product_pad), ds = shape(m, n, ld, sum_pad);
+              const std::size_t stride = storage_elements(ps) * real_bytes(type) + 16;
+              Bytes pb;
+              for (std::int64_t l = 0; l < count; ++l) {
+                Bytes layer = real_bytes_of(ps, type, rng, 0.02);
+                layer.resize(stride, 0);
+                pb.insert(pb.end(), layer.begin(), layer.end());
               }
-              const OuterExponents base = scales.back();
-              scales.pop_back();
-              backends_[b]->accumulate_scaled({real(products, b, ps, type), count, stride}, scales,
-                                              base, real(dst, b, ds, Real::fp64), overwrite);
+              const Twin products = put(pb);
+              const Twin exps =
+                  put(exponent_bytes(static_cast<std::size_t>((count + 1) * (m + n)), rng));
+              const Twin dst = put(real_bytes_of(ds, Real::fp64, rng, 0.02));
+              for (int b = 0; b < 2; ++b) {
+                std::vector<OuterExponents> scales;
+                for (std::int64_t l = 0; l <= count; ++l) {
+                  const auto at = static_cast<std::size_t>(l * (m + n) * 4);
+                  scales.push_back({{&exps.on[b], at, m}, {&exps.on[b], at + m * 4, n}});
+                }
+                const OuterExponents base = scales.back();
+                scales.pop_back();
+                backends_[b]->accumulate_scaled({real(products, b, ps, type), count, stride},
+                                                scales, base, real(dst, b, ds, Real::fp64),
+                                                overwrite);
+              }
+              EXPECT_EQ(differing_bytes(dst), 0u)
+                  << m << " x " << n << ", " << (type == Real::fp32 ? "fp32" : "fp64")
+                  << " products, count " << count << (overwrite ? ", overwrite" : "");
             }
-            EXPECT_EQ(differing_bytes(dst), 0u)
-                << (type == Real::fp32 ? "fp32" : "fp64") << " products, count " << count
-                << (overwrite ? ", overwrite" : "");
           }
         }
       }

@@ -31,22 +31,48 @@ TCEMU_HOST_DEVICE inline SplitLevel split_level_of(std::uint64_t mu, int bits) {
   return {e + 1 - bits, e + 53 - bits};
 }
 
+// The usual level: sigma = 1.5 * 2^t and 2^-unit both normal binary64 numbers.
+struct NormalSplitLevel {
+  double sigma;
+  double inverse_unit;  // 2^-unit
+};
+
+TCEMU_HOST_DEVICE inline bool is_normal(SplitLevel level) {
+  return level.t >= -1022 && level.t <= 1023 && -level.unit >= -1022 && -level.unit <= 1023;
+}
+
+TCEMU_HOST_DEVICE inline NormalSplitLevel normal_level(SplitLevel level) {
+  return {
+      fp64::value((static_cast<std::uint64_t>(level.t + 1023) << 52) | (std::uint64_t{1} << 51)),
+      fp64::power_of_two(-level.unit)};
+}
+
+// split_element on a normal level.
+TCEMU_HOST_DEVICE inline double split_normal_element(double& v, NormalSplitLevel level) {
+  if (!fp64::is_finite(fp64::bits(v))) return 0.0;
+  const double slice = sub_rn(add_rn(v, level.sigma), level.sigma);
+  v = sub_rn(v, slice);
+  // q = slice / u, an integer: exact as a product by 2^-unit, a normal power.
+  const double q = mul_rn(slice, level.inverse_unit);
+  return q == 0.0 ? 0.0 : q;
+}
+
 // One element: returns q = round_half_even(v / u) (+0 when it is zero) and replaces v by
 // v - q u, exactly (backend.hpp, split_level, has the proof). A non-finite v gives +0 and stays.
 TCEMU_HOST_DEVICE inline double split_element(double& v, SplitLevel level) {
+  if (is_normal(level)) return split_normal_element(v, normal_level(level));
   if (!fp64::is_finite(fp64::bits(v))) return 0.0;
   double q;
   if (level.t < -1022) {
     q = fp64::scale(v, -level.unit);  // an integer: v is a multiple of u < 2^-1074
     v = 0.0;
   } else if (level.t <= 1023) {
+    // 2^-unit is not normal: q = slice / u by scaling.
     const double sigma =
         fp64::value((static_cast<std::uint64_t>(level.t + 1023) << 52) | (std::uint64_t{1} << 51));
     const double slice = sub_rn(add_rn(v, sigma), sigma);
     v = sub_rn(v, slice);
-    // q = slice / u, an integer: exact as a product by 2^-unit when that power is normal.
-    q = -level.unit >= -1022 && -level.unit <= 1023 ? mul_rn(slice, fp64::power_of_two(-level.unit))
-                                                    : fp64::scale(slice, -level.unit);
+    q = fp64::scale(slice, -level.unit);
   } else {
     // sigma would overflow: the same in units 2^128 smaller.
     const double s = fp64::value((static_cast<std::uint64_t>(level.t - 128 + 1023) << 52) |
