@@ -35,6 +35,11 @@ constexpr std::size_t kAlign = 64;
 // change: the products are added one by one in issue order whatever the passes).
 constexpr int kHeldProducts = 64;
 
+// Bytes between consecutive product matrices of the stack beyond their size: the summation reads
+// one element of every product at once, and product matrices of a power-of-two size (2^28 bytes
+// at n = 8192) would put all those reads on the same memory channels.
+constexpr std::size_t kProductSkew = 9 * kAlign * 4;
+
 // Slices per matrix of DP / SP's first split of the whole matrices (enough for the levels of
 // most inputs: 16 for (rand - 0.5) exp(randn) at k = 8192; every stored level past the last
 // nonzero one is written with zeros, so a larger count costs time).
@@ -69,7 +74,7 @@ struct Sizes {
                kk = static_cast<std::size_t>(k);
     return aligned(m * kk * 8) + aligned(kk * n * 8) + d * aligned(m * kk * slice_element) +
            d * aligned(kk * n * slice_element) + d * aligned(m * 4) + d * aligned(n * 4) +
-           static_cast<std::size_t>(group) * aligned(m * n * product_element) +
+           static_cast<std::size_t>(group) * (aligned(m * n * product_element) + kProductSkew) +
            static_cast<std::size_t>(sum_layers) * aligned(m * n * 8);
   }
 };
@@ -194,7 +199,8 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       p.a.exponent.push_back(carve.exponents(p.mb));
       p.b.exponent.push_back(carve.exponents(p.nb));
     }
-    p.products_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
+    p.products_stride =
+        aligned(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element) + kProductSkew;
     p.products_at = carve.take(static_cast<std::size_t>(group) * p.products_stride);
     p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
     p.sums_at = carve.take(static_cast<std::size_t>(sum_layers) * p.sums_stride);
