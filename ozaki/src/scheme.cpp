@@ -35,10 +35,15 @@ constexpr std::size_t kAlign = 64;
 // change: the products are added one by one in issue order whatever the passes).
 constexpr int kHeldProducts = 64;
 
-// Bytes between consecutive product matrices of the stack beyond their size: the summation reads
-// one element of every product at once, and product matrices of a power-of-two size (2^28 bytes
-// at n = 8192) would put all those reads on the same memory channels.
-constexpr std::size_t kProductSkew = 9 * kAlign * 4;
+// The distance between consecutive product matrices of `bytes` each in the stack: a multiple of
+// 256 bytes, an odd one. The summation reads the same element of every product at once; at a
+// distance of a power of two (2^28 bytes at n = 8192) all those reads would fall on the same
+// memory channels, while an odd multiple of 256 bytes moves each product's by 256 more.
+std::size_t product_stride(std::size_t bytes) {
+  constexpr std::size_t kStep = 256;
+  const std::size_t units = (bytes + kStep - 1) / kStep;
+  return (units % 2 == 1 ? units : units + 1) * kStep;
+}
 
 // Slices per matrix of DP / SP's first split of the whole matrices (enough for the levels of
 // most inputs: 16 for (rand - 0.5) exp(randn) at k = 8192; every stored level past the last
@@ -74,7 +79,7 @@ struct Sizes {
                kk = static_cast<std::size_t>(k);
     return aligned(m * kk * 8) + aligned(kk * n * 8) + d * aligned(m * kk * slice_element) +
            d * aligned(kk * n * slice_element) + d * aligned(m * 4) + d * aligned(n * 4) +
-           static_cast<std::size_t>(group) * (aligned(m * n * product_element) + kProductSkew) +
+           static_cast<std::size_t>(group) * product_stride(m * n * product_element) +
            static_cast<std::size_t>(sum_layers) * aligned(m * n * 8);
   }
 };
@@ -167,18 +172,15 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     std::size_t products_at = 0, products_stride = 0, sums_at = 0, sums_stride = 0;
     int group = 0;  // product matrices the stack holds
   };
-  auto plan = [&](int slices, int group, int sum_layers) {
+  // Nothing when not even a 1 x 1 block fits.
+  auto try_plan = [&](int slices, int group, int sum_layers) -> std::optional<Plan> {
     const Sizes sizes{slices, tc ? container_bytes(tc->datapath.input) : 8, tc ? std::size_t{4} : 8,
                       group, sum_layers};
     Plan p;
     p.mb = m;
     p.nb = n;
     while (sizes.bytes(p.mb, p.nb, k) > workspace.bytes()) {
-      if (p.mb == 1 && p.nb == 1) {
-        throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
-                                 " bytes cannot hold even a 1 x 1 block with k = " +
-                                 std::to_string(k) + " and " + std::to_string(slices) + " slices");
-      }
+      if (p.mb == 1 && p.nb == 1) return std::nullopt;
       if (p.mb >= p.nb) {
         p.mb = (p.mb + 1) / 2;
       } else {
@@ -200,7 +202,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       p.b.exponent.push_back(carve.exponents(p.nb));
     }
     p.products_stride =
-        aligned(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element) + kProductSkew;
+        product_stride(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
     p.products_at = carve.take(static_cast<std::size_t>(group) * p.products_stride);
     p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
     p.sums_at = carve.take(static_cast<std::size_t>(sum_layers) * p.sums_stride);
@@ -210,12 +212,21 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   // The plan of the products and sums for `slices` slices: CR holds one level's products and a
   // sum per product; the other modes one sum and a stack of kHeldProducts products when that
   // keeps the blocks as large as a stack of one level's products would.
-  auto plan_for = [&](int slices) {
-    if (cr) return plan(slices, slices, slices * slices);
-    Plan level = plan(slices, slices, 1);
-    if (slices >= kHeldProducts) return level;
-    Plan held = plan(slices, kHeldProducts, 1);
-    return held.mb == level.mb && held.nb == level.nb ? held : level;
+  auto try_plan_for = [&](int slices) -> std::optional<Plan> {
+    if (cr) return try_plan(slices, slices, slices * slices);
+    std::optional<Plan> level = try_plan(slices, slices, 1);
+    if (!level || slices >= kHeldProducts) return level;
+    std::optional<Plan> held = try_plan(slices, kHeldProducts, 1);
+    return held && held->mb == level->mb && held->nb == level->nb ? std::move(held)
+                                                                  : std::move(level);
+  };
+  const auto required = [&](std::optional<Plan> p, int slices) {
+    if (!p) {
+      throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                               " bytes cannot hold even a 1 x 1 block with k = " +
+                               std::to_string(k) + " and " + std::to_string(slices) + " slices");
+    }
+    return std::move(*p);
   };
 
   report = Report{};
@@ -262,8 +273,9 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   if (options.mode != Mode::tunable) {
     bool counted = false;
     if (!cr) {
-      Plan whole = plan_for(std::min(d, kFirstSplitSlices));
-      if (whole.mb == m && whole.nb == n) {
+      std::optional<Plan> first = try_plan_for(std::min(d, kFirstSplitSlices));
+      if (first && first->mb == m && first->nb == n) {
+        Plan& whole = *first;
         backend.copy_real(problem.a, whole.remainder_a);
         const int zero_after_a = split(whole.remainder_a, SplitAxis::rows, whole.a);
         clock.lap(report.seconds_split_a);
@@ -276,7 +288,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       }
     }
     if (!counted) {
-      const Plan counting = plan(0, 0, 0);
+      const Plan counting = required(try_plan(0, 0, 0), 0);
       int levels = 0;
       for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
         RealMatrix rem_a = counting.remainder_a;
@@ -299,7 +311,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       d = std::min(levels, d);
     }
   }
-  Plan final_plan = split_whole ? std::move(*split_whole) : plan_for(d);
+  Plan final_plan = split_whole ? std::move(*split_whole) : required(try_plan_for(d), d);
   const std::int64_t mb = final_plan.mb, nb = final_plan.nb;
   report.block_rows = mb;
   report.block_cols = nb;
