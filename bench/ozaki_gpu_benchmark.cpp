@@ -1,6 +1,7 @@
 // DGEMM-TC on the GPU against its GEMM-bound time (issue 4), all figures from one run:
 //
-//   ozaki_gpu_benchmark [--phi PHI] [--runs R] [n ...]      (default: phi 1, 3 runs, 8192 10240)
+//   ozaki_gpu_benchmark [--phi PHI] [--runs R] [--workspace-gib G] [n ...]
+//                       (default: phi 1, 3 runs, 8192 10240, 80% of the free device memory)
 //
 // For each n: A, B, C (n x n, column major, (rand - 0.5) exp(phi randn)) are put in device memory
 // once; DP and CR modes run through Handle::gemm (device-resident, no host copies) on the GPU
@@ -98,11 +99,14 @@ struct Row {
 int main(int argc, char** argv) {
   double phi = 1.0;
   int runs = 3;
+  double workspace_gib = 0;  // 0: most of the free memory
   std::vector<std::int64_t> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--phi" && i + 1 < argc) {
       phi = std::atof(argv[++i]);
+    } else if (arg == "--workspace-gib" && i + 1 < argc) {
+      workspace_gib = std::atof(argv[++i]);
     } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else {
@@ -140,7 +144,8 @@ int main(int argc, char** argv) {
       std::size_t free = 0, total = 0;
       cudaMemGetInfo(&free, &total);
       // Most of what is left, minus room for cuBLAS and the backend's scratch.
-      const std::size_t workspace = free / 10 * 8;
+      const std::size_t workspace =
+          workspace_gib > 0 ? static_cast<std::size_t>(workspace_gib * (1 << 30)) : free / 10 * 8;
       ozaki::Handle h(*backend, ozaki::TensorCoreProducts{dp},
                       {.mode = mode, .workspace_bytes = workspace});
       std::fprintf(stderr, "n = %lld, %s: warm-up...\n", static_cast<long long>(n),
