@@ -251,7 +251,8 @@ struct Layers {
   LayerExponents scale[kMaxLayers];
 };
 
-constexpr int kLoadBatch = 8;  // products loaded before they are added
+constexpr int kLoadBatch = 8;           // products loaded before they are added
+constexpr unsigned kOuterBlocks = 512;  // block rows of an accumulate launch
 
 // A product's element as stored: float for fp32 products, double otherwise.
 template <bool Fp32Products>
@@ -487,8 +488,12 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
                             ? (pairs ? accumulate_kernel<false, 2> : accumulate_kernel<false, 1>)
                             : (pairs ? accumulate_kernel<true, 2> : accumulate_kernel<true, 1>);
     const int width = pairs ? 2 : 1;
-    const dim3 grid = dst.row_major ? elementwise_grid(dst.rows, dst.cols / width, true, kThreads)
-                                    : elementwise_grid(dst.rows / width, dst.cols, false, kThreads);
+    dim3 grid = dst.row_major ? elementwise_grid(dst.rows, dst.cols / width, true, kThreads)
+                              : elementwise_grid(dst.rows / width, dst.cols, false, kThreads);
+    // Each block visits several vectors of the outer dimension at one place along the inner
+    // one, so the exponents along the inner dimension (a thread's row exponents of every layer,
+    // in column-major order) come from L1 after the first vector instead of from L2.
+    grid.y = std::min(grid.y, kOuterBlocks);
     kernel<<<grid, kThreads>>>(from, stride_bytes, n, layers, base, dst, overwrite && l0 == 0);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
