@@ -11,6 +11,7 @@
 #include "cuda_check.hpp"
 #include "fp32_step_kernels.hpp"
 #include "grid_loop.cuh"
+#include "hardware_formats.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -150,16 +151,6 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- split_fp32 ---------------------------------------------------------------------------------
 
-// The part formats that split_element computes with hardware conversions.
-enum class FastPart { none, fp16, bf16, tf32 };
-
-FastPart fast_part(const FloatFormat& format) {
-  return format == formats::fp16   ? FastPart::fp16
-         : format == formats::bf16 ? FastPart::bf16
-         : format == formats::tf32 ? FastPart::tf32
-                                   : FastPart::none;
-}
-
 // split_fp32_element, in fp32 arithmetic where that is exact: a finite nonzero x, an fp16, bf16
 // or tf32 part and 0 <= e <= 126 (2^e and 2^-e normal floats). Then (backend.hpp, split_fp32)
 // y = x 2^e is exact unless it reaches 2^(max_exponent + 1), which is an overflow of the part and
@@ -168,11 +159,13 @@ FastPart fast_part(const FloatFormat& format) {
 // with at most 11 significant bits, so the fp32 multiply is exact, and x - part 2^-e is exact by
 // the proof there (+0 when zero, as RN subtraction gives). A part rounded up to Inf (RN) is an
 // overflow: the IEEE part and residual +0, as split_fp32_element returns.
-__device__ SplitElement split_element(std::uint32_t x, FastPart kind, const FloatFormat& format,
-                                      Rounding rounding, int e) {
+__device__ SplitElement split_element(std::uint32_t x, HardwareFormat kind,
+                                      const FloatFormat& format, Rounding rounding, int e) {
   const std::uint32_t magnitude = x & 0x7FFFFFFFu;
-  const std::uint32_t limit = kind == FastPart::fp16 ? 0x47800000u : 0x7F800000u;  // 2^16, Inf
-  if (kind == FastPart::none || e < 0 || e > 126 || magnitude == 0 || magnitude >= 0x7F800000u) {
+  const std::uint32_t limit =
+      kind == HardwareFormat::fp16 ? 0x47800000u : 0x7F800000u;  // 2^16, Inf
+  if (kind == HardwareFormat::none || e < 0 || e > 126 || magnitude == 0 ||
+      magnitude >= 0x7F800000u) {
     return split_fp32_element(x, format, rounding, e);
   }
   const float y =
@@ -182,11 +175,11 @@ __device__ SplitElement split_element(std::uint32_t x, FastPart kind, const Floa
   const bool rn = rounding == Rounding::nearest_even;
   std::uint32_t part;
   float value;  // the part as an fp32 value
-  if (kind == FastPart::fp16) {
+  if (kind == HardwareFormat::fp16) {
     const __half h = rn ? __float2half_rn(y) : __float2half_rz(y);
     part = __half_as_ushort(h);
     value = __half2float(h);
-  } else if (kind == FastPart::bf16) {
+  } else if (kind == HardwareFormat::bf16) {
     const __nv_bfloat16 h = rn ? __float2bfloat16_rn(y) : __float2bfloat16_rz(y);
     part = __bfloat16_as_ushort(h);
     value = __uint_as_float(part << 16);
@@ -205,7 +198,7 @@ __device__ SplitElement split_element(std::uint32_t x, FastPart kind, const Floa
 // split_fp32 where x, part and residual are flat in one layout: four elements to a thread.
 template <int PartBytes>
 __global__ void __launch_bounds__(kThreads)
-    split_flat_kernel(const DeviceMatrix x, const DeviceMatrix part, const FastPart kind,
+    split_flat_kernel(const DeviceMatrix x, const DeviceMatrix part, const HardwareFormat kind,
                       const FloatFormat format, const DeviceMatrix residual,
                       const bool with_residual, const Rounding rounding, const int scale_exponent,
                       unsigned long long* overflows) {
@@ -242,7 +235,7 @@ constexpr int kTile = 32, kTileRows = 8;
 
 template <int PartBytes>
 __global__ void __launch_bounds__(kTile* kTileRows)
-    split_tiled_kernel(const DeviceMatrix x, const DeviceMatrix part, const FastPart kind,
+    split_tiled_kernel(const DeviceMatrix x, const DeviceMatrix part, const HardwareFormat kind,
                        const FloatFormat format, const DeviceMatrix residual,
                        const bool with_residual, const Rounding rounding, const int scale_exponent,
                        unsigned long long* overflows) {
@@ -279,7 +272,7 @@ __global__ void __launch_bounds__(kTile* kTileRows)
 
 // Launches split_flat_kernel or split_tiled_kernel for parts of PartBytes bytes.
 template <int PartBytes>
-void launch_split(const DeviceMatrix& x, const DeviceMatrix& part, FastPart kind,
+void launch_split(const DeviceMatrix& x, const DeviceMatrix& part, HardwareFormat kind,
                   const FloatFormat& format, const DeviceMatrix* residual, Rounding rounding,
                   int scale_exponent, unsigned long long* overflows) {
   const DeviceMatrix& r = residual ? *residual : part;
@@ -382,7 +375,7 @@ std::int64_t split_fp32(const DeviceMatrix& x, const DeviceMatrix& part, const F
   auto* overflows = static_cast<unsigned long long*>(scratch);
   TCEMU_CUDA_CHECK(cudaMemsetAsync(overflows, 0, sizeof(unsigned long long)));
   if (x.rows > 0 && x.cols > 0) {
-    const FastPart kind = fast_part(format);
+    const HardwareFormat kind = hardware_format(format);
     switch (part.element_bytes) {
       case 1:
         launch_split<1>(x, part, kind, format, residual, rounding, scale_exponent, overflows);
