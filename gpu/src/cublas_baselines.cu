@@ -54,9 +54,9 @@ void CublasBaselines::gemm(Baseline baseline, const RealMatrix& a, const RealMat
                                 std::to_string(d.cols));
   }
   if (d.rows == 0 || d.cols == 0) return;
-  const detail::DeviceMatrix dd = detail::device_matrix(d);
+  const detail::DeviceReal dd = detail::device_real(d);
   const detail::ColumnMajorProduct p =
-      detail::column_major_product(detail::device_matrix(a), detail::device_matrix(b), dd);
+      detail::column_major_product(detail::device_real(a), detail::device_real(b), dd);
   const int ld = static_cast<int>(dd.ld);
   cublasHandle_t h = handle_->handle;
   if (baseline == Baseline::dgemm) {

@@ -50,16 +50,6 @@ inline DeviceMatrix device_matrix(const BufferMatrix& m) {
           static_cast<int>(container_bytes(m.format))};
 }
 
-// A RealMatrix's elements as bit patterns (4 or 8 bytes each).
-inline DeviceMatrix device_matrix(const RealMatrix& m) {
-  return {static_cast<unsigned char*>(m.buffer->address()) + m.offset_bytes,
-          m.rows,
-          m.cols,
-          m.ld,
-          m.layout == Layout::row_major,
-          static_cast<int>(real_bytes(m.type))};
-}
-
 struct DeviceReal {
   unsigned char* data;
   std::int64_t rows;
