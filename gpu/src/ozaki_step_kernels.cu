@@ -251,7 +251,7 @@ struct Layers {
   LayerExponents scale[kMaxLayers];
 };
 
-constexpr int kLoadBatch = 16;          // products loaded before they are added
+constexpr int kLoadBatch = 8;           // products loaded before they are added
 constexpr unsigned kOuterBlocks = 512;  // block rows of an accumulate launch
 
 // A product's element as stored: float for fp32 products, double otherwise.
