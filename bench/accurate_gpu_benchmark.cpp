@@ -31,6 +31,7 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/reference/phi_values.hpp>
 
 namespace {
 
@@ -43,14 +44,7 @@ void check(cublasStatus_t status, const char* what) {
   }
 }
 
-std::vector<double> phi_vector(std::int64_t count, double phi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
-  std::normal_distribution<double> normal;
-  std::vector<double> x(static_cast<std::size_t>(count));
-  for (double& v : x) v = uniform(rng) * std::exp(phi * normal(rng));
-  return x;
-}
+using reference::phi_values;
 
 template <class Run>
 double median_ms(Backend& backend, const Run& run) {
@@ -80,7 +74,7 @@ struct Operands {
 // A (m x k), B (k x n), C (m x n) column-major on the device.
 Operands operands(Backend& backend, std::int64_t m, std::int64_t n, std::int64_t k) {
   Operands o;
-  const auto a = phi_vector(m * k, 1, 1), b = phi_vector(k * n, 1, 2);
+  const auto a = phi_values(m * k, 1, 1), b = phi_values(k * n, 1, 2);
   o.a = backend.allocate(a.size() * 8);
   o.b = backend.allocate(b.size() * 8);
   o.c = backend.allocate(static_cast<std::size_t>(m * n) * 8);
@@ -150,7 +144,7 @@ void correctly_rounded(Backend& gpu, const std::string& arch, std::int64_t n) {
               "bits = ExBLAS");
   const double operand_mib = 3.0 * static_cast<double>(n * n) * 8 / (1 << 20);
   for (int phi = 0; phi <= 8; ++phi) {
-    const auto a = phi_vector(n * n, phi, 3), b = phi_vector(n * n, phi, 4);
+    const auto a = phi_values(n * n, phi, 3), b = phi_values(n * n, phi, 4);
     std::vector<double> exblas_c(static_cast<std::size_t>(n * n));
     accurate::Handle exblas(gpu, InnerProduct::exact);
     auto start = std::chrono::steady_clock::now();

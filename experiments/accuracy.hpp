@@ -10,40 +10,13 @@
 #include <random>
 #include <vector>
 
+#include <tcemu/reference/phi_values.hpp>
+#include <tcemu/reference/plain_gemm.hpp>
+
 namespace tcemu::experiments {
 
-// `count` values (rand - 0.5) exp(phi randn) (Mukunoki et al.; phi sets the exponent range) from
-// a Mersenne twister seeded with `seed`.
-inline std::vector<double> phi_matrix(std::int64_t count, double phi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::normal_distribution<double> normal;
-  std::vector<double> x(static_cast<std::size_t>(count));
-  for (double& v : x) v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
-  return x;
-}
-
-// Plain DGEMM, A (m x k) and B (k x n) column major: each element summed in k order in binary64,
-// no FMA (the reference BLAS order).
-inline std::vector<double> plain_dgemm(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> at(static_cast<std::size_t>(m * k));
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t p = 0; p < k; ++p) at[i * k + p] = a[p * m + i];
-  }
-  std::vector<double> c(static_cast<std::size_t>(m * n));
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      double s = 0.0;
-      for (std::int64_t p = 0; p < k; ++p) {
-        const double t = at[i * k + p] * b[j * k + p];
-        s = s + t;
-      }
-      c[j * m + i] = s;
-    }
-  }
-  return c;
-}
+using reference::phi_values;
+using reference::plain_dgemm;
 
 struct Accuracy {
   double max_relative_error = 0;

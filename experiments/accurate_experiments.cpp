@@ -168,8 +168,8 @@ void table(const std::string& path, std::int64_t n, const std::string& backend_n
   if (!csv) throw std::runtime_error("cannot write " + path);
   csv << "phi,n,method,max_relative_error,not_correctly_rounded,seconds\n";
   for (double phi : {0.1, 1.0, 2.0, 4.0, 8.0}) {
-    const auto a = experiments::phi_matrix(n * n, phi, 1),
-               b = experiments::phi_matrix(n * n, phi, 2);
+    const auto a = experiments::phi_values(n * n, phi, 1),
+               b = experiments::phi_values(n * n, phi, 2);
     std::cerr << "phi " << phi << ", n " << n << ": MPFR and long-accumulator references...\n";
     auto start = std::chrono::steady_clock::now();
     const auto exact = reference::correctly_rounded_gemm(n, n, n, a, b);

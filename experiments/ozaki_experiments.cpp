@@ -38,7 +38,7 @@ using namespace tcemu;
 
 using experiments::Accuracy;
 using experiments::accuracy;
-using experiments::phi_matrix;
+using experiments::phi_values;
 using experiments::plain_dgemm;
 
 struct Method {
@@ -135,7 +135,7 @@ void accuracy_runs(std::ofstream& csv, const std::string& experiment, const std:
   auto be = backend_for(backend);
   const ozaki::Products products = products_for(backend, arch);
   for (double phi : phis) {
-    const auto a = phi_matrix(n * n, phi, 1), b = phi_matrix(n * n, phi, 2);
+    const auto a = phi_values(n * n, phi, 1), b = phi_values(n * n, phi, 2);
     std::cerr << experiment << ": phi " << phi << ", n " << n << ": MPFR reference...\n";
     auto start = std::chrono::steady_clock::now();
     const auto exact = reference::correctly_rounded_gemm(n, n, n, a, b);
@@ -172,7 +172,7 @@ void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
   std::ofstream csv(path);
   if (!csv) throw std::runtime_error("cannot write " + path);
   csv << "method,where,result_hex,result\n";
-  const auto x = phi_matrix(n, 1.0, 3), y = phi_matrix(n, 1.0, 4);
+  const auto x = phi_values(n, 1.0, 3), y = phi_values(n, 1.0, 4);
   auto put = [&](const std::string& method, const std::string& where, double v) {
     csv << method << ',' << where << ',' << hex(v) << ',' << std::setprecision(17) << v << '\n';
     std::cerr << "  " << std::setw(16) << method << "  " << std::setw(28) << where << "  " << hex(v)

@@ -15,18 +15,12 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
+#include <tcemu/reference/phi_values.hpp>
 
 namespace tcemu {
 namespace {
 
-std::vector<double> phi_vector(std::int64_t count, double phi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
-  std::normal_distribution<double> normal;
-  std::vector<double> x(static_cast<std::size_t>(count));
-  for (double& v : x) v = uniform(rng) * std::exp(phi * normal(rng));
-  return x;
-}
+using reference::phi_values;
 
 std::uint64_t bits(double v) {
   return std::bit_cast<std::uint64_t>(v);
@@ -46,7 +40,7 @@ class AccurateOnGpu : public ::testing::TestWithParam<InnerProduct> {
 TEST_P(AccurateOnGpu, DotGivesTheHostsBits) {
   accurate::Handle on_gpu(*gpu_, GetParam()), on_host(*host_, GetParam());
   for (std::int64_t n : {1, 5, 1000, 16384, 16385, 3000001}) {
-    const auto x = phi_vector(n, 10, 1), y = phi_vector(n, 10, 2);
+    const auto x = phi_values(n, 10, 1), y = phi_values(n, 10, 2);
     const double want = on_host.ddot(n, x.data(), 1, y.data(), 1);
     EXPECT_EQ(bits(on_gpu.ddot(n, x.data(), 1, y.data(), 1)), bits(want)) << "n " << n;
     const std::vector<float> xf(x.begin(), x.end()), yf(y.begin(), y.end());
@@ -57,7 +51,7 @@ TEST_P(AccurateOnGpu, DotGivesTheHostsBits) {
   // Every term enters the exact sum once: the GPU's exact DOT is the correctly rounded one.
   if (GetParam() == InnerProduct::exact) {
     const std::int64_t n = 1 << 22;
-    const auto x = phi_vector(n, 12, 3), y = phi_vector(n, 12, 4);
+    const auto x = phi_values(n, 12, 3), y = phi_values(n, 12, 4);
     EXPECT_EQ(bits(on_gpu.ddot(n, x.data(), 1, y.data(), 1)),
               bits(reference::accumulator_gemm(1, 1, n, x, y)[0]));
   }
@@ -66,7 +60,7 @@ TEST_P(AccurateOnGpu, DotGivesTheHostsBits) {
 TEST_P(AccurateOnGpu, GemvAndGemmGiveTheHostsBits) {
   accurate::Handle on_gpu(*gpu_, GetParam()), on_host(*host_, GetParam());
   const std::int64_t m = 133, n = 71, k = 517;
-  const auto a = phi_vector(m * k, 6, 5), b = phi_vector(k * n, 6, 6), c0 = phi_vector(m * n, 1, 7);
+  const auto a = phi_values(m * k, 6, 5), b = phi_values(k * n, 6, 6), c0 = phi_values(m * n, 1, 7);
   for (char ta : {'N', 'T'}) {
     for (char tb : {'N', 'T'}) {
       std::vector<double> want = c0, got = c0;

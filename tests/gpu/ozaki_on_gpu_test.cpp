@@ -16,18 +16,10 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/reference/phi_values.hpp>
 
 namespace tcemu {
 namespace {
-
-template <typename T>
-std::vector<T> phi_matrix(std::size_t count, double phi, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
-  std::normal_distribution<double> normal;
-  std::vector<T> x(count);
-  for (T& v : x) v = static_cast<T>(uniform(rng) * std::exp(phi * normal(rng)));
-  return x;
-}
 
 template <typename T>
 std::size_t differing(const std::vector<T>& x, const std::vector<T>& y) {
@@ -85,8 +77,9 @@ TEST(OzakiOnGpu, EveryModeGivesTheEmulatorsBits) {
   const auto emulator = make_emulator_backend();
   const std::int64_t m = 70, n = 50, k = 130;
   std::mt19937_64 rng(8);
-  auto a = phi_matrix<double>(m * k, 4.0, rng), b = phi_matrix<double>(k * n, 4.0, rng);
-  const auto c = phi_matrix<double>(m * n, 1.0, rng);
+  auto a = reference::phi_values<double>(m * k, 4.0, rng),
+       b = reference::phi_values<double>(k * n, 4.0, rng);
+  const auto c = reference::phi_values<double>(m * n, 1.0, rng);
   const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
   for (const gpu::GemmEngine engine : {gpu::GemmEngine::mma_sync, gpu::GemmEngine::cublas}) {
     const auto gpu_backend = gpu::make_gpu_backend({.engine = engine});
@@ -128,8 +121,9 @@ TEST(OzakiOnGpu, SgemmTcGivesTheEmulatorsBits) {
   const auto emulator = make_emulator_backend();
   const std::int64_t m = 90, n = 45, k = 200;
   std::mt19937_64 rng(9);
-  auto a = phi_matrix<float>(m * k, 3.0, rng), b = phi_matrix<float>(k * n, 3.0, rng);
-  const auto c = phi_matrix<float>(m * n, 1.0, rng);
+  auto a = reference::phi_values<float>(m * k, 3.0, rng),
+       b = reference::phi_values<float>(k * n, 3.0, rng);
+  const auto c = reference::phi_values<float>(m * n, 1.0, rng);
   a[11] = NAN;
   const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
   for (const ozaki::Options options : {ozaki::Options{.mode = ozaki::Mode::sp},
@@ -152,7 +146,8 @@ TEST(OzakiOnGpu, DgemmDpCrWithCublasDgemmGivesTheCpu64Bits) {
   const auto cpu64 = make_cpu64_backend();
   const std::int64_t m = 64, n = 80, k = 300;
   std::mt19937_64 rng(10);
-  const auto a = phi_matrix<double>(m * k, 2.0, rng), b = phi_matrix<double>(k * n, 2.0, rng);
+  const auto a = reference::phi_values<double>(m * k, 2.0, rng),
+             b = reference::phi_values<double>(k * n, 2.0, rng);
   for (const ozaki::Mode mode : {ozaki::Mode::dp, ozaki::Mode::cr}) {
     std::vector<double> on_gpu(static_cast<std::size_t>(m * n)), on_cpu(on_gpu.size());
     ozaki::Handle(*gpu_backend, ozaki::Fp64Products{}, {.mode = mode})
@@ -173,8 +168,9 @@ TEST(OzakiOnGpu, DeviceResidentGemmGivesTheHostArrayBits) {
   const auto gpu_backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
   const std::int64_t m = 33, n = 65, k = 129;
   std::mt19937_64 rng(12);
-  const auto a = phi_matrix<double>(m * k, 1.0, rng), b = phi_matrix<double>(k * n, 1.0, rng);
-  const auto c = phi_matrix<double>(m * n, 1.0, rng);
+  const auto a = reference::phi_values<double>(m * k, 1.0, rng),
+             b = reference::phi_values<double>(k * n, 1.0, rng);
+  const auto c = reference::phi_values<double>(m * n, 1.0, rng);
   const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32)};
   ozaki::Handle h(*gpu_backend, products, {.mode = ozaki::Mode::dp});
   std::vector<double> expected = c;

@@ -8,18 +8,15 @@
 #include <vector>
 
 #include <tcemu/reference/exact_gemm.hpp>
+#include <tcemu/reference/phi_values.hpp>
+#include <tcemu/reference/plain_gemm.hpp>
 
 namespace tcemu::ozaki::testing {
 
-// (rand - 0.5) * exp(phi * randn), the inputs of Mukunoki et al.
+// A rows x cols matrix of (rand - 0.5) exp(phi randn), the inputs of Mukunoki et al.
 inline std::vector<double> phi_matrix(std::int64_t rows, std::int64_t cols, double phi,
                                       std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> x(static_cast<std::size_t>(rows * cols));
-  for (double& v : x) v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
-  return x;
+  return reference::phi_values(rows * cols, phi, seed);
 }
 
 // The correctly rounded product (reference/exact_gemm.hpp).
@@ -29,22 +26,7 @@ inline std::vector<double> correctly_rounded_product(std::int64_t m, std::int64_
   return reference::correctly_rounded_gemm(m, n, k, a, b);
 }
 
-// Plain DGEMM: every element summed in k order with binary64 round to nearest.
-inline std::vector<double> plain_dgemm(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      double s = 0.0;
-      for (std::int64_t p = 0; p < k; ++p) {
-        const double t = a[p * m + i] * b[j * k + p];
-        s = s + t;
-      }
-      c[j * m + i] = s;
-    }
-  }
-  return c;
-}
+using reference::plain_dgemm;
 
 // max |x - r| / |r| over the elements with r != 0 (elements with r == 0 count when x != 0).
 inline double max_relative_error(const std::vector<double>& x, const std::vector<double>& r) {
