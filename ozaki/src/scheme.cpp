@@ -35,16 +35,6 @@ constexpr std::size_t kAlign = 64;
 // change: the products are added one by one in issue order whatever the passes).
 constexpr int kHeldProducts = 64;
 
-// The distance between consecutive product matrices of `bytes` each in the stack: a multiple of
-// 256 bytes, an odd one. The summation reads the same element of every product at once; at a
-// distance of a power of two (2^28 bytes at n = 8192) all those reads would fall on the same
-// memory channels, while an odd multiple of 256 bytes moves each product's by 256 more.
-std::size_t product_stride(std::size_t bytes) {
-  constexpr std::size_t kStep = 256;
-  const std::size_t units = (bytes + kStep - 1) / kStep;
-  return (units % 2 == 1 ? units : units + 1) * kStep;
-}
-
 // Slices per matrix of DP / SP's first split of the whole matrices (enough for the levels of
 // most inputs: 16 for (rand - 0.5) exp(randn) at k = 8192; every stored level past the last
 // nonzero one is written with zeros, so a larger count costs time).
@@ -79,7 +69,7 @@ struct Sizes {
                kk = static_cast<std::size_t>(k);
     return aligned(m * kk * 8) + aligned(kk * n * 8) + d * aligned(m * kk * slice_element) +
            d * aligned(kk * n * slice_element) + d * aligned(m * 4) + d * aligned(n * 4) +
-           static_cast<std::size_t>(group) * product_stride(m * n * product_element) +
+           static_cast<std::size_t>(group) * aligned(m * n * product_element) +
            static_cast<std::size_t>(sum_layers) * aligned(m * n * 8);
   }
 };
@@ -201,8 +191,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       p.a.exponent.push_back(carve.exponents(p.mb));
       p.b.exponent.push_back(carve.exponents(p.nb));
     }
-    p.products_stride =
-        product_stride(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
+    p.products_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * sizes.product_element);
     p.products_at = carve.take(static_cast<std::size_t>(group) * p.products_stride);
     p.sums_stride = aligned(static_cast<std::size_t>(p.mb * p.nb) * 8);
     p.sums_at = carve.take(static_cast<std::size_t>(sum_layers) * p.sums_stride);
