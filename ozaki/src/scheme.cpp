@@ -222,10 +222,15 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
   report.slice_bits = bits;
   Clock clock(backend);
 
-  // Splits `remainder` (a block of A or B, already copied in) into `into`: d levels, fewer once
-  // the remainder is zero, the first into.slice.size() stored; in CR mode a nonzero remainder
-  // after d levels is an error. Returns Backend::split's count.
-  auto split = [&](const RealMatrix& remainder, SplitAxis axis, Slices& into) {
+  // Copies `block` (of A: split by rows; of B: by columns) into `remainder`, resized to it, and
+  // splits it into `into`: d levels, fewer once the remainder is zero, the first
+  // into.slice.size() stored (none: a count only). Adds the time to `seconds`. In CR mode a
+  // nonzero remainder after d levels is an error. Returns Backend::split's count.
+  auto split_block = [&](const RealMatrix& block, RealMatrix remainder, SplitAxis axis,
+                         Slices& into, double& seconds) {
+    remainder.rows = block.rows;
+    remainder.cols = block.cols;
+    backend.copy_real(block, remainder);
     const std::int64_t vectors = axis == SplitAxis::rows ? remainder.rows : remainder.cols;
     const std::int64_t ld =
         std::max<std::int64_t>(1, axis == SplitAxis::rows ? remainder.cols : remainder.rows);
@@ -246,6 +251,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
                                " slices for these operands (Options::max_splits)");
     }
     into.levels = std::min(zero_after, d);
+    clock.lap(seconds);
     return zero_after;
   };
 
@@ -265,12 +271,10 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       std::optional<Plan> first = try_plan_for(std::min(d, kFirstSplitSlices));
       if (first && first->mb == m && first->nb == n) {
         Plan& whole = *first;
-        backend.copy_real(problem.a, whole.remainder_a);
-        const int zero_after_a = split(whole.remainder_a, SplitAxis::rows, whole.a);
-        clock.lap(report.seconds_split_a);
-        backend.copy_real(problem.b, whole.remainder_b);
-        const int zero_after_b = split(whole.remainder_b, SplitAxis::columns, whole.b);
-        clock.lap(report.seconds_split_b);
+        const int zero_after_a = split_block(problem.a, whole.remainder_a, SplitAxis::rows, whole.a,
+                                             report.seconds_split_a);
+        const int zero_after_b = split_block(problem.b, whole.remainder_b, SplitAxis::columns,
+                                             whole.b, report.seconds_split_b);
         d = std::min(std::max(zero_after_a, zero_after_b), d);
         counted = true;
         if (d <= static_cast<int>(whole.a.slice.size())) split_whole = std::move(whole);
@@ -278,24 +282,17 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     }
     if (!counted) {
       const Plan counting = required(try_plan(0, 0, 0), 0);
+      Slices none;  // counting stores no slices
       int levels = 0;
       for (std::int64_t i0 = 0; i0 < m; i0 += counting.mb) {
-        RealMatrix rem_a = counting.remainder_a;
-        rem_a.rows = std::min(counting.mb, m - i0);
-        backend.copy_real(sub(problem.a, i0, 0, rem_a.rows, k), rem_a);
-        levels = std::max(levels, backend.split(rem_a, SplitAxis::rows, bits, d, {}, {}));
+        const RealMatrix block = sub(problem.a, i0, 0, std::min(counting.mb, m - i0), k);
+        levels = std::max(levels, split_block(block, counting.remainder_a, SplitAxis::rows, none,
+                                              report.seconds_split_a));
       }
-      clock.lap(report.seconds_split_a);
       for (std::int64_t j0 = 0; j0 < n; j0 += counting.nb) {
-        RealMatrix rem_b = counting.remainder_b;
-        rem_b.cols = std::min(counting.nb, n - j0);
-        backend.copy_real(sub(problem.b, 0, j0, k, rem_b.cols), rem_b);
-        levels = std::max(levels, backend.split(rem_b, SplitAxis::columns, bits, d, {}, {}));
-      }
-      clock.lap(report.seconds_split_b);
-      if (cr && levels > d) {
-        throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
-                                 " slices for these operands (Options::max_splits)");
+        const RealMatrix block = sub(problem.b, 0, j0, k, std::min(counting.nb, n - j0));
+        levels = std::max(levels, split_block(block, counting.remainder_b, SplitAxis::columns, none,
+                                              report.seconds_split_b));
       }
       d = std::min(levels, d);
     }
@@ -311,11 +308,8 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
     const std::int64_t rows = std::min(mb, m - i0);
     const RealMatrix a_block = sub(problem.a, i0, 0, rows, k);
     if (!split_whole) {
-      RealMatrix rem_a = final_plan.remainder_a;
-      rem_a.rows = rows;
-      backend.copy_real(a_block, rem_a);
-      split(rem_a, SplitAxis::rows, slices_a);
-      clock.lap(report.seconds_split_a);
+      split_block(a_block, final_plan.remainder_a, SplitAxis::rows, slices_a,
+                  report.seconds_split_a);
     }
     report.slices_a = std::max(report.slices_a, slices_a.levels);
 
@@ -323,11 +317,8 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       const std::int64_t cols = std::min(nb, n - j0);
       const RealMatrix b_block = sub(problem.b, 0, j0, k, cols);
       if (!split_whole) {
-        RealMatrix rem_b = final_plan.remainder_b;
-        rem_b.cols = cols;
-        backend.copy_real(b_block, rem_b);
-        split(rem_b, SplitAxis::columns, slices_b);
-        clock.lap(report.seconds_split_b);
+        split_block(b_block, final_plan.remainder_b, SplitAxis::columns, slices_b,
+                    report.seconds_split_b);
       }
       report.slices_b = std::max(report.slices_b, slices_b.levels);
       ++report.blocks;

@@ -33,6 +33,20 @@ Result run(const std::string& arguments, const std::string& input = "") {
   return r;
 }
 
+// A 12 x 10 `tcemu gemm --backend gpu` run: with a GPU every element is correctly rounded;
+// without one the command fails with status 1 and says why.
+void expect_correctly_rounded_on_gpu(const Result& gpu) {
+  if (gpu.status == 0) {
+    EXPECT_NE(gpu.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+        << gpu.output;
+  } else {
+    EXPECT_EQ(gpu.status, 1);
+    EXPECT_TRUE(gpu.output.find("no CUDA device") != std::string::npos ||
+                gpu.output.find("built without the CUDA backend") != std::string::npos)
+        << gpu.output;
+  }
+}
+
 std::string ones(int k, const char* one) {
   std::string s;
   for (int i = 0; i < 2 * k; ++i) s += std::string(" ") + one;
@@ -252,16 +266,8 @@ TEST(Cli, GemmGeneratedInputsReportAccuracy) {
       << cr.output;
   // On a machine with a GPU the GPU backend gives the correctly rounded product as well; without
   // one the command says why.
-  const Result gpu = run("gemm --scheme dgemm-tc --backend gpu --mode cr --m 12 --n 10 --k 30");
-  if (gpu.status == 0) {
-    EXPECT_NE(gpu.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
-        << gpu.output;
-  } else {
-    EXPECT_EQ(gpu.status, 1);
-    EXPECT_TRUE(gpu.output.find("no CUDA device") != std::string::npos ||
-                gpu.output.find("built without the CUDA backend") != std::string::npos)
-        << gpu.output;
-  }
+  expect_correctly_rounded_on_gpu(
+      run("gemm --scheme dgemm-tc --backend gpu --mode cr --m 12 --n 10 --k 30"));
   const Result bad = run("gemm --scheme dgemm-tc --mode fast");
   EXPECT_EQ(bad.status, 2);
   const Result unknown = run("gemm --scheme no-such-scheme");
@@ -314,16 +320,7 @@ TEST(Cli, GemmRunsDot2AndExblas) {
   EXPECT_EQ(exact32.status, 0) << exact32.output;
   EXPECT_NE(exact32.output.find("elements not correctly rounded 0 of 135"), std::string::npos)
       << exact32.output;
-  const Result gpu = run("gemm --scheme exblas --backend gpu --m 12 --n 10 --k 30");
-  if (gpu.status == 0) {
-    EXPECT_NE(gpu.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
-        << gpu.output;
-  } else {
-    EXPECT_EQ(gpu.status, 1);
-    EXPECT_TRUE(gpu.output.find("no CUDA device") != std::string::npos ||
-                gpu.output.find("built without the CUDA backend") != std::string::npos)
-        << gpu.output;
-  }
+  expect_correctly_rounded_on_gpu(run("gemm --scheme exblas --backend gpu --m 12 --n 10 --k 30"));
 }
 
 TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
