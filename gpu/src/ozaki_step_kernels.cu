@@ -19,6 +19,17 @@ namespace el = ozaki_elements;
 
 constexpr int kThreads = 256;
 
+// N elements loaded or stored by one vector access.
+template <class T, int N>
+struct alignas(sizeof(T) * N) Pack {
+  T v[N];
+};
+
+template <class T, int N>
+__device__ Pack<T, N> load_pack(const void* at) {
+  return *static_cast<const Pack<T, N>*>(at);
+}
+
 // ---- copy_real ---------------------------------------------------------------------------------
 
 constexpr int kTile = 32;
@@ -106,70 +117,110 @@ SliceStore slice_store(const SliceTarget& t) {
   }
 }
 
-// Writes q (an integer slice value, exactly representable in the slice's format: |q| <=
-// 2^bits, split_rule.hpp) at index `at` of target t. A hardware format takes the exact
-// conversion of q (an fp32 value exactly, bits <= 24), which gives slice_bits's encoding.
-template <SliceStore Store>
-__device__ void write_slice(const SliceTarget& t, std::int64_t at, double q) {
+// Writes the Width slice elements q (integer slice values, each exactly representable in the
+// slice's format: |q| <= 2^bits, split_rule.hpp) at indices at, at + 1, ... of target t, one
+// vector store where the format allows. A hardware format takes the exact conversion of q (an
+// fp32 value exactly, bits <= 24), which gives slice_bits's encoding.
+template <SliceStore Store, int Width>
+__device__ void write_slice(const SliceTarget& t, std::int64_t at, const double (&q)[Width]) {
   if constexpr (Store == SliceStore::binary64) {
-    reinterpret_cast<std::uint64_t*>(t.data)[at] = fp64::bits(q);
-  } else if constexpr (Store == SliceStore::fp16 || Store == SliceStore::bf16) {
-    reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(
-        encode_exact(static_cast<float>(q),
-                     Store == SliceStore::fp16 ? HardwareFormat::fp16 : HardwareFormat::bf16));
-  } else if constexpr (Store == SliceStore::tf32) {
-    reinterpret_cast<std::uint32_t*>(t.data)[at] = __float_as_uint(static_cast<float>(q));
+    Pack<double, Width> out;
+#pragma unroll
+    for (int w = 0; w < Width; ++w) out.v[w] = q[w];
+    *reinterpret_cast<Pack<double, Width>*>(t.data + at * sizeof(double)) = out;
+  } else if constexpr (Store == SliceStore::fp16 || Store == SliceStore::bf16 ||
+                       Store == SliceStore::tf32) {
+    constexpr HardwareFormat format = Store == SliceStore::fp16   ? HardwareFormat::fp16
+                                      : Store == SliceStore::bf16 ? HardwareFormat::bf16
+                                                                  : HardwareFormat::tf32;
+    using Container =
+        std::conditional_t<format == HardwareFormat::tf32, std::uint32_t, std::uint16_t>;
+    Pack<Container, Width> out;
+#pragma unroll
+    for (int w = 0; w < Width; ++w) {
+      out.v[w] = static_cast<Container>(encode_exact(static_cast<float>(q[w]), format));
+    }
+    *reinterpret_cast<Pack<Container, Width>*>(t.data + at * sizeof(Container)) = out;
   } else {
-    const std::uint32_t bits_out = el::slice_bits(q, t.format);
-    if (t.element_bytes == 1) {
-      t.data[at] = static_cast<unsigned char>(bits_out);
-    } else if (t.element_bytes == 2) {
-      reinterpret_cast<std::uint16_t*>(t.data)[at] = static_cast<std::uint16_t>(bits_out);
-    } else {
-      reinterpret_cast<std::uint32_t*>(t.data)[at] = bits_out;
+#pragma unroll
+    for (int w = 0; w < Width; ++w) {
+      const std::uint32_t bits_out = el::slice_bits(q[w], t.format);
+      if (t.element_bytes == 1) {
+        t.data[at + w] = static_cast<unsigned char>(bits_out);
+      } else if (t.element_bytes == 2) {
+        reinterpret_cast<std::uint16_t*>(t.data)[at + w] = static_cast<std::uint16_t>(bits_out);
+      } else {
+        reinterpret_cast<std::uint32_t*>(t.data)[at + w] = bits_out;
+      }
     }
   }
 }
 
 // One block per vector (grid-stride over the vectors). The vector's remainder lives in shared
-// memory (InShared) or in place in x; each thread owns the elements p = threadIdx.x +
-// t blockDim.x of it (it alone reads and writes them, for every vector), so only the reductions
-// synchronise. One pass over the vector per level: it splits every element and takes the
-// largest magnitude of the new remainder, the next level's mu. zero_after receives the largest
-// count of levels after which a vector is zero (Backend::split's result).
-template <SliceStore Store, bool InShared>
+// memory (InShared) or in place in x; each thread owns the packs of Width consecutive elements
+// starting at p = Width (threadIdx.x + t blockDim.x) (it alone reads and writes them, for every
+// vector), so only the reductions synchronise. Width 2 needs InShared, contiguous slice vectors
+// (step 1) and an even length, so that every pack is one vector access. In shared memory an Inf
+// or NaN element is held as +0, which a level splits into a +0 slice element and leaves +0 (the
+// slice and the largest magnitude of a non-finite element's), and x keeps its own. One pass over
+// the vector per level: it splits every element and takes the largest magnitude of the new
+// remainder, the next level's mu (as LeadingMagnitude, all that split_level_of reads).
+// zero_after receives the largest count of levels after which a vector is zero (Backend::split's
+// result).
+template <SliceStore Store, bool InShared, int Width>
 __global__ void __launch_bounds__(kSplitThreads)
     split_kernel(const DeviceReal x, const bool rows, const int bits, const int levels,
                  const SliceTarget* targets, const int stored, int* zero_after) {
+  static_assert(Width == 1 || InShared);
   extern __shared__ double work[];
   __shared__ std::uint64_t slots[33];
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  const auto finite_or_zero = [](double v) { return fp64::is_finite(fp64::bits(v)) ? v : 0.0; };
   for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
-    const auto remainder = [&](std::int64_t p) -> double& {
+    const auto x_at = [&](std::int64_t p) -> double& {
+      return *x.fp64_at(rows ? v : p, rows ? p : v);
+    };
+    // The remainder of the pack at p, read and written back.
+    const auto load = [&](std::int64_t p, double(&r)[Width]) {
       if constexpr (InShared) {
-        return work[p];
+        const auto in = load_pack<double, Width>(work + p);
+#pragma unroll
+        for (int w = 0; w < Width; ++w) r[w] = in.v[w];
       } else {
-        return *x.fp64_at(rows ? v : p, rows ? p : v);
+        r[0] = x_at(p);
       }
     };
-    std::uint64_t mu = 0;  // the largest finite magnitude of the remainder
+    const auto store = [&](std::int64_t p, const double(&r)[Width]) {
+      if constexpr (InShared) {
+        Pack<double, Width> out;
+#pragma unroll
+        for (int w = 0; w < Width; ++w) out.v[w] = r[w];
+        *reinterpret_cast<Pack<double, Width>*>(work + p) = out;
+      } else {
+        x_at(p) = r[0];
+      }
+    };
+    const std::int64_t first = Width * threadIdx.x, step = Width * blockDim.x;
+    el::LeadingMagnitude largest;
+    bool special = false;  // an Inf or NaN in the vector
     for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-      const double x_p = *x.fp64_at(rows ? v : p, rows ? p : v);
-      if constexpr (InShared) work[p] = x_p;
-      const std::uint64_t m = fp64::finite_magnitude(fp64::bits(x_p));
-      mu = m > mu ? m : mu;
+      const double x_p = x_at(p), finite = finite_or_zero(x_p);
+      special = special || !fp64::is_finite(fp64::bits(x_p));
+      if constexpr (InShared) work[p] = finite;
+      largest.add(finite);
     }
-    mu = block_max(mu, slots);
+    std::uint64_t mu = block_max(largest.value(), slots);
     int after = levels + 1;
     for (int s = 0; s < levels; ++s) {
       if (mu == 0) {  // zero before level s + 1: this and every later level stores zeros
         after = s > 1 ? s : 1;
+        const double zeros[Width] = {};
         for (int z = s; z < stored; ++z) {
           const SliceTarget t = targets[z];
           const SliceVector to = slice_vector(t, rows, v);
           if (threadIdx.x == 0) t.exponents[v] = 0;
-          for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-            write_slice<Store>(t, to.base + p * to.step, 0.0);
+          for (std::int64_t p = first; p < length; p += step) {
+            write_slice<Store, Width>(t, to.base + p * to.step, zeros);
           }
         }
         break;
@@ -179,23 +230,29 @@ __global__ void __launch_bounds__(kSplitThreads)
       const SliceTarget t = s < stored ? targets[s] : SliceTarget{};
       const SliceVector to = slice_vector(t, rows, v);
       if (s < stored && threadIdx.x == 0) t.exponents[v] = level.unit;
-      // Splits every element of the vector by `split` and returns the largest finite magnitude
-      // of the new remainder (this thread's share).
+      // Splits every element of the vector by `split` and returns this thread's share of the
+      // new remainder's LeadingMagnitude.
       const auto pass = [&](const auto& split) {
-        std::uint64_t next = 0;
-        for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-          double& r = remainder(p);
-          const double q = split(r);
-          if (s < stored) write_slice<Store>(t, to.base + p * to.step, q);
-          const std::uint64_t m = fp64::finite_magnitude(fp64::bits(r));
-          next = m > next ? m : next;
+        el::LeadingMagnitude next;
+        for (std::int64_t p = first; p < length; p += step) {
+          double r[Width], q[Width];
+          load(p, r);
+#pragma unroll
+          for (int w = 0; w < Width; ++w) {
+            q[w] = split(r[w]);
+            next.add(InShared ? r[w] : finite_or_zero(r[w]));
+          }
+          store(p, r);
+          if (s < stored) write_slice<Store, Width>(t, to.base + p * to.step, q);
         }
-        return next;
+        return next.value();
       };
       std::uint64_t next;
       if (el::is_normal(level)) {
         const el::NormalSplitLevel normal = el::normal_level(level);
-        next = pass([&](double& r) { return el::split_normal_element(r, normal); });
+        next = InShared
+                   ? pass([&](double& r) { return el::split_finite_normal_element(r, normal); })
+                   : pass([&](double& r) { return el::split_normal_element(r, normal); });
       } else {
         next = pass([&](double& r) { return el::split_element(r, level); });
       }
@@ -203,8 +260,10 @@ __global__ void __launch_bounds__(kSplitThreads)
     }
     if (after == levels + 1 && mu == 0) after = levels;
     if constexpr (InShared) {
+      // Inf and NaN elements stay as they were in x.
+      special = __syncthreads_or(special);
       for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-        *x.fp64_at(rows ? v : p, rows ? p : v) = work[p];
+        if (!special || fp64::is_finite(fp64::bits(x_at(p)))) x_at(p) = work[p];
       }
     }
     if (threadIdx.x == 0) atomicMax(zero_after, after);
@@ -213,7 +272,7 @@ __global__ void __launch_bounds__(kSplitThreads)
 
 template <SliceStore Store>
 void launch_split(const DeviceReal& x, bool rows, int bits, int levels, const SliceTarget* targets,
-                  int stored, int* zero_after) {
+                  bool contiguous_pairs, int stored, int* zero_after) {
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   int device = 0, shared_limit = 0;
   TCEMU_CUDA_CHECK(cudaGetDevice(&device));
@@ -221,16 +280,20 @@ void launch_split(const DeviceReal& x, bool rows, int bits, int levels, const Sl
       cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const auto vector_bytes = static_cast<std::size_t>(length) * sizeof(double);
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
-  // Room for the static reduction slots besides the vector.
-  if (vector_bytes + 1024 <= static_cast<std::size_t>(shared_limit)) {
-    TCEMU_CUDA_CHECK(cudaFuncSetAttribute(split_kernel<Store, true>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const auto in_shared = [&](auto kernel) {
+    TCEMU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(vector_bytes)));
-    split_kernel<Store, true>
-        <<<grid, kSplitThreads, vector_bytes>>>(x, rows, bits, levels, targets, stored, zero_after);
-  } else {
-    split_kernel<Store, false>
+    kernel<<<grid, kSplitThreads, vector_bytes>>>(x, rows, bits, levels, targets, stored,
+                                                  zero_after);
+  };
+  // Room for the static reduction slots besides the vector.
+  if (vector_bytes + 1024 > static_cast<std::size_t>(shared_limit)) {
+    split_kernel<Store, false, 1>
         <<<grid, kSplitThreads>>>(x, rows, bits, levels, targets, stored, zero_after);
+  } else if (contiguous_pairs && length % 2 == 0) {
+    in_shared(split_kernel<Store, true, 2>);
+  } else {
+    in_shared(split_kernel<Store, true, 1>);
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
@@ -251,85 +314,105 @@ struct Layers {
   LayerExponents scale[kMaxLayers];
 };
 
-constexpr int kLoadBatch = 8;           // products loaded before they are added
 constexpr unsigned kOuterBlocks = 512;  // block rows of an accumulate launch
 
 // A product's element as stored: float for fp32 products, double otherwise.
 template <bool Fp32Products>
 using ProductElement = std::conditional_t<Fp32Products, float, double>;
 
-// One term of the sum: accumulate_element, or for fp32 products accumulate_binary32_term (the
-// kernel canonicalises the finished sum once).
-template <bool Fp32Products>
-__device__ double add_term(double sum, ProductElement<Fp32Products> p, std::int32_t shift,
-                           bool overwrite) {
-  if constexpr (Fp32Products) {
-    // The hardware widening is exact for every finite value and Inf (a NaN's payload may differ
-    // from fp64::widen's; the canonical NaN replaces it).
-    return el::accumulate_binary32_term(sum, static_cast<double>(p), shift, overwrite);
-  } else {
-    return el::accumulate_element(sum, p, shift, overwrite);
-  }
-}
-
-// Each thread adds into Width consecutive elements of dst along its contiguous dimension (a
-// pack: one vector load or store for all of them). A batch of layers' products is loaded
-// (independent loads in flight at once) before they are added in layer order, so a thread waits
-// for memory once per batch. Every layer has first's shape, layout and leading dimension, so the
-// pack's address moves by `stride` from layer to layer. Shifts are sums of four int32 exponents
-// of magnitude below 2^12, so int32 holds them.
-template <bool Fp32Products, int Width>
-__global__ void accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
-                                  const Layers layers, const LayerExponents base,
-                                  const DeviceReal dst, const bool overwrite) {
+// Each thread adds into a pack of Width consecutive elements of dst along its contiguous
+// dimension ("along"; the other is "across"), one vector load or store for all of them. The
+// exponents along that dimension come as one pack per layer too, and one exponent across. A batch
+// of Batch layers is loaded (independent loads in flight at once) before it is added in layer
+// order, so a thread waits for memory once per batch. Every layer has first's shape, layout and
+// leading dimension, so the pack's address moves by `stride` from layer to layer. An overwriting
+// sum starts from -0, to which adding t gives t (accumulate_element's overwrite). Shifts are sums
+// of four int32 exponents of magnitude below 2^12, so int32 holds them. fp32 products: when every
+// shift of a batch keeps the scaling exact (always, but for rows or columns spanning most of
+// binary64's range) each term is one fused multiply-add; the finished sum is canonicalised once.
+template <bool Fp32Products, int Width, int Batch>
+__global__ void __launch_bounds__(kThreads)
+    accumulate_kernel(const DeviceReal first, const std::size_t stride, const int count,
+                      const Layers layers, const LayerExponents base, const DeviceReal dst,
+                      const bool overwrite) {
   using Element = ProductElement<Fp32Products>;
-  struct alignas(sizeof(Element) * Width) Products {
-    Element v[Width];
-  };
-  struct alignas(sizeof(double) * Width) Sums {
-    double v[Width];
-  };
   const bool row_major = dst.row_major;
   const std::int64_t packs_rows = row_major ? dst.rows : dst.rows / Width;
   const std::int64_t packs_cols = row_major ? dst.cols / Width : dst.cols;
+  const auto along_of = [&](const LayerExponents& e) { return row_major ? e.columns : e.rows; };
+  const auto across_of = [&](const LayerExponents& e) { return row_major ? e.rows : e.columns; };
   for_each_element(packs_rows, packs_cols, row_major, [&](std::int64_t pi, std::int64_t pj) {
     const std::int64_t i = row_major ? pi : pi * Width, j = row_major ? pj * Width : pj;
-    // Element w of the pack is (i + wi, j + wj).
-    const auto row = [&](int w) { return i + (row_major ? 0 : w); };
-    const auto column = [&](int w) { return j + (row_major ? w : 0); };
-    Sums* d = reinterpret_cast<Sums*>(dst.fp64_at(i, j));
+    const std::int64_t along = row_major ? j : i, across = row_major ? i : j;
+    Pack<double, Width>* d = reinterpret_cast<Pack<double, Width>*>(dst.fp64_at(i, j));
     const unsigned char* element =
         first.data + static_cast<std::size_t>(first.index(i, j)) * sizeof(Element);
-    std::int32_t base_shift[Width];
+    const auto base_along = load_pack<std::int32_t, Width>(along_of(base) + along);
+    const std::int32_t base_across = across_of(base)[across];
+    Pack<double, Width> sum;
+    if (overwrite) {
 #pragma unroll
-    for (int w = 0; w < Width; ++w) base_shift[w] = base.rows[row(w)] + base.columns[column(w)];
-    Sums sum = overwrite ? Sums{} : *d;
+      for (int w = 0; w < Width; ++w) sum.v[w] = -0.0;
+    } else {
+      sum = *d;
+    }
     int l = 0;
     const auto add_batch = [&](auto size) {
       constexpr int kBatch = decltype(size)::value;
-      Products p[kBatch];
+      Pack<Element, Width> p[kBatch];
       std::int32_t shift[kBatch][Width];
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
-        p[b] = *reinterpret_cast<const Products*>(element);
+        p[b] = load_pack<Element, Width>(element);
         element += stride;
         const LayerExponents& e = layers.scale[l + b];
+        const auto e_along = load_pack<std::int32_t, Width>(along_of(e) + along);
+        const std::int32_t e_across = across_of(e)[across] - base_across;
 #pragma unroll
-        for (int w = 0; w < Width; ++w) {
-          shift[b][w] = e.rows[row(w)] + e.columns[column(w)] - base_shift[w];
-        }
+        for (int w = 0; w < Width; ++w) shift[b][w] = e_along.v[w] - base_along.v[w] + e_across;
       }
+      if constexpr (Fp32Products) {
+        bool exact = true;
 #pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
+        for (int b = 0; b < kBatch; ++b) {
 #pragma unroll
-        for (int w = 0; w < Width; ++w) {
-          sum.v[w] =
-              add_term<Fp32Products>(sum.v[w], p[b].v[w], shift[b][w], overwrite && l + b == 0);
+          for (int w = 0; w < Width; ++w) {
+            exact = exact && el::binary32_scaling_is_exact(shift[b][w]);
+          }
+        }
+        if (exact) {
+#pragma unroll
+          for (int b = 0; b < kBatch; ++b) {
+#pragma unroll
+            for (int w = 0; w < Width; ++w) {
+              sum.v[w] = el::accumulate_exact_binary32_term(
+                  sum.v[w], static_cast<double>(p[b].v[w]), fp64::power_of_two(shift[b][w]));
+            }
+          }
+        } else {
+#pragma unroll
+          for (int b = 0; b < kBatch; ++b) {
+#pragma unroll
+            for (int w = 0; w < Width; ++w) {
+              // The hardware widening is exact for every finite value and Inf (a NaN's payload
+              // may differ from fp64::widen's; the canonical NaN replaces it).
+              sum.v[w] = el::accumulate_binary32_term(sum.v[w], static_cast<double>(p[b].v[w]),
+                                                      shift[b][w]);
+            }
+          }
+        }
+      } else {
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+#pragma unroll
+          for (int w = 0; w < Width; ++w) {
+            sum.v[w] = el::accumulate_element(sum.v[w], p[b].v[w], shift[b][w], false);
+          }
         }
       }
       l += kBatch;
     };
-    while (l + kLoadBatch <= count) add_batch(std::integral_constant<int, kLoadBatch>{});
+    while (l + Batch <= count) add_batch(std::integral_constant<int, Batch>{});
     while (l < count) add_batch(std::integral_constant<int, 1>{});
     if constexpr (Fp32Products) {
 #pragma unroll
@@ -424,8 +507,15 @@ int split(const DeviceReal& x, bool rows, int bits, int levels,
   for (const SliceTarget& t : targets) {
     if (slice_store(t) != store) store = SliceStore::other;
   }
+  // Packs of two slice elements: every target's vectors contiguous (step 1), their starts
+  // (multiples of ld) even and the data aligned for a two-element store.
+  bool contiguous_pairs = true;
+  for (const SliceTarget& t : targets) {
+    contiguous_pairs = contiguous_pairs && rows == t.row_major && t.ld % 2 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(t.data) % (2 * t.element_bytes) == 0;
+  }
   const auto launch = [&](auto kind) {
-    launch_split<decltype(kind)::value>(x, rows, bits, levels, device_targets,
+    launch_split<decltype(kind)::value>(x, rows, bits, levels, device_targets, contiguous_pairs,
                                         static_cast<int>(targets.size()), zero_after);
   };
   using enum SliceStore;
@@ -467,16 +557,30 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
                        std::span<const LayerExponents> scales, LayerExponents base,
                        const DeviceReal& dst, bool overwrite) {
   if (dst.rows == 0 || dst.cols == 0) return;
-  // Pairs of elements where both matrices are laid out alike with even extents and leading
-  // dimensions and aligned for the pair loads (the scheme's blocks with an even dimension).
-  const std::size_t pair_bytes = 2 * (first.fp64 ? 8 : 4);
   const auto aligned_to = [](const void* p, std::size_t to) {
     return reinterpret_cast<std::uintptr_t>(p) % to == 0;
   };
-  const bool pairs = first.row_major == dst.row_major &&
-                     (dst.row_major ? dst.cols : dst.rows) % 2 == 0 && first.ld % 2 == 0 &&
-                     dst.ld % 2 == 0 && stride_bytes % pair_bytes == 0 &&
-                     aligned_to(first.data, pair_bytes) && aligned_to(dst.data, 16);
+  // Packs of `width` elements where both matrices are laid out alike, the contiguous extent and
+  // the leading dimensions are multiples of it, and every pack's address (products, sums and
+  // the exponents along the packs) is aligned for its vector access; the scheme's blocks with
+  // extents divisible by 4 take packs of 4.
+  const std::size_t element_bytes = first.fp64 ? 8 : 4;
+  const auto packs_fit = [&](std::int64_t width) {
+    const auto w = static_cast<std::size_t>(width);
+    bool fit = first.row_major == dst.row_major &&
+               (dst.row_major ? dst.cols : dst.rows) % width == 0 && first.ld % width == 0 &&
+               dst.ld % width == 0 && stride_bytes % (w * element_bytes) == 0 &&
+               aligned_to(first.data, w * element_bytes) && aligned_to(dst.data, w * 8);
+    const auto along_fits = [&](const LayerExponents& e) {
+      return aligned_to(dst.row_major ? e.columns : e.rows, w * 4);
+    };
+    fit = fit && along_fits(base);
+    for (std::int64_t l = 0; l < count && fit; ++l) {
+      fit = along_fits(scales[static_cast<std::size_t>(l)]);
+    }
+    return fit;
+  };
+  const int width = !first.fp64 && packs_fit(4) ? 4 : packs_fit(2) ? 2 : 1;
   // Launches of up to kMaxLayers products, in order: after the first, each adds to dst.
   for (std::int64_t l0 = 0; l0 < count; l0 += kMaxLayers) {
     const auto n = static_cast<int>(std::min<std::int64_t>(kMaxLayers, count - l0));
@@ -484,10 +588,11 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
     for (int l = 0; l < n; ++l) layers.scale[l] = scales[static_cast<std::size_t>(l0 + l)];
     DeviceReal from = first;
     from.data += static_cast<std::size_t>(l0) * stride_bytes;
-    const auto kernel = first.fp64
-                            ? (pairs ? accumulate_kernel<false, 2> : accumulate_kernel<false, 1>)
-                            : (pairs ? accumulate_kernel<true, 2> : accumulate_kernel<true, 1>);
-    const int width = pairs ? 2 : 1;
+    const auto kernel =
+        first.fp64 ? (width == 2 ? accumulate_kernel<false, 2, 8> : accumulate_kernel<false, 1, 8>)
+        : width == 4 ? accumulate_kernel<true, 4, 4>
+        : width == 2 ? accumulate_kernel<true, 2, 8>
+                     : accumulate_kernel<true, 1, 8>;
     dim3 grid = dst.row_major ? elementwise_grid(dst.rows, dst.cols / width, true, kThreads)
                               : elementwise_grid(dst.rows / width, dst.cols, false, kThreads);
     // Each block visits several vectors of the outer dimension at one place along the inner

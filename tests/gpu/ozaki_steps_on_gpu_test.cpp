@@ -212,8 +212,11 @@ TEST_F(OzakiStepsOnGpu, SplitGivesTheHostsBitsOnEveryLevel) {
     std::int64_t rows, cols;
     SplitAxis axis;
     Layout layout;
+    std::int64_t slice_pad = 1;  // 2: even vectors and leading dimensions (pairs of elements)
   };
   const std::vector<Case> cases = {{23, 300, SplitAxis::rows, Layout::row_major},
+                                   {24, 300, SplitAxis::rows, Layout::column_major, 2},
+                                   {300, 20, SplitAxis::columns, Layout::row_major, 2},
                                    {23, 300, SplitAxis::rows, Layout::column_major},
                                    {300, 19, SplitAxis::columns, Layout::column_major},
                                    {300, 19, SplitAxis::columns, Layout::row_major},
@@ -230,7 +233,7 @@ TEST_F(OzakiStepsOnGpu, SplitGivesTheHostsBitsOnEveryLevel) {
         const Twin x = put(split_input(xs, by_rows, rng));
         // Slices in the transposed layout of x, padded.
         const Shape ss =
-            shape(c.rows, c.cols, by_rows ? Layout::row_major : Layout::column_major, 1);
+            shape(c.rows, c.cols, by_rows ? Layout::row_major : Layout::column_major, c.slice_pad);
         const std::size_t slice_bytes =
             storage_elements(ss) * (kind.format ? container_bytes(*kind.format) : 8);
         const Twin slices =
@@ -336,11 +339,13 @@ Bytes exponent_bytes(std::size_t count, std::mt19937_64& rng) {
 
 TEST_F(OzakiStepsOnGpu, AccumulateScaledGivesTheHostsBits) {
   std::mt19937_64 rng(4);
-  // Odd extents, and even ones with even leading dimensions (the kernel's pairs of elements).
+  // Odd extents; even ones with even leading dimensions (the kernel's pairs of elements); and
+  // extents, leading dimensions and exponent vectors fit for packs of four.
   struct Case {
-    std::int64_t m, n, product_pad, sum_pad;
+    std::int64_t m, n, product_pad, sum_pad, exponent_align;
   };
-  for (const auto [m, n, product_pad, sum_pad] : {Case{75, 41, 1, 2}, Case{76, 42, 2, 4}}) {
+  for (const auto [m, n, product_pad, sum_pad, exponent_align] :
+       {Case{75, 41, 1, 2, 4}, Case{76, 42, 2, 4, 4}, Case{76, 44, 4, 4, 16}}) {
     for (const Real type : {Real::fp32, Real::fp64}) {
       for (const std::int64_t count : {1, 5, 70}) {  // 70: more than one launch
         for (const bool overwrite : {false, true}) {
@@ -355,13 +360,17 @@ TEST_F(OzakiStepsOnGpu, AccumulateScaledGivesTheHostsBits) {
                 pb.insert(pb.end(), layer.begin(), layer.end());
               }
               const Twin products = put(pb);
+              // Each layer's row exponents, then its column exponents; layers exponent_align
+              // bytes apart.
+              const std::int64_t layer_bytes =
+                  ((m + n) * 4 + exponent_align - 1) / exponent_align * exponent_align;
               const Twin exps =
-                  put(exponent_bytes(static_cast<std::size_t>((count + 1) * (m + n)), rng));
+                  put(exponent_bytes(static_cast<std::size_t>((count + 1) * layer_bytes / 4), rng));
               const Twin dst = put(real_bytes_of(ds, Real::fp64, rng, 0.02));
               for (int b = 0; b < 2; ++b) {
                 std::vector<OuterExponents> scales;
                 for (std::int64_t l = 0; l <= count; ++l) {
-                  const auto at = static_cast<std::size_t>(l * (m + n) * 4);
+                  const auto at = static_cast<std::size_t>(l * layer_bytes);
                   scales.push_back({{&exps.on[b], at, m}, {&exps.on[b], at + m * 4, n}});
                 }
                 const OuterExponents base = scales.back();

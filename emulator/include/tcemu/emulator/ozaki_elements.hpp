@@ -47,15 +47,44 @@ TCEMU_HOST_DEVICE inline NormalSplitLevel normal_level(SplitLevel level) {
       fp64::power_of_two(-level.unit)};
 }
 
+// split_element on a normal level for a finite v.
+TCEMU_HOST_DEVICE inline double split_finite_normal_element(double& v, NormalSplitLevel level) {
+  const double slice = sub_rn(add_rn(v, level.sigma), level.sigma);
+  v = sub_rn(v, slice);
+  // q = slice / u, an integer: exact as a product by 2^-unit, a normal power. Never -0: v + sigma
+  // is positive, and when slice is zero it is the RN difference of two equal values, +0.
+  return mul_rn(slice, level.inverse_unit);
+}
+
 // split_element on a normal level.
 TCEMU_HOST_DEVICE inline double split_normal_element(double& v, NormalSplitLevel level) {
   if (!fp64::is_finite(fp64::bits(v))) return 0.0;
-  const double slice = sub_rn(add_rn(v, level.sigma), level.sigma);
-  v = sub_rn(v, slice);
-  // q = slice / u, an integer: exact as a product by 2^-unit, a normal power.
-  const double q = mul_rn(slice, level.inverse_unit);
-  return q == 0.0 ? 0.0 : q;
+  return split_finite_normal_element(v, level);
 }
+
+// What split_level_of reads of the largest magnitude of some finite values (its leading
+// exponent, and whether it is zero), gathered by 32-bit steps: the largest high word of the
+// magnitudes and the OR of the low words. value() is a magnitude with that leading exponent (0
+// when every value was zero). Proof: the largest magnitude has the largest high word; when that
+// word h is nonzero, the leading bit of the magnitude is in h (the exponent field, or a
+// subnormal's fraction bits), as it is in h * 2^32. When it is zero every value is a subnormal
+// below 2^-1042 whose leading bit is that of its low word, and the OR has the highest of those.
+// The largest value() of several such bounds is the value() of their union by the same cases.
+class LeadingMagnitude {
+ public:
+  TCEMU_HOST_DEVICE void add(double finite) {
+    const std::uint64_t b = fp64::bits(finite);
+    const auto high = static_cast<std::uint32_t>(b >> 32) & 0x7FFFFFFFu;
+    high_ = high > high_ ? high : high_;
+    low_ |= static_cast<std::uint32_t>(b);
+  }
+  TCEMU_HOST_DEVICE std::uint64_t value() const {
+    return high_ != 0 ? std::uint64_t{high_} << 32 : low_;
+  }
+
+ private:
+  std::uint32_t high_ = 0, low_ = 0;
+};
 
 // One element: returns q = round_half_even(v / u) (+0 when it is zero) and replaces v by
 // v - q u, exactly (backend.hpp, split_level, has the proof). A non-finite v gives +0 and stays.
@@ -120,13 +149,25 @@ TCEMU_HOST_DEVICE inline double scale_binary32(double p, std::int64_t e) {
                                : fp64::scale(p, e);
 }
 
-// accumulate_element for a binary32 p, less its last step: the caller applies fp64::canonical
-// once to the finished sum. A NaN stays a NaN through every later RN addition, so that gives
-// the bits of canonicalising after each addition, as accumulate_element does.
-TCEMU_HOST_DEVICE inline double accumulate_binary32_term(double dst, double p, std::int64_t e,
-                                                         bool overwrite) {
-  const double t = scale_binary32(p, e);
-  return overwrite ? t : add_rn(dst, t);
+// Whether scale_binary32(p, e) is the one exact multiplication: e in [-873, 896].
+TCEMU_HOST_DEVICE constexpr bool binary32_scaling_is_exact(std::int32_t e) {
+  return static_cast<std::uint32_t>(e + 873) <= 1769u;
+}
+
+// accumulate_element (without overwrite) for a binary32 p, less its last step: the caller
+// applies fp64::canonical once to the finished sum. A NaN stays a NaN through every later RN
+// addition, so that gives the bits of canonicalising after each addition, as accumulate_element
+// does. (Overwriting is the addition to -0: -0 + t is t, zeros' signs included.)
+TCEMU_HOST_DEVICE inline double accumulate_binary32_term(double dst, double p, std::int64_t e) {
+  return add_rn(dst, scale_binary32(p, e));
+}
+
+// accumulate_binary32_term(dst, p, e) where binary32_scaling_is_exact(e), with power = 2^e: p *
+// 2^e is exact there, so the single rounding of a fused multiply-add rounds the same exact sum
+// as the addition does (Inf and NaN p propagate alike; a NaN's payload may differ, which the
+// caller's fp64::canonical removes).
+TCEMU_HOST_DEVICE inline double accumulate_exact_binary32_term(double dst, double p, double power) {
+  return fma_rn(p, power, dst);
 }
 
 // ---- exact_sum ---------------------------------------------------------------------------------
