@@ -8,11 +8,12 @@
 // backend's cuBLAS engine with fp16 slices, the median of R runs after one warm-up, each timed
 // with the backend synchronised before and after. The fp16 GEMM the scheme issues (the slices of
 // A row major and of B column major, fp32 out, through the same engine) is timed on the block
-// shape on slices like the scheme's (random integers of the report's slice width), as many
-// GEMMs back to back as the scheme issues (the bound) and, for comparison, single calls. The table
-// gives the time against the GEMM-bound time (GEMMs x that GEMM's time; the goal for DP: at
-// most 1.11x), TFLOP/s as 2 n^3 / time, CR's TFLOP/s over DP's (the goal: 0.3 or more), and the
-// phases (the scheme's Report).
+// shape on slices like the scheme's (random integers of the report's slice width): after every
+// run, as many GEMMs back to back as the run issued (that run's bound, taken under the clocks of
+// the run), and once as single calls, for comparison. The table gives the time against the
+// GEMM-bound time (GEMMs x that GEMM's time; the goal for DP: at most 1.11x) as the median of the
+// runs' ratios and their range, TFLOP/s as 2 n^3 / time, CR's TFLOP/s over DP's (the goal: 0.3
+// or more), and the phases (the scheme's Report of the last run).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -48,50 +49,67 @@ double median(std::vector<double> x) {
 }
 
 // The fp16 -> fp32 GEMM of an m x k by k x n slice pair, on slices like the scheme's (integers
-// of `bits` bits, random signs and magnitudes, as the split makes them), after 3 warm-ups:
-// seconds per GEMM over `calls` GEMMs issued back to back as the scheme issues its products
-// (the GPU's clocks settle lower under a long run than under one call), and the median of 10
-// single synchronised calls.
-struct GemmSeconds {
-  double back_to_back;
-  double single;
-};
-
-GemmSeconds slice_gemm_seconds(Backend& backend, const Datapath& dp, std::int64_t m, std::int64_t n,
-                               std::int64_t k, int bits, std::int64_t calls) {
-  Buffer a = backend.allocate(static_cast<std::size_t>(m * k) * 2),
-         b = backend.allocate(static_cast<std::size_t>(k * n) * 2),
-         d = backend.allocate(static_cast<std::size_t>(m * n) * 4);
-  std::vector<std::uint16_t> host(static_cast<std::size_t>(std::max(m, n) * k));
-  std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> magnitude(0, (1 << bits) - 1), sign(0, 1);
-  for (std::uint16_t& h : host) {
-    const double q = magnitude(rng) * (sign(rng) ? -1.0 : 1.0);
-    h = static_cast<std::uint16_t>(ozaki_elements::slice_bits(q, formats::fp16));
+// of `bits` bits, random signs and magnitudes, as the split makes them).
+class SliceGemm {
+ public:
+  SliceGemm(Backend& backend, const Datapath& dp, std::int64_t m, std::int64_t n, std::int64_t k,
+            int bits)
+      : backend_(backend),
+        dp_(dp),
+        a_(backend.allocate(static_cast<std::size_t>(m * k) * 2)),
+        b_(backend.allocate(static_cast<std::size_t>(k * n) * 2)),
+        d_(backend.allocate(static_cast<std::size_t>(m * n) * 4)),
+        am_{&a_, 0, formats::fp16, m, k, k, Layout::row_major},
+        bm_{&b_, 0, formats::fp16, k, n, k, Layout::column_major},
+        dm_{&d_, 0, formats::fp32, m, n, m, Layout::column_major} {
+    std::vector<std::uint16_t> host(static_cast<std::size_t>(std::max(m, n) * k));
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<int> magnitude(0, (1 << bits) - 1), sign(0, 1);
+    for (std::uint16_t& h : host) {
+      const double q = magnitude(rng) * (sign(rng) ? -1.0 : 1.0);
+      h = static_cast<std::uint16_t>(ozaki_elements::slice_bits(q, formats::fp16));
+    }
+    backend.copy_in(host.data(), a_, a_.bytes());
+    backend.copy_in(host.data(), b_, b_.bytes());
+    for (int i = 0; i < 3; ++i) run();  // warm-up
   }
-  backend.copy_in(host.data(), a, a.bytes());
-  backend.copy_in(host.data(), b, b.bytes());
-  const BufferMatrix am{&a, 0, formats::fp16, m, k, k, Layout::row_major};
-  const BufferMatrix bm{&b, 0, formats::fp16, k, n, k, Layout::column_major};
-  const BufferMatrix dm{&d, 0, formats::fp32, m, n, m, Layout::column_major};
-  const auto run = [&] {
-    backend.mma_gemm(dp, {.alpha = 1.0f, .beta = 0.0f}, am, bm, std::nullopt, dm);
-  };
-  for (int i = 0; i < 3; ++i) run();
-  const double all = seconds_of(backend, [&] {
-    for (std::int64_t c = 0; c < calls; ++c) run();
-  });
-  std::vector<double> t;
-  for (int i = 0; i < 10; ++i) t.push_back(seconds_of(backend, run));
-  return {all / static_cast<double>(calls), median(t)};
-}
+
+  // Seconds per GEMM over `calls` GEMMs issued back to back, as the scheme issues its products
+  // (the GPU's clocks settle lower under a long run than under one call).
+  double back_to_back(std::int64_t calls) {
+    return seconds_of(backend_,
+                      [&] {
+                        for (std::int64_t c = 0; c < calls; ++c) run();
+                      }) /
+           static_cast<double>(calls);
+  }
+
+  // The median of 10 single synchronised calls.
+  double single() {
+    std::vector<double> t;
+    for (int i = 0; i < 10; ++i) t.push_back(seconds_of(backend_, [&] { run(); }));
+    return median(t);
+  }
+
+ private:
+  void run() { backend_.mma_gemm(dp_, {.alpha = 1.0f, .beta = 0.0f}, am_, bm_, std::nullopt, dm_); }
+
+  Backend& backend_;
+  Datapath dp_;
+  Buffer a_, b_, d_;
+  BufferMatrix am_, bm_, dm_;
+};
 
 struct Row {
   std::int64_t n;
   std::string mode;
   ozaki::Report report;
-  double seconds;
-  GemmSeconds gemm;  // the fp16 GEMM of a block; back_to_back is the bound's
+  double seconds;       // the median run
+  double gemm;          // the fp16 GEMM of a block, back to back: the median of the runs'
+  double single;        // the same GEMM, single calls
+  double ratio;         // time / GEMM-bound: the median of the runs'
+  double ratio_lowest;  // and their range
+  double ratio_highest;
 };
 
 }  // namespace
@@ -151,32 +169,40 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "n = %lld, %s: warm-up...\n", static_cast<long long>(n),
                    mode == ozaki::Mode::dp ? "DP" : "CR");
       h.gemm(1.0, am, bm, 0.0, cm);
-      std::vector<double> t;
+      const ozaki::Report& warm = h.report();
+      SliceGemm gemm(*backend, dp, warm.block_rows, warm.block_cols, n, warm.slice_bits);
+      // Each run is followed by its bound, as many GEMMs back to back as the run issued, so that
+      // each ratio compares times taken under the same clocks.
+      std::vector<double> t, per_gemm, ratio;
       for (int r = 0; r < runs; ++r) {
         t.push_back(seconds_of(*backend, [&] { h.gemm(1.0, am, bm, 0.0, cm); }));
-        std::fprintf(stderr, "  run %d: %.4f s\n", r + 1, t.back());
+        const auto gemms = h.report().gemms;
+        per_gemm.push_back(gemm.back_to_back(gemms));
+        ratio.push_back(t.back() / (static_cast<double>(gemms) * per_gemm.back()));
+        std::fprintf(stderr, "  run %d: %.4f s, GEMM-bound %.4f s, ratio %.3f\n", r + 1, t.back(),
+                     static_cast<double>(gemms) * per_gemm.back(), ratio.back());
       }
-      const ozaki::Report report = h.report();
-      rows.push_back({n, mode == ozaki::Mode::dp ? "DP" : "CR", report, median(t),
-                      slice_gemm_seconds(*backend, dp, report.block_rows, report.block_cols, n,
-                                         report.slice_bits, report.gemms)});
+      rows.push_back({n, mode == ozaki::Mode::dp ? "DP" : "CR", h.report(), median(t),
+                      median(per_gemm), gemm.single(), median(ratio),
+                      *std::min_element(ratio.begin(), ratio.end()),
+                      *std::max_element(ratio.begin(), ratio.end())});
     }
   }
   std::printf(
       "\n| n | mode | slices A / B | GEMMs | blocks | time (s) | TFLOP/s | fp16 GEMM of a block, "
-      "back to back / single call (ms) | GEMM-bound (s) | time / GEMM-bound | split A, split B, "
-      "products, summation (s) |\n"
+      "back to back / single call (ms) | GEMM-bound (s) | time / GEMM-bound (range) | split A, "
+      "split B, products, summation (s) |\n"
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const Row& r : rows) {
     const double size = static_cast<double>(r.n);
-    const double bound = static_cast<double>(r.report.gemms) * r.gemm.back_to_back;
+    const double bound = static_cast<double>(r.report.gemms) * r.gemm;
     std::printf(
-        "| %lld | %s | %d / %d | %lld | %lld | %.4f | %.2f | %.3f / %.3f | %.4f | %.3f | %.4f, "
-        "%.4f, %.4f, %.4f |\n",
+        "| %lld | %s | %d / %d | %lld | %lld | %.4f | %.2f | %.3f / %.3f | %.4f | %.3f (%.3f-%.3f) "
+        "| %.4f, %.4f, %.4f, %.4f |\n",
         static_cast<long long>(r.n), r.mode.c_str(), r.report.slices_a, r.report.slices_b,
         static_cast<long long>(r.report.gemms), static_cast<long long>(r.report.blocks), r.seconds,
-        2.0 * size * size * size / r.seconds / 1e12, r.gemm.back_to_back * 1e3, r.gemm.single * 1e3,
-        bound, r.seconds / bound, r.report.seconds_split_a, r.report.seconds_split_b,
+        2.0 * size * size * size / r.seconds / 1e12, r.gemm * 1e3, r.single * 1e3, bound, r.ratio,
+        r.ratio_lowest, r.ratio_highest, r.report.seconds_split_a, r.report.seconds_split_b,
         r.report.seconds_products, r.report.seconds_summation);
   }
   std::printf("\n");
@@ -184,12 +210,12 @@ int main(int argc, char** argv) {
     const Row& dp_row = rows[i];
     const double gemms = static_cast<double>(dp_row.report.gemms);
     std::printf(
-        "n = %lld: CR TFLOP/s / DP TFLOP/s = %.3f (goal >= 0.3); DP time / GEMM-bound = %.3f "
-        "(goal <= 1.11; %.3f against single-call GEMMs); DP products / GEMM-bound = %.3f\n",
-        static_cast<long long>(dp_row.n), dp_row.seconds / rows[i + 1].seconds,
-        dp_row.seconds / (gemms * dp_row.gemm.back_to_back),
-        dp_row.seconds / (gemms * dp_row.gemm.single),
-        dp_row.report.seconds_products / (gemms * dp_row.gemm.back_to_back));
+        "n = %lld: CR TFLOP/s / DP TFLOP/s = %.3f (goal >= 0.3); DP time / GEMM-bound = %.3f, "
+        "%.3f-%.3f over %d runs (goal <= 1.11; %.3f against single-call GEMMs); DP products / "
+        "GEMM-bound = %.3f\n",
+        static_cast<long long>(dp_row.n), dp_row.seconds / rows[i + 1].seconds, dp_row.ratio,
+        dp_row.ratio_lowest, dp_row.ratio_highest, runs, dp_row.seconds / (gemms * dp_row.single),
+        dp_row.report.seconds_products / (gemms * dp_row.gemm));
   }
   return 0;
 }
