@@ -1,7 +1,12 @@
 // DGEMM-TC on the GPU against its GEMM-bound time (issue 4), all figures from one run:
 //
-//   ozaki_gpu_benchmark [--phi PHI] [--runs R] [--workspace-gib G] [n ...]
+//   ozaki_gpu_benchmark [--phi PHI] [--runs R] [--workspace-gib G] [--batching n,n,...] [n ...]
 //                       (default: phi 1, 3 runs, 8192 10240, 80% of the free device memory)
+//
+// --batching: for each of those n, DP mode's products one cublasGemmEx each against one batch
+// per stack of held products (cublasGemmBatchedEx, Backend::mma_gemm_batch), the median of R
+// runs each, beside the choice the cuBLAS engine makes by default
+// (gpu::kBatchedGemmMaxMultiplyAdds): a second table.
 //
 // For each n: A, B, C (n x n, column major, (rand - 0.5) exp(phi randn)) are put in device memory
 // once; DP and CR modes run through Handle::gemm (device-resident, no host copies) on the GPU
@@ -21,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,6 +36,8 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
+
+#include "comma_list.hpp"
 
 namespace {
 
@@ -100,6 +108,85 @@ class SliceGemm {
   BufferMatrix am_, bm_, dm_;
 };
 
+// The inputs of every n: A and B (rand - 0.5) exp(phi randn), and C, n x n column major.
+struct Operands {
+  Operands(Backend& backend, std::int64_t n, double phi)
+      : a(backend.allocate(bytes(n))),
+        b(backend.allocate(bytes(n))),
+        c(backend.allocate(bytes(n))) {
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> uniform(-0.5, 0.5);
+    std::normal_distribution<double> normal;
+    std::vector<double> host(static_cast<std::size_t>(n * n));
+    for (Buffer* x : {&a, &b}) {
+      for (double& v : host) v = uniform(rng) * std::exp(phi * normal(rng));
+      backend.copy_in(host.data(), *x, bytes(n));
+    }
+    am = {&a, 0, Real::fp64, n, n, n, Layout::column_major};
+    bm = {&b, 0, Real::fp64, n, n, n, Layout::column_major};
+    cm = {&c, 0, Real::fp64, n, n, n, Layout::column_major};
+  }
+  static std::size_t bytes(std::int64_t n) { return static_cast<std::size_t>(n * n) * 8; }
+
+  Buffer a, b, c;
+  RealMatrix am, bm, cm;
+};
+
+// `gib` GiB, or most of the free device memory, less room for cuBLAS and the backend's scratch.
+std::size_t workspace_bytes(double gib) {
+  std::size_t free = 0, total = 0;
+  cudaMemGetInfo(&free, &total);
+  return gib > 0 ? static_cast<std::size_t>(gib * (1 << 30)) : free / 10 * 8;
+}
+
+// DP mode at each n with its products one cublasGemmEx each and batched without the engine's
+// limit, the median of `runs` runs after a warm-up each.
+void batching_table(const std::vector<std::int64_t>& sizes, int runs, double phi,
+                    double workspace_gib, const Datapath& dp) {
+  const auto one_by_one = gpu::make_gpu_backend(
+      {.engine = gpu::GemmEngine::cublas, .batched_gemm_max_multiply_adds = 0});
+  const auto batched = gpu::make_gpu_backend(
+      {.engine = gpu::GemmEngine::cublas,
+       .batched_gemm_max_multiply_adds = std::numeric_limits<std::int64_t>::max()});
+  std::printf(
+      "\nDP mode: products one cublasGemmEx each against one cublasGemmBatchedEx per stack of held "
+      "products (median of %d runs; by default the engine batches products of at most %lld "
+      "multiply-adds)\n\n"
+      "| n | GEMMs | products, one by one (s) | products, batched (s) | one by one / batched | DP "
+      "time, one by one (s) | DP time, batched (s) | the engine's choice |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+      runs, static_cast<long long>(gpu::kBatchedGemmMaxMultiplyAdds));
+  for (const std::int64_t n : sizes) {
+    double seconds[2], products[2];
+    std::int64_t gemms = 0, block_rows = 0, block_cols = 0;
+    Backend* backends[2] = {one_by_one.get(), batched.get()};
+    for (int which = 0; which < 2; ++which) {
+      Backend& backend = *backends[which];
+      const Operands x(backend, n, phi);
+      ozaki::Handle h(backend, ozaki::TensorCoreProducts{dp},
+                      {.mode = ozaki::Mode::dp, .workspace_bytes = workspace_bytes(workspace_gib)});
+      h.gemm(1.0, x.am, x.bm, 0.0, x.cm);
+      std::vector<double> t, p;
+      for (int r = 0; r < runs; ++r) {
+        t.push_back(seconds_of(backend, [&] { h.gemm(1.0, x.am, x.bm, 0.0, x.cm); }));
+        p.push_back(h.report().seconds_products);
+      }
+      seconds[which] = median(t);
+      products[which] = median(p);
+      gemms = h.report().gemms;
+      block_rows = h.report().block_rows;
+      block_cols = h.report().block_cols;
+      std::fprintf(stderr, "  batching, n = %lld, %s: %.5f s\n", static_cast<long long>(n),
+                   which == 0 ? "one by one" : "batched", seconds[which]);
+    }
+    const bool engine_batches = block_rows * block_cols * n <= gpu::kBatchedGemmMaxMultiplyAdds;
+    std::printf("| %lld | %lld | %.5f | %.5f | %.2f | %.5f | %.5f | %s |\n",
+                static_cast<long long>(n), static_cast<long long>(gemms), products[0], products[1],
+                products[0] / products[1], seconds[0], seconds[1],
+                engine_batches ? "batched" : "one by one");
+  }
+}
+
 struct Row {
   std::int64_t n;
   std::string mode;
@@ -118,7 +205,7 @@ int main(int argc, char** argv) {
   double phi = 1.0;
   int runs = 3;
   double workspace_gib = 0;  // 0: most of the free memory
-  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> sizes, batching_sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--phi" && i + 1 < argc) {
@@ -127,6 +214,10 @@ int main(int argc, char** argv) {
       workspace_gib = std::atof(argv[++i]);
     } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--batching" && i + 1 < argc) {
+      for (const std::string& item : experiments::comma_list(argv[++i])) {
+        batching_sizes.push_back(std::atoll(item.c_str()));
+      }
     } else {
       sizes.push_back(std::atoll(argv[i]));
     }
@@ -145,37 +236,20 @@ int main(int argc, char** argv) {
   const Datapath dp = preset(arch, formats::fp16, formats::fp32);
   std::vector<Row> rows;
   for (const std::int64_t n : sizes) {
-    std::mt19937_64 rng(1);
-    std::uniform_real_distribution<double> uniform(-0.5, 0.5);
-    std::normal_distribution<double> normal;
-    std::vector<double> host(static_cast<std::size_t>(n * n));
-    const std::size_t bytes = host.size() * 8;
-    Buffer a = backend->allocate(bytes), b = backend->allocate(bytes), c = backend->allocate(bytes);
-    for (Buffer* x : {&a, &b}) {
-      for (double& v : host) v = uniform(rng) * std::exp(phi * normal(rng));
-      backend->copy_in(host.data(), *x, bytes);
-    }
-    const RealMatrix am{&a, 0, Real::fp64, n, n, n, Layout::column_major};
-    const RealMatrix bm{&b, 0, Real::fp64, n, n, n, Layout::column_major};
-    const RealMatrix cm{&c, 0, Real::fp64, n, n, n, Layout::column_major};
+    const Operands x(*backend, n, phi);
     for (const ozaki::Mode mode : {ozaki::Mode::dp, ozaki::Mode::cr}) {
-      std::size_t free = 0, total = 0;
-      cudaMemGetInfo(&free, &total);
-      // Most of what is left, minus room for cuBLAS and the backend's scratch.
-      const std::size_t workspace =
-          workspace_gib > 0 ? static_cast<std::size_t>(workspace_gib * (1 << 30)) : free / 10 * 8;
       ozaki::Handle h(*backend, ozaki::TensorCoreProducts{dp},
-                      {.mode = mode, .workspace_bytes = workspace});
+                      {.mode = mode, .workspace_bytes = workspace_bytes(workspace_gib)});
       std::fprintf(stderr, "n = %lld, %s: warm-up...\n", static_cast<long long>(n),
                    mode == ozaki::Mode::dp ? "DP" : "CR");
-      h.gemm(1.0, am, bm, 0.0, cm);
+      h.gemm(1.0, x.am, x.bm, 0.0, x.cm);
       const ozaki::Report& warm = h.report();
       SliceGemm gemm(*backend, dp, warm.block_rows, warm.block_cols, n, warm.slice_bits);
       // Each run is followed by its bound, as many GEMMs back to back as the run issued, so that
       // each ratio compares times taken under the same clocks.
       std::vector<double> t, per_gemm, ratio;
       for (int r = 0; r < runs; ++r) {
-        t.push_back(seconds_of(*backend, [&] { h.gemm(1.0, am, bm, 0.0, cm); }));
+        t.push_back(seconds_of(*backend, [&] { h.gemm(1.0, x.am, x.bm, 0.0, x.cm); }));
         const auto gemms = h.report().gemms;
         per_gemm.push_back(gemm.back_to_back(gemms));
         ratio.push_back(t.back() / (static_cast<double>(gemms) * per_gemm.back()));
@@ -217,5 +291,6 @@ int main(int argc, char** argv) {
         dp_row.ratio_lowest, dp_row.ratio_highest, runs, dp_row.seconds / (gemms * dp_row.single),
         dp_row.report.seconds_products / (gemms * dp_row.gemm));
   }
+  if (!batching_sizes.empty()) batching_table(batching_sizes, runs, phi, workspace_gib, dp);
   return 0;
 }

@@ -98,6 +98,37 @@ void Backend::mma_gemm(const Datapath& datapath, const GemmOptions& options, con
   mma_gemm_checked(datapath, options, a, b, c, d);
 }
 
+void Backend::mma_gemm_batch(const Datapath& datapath, const GemmOptions& options,
+                             std::span<const GemmProduct> batch) {
+  if (options.beta != 0.0f || options.c_input != CInput::epilogue) {
+    throw std::invalid_argument(
+        name() + ": mma_gemm_batch: the options read C (beta = " + std::to_string(options.beta) +
+        " or C as the initial accumulator); a batch has no C");
+  }
+  const auto alike = [](const BufferMatrix& x, const BufferMatrix& y) {
+    return x.rows == y.rows && x.cols == y.cols && x.ld == y.ld && x.layout == y.layout &&
+           x.format == y.format;
+  };
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const GemmProduct& p = batch[i];
+    check(p.a, "A");
+    check(p.b, "B");
+    check(p.d, "D");
+    if (!alike(p.a, batch[0].a) || !alike(p.b, batch[0].b) || !alike(p.d, batch[0].d)) {
+      throw std::invalid_argument(name() + ": mma_gemm_batch: product " + std::to_string(i) +
+                                  " differs from product 0 in a shape, leading dimension, layout "
+                                  "or format");
+    }
+  }
+  if (!batch.empty()) mma_gemm_batch_checked(datapath, options, batch);
+}
+
+void Backend::mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
+                                     std::span<const GemmProduct> batch) {
+  for (const GemmProduct& p : batch)
+    mma_gemm_checked(datapath, options, p.a, p.b, std::nullopt, p.d);
+}
+
 void Backend::convert(const BufferMatrix& src, const BufferMatrix& dst, Rounding rounding) {
   check(src, "source");
   check(dst, "destination");

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <span>
 
 #include "cublas_gemm.hpp"
 #include "cuda_check.hpp"
@@ -128,7 +129,59 @@ void chunked(cublasHandle_t handle, const Datapath& datapath, const GemmOptions&
   } while (first < chunks);
 }
 
+// Products per cublasGemmBatchedEx: their pointers (3 KiB) fit the kernel parameters that
+// carry them to the device.
+constexpr int kBatchChunk = 128;
+
+struct ChunkPointers {
+  const void* first[kBatchChunk];
+  const void* second[kBatchChunk];
+  void* d[kBatchChunk];
+};
+
+// The chunk's pointer arrays, one after another at `out` (first, second, d).
+__global__ void write_pointers_kernel(const ChunkPointers chunk, const int count, void** out) {
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x)) {
+    out[i] = const_cast<void*>(chunk.first[i]);
+    out[kBatchChunk + i] = const_cast<void*>(chunk.second[i]);
+    out[2 * kBatchChunk + i] = chunk.d[i];
+  }
+}
+
 }  // namespace
+
+std::size_t batched_gemm_pointer_bytes() {
+  return 3 * kBatchChunk * sizeof(void*);
+}
+
+void cublas_gemm_batch(cublasHandle_t handle, const Datapath& datapath, float alpha,
+                       std::span<const DeviceProduct> batch, void* pointers) {
+  if (batch.empty()) return;
+  const DeviceProduct& front = batch.front();
+  // Every product alike, so one column-major shape and operation for all.
+  const ColumnMajorProduct shape = column_major_product(front.a, front.b, front.d);
+  const cudaDataType_t input = data_type(datapath.input);
+  const float zero = 0.0f;
+  auto** arrays = static_cast<void**>(pointers);
+  for (std::size_t c0 = 0; c0 < batch.size(); c0 += kBatchChunk) {
+    const int count = static_cast<int>(std::min<std::size_t>(kBatchChunk, batch.size() - c0));
+    ChunkPointers chunk{};
+    for (int i = 0; i < count; ++i) {
+      const DeviceProduct& p = batch[c0 + static_cast<std::size_t>(i)];
+      const ColumnMajorProduct product = column_major_product(p.a, p.b, p.d);
+      chunk.first[i] = product.first.data;
+      chunk.second[i] = product.second.data;
+      chunk.d[i] = p.d.data;
+    }
+    write_pointers_kernel<<<1, kBatchChunk>>>(chunk, count, arrays);
+    TCEMU_CUDA_CHECK(cudaGetLastError());
+    TCEMU_CUBLAS_CHECK(cublasGemmBatchedEx(
+        handle, shape.first.op, shape.second.op, shape.rows, shape.cols, shape.k, &alpha, arrays,
+        input, shape.first.ld, arrays + kBatchChunk, input, shape.second.ld, &zero,
+        arrays + 2 * kBatchChunk, CUDA_R_32F, static_cast<int>(front.d.ld), count,
+        compute_type(datapath.input), CUBLAS_GEMM_DEFAULT));
+  }
+}
 
 void check_cublas_gemm(const Datapath& datapath, const GemmOptions& options) {
   const bool formats_offered = datapath.accumulator == formats::fp32 &&

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -70,6 +71,22 @@ using Scratch = std::function<void*(std::size_t bytes)>;
 void cublas_gemm(cublasHandle_t handle, const Datapath& datapath, const GemmOptions& options,
                  const DeviceMatrix& a, const DeviceMatrix& b, const std::optional<DeviceMatrix>& c,
                  const DeviceMatrix& d, const Scratch& scratch);
+
+// One product of a batch: D = alpha A B.
+struct DeviceProduct {
+  DeviceMatrix a, b, d;
+};
+
+// Device bytes cublas_gemm_batch needs in `pointers`.
+std::size_t batched_gemm_pointer_bytes();
+
+// D_i = alpha A_i B_i for every product (all alike: Backend::mma_gemm_batch), as
+// cublasGemmBatchedEx calls over chunks of products. A kernel writes each chunk's pointer arrays
+// into `pointers` (device memory, batched_gemm_pointer_bytes()) from its parameters, so nothing
+// is copied from the host and nothing synchronises; stream order keeps a chunk's arrays until its
+// GEMMs have read them. The caller has checked the shapes and check_cublas_gemm (no take-out).
+void cublas_gemm_batch(cublasHandle_t handle, const Datapath& datapath, float alpha,
+                       std::span<const DeviceProduct> batch, void* pointers);
 
 // c = a b in binary64 through cublasDgemm (any layouts; c must not overlap a or b).
 void cublas_fp64_gemm(cublasHandle_t handle, const DeviceReal& a, const DeviceReal& b,

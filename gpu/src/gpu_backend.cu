@@ -34,7 +34,9 @@ std::size_t round_up(std::size_t x, std::size_t to) {
 
 class GpuBackend final : public Backend {
  public:
-  explicit GpuBackend(const GpuBackendOptions& options) : engine_(options.engine) {
+  explicit GpuBackend(const GpuBackendOptions& options)
+      : engine_(options.engine),
+        batched_gemm_max_multiply_adds_(options.batched_gemm_max_multiply_adds) {
     try {
       device_ = require_device(options.device);
     } catch (const std::runtime_error& e) {
@@ -59,7 +61,7 @@ class GpuBackend final : public Backend {
   }
   ~GpuBackend() override {
     cublasDestroy(cublas_);
-    for (Scratch* s : {&pack_scratch_, &step_scratch_}) cudaFree(s->address);
+    for (Scratch* s : {&pack_scratch_, &step_scratch_, &batch_scratch_}) cudaFree(s->address);
   }
 
   std::string name() const override {
@@ -228,6 +230,26 @@ class GpuBackend final : public Backend {
     }
     run_tiled(datapath, options, a, b, c_device, d);
   }
+  void mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
+                              std::span<const GemmProduct> batch) override {
+    const GemmProduct& front = batch.front();
+    const std::int64_t multiply_adds = front.d.rows * front.d.cols * front.a.cols;
+    if (engine_ != GemmEngine::cublas || batch.size() < 2 || options.takeout_every_k != 0 ||
+        multiply_adds > batched_gemm_max_multiply_adds_ || multiply_adds == 0) {
+      Backend::mma_gemm_batch_checked(datapath, options, batch);
+      return;
+    }
+    check_shapes(datapath, options, front.a, front.b, std::nullopt, front.d);
+    detail::check_cublas_gemm(datapath, options);
+    std::vector<detail::DeviceProduct> products;
+    products.reserve(batch.size());
+    for (const GemmProduct& p : batch) {
+      products.push_back(
+          {detail::device_matrix(p.a), detail::device_matrix(p.b), detail::device_matrix(p.d)});
+    }
+    detail::cublas_gemm_batch(cublas_, datapath, options.alpha, products,
+                              scratch(batch_scratch_, detail::batched_gemm_pointer_bytes()));
+  }
 
  private:
   void check_shapes(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
@@ -390,7 +412,8 @@ class GpuBackend final : public Backend {
   }
 
   // Device memory kept between calls: the tiled GEMM's packed operands, the Ozaki steps'
-  // descriptors, flags and results, the fp32 steps' counters and flags.
+  // descriptors, flags and results, the fp32 steps' counters and flags, the batched GEMMs'
+  // pointer arrays.
   struct Scratch {
     void* address = nullptr;
     std::size_t bytes = 0;
@@ -408,9 +431,10 @@ class GpuBackend final : public Backend {
   }
 
   GemmEngine engine_;
+  std::int64_t batched_gemm_max_multiply_adds_;
   DeviceInfo device_{};
   cublasHandle_t cublas_ = nullptr;
-  Scratch pack_scratch_, step_scratch_;
+  Scratch pack_scratch_, step_scratch_, batch_scratch_;
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 //   for each block of rows of A:     copy to an fp64 remainder, split it (every level, one step)
 //     for each block of columns of B: copy, split
 //       products of slice pairs level by level (l = p + q ascending, p ascending within l), into
-//         a stack of product matrices
+//         a stack of product matrices (tensor-core products: one Backend::mma_gemm_batch per
+//         stack)
 //       DP / SP / tunable: accumulate the scaled products into one fp64 sum in that order,
 //         relative to the first level's scale, which is applied once in the epilogue; the stack
 //         holds up to kHeldProducts products (one pass over the sum each time it is full) when
@@ -346,10 +347,16 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       const OuterExponents base{slices_a.exponent[0], slices_b.exponent[0]};
       std::int64_t issued = 0;             // products issued, the held ones included
       std::vector<OuterExponents> scales;  // of the held products, in issue order
-      // Adds the held products to the sum (DP, SP, tunable) or scales each into its own (CR).
+      std::vector<GemmProduct> batch;      // the held tensor-core products, not yet computed
+      // Computes the held tensor-core products, then adds the held products to the sum (DP, SP,
+      // tunable) or scales each into its own (CR).
       auto add_held = [&] {
         const auto held = static_cast<std::int64_t>(scales.size());
         if (held == 0) return;
+        if (tc) {
+          backend.mma_gemm_batch(tc->datapath, {.alpha = 1.0f, .beta = 0.0f}, batch);
+          batch.clear();
+        }
         clock.lap(report.seconds_products);
         const std::int64_t first = issued - held;
         if (cr) {
@@ -372,11 +379,10 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
           const int q = level - p;
           const RealMatrix out = product(static_cast<std::int64_t>(scales.size()));
           if (tc) {
-            const BufferMatrix low_out{out.buffer, out.offset_bytes, formats::fp32, out.rows,
-                                       out.cols,   out.ld,           out.layout};
-            backend.mma_gemm(tc->datapath, {.alpha = 1.0f, .beta = 0.0f},
-                             std::get<BufferMatrix>(slices_a.slice[p - 1]),
-                             std::get<BufferMatrix>(slices_b.slice[q - 1]), std::nullopt, low_out);
+            batch.push_back({std::get<BufferMatrix>(slices_a.slice[p - 1]),
+                             std::get<BufferMatrix>(slices_b.slice[q - 1]),
+                             {out.buffer, out.offset_bytes, formats::fp32, out.rows, out.cols,
+                              out.ld, out.layout}});
           } else {
             backend.fp64_gemm(std::get<RealMatrix>(slices_a.slice[p - 1]),
                               std::get<RealMatrix>(slices_b.slice[q - 1]), out);

@@ -72,6 +72,72 @@ TEST(EmulatorBackend, GemmAndConvertOnBackendBuffersMatchTheHostFunctions) {
   EXPECT_EQ(got, expected);
 }
 
+// A batch is that many single products; a batch that would read C, or whose products differ in
+// shape, is refused with the product named.
+TEST(EmulatorBackend, GemmBatchIsOneGemmPerProduct) {
+  auto backend = make_emulator_backend();
+  const Datapath dp = preset("sm80", formats::fp16, formats::fp32);
+  const std::int64_t m = 5, n = 6, k = 20, count = 3;
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<std::uint16_t> a(m * k * count), b(k * n * count);
+  for (auto& x : a)
+    x = static_cast<std::uint16_t>(convert(formats::fp32, formats::fp16,
+                                           std::bit_cast<std::uint32_t>(uniform(rng)),
+                                           Rounding::nearest_even));
+  for (auto& x : b)
+    x = static_cast<std::uint16_t>(convert(formats::fp32, formats::fp16,
+                                           std::bit_cast<std::uint32_t>(uniform(rng)),
+                                           Rounding::nearest_even));
+  Buffer ab = backend->allocate(a.size() * 2), bb = backend->allocate(b.size() * 2);
+  Buffer batched = backend->allocate(m * n * 4 * count),
+         single = backend->allocate(m * n * 4 * count);
+  backend->copy_in(a.data(), ab, ab.bytes());
+  backend->copy_in(b.data(), bb, bb.bytes());
+  std::vector<GemmProduct> batch;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const BufferMatrix ai{
+        &ab, static_cast<std::size_t>(i * m * k * 2), formats::fp16, m, k, k, Layout::row_major};
+    const BufferMatrix bi{
+        &bb, static_cast<std::size_t>(i * k * n * 2), formats::fp16, k, n, k, Layout::column_major};
+    const auto d_at = [&](Buffer& buffer) {
+      return BufferMatrix{&buffer,
+                          static_cast<std::size_t>(i * m * n * 4),
+                          formats::fp32,
+                          m,
+                          n,
+                          m,
+                          Layout::column_major};
+    };
+    batch.push_back({ai, bi, d_at(batched)});
+    backend->mma_gemm(dp, {.alpha = 0.5f}, ai, bi, std::nullopt, d_at(single));
+  }
+  backend->mma_gemm_batch(dp, {.alpha = 0.5f}, batch);
+  std::vector<unsigned char> got(batched.bytes()), want(single.bytes());
+  backend->copy_out(batched, got.data(), got.size());
+  backend->copy_out(single, want.data(), want.size());
+  EXPECT_EQ(got, want);
+
+  const auto message = [&](const GemmOptions& options, std::vector<GemmProduct> products) {
+    try {
+      backend->mma_gemm_batch(dp, options, products);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({.beta = 1.0f}, batch).find("a batch has no C"), std::string::npos);
+  EXPECT_NE(message({.alpha = 1.0f, .beta = 1.0f, .c_input = CInput::initial_accumulator}, batch)
+                .find("a batch has no C"),
+            std::string::npos);
+  std::vector<GemmProduct> mixed = batch;
+  mixed[0].d.ld = m + 1;
+  EXPECT_NE(message({}, mixed).find("product 1 differs from product 0"), std::string::npos);
+  mixed = batch;
+  mixed[1].a.offset_bytes = ab.bytes();  // past A's buffer
+  EXPECT_THROW(backend->mma_gemm_batch(dp, {}, mixed), std::out_of_range);
+}
+
 TEST(EmulatorBackend, MatricesPastTheirBufferAreRefused) {
   auto backend = make_emulator_backend();
   Buffer small = backend->allocate(100);

@@ -345,6 +345,19 @@ TEST(GpuBackend, ConvertGivesTheEmulatorsBits) {
   }
 }
 
+// Integers in [-8, 8]: a GEMM of them (k of a few hundred) is exact in fp32 in any order.
+void fill_small_integers(HostMatrix& x, std::mt19937_64& rng) {
+  const MatrixView v = x.view();
+  for (std::int64_t i = 0; i < x.rows; ++i) {
+    for (std::int64_t j = 0; j < x.cols; ++j) {
+      const auto value = static_cast<float>(static_cast<int>(rng() % 17) - 8);
+      v.set(i, j,
+            convert(formats::fp32, x.format, std::bit_cast<std::uint32_t>(value),
+                    Rounding::nearest_even));
+    }
+  }
+}
+
 // Small integers: every product and partial sum is exact in fp32, so cuBLAS's own order of
 // summation cannot change a bit, and its result must be the emulator's: the plain call, C as the
 // initial accumulator (through beta) and take-out composed from k chunks (a short last chunk, more
@@ -361,17 +374,7 @@ TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
         const std::int64_t m = 97, n = 45, k = 200;
         HostMatrix a(input, m, k, la, 2), b(input, k, n, Layout::row_major);
         HostMatrix c(formats::fp32, m, n, ld), d(formats::fp32, m, n, ld, 1);
-        for (HostMatrix* x : {&a, &b, &c}) {
-          const MatrixView v = x->view();
-          for (std::int64_t i = 0; i < x->rows; ++i) {
-            for (std::int64_t j = 0; j < x->cols; ++j) {
-              const auto value = static_cast<float>(static_cast<int>(rng() % 17) - 8);
-              v.set(i, j,
-                    convert(formats::fp32, x->format, std::bit_cast<std::uint32_t>(value),
-                            Rounding::nearest_even));
-            }
-          }
-        }
+        for (HostMatrix* x : {&a, &b, &c}) fill_small_integers(*x, rng);
         for (const GemmOptions& o :
              {GemmOptions{.alpha = 2.0f, .beta = -1.0f},
               GemmOptions{.beta = 1.0f, .c_input = CInput::initial_accumulator},
@@ -383,6 +386,62 @@ TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
           EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
               << input.name << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
         }
+      }
+    }
+  }
+}
+
+// A batch of small-integer products (exact in any order) on the cuBLAS engine, batched (the
+// default limit: these products are small) and one call per product (limit 0), against the
+// emulator backend: the same bits in every D, for column- and row-major D, alpha != 1, and more
+// products than one cublasGemmBatchedEx takes (130).
+TEST(GpuBackend, CublasBatchesGiveTheEmulatorsProducts) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto batched = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const auto one_by_one = gpu::make_gpu_backend(
+      {.engine = gpu::GemmEngine::cublas, .batched_gemm_max_multiply_adds = 0});
+  const auto emulator = make_emulator_backend();
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  std::mt19937_64 rng(3);
+  for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32}) {
+    const Datapath dp = preset(arch, input, formats::fp32, "mma.sync");
+    for (const Layout ld : {Layout::row_major, Layout::column_major}) {
+      for (const std::size_t count : {std::size_t{2}, std::size_t{130}}) {
+        const std::int64_t m = 33, n = 20, k = 64;
+        HostMatrix a(input, m, k, Layout::row_major, 1), b(input, k, n, Layout::column_major, 2);
+        const HostMatrix d(formats::fp32, m, n, ld, 1);
+        std::vector<unsigned char> as, bs;
+        for (std::size_t i = 0; i < count; ++i) {
+          fill_small_integers(a, rng);
+          fill_small_integers(b, rng);
+          as.insert(as.end(), a.bytes.begin(), a.bytes.end());
+          bs.insert(bs.end(), b.bytes.begin(), b.bytes.end());
+        }
+        const std::vector<unsigned char> ds(d.bytes.size() * count, 0xA5);
+        std::vector<unsigned char> results[3];
+        Backend* backends[3] = {batched.get(), one_by_one.get(), emulator.get()};
+        for (int which = 0; which < 3; ++which) {
+          Backend& be = *backends[which];
+          Buffer ab = be.allocate(as.size()), bb = be.allocate(bs.size()),
+                 db = be.allocate(ds.size());
+          be.copy_in(as.data(), ab, as.size());
+          be.copy_in(bs.data(), bb, bs.size());
+          be.copy_in(ds.data(), db, ds.size());
+          std::vector<GemmProduct> batch;
+          for (std::size_t i = 0; i < count; ++i) {
+            batch.push_back({{&ab, i * a.bytes.size(), input, m, k, a.ld, a.layout},
+                             {&bb, i * b.bytes.size(), input, k, n, b.ld, b.layout},
+                             {&db, i * d.bytes.size(), formats::fp32, m, n, d.ld, d.layout}});
+          }
+          be.mma_gemm_batch(dp, {.alpha = 2.0f}, batch);
+          results[which].resize(ds.size());
+          be.copy_out(db, results[which].data(), ds.size());
+        }
+        const std::string what = std::string(input.name) + ", " + std::to_string(count) +
+                                 " products, D " + (ld == Layout::row_major ? "row" : "column") +
+                                 " major";
+        EXPECT_EQ(results[0], results[2]) << "batched, " << what;
+        EXPECT_EQ(results[1], results[2]) << "one by one, " << what;
       }
     }
   }

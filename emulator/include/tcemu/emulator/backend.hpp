@@ -139,6 +139,11 @@ enum class SplitAxis { rows, columns };
 // ...) or a binary64 matrix (for products by an FP64 GEMM).
 using SliceMatrix = std::variant<BufferMatrix, RealMatrix>;
 
+// One product of Backend::mma_gemm_batch: D = alpha * A B.
+struct GemmProduct {
+  BufferMatrix a, b, d;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -155,6 +160,15 @@ class Backend {
   // Every matrix lies in a buffer of this backend; a view past a buffer's end is refused.
   void mma_gemm(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                 const BufferMatrix& b, const std::optional<BufferMatrix>& c, const BufferMatrix& d);
+
+  // The products of `batch` through `datapath`, as that many mma_gemm calls with these options
+  // and no C: D_i = alpha * A_i B_i. The options must not read C (beta = 0, epilogue mode); every
+  // product has the first's shapes, leading dimensions, layouts and formats; both are refused
+  // with std::invalid_argument naming the product. No D may overlap another product's A, B or D.
+  // A backend may run the products in any order or at once (the GPU's cuBLAS engine issues
+  // small ones as one batched call, gpu_backend.hpp).
+  void mma_gemm_batch(const Datapath& datapath, const GemmOptions& options,
+                      std::span<const GemmProduct> batch);
 
   // dst = src converted elementwise from src.format to dst.format (convert.hpp), same shape.
   void convert(const BufferMatrix& src, const BufferMatrix& dst, Rounding rounding);
@@ -371,6 +385,9 @@ class Backend {
   virtual void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options,
                                 const BufferMatrix& a, const BufferMatrix& b,
                                 const std::optional<BufferMatrix>& c, const BufferMatrix& d) = 0;
+  // One mma_gemm_checked per product, in order, unless a backend has a better way.
+  virtual void mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
+                                      std::span<const GemmProduct> batch);
   virtual void convert_checked(const BufferMatrix& src, const BufferMatrix& dst,
                                Rounding rounding) = 0;
   // markidis/ steps

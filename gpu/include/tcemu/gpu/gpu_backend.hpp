@@ -3,6 +3,7 @@
 // the host between steps. Plain C++ header: callers never include a CUDA header.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include <tcemu/emulator/backend.hpp>
@@ -22,7 +23,8 @@ enum class GemmEngine {
   wgmma,
   // Our kernels, each product on the fastest one that computes its datapath bit for bit: the
   // wgmma kernel where it applies (sm_90a, fp16, bf16 or tf32 -> fp32, take-out included, the
-  // datapath equal to the device's wgmma preset), the mma.sync kernel otherwise. So the bits are those of the
+  // datapath equal to the device's wgmma preset), the mma.sync kernel otherwise. So the bits are
+  // those of the
   // emulated GEMM with the datapath asked for, as with the two engines above.
   fastest,
   // cuBLAS: cublasGemmEx with fp16 or bf16 inputs and an fp32 accumulator, or tf32 inputs (fp32
@@ -37,9 +39,17 @@ enum class GemmEngine {
   cublas,
 };
 
+// The cuBLAS engine's batches (Backend::mma_gemm_batch): products of at most this many
+// multiply-adds (m n k) each run as cublasGemmBatchedEx calls, where one cublasGemmEx per
+// product would leave the device idle between small GEMMs; larger ones one cublasGemmEx each.
+// Measured on the H200 (docs/performance.md, "Batched products").
+inline constexpr std::int64_t kBatchedGemmMaxMultiplyAdds = std::int64_t{1} << 33;
+
 struct GpuBackendOptions {
   int device = 0;
   GemmEngine engine = GemmEngine::mma_sync;
+  // kBatchedGemmMaxMultiplyAdds, or another limit (0: never batched).
+  std::int64_t batched_gemm_max_multiply_adds = kBatchedGemmMaxMultiplyAdds;
 };
 
 // Throws std::runtime_error when there is no such device, when it is older than sm_80 (the
