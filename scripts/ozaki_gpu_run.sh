@@ -7,7 +7,8 @@
 # Each part can be skipped, so that the whole fits several calls of at most 10 minutes; the build
 # directory (build-device/, ignored by git) is kept between calls:
 #   STEPS="build test bench table ctest"   (default: all but ctest)
-#   TABLE_N=10240  TABLE_PHIS=0.1,1,2  BENCH_SIZES="8192 10240"
+#   TABLE_N=10240  TABLE_PHIS=0.1,1,2
+#   BENCH_ARGS="--runs 7 --batching 256,512,1024,2048,4096,8192 8192 10240"
 set -u
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT/logs"
@@ -48,7 +49,8 @@ if has test; then
 fi
 
 if has bench; then
-  timeout 500 "$B/bin/ozaki_gpu_benchmark" ${BENCH_SIZES:-8192 10240} \
+  timeout 500 "$B/bin/ozaki_gpu_benchmark" \
+    ${BENCH_ARGS:---runs 7 --batching 256,512,1024,2048,4096,8192 8192 10240} \
     > "$OUT/logs/ozaki_gpu_benchmark.txt" 2> "$OUT/logs/ozaki_gpu_benchmark.progress"
   echo "ozaki_gpu_benchmark rc=$?"
   cat "$OUT/logs/ozaki_gpu_benchmark.txt"
