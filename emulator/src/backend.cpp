@@ -1,7 +1,11 @@
 // The checks every backend shares; the arithmetic is each backend's own.
 #include <algorithm>
+#include <functional>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <tcemu/emulator/backend.hpp>
 #include <tcemu/emulator/residual_split.hpp>
@@ -82,6 +86,62 @@ void check_matrix(const Backend& backend, const Matrix& m, std::size_t element_b
   }
 }
 
+// The bytes [begin, end) a checked, nonempty BufferMatrix spans in its buffer (its padding
+// between vectors included).
+struct Extent {
+  const Buffer* buffer;
+  std::size_t begin, end;
+  std::size_t product;  // of the batch
+};
+
+Extent extent_of(const BufferMatrix& m, std::size_t product) {
+  const std::int64_t inner = m.layout == Layout::row_major ? m.cols : m.rows;
+  const std::int64_t outer = m.layout == Layout::row_major ? m.rows : m.cols;
+  const std::size_t bytes =
+      static_cast<std::size_t>((outer - 1) * m.ld + inner) * container_bytes(m.format);
+  return {m.buffer, m.offset_bytes, m.offset_bytes + bytes, product};
+}
+
+// Throws std::invalid_argument naming the products when a D of the batch overlaps another
+// product's D, or any product's A or B: the D extents sorted by place, neighbours must not
+// overlap, and each A or B must not overlap the last D that starts before its end.
+void check_batch_overlaps(const std::string& backend_name, std::span<const GemmProduct> batch) {
+  if (batch.front().d.rows == 0 || batch.front().d.cols == 0) return;
+  const auto before = [](const Extent& x, const Extent& y) {
+    return x.buffer != y.buffer ? std::less<const Buffer*>()(x.buffer, y.buffer)
+                                : x.begin < y.begin;
+  };
+  std::vector<Extent> ds;
+  for (std::size_t i = 0; i < batch.size(); ++i) ds.push_back(extent_of(batch[i].d, i));
+  std::sort(ds.begin(), ds.end(), before);
+  const auto fail = [&](const char* what, std::size_t i, std::size_t j) {
+    throw std::invalid_argument(backend_name + ": mma_gemm_batch: D of product " +
+                                std::to_string(i) + " overlaps " + what + " of product " +
+                                std::to_string(j));
+  };
+  for (std::size_t i = 1; i < ds.size(); ++i) {
+    if (ds[i].buffer == ds[i - 1].buffer && ds[i].begin < ds[i - 1].end) {
+      fail("D", ds[i - 1].product, ds[i].product);
+    }
+  }
+  for (std::size_t j = 0; j < batch.size(); ++j) {
+    for (const auto& [operand, what] : {std::pair{&batch[j].a, "A"}, std::pair{&batch[j].b, "B"}}) {
+      if (operand->rows == 0 || operand->cols == 0) continue;
+      const Extent x = extent_of(*operand, j);
+      // The last D starting before x ends, in x's buffer.
+      auto after = std::upper_bound(ds.begin(), ds.end(), Extent{x.buffer, x.end, x.end, 0},
+                                    [&](const Extent& key, const Extent& d) {
+                                      return key.buffer != d.buffer
+                                                 ? std::less<const Buffer*>()(key.buffer, d.buffer)
+                                                 : key.begin <= d.begin;
+                                    });
+      if (after == ds.begin()) continue;
+      const Extent& d = *std::prev(after);
+      if (d.buffer == x.buffer && d.end > x.begin) fail(what, d.product, j);
+    }
+  }
+}
+
 }  // namespace
 
 void Backend::check(const BufferMatrix& m, const char* name_of) const {
@@ -120,7 +180,9 @@ void Backend::mma_gemm_batch(const Datapath& datapath, const GemmOptions& option
                                   "or format");
     }
   }
-  if (!batch.empty()) mma_gemm_batch_checked(datapath, options, batch);
+  if (batch.empty()) return;
+  check_batch_overlaps(name(), batch);
+  mma_gemm_batch_checked(datapath, options, batch);
 }
 
 void Backend::mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,

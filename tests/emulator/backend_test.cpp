@@ -72,8 +72,8 @@ TEST(EmulatorBackend, GemmAndConvertOnBackendBuffersMatchTheHostFunctions) {
   EXPECT_EQ(got, expected);
 }
 
-// A batch is that many single products; a batch that would read C, or whose products differ in
-// shape, is refused with the product named.
+// A batch is that many single products; a batch that would read C, whose products differ in
+// shape, or whose Ds overlap another D or an operand, is refused with the products named.
 TEST(EmulatorBackend, GemmBatchIsOneGemmPerProduct) {
   auto backend = make_emulator_backend();
   const Datapath dp = preset("sm80", formats::fp16, formats::fp32);
@@ -133,6 +133,12 @@ TEST(EmulatorBackend, GemmBatchIsOneGemmPerProduct) {
   std::vector<GemmProduct> mixed = batch;
   mixed[0].d.ld = m + 1;
   EXPECT_NE(message({}, mixed).find("product 1 differs from product 0"), std::string::npos);
+  mixed = batch;
+  mixed[2].d.offset_bytes -= 4;  // into product 1's D
+  EXPECT_NE(message({}, mixed).find("D of product 1 overlaps D of product 2"), std::string::npos);
+  mixed = batch;
+  mixed[0].d = {&ab, m * k * 2, formats::fp32, m, n, m, Layout::column_major};  // on A of 1
+  EXPECT_NE(message({}, mixed).find("D of product 0 overlaps A of product 1"), std::string::npos);
   mixed = batch;
   mixed[1].a.offset_bytes = ab.bytes();  // past A's buffer
   EXPECT_THROW(backend->mma_gemm_batch(dp, {}, mixed), std::out_of_range);

@@ -163,10 +163,10 @@ class Backend {
 
   // The products of `batch` through `datapath`, as that many mma_gemm calls with these options
   // and no C: D_i = alpha * A_i B_i. The options must not read C (beta = 0, epilogue mode); every
-  // product has the first's shapes, leading dimensions, layouts and formats; both are refused
-  // with std::invalid_argument naming the product. No D may overlap another product's A, B or D.
-  // A backend may run the products in any order or at once (the GPU's cuBLAS engine issues
-  // small ones as one batched call, gpu_backend.hpp).
+  // product has the first's shapes, leading dimensions, layouts and formats; no D overlaps
+  // another D or any A or B. Each is refused with std::invalid_argument naming the products. A
+  // backend may run the products in any order or at once (the GPU's cuBLAS engine issues small
+  // ones as one batched call, gpu_backend.hpp).
   void mma_gemm_batch(const Datapath& datapath, const GemmOptions& options,
                       std::span<const GemmProduct> batch);
 
