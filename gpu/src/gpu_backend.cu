@@ -233,9 +233,13 @@ class GpuBackend final : public Backend {
   void mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
                               std::span<const GemmProduct> batch) override {
     const GemmProduct& front = batch.front();
-    const std::int64_t multiply_adds = front.d.rows * front.d.cols * front.a.cols;
+    // In double: m n k can pass 2^63.
+    const double multiply_adds = static_cast<double>(front.d.rows) *
+                                 static_cast<double>(front.d.cols) *
+                                 static_cast<double>(front.a.cols);
     if (engine_ != GemmEngine::cublas || batch.size() < 2 || options.takeout_every_k != 0 ||
-        multiply_adds > batched_gemm_max_multiply_adds_ || multiply_adds == 0) {
+        multiply_adds > static_cast<double>(batched_gemm_max_multiply_adds_) ||
+        multiply_adds == 0) {
       Backend::mma_gemm_batch_checked(datapath, options, batch);
       return;
     }

@@ -24,8 +24,7 @@ enum class GemmEngine {
   // Our kernels, each product on the fastest one that computes its datapath bit for bit: the
   // wgmma kernel where it applies (sm_90a, fp16, bf16 or tf32 -> fp32, take-out included, the
   // datapath equal to the device's wgmma preset), the mma.sync kernel otherwise. So the bits are
-  // those of the
-  // emulated GEMM with the datapath asked for, as with the two engines above.
+  // those of the emulated GEMM with the datapath asked for, as with the two engines above.
   fastest,
   // cuBLAS: cublasGemmEx with fp16 or bf16 inputs and an fp32 accumulator, or tf32 inputs (fp32
   // containers holding tf32 values) through CUBLAS_COMPUTE_32F_FAST_TF32. What cuBLAS has no
