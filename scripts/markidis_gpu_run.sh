@@ -15,13 +15,7 @@
 # CMAKE_PREFIX_PATH for GoogleTest etc.: $DEPS/usr (default .deps/root, where present).
 set -u
 : "${OUT:?set OUT to the output folder}"
-DEPS=${DEPS:-$PWD/.deps/root}
-if [ -d "$DEPS/usr" ]; then
-  export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-  PREFIX=(-DCMAKE_PREFIX_PATH="$DEPS/usr")
-else
-  PREFIX=()
-fi
+source "$(dirname "$0")/device_env.sh"
 B=${BUILD_DIR:-/tmp/b-markidis}
 PHASE=${PHASE:-all}
 N=${N:-8192}

@@ -16,13 +16,7 @@
 # present).
 set -u
 : "${OUT:?set OUT to the output folder}"
-DEPS=${DEPS:-$PWD/.deps/root}
-if [ -d "$DEPS/usr" ]; then
-  export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-  PREFIX=(-DCMAKE_PREFIX_PATH="$DEPS/usr")
-else
-  PREFIX=()
-fi
+source "$(dirname "$0")/device_env.sh"
 B=${B:-/tmp/bf}
 PHASE=${PHASE:-all}
 N=${N:-8192}

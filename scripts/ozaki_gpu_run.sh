@@ -12,13 +12,7 @@
 set -u
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT/logs"
-DEPS=$PWD/.deps/root
-if [ -d "$DEPS" ]; then
-  export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-  PREFIX=(-DCMAKE_PREFIX_PATH="$DEPS/usr")
-else
-  PREFIX=()
-fi
+source "$(dirname "$0")/device_env.sh"
 B=$PWD/build-device
 STEPS=${STEPS:-build test bench table}
 has() { [[ " $STEPS " == *" $1 "* ]]; }
