@@ -179,7 +179,7 @@ void batching_table(const std::vector<std::int64_t>& sizes, int runs, double phi
       std::fprintf(stderr, "  batching, n = %lld, %s: %.5f s\n", static_cast<long long>(n),
                    which == 0 ? "one by one" : "batched", seconds[which]);
     }
-    const bool engine_batches = block_rows * block_cols * n <= gpu::kBatchedGemmMaxMultiplyAdds;
+    const bool engine_batches = gpu::batches_gemms(block_rows, block_cols, n);
     std::printf("| %lld | %lld | %.5f | %.5f | %.2f | %.5f | %.5f | %s |\n",
                 static_cast<long long>(n), static_cast<long long>(gemms), products[0], products[1],
                 products[0] / products[1], seconds[0], seconds[1],

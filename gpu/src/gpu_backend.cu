@@ -233,13 +233,8 @@ class GpuBackend final : public Backend {
   void mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
                               std::span<const GemmProduct> batch) override {
     const GemmProduct& front = batch.front();
-    // In double: m n k can pass 2^63.
-    const double multiply_adds = static_cast<double>(front.d.rows) *
-                                 static_cast<double>(front.d.cols) *
-                                 static_cast<double>(front.a.cols);
     if (engine_ != GemmEngine::cublas || batch.size() < 2 || options.takeout_every_k != 0 ||
-        multiply_adds > static_cast<double>(batched_gemm_max_multiply_adds_) ||
-        multiply_adds == 0) {
+        !batches_gemms(front.d.rows, front.d.cols, front.a.cols, batched_gemm_max_multiply_adds_)) {
       Backend::mma_gemm_batch_checked(datapath, options, batch);
       return;
     }

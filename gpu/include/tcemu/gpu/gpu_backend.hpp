@@ -44,6 +44,15 @@ enum class GemmEngine {
 // Measured on the H200 (docs/performance.md, "Batched products").
 inline constexpr std::int64_t kBatchedGemmMaxMultiplyAdds = std::int64_t{1} << 33;
 
+// Whether the cuBLAS engine batches m x n x k products under `limit` (multiply-adds m n k, in
+// double since they can pass 2^63; empty products never).
+inline bool batches_gemms(std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t limit = kBatchedGemmMaxMultiplyAdds) {
+  const double multiply_adds =
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return multiply_adds > 0 && multiply_adds <= static_cast<double>(limit);
+}
+
 struct GpuBackendOptions {
   int device = 0;
   GemmEngine engine = GemmEngine::mma_sync;
