@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/ozaki_elements.hpp>
+#include <tcemu/backend/ozaki_elements.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>

@@ -4,6 +4,7 @@
 
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/host/host_backends.hpp>
 #endif
 
 #include "arguments.hpp"
@@ -15,8 +16,8 @@ std::vector<std::string> backend_names() {
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
-  if (name == "emulator") return make_emulator_backend(threads);
-  if (name == "cpu64") return make_cpu64_backend(threads);
+  if (name == "emulator") return host::make_emulator_backend(threads);
+  if (name == "cpu64") return host::make_cpu64_backend(threads);
   if (name == "gpu") {
 #if TCEMU_WITH_GPU
     return gpu::make_gpu_backend();  // our mma.sync kernels: the emulator's bits

@@ -8,10 +8,11 @@
 #include <iostream>
 #include <sstream>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/matrix.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
@@ -131,7 +132,7 @@ int explain_command(const std::vector<std::string>& words) {
             << static_cast<double>(k) * std::ldexp(1.0, 2 * bits) << " < 2^" << p_bits << " = "
             << std::ldexp(1.0, p_bits) << ".\n\n";
 
-  auto backend = make_emulator_backend(1);
+  auto backend = host::make_emulator_backend(1);
   Buffer a_buf = backend->allocate(a.size() * 8), b_buf = backend->allocate(b.size() * 8);
   backend->copy_in(a.data(), a_buf, a.size() * 8);
   backend->copy_in(b.data(), b_buf, b.size() * 8);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 
 #include "arguments.hpp"
 

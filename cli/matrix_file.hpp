@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 
 namespace tcemu::cli {
 

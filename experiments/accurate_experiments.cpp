@@ -30,6 +30,7 @@
 
 #include <tcemu/accurate/handle.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
@@ -54,7 +55,7 @@ double relative_error(double got, double exact) {
 void condition(const std::string& path, std::int64_t n, int per_decade) {
   std::ofstream csv(path);
   csv << "n,target,condition,method,relative_error,dot2_bound\n";
-  auto backend = make_cpu64_backend();
+  auto backend = host::make_cpu64_backend();
   accurate::Handle dot2(*backend, InnerProduct::dot2), exblas(*backend, InnerProduct::exact);
   ozaki::Handle oz_dp(*backend, ozaki::Fp64Products{}, {.mode = ozaki::Mode::dp});
   ozaki::Handle oz_cr(*backend, ozaki::Fp64Products{}, {.mode = ozaki::Mode::cr});
@@ -155,7 +156,7 @@ void table(const std::string& path, std::int64_t n, const std::string& backend_n
   std::unique_ptr<Backend> backend;
   std::vector<Method> methods;
   if (backend_name == "cpu64") {
-    backend = make_cpu64_backend();
+    backend = host::make_cpu64_backend();
     methods = cpu_methods(*backend, n);
   } else if (backend_name == "gpu") {
     const std::string arch = experiments::gpu_arch();

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/cublas_baselines.hpp>
 #include <tcemu/gpu/device.hpp>

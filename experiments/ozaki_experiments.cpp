@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
@@ -104,8 +105,8 @@ ozaki::Products products_for(const std::string& backend, const std::string& arch
 }
 
 std::unique_ptr<Backend> backend_for(const std::string& name) {
-  if (name == "emulator") return make_emulator_backend();
-  if (name == "cpu64") return make_cpu64_backend();
+  if (name == "emulator") return host::make_emulator_backend();
+  if (name == "cpu64") return host::make_cpu64_backend();
   if (name == "gpu") return experiments::make_gpu();
   throw std::invalid_argument("--backend must be emulator, cpu64 or gpu, got '" + name + "'");
 }
@@ -205,11 +206,11 @@ void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
     for (int threads : {1, 2}) {
       places.push_back({std::string("emulator ") + arch + " (" + std::to_string(threads) +
                             " thread" + (threads > 1 ? "s)" : ")"),
-                        make_emulator_backend(threads),
+                        host::make_emulator_backend(threads),
                         ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)}});
     }
   }
-  places.push_back({"cpu64", make_cpu64_backend(), ozaki::Fp64Products{}});
+  places.push_back({"cpu64", host::make_cpu64_backend(), ozaki::Fp64Products{}});
   if (gpu) {
     const ozaki::TensorCoreProducts tc{preset(gpu_arch, formats::fp16, formats::fp32)};
     places.push_back({"gpu " + gpu_arch + " cuBLAS fp16 GEMM", experiments::make_gpu(), tc});

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/fp32_bits.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/mma.hpp>
-#include <tcemu/emulator/residual_split.hpp>
 
+#include <tcemu/emulator/parallel_for.hpp>
 #include "gemm_fast_path.hpp"
-#include "parallel_for.hpp"
 
 namespace tcemu {
 namespace {

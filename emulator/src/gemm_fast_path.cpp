@@ -30,8 +30,8 @@
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/round.hpp>
 
+#include <tcemu/emulator/parallel_for.hpp>
 #include "gemm_fast_path.hpp"
-#include "parallel_for.hpp"
 
 namespace tcemu::detail {
 namespace {

@@ -36,11 +36,12 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/cublas_baselines.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #endif
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
@@ -57,7 +58,7 @@ using tcemu::experiments::comma_list;
 // compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200), and the GPU
 // with the products by cuBLAS (the scheme composed from cuBLAS calls; cuBLAS's bits).
 std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
-  if (name == "emulator") return tcemu::make_emulator_backend();
+  if (name == "emulator") return tcemu::host::make_emulator_backend();
 #if TCEMU_WITH_GPU
   if (name == "gpu")
     return tcemu::gpu::make_gpu_backend({.engine = tcemu::gpu::GemmEngine::fastest});

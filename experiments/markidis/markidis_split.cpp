@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/emulator/convert.hpp>
-#include <tcemu/emulator/residual_split.hpp>
 
 namespace {
 

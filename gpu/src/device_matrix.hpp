@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 
 namespace tcemu::gpu::detail {
@@ -102,7 +102,7 @@ inline DeviceReal device_real(const RealMatrix& m) {
           m.cols,
           m.ld,
           m.layout == Layout::row_major,
-          m.type == Real::fp64};
+          m.format == Real::fp64};
 }
 
 inline std::int32_t* device_exponents(const ExponentVector& v) {

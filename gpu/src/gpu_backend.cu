@@ -13,15 +13,15 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
 
-#include "cublas_gemm.hpp"
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
-#include "fp32_step_kernels.hpp"
-#include "inner_product_kernels.hpp"
-#include "matrix_kernels.hpp"
-#include "ozaki_step_kernels.hpp"
-#include "tiled_mma_gemm.hpp"
-#include "wgmma_gemm.hpp"
+#include "gemm/cublas_gemm.hpp"
+#include "gemm/tiled_mma_gemm.hpp"
+#include "gemm/wgmma_gemm.hpp"
+#include "steps/fp32_split_steps.hpp"
+#include "steps/inner_product_steps.hpp"
+#include "steps/ozaki_steps.hpp"
+#include "steps/tensor_core_steps.hpp"
 
 namespace tcemu::gpu {
 namespace {
@@ -235,7 +235,7 @@ class GpuBackend final : public Backend {
     const GemmProduct& front = batch.front();
     if (engine_ != GemmEngine::cublas || batch.size() < 2 || options.takeout_every_k != 0 ||
         !batches_gemms(front.d.rows, front.d.cols, front.a.cols, batched_gemm_max_multiply_adds_)) {
-      Backend::mma_gemm_batch_checked(datapath, options, batch);
+      TensorCoreSteps::mma_gemm_batch_checked(datapath, options, batch);
       return;
     }
     check_shapes(datapath, options, front.a, front.b, std::nullopt, front.d);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/residual_split.hpp>
+#include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/markidis/gemm.hpp>
 
 namespace tcemu::markidis {

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include <tcemu/emulator/residual_split.hpp>
+#include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/markidis/scheme.hpp>
 
 namespace tcemu::markidis {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <tcemu/emulator/residual_split.hpp>
+#include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/markidis/gemm.hpp>
 
 namespace tcemu::markidis {

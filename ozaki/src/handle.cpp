@@ -49,10 +49,10 @@ void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double
     throw std::invalid_argument(std::string(kRoutine) + ": A " + shape(a) + " times B " + shape(b) +
                                 " does not give C " + shape(c));
   }
-  if (a.type != b.type || a.type != c.type) {
+  if (a.format != b.format || a.format != c.format) {
     throw std::invalid_argument(std::string(kRoutine) + ": A, B and C must hold the same type");
   }
-  const bool fp64 = a.type == Real::fp64;
+  const bool fp64 = a.format == Real::fp64;
   prepare(kRoutine, fp64);  // the mode takes this precision; clears the report
   if (c.rows == 0 || c.cols == 0 || ((alpha == 0.0 || a.cols == 0) && beta == 1.0)) return;
   if (alpha == 0.0 || a.cols == 0) {  // C := beta C, as BlasCall::scale_c

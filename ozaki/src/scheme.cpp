@@ -50,7 +50,7 @@ RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std::int64
                std::int64_t cols) {
   const std::int64_t index = x.layout == Layout::row_major ? i0 * x.ld + j0 : j0 * x.ld + i0;
   RealMatrix s = x;
-  s.offset_bytes += static_cast<std::size_t>(index) * real_bytes(x.type);
+  s.offset_bytes += static_cast<std::size_t>(index) * real_bytes(x.format);
   s.rows = rows;
   s.cols = cols;
   return s;

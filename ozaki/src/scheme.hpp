@@ -1,7 +1,7 @@
 // The blocked Ozaki scheme on backend buffers (handle.cpp moves the operands in and out).
 #pragma once
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #include <tcemu/ozaki/options.hpp>
 
 namespace tcemu::ozaki::detail {

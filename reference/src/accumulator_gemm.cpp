@@ -1,6 +1,6 @@
 #include <tcemu/reference/accumulator_gemm.hpp>
 
-#include <tcemu/emulator/exact_dot.hpp>
+#include <tcemu/backend/exact_dot.hpp>
 
 #include "column_workers.hpp"
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <tcemu/emulator/exact_dot.hpp>
+#include <tcemu/backend/exact_dot.hpp>
 
 namespace tcemu::reference {
 namespace {

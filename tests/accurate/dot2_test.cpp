@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <tcemu/accurate/handle.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/ill_conditioned.hpp>
 
@@ -34,7 +35,7 @@ T paper_dot2(const T* x, std::int64_t incx, const T* y, std::int64_t k) {
 }
 
 TEST(Dot2, ErrorBoundHoldsOnIllConditionedDotProducts) {
-  auto backend = make_cpu64_backend(2);
+  auto backend = host::make_cpu64_backend(2);
   accurate::Handle dot2(*backend, InnerProduct::dot2);
   const double u = 0x1p-53;
   for (std::int64_t n : {6, 100, 1000}) {
@@ -58,7 +59,7 @@ TEST(Dot2, ErrorBoundHoldsOnIllConditionedDotProducts) {
 
 TEST(Dot2, ReachesTwiceTheWorkingPrecision) {
   // At condition 1e20, plain binary64 has no correct digit left; Dot2 still has about 1e-16.
-  auto backend = make_cpu64_backend(1);
+  auto backend = host::make_cpu64_backend(1);
   accurate::Handle dot2(*backend, InnerProduct::dot2);
   const auto d = reference::ill_conditioned_dot(1000, 1e20, 4);
   ASSERT_GT(d.condition, 1e17);
@@ -70,7 +71,7 @@ TEST(Dot2, ReachesTwiceTheWorkingPrecision) {
 }
 
 TEST(Dot2, GemvAndGemmSumEachElementInKOrder) {
-  auto backend = make_cpu64_backend(2);
+  auto backend = host::make_cpu64_backend(2);
   accurate::Handle dot2(*backend, InnerProduct::dot2);
   const std::int64_t m = 7, n = 5, k = 333;
   const auto a = accurate::testing::phi_vector(m * k, 6, 1);
@@ -98,7 +99,7 @@ TEST(Dot2, DotBitsDoNotDependOnTheThreadCount) {
   const auto x = accurate::testing::phi_vector(n, 8, 3), y = accurate::testing::phi_vector(n, 8, 4);
   std::vector<double> results;
   for (int threads : {1, 2, 3, 5}) {
-    auto backend = make_cpu64_backend(threads);
+    auto backend = host::make_cpu64_backend(threads);
     accurate::Handle dot2(*backend, InnerProduct::dot2);
     results.push_back(dot2.ddot(n, x.data(), 1, y.data(), 1));
     EXPECT_EQ(bits(results.back()), bits(results.front())) << threads << " threads";
@@ -108,7 +109,7 @@ TEST(Dot2, DotBitsDoNotDependOnTheThreadCount) {
 }
 
 TEST(Dot2, NanAndInfPropagateAsInBlas) {
-  auto backend = make_cpu64_backend(1);
+  auto backend = host::make_cpu64_backend(1);
   accurate::Handle dot2(*backend, InnerProduct::dot2);
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();

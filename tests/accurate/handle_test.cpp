@@ -11,7 +11,8 @@
 #include <vector>
 
 #include <tcemu/accurate/handle.hpp>
-#include <tcemu/emulator/blas_epilogue.hpp>
+#include <tcemu/backend/blas_epilogue.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
@@ -39,7 +40,7 @@ TEST(ExactBlas, GemmIsCorrectlyRoundedForEveryTransposeAndThreadCount) {
   const auto want = reference::correctly_rounded_gemm(m, n, k, a, b);
   const auto at = transpose(a, m, k), bt = transpose(b, k, n);
   for (int threads : {1, 3}) {
-    auto backend = make_cpu64_backend(threads);
+    auto backend = host::make_cpu64_backend(threads);
     accurate::Handle exblas(*backend, InnerProduct::exact);
     for (char ta : {'N', 'T'}) {
       for (char tb : {'N', 't'}) {
@@ -57,7 +58,7 @@ TEST(ExactBlas, GemmIsCorrectlyRoundedForEveryTransposeAndThreadCount) {
 }
 
 TEST(ExactBlas, GemvAndDotWithIncrementsAreCorrectlyRounded) {
-  auto backend = make_cpu64_backend(2);
+  auto backend = host::make_cpu64_backend(2);
   accurate::Handle exblas(*backend, InnerProduct::exact);
   const std::int64_t m = 9, n = 301;
   const auto a = phi_vector(m * n, 8, 3), x = phi_vector(n, 8, 4);
@@ -85,14 +86,14 @@ TEST(ExactBlas, DotOfAMillionTermsIsCorrectlyRoundedOnAnyThreadCount) {
   const auto x = phi_vector(n, 10, 5), y = phi_vector(n, 10, 6);
   const double want = reference::correctly_rounded_gemm(1, 1, n, x, y)[0];
   for (int threads : {1, 2, 4}) {
-    auto backend = make_cpu64_backend(threads);
+    auto backend = host::make_cpu64_backend(threads);
     accurate::Handle exblas(*backend, InnerProduct::exact);
     EXPECT_EQ(bits(exblas.ddot(n, x.data(), 1, y.data(), 1)), bits(want)) << threads;
   }
 }
 
 TEST(ExactBlas, Fp32RoutinesRoundOnceToBinary32) {
-  auto backend = make_cpu64_backend(2);
+  auto backend = host::make_cpu64_backend(2);
   accurate::Handle exblas(*backend, InnerProduct::exact);
   const std::int64_t m = 6, n = 4, k = 500;
   const auto a = accurate::testing::as_fp32_values(phi_vector(m * k, 6, 7));
@@ -105,7 +106,7 @@ TEST(ExactBlas, Fp32RoutinesRoundOnceToBinary32) {
 }
 
 TEST(ExactBlas, EpilogueIsAlphaTimesTheRoundedProductPlusBetaC) {
-  auto backend = make_cpu64_backend(1);
+  auto backend = host::make_cpu64_backend(1);
   accurate::Handle exblas(*backend, InnerProduct::exact);
   const std::int64_t m = 5, n = 3, k = 40;
   const auto a = phi_vector(m * k, 2, 9), b = phi_vector(k * n, 2, 10);
@@ -123,7 +124,7 @@ TEST(ExactBlas, EpilogueIsAlphaTimesTheRoundedProductPlusBetaC) {
 }
 
 TEST(ExactBlas, BadArgumentsNameTheParameter) {
-  auto backend = make_cpu64_backend(1);
+  auto backend = host::make_cpu64_backend(1);
   accurate::Handle exblas(*backend, InnerProduct::exact);
   std::vector<double> v(100, 1.0);
   auto message = [](auto&& call) {
@@ -156,7 +157,7 @@ TEST(ExactBlas, BadArgumentsNameTheParameter) {
 }
 
 TEST(ExactBlas, NanInfAndOverflowAsInBlas) {
-  auto backend = make_cpu64_backend(1);
+  auto backend = host::make_cpu64_backend(1);
   accurate::Handle exblas(*backend, InnerProduct::exact);
   const double inf = std::numeric_limits<double>::infinity();
   // A 2 x 2 with an Inf in row 0: row 0 of A B is Inf (or NaN where it meets a zero), row 1
@@ -176,7 +177,7 @@ TEST(ExactBlas, NanInfAndOverflowAsInBlas) {
 }
 
 TEST(OzakiBlas, DotAndGemvRunTheSchemeAndAreCorrectlyRoundedInCrMode) {
-  auto backend = make_cpu64_backend(2);
+  auto backend = host::make_cpu64_backend(2);
   ozaki::Handle cr(*backend, ozaki::Fp64Products{}, {.mode = ozaki::Mode::cr});
   const std::int64_t m = 11, n = 257;
   const auto a = phi_vector(m * n, 6, 12), x = phi_vector(n, 6, 13);

@@ -14,6 +14,7 @@
 #include <tcemu/accurate/handle.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/phi_values.hpp>
 
@@ -32,7 +33,7 @@ class AccurateOnGpu : public ::testing::TestWithParam<InnerProduct> {
     std::string why;
     if (gpu::list_devices(&why).empty()) GTEST_SKIP() << "no CUDA device: " << why;
     gpu_ = gpu::make_gpu_backend();
-    host_ = make_cpu64_backend();
+    host_ = host::make_cpu64_backend();
   }
   std::unique_ptr<Backend> gpu_, host_;
 };

@@ -16,13 +16,14 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
+#include <tcemu/host/host_backends.hpp>
 
 namespace tcemu {
 namespace {
@@ -112,7 +113,7 @@ std::string skip_reason() {
 std::size_t differing_elements(Backend& gpu, const Datapath& dp, const GemmOptions& options,
                                const HostMatrix& a, const HostMatrix& b, const HostMatrix& c,
                                HostMatrix d) {
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   const bool with_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
   std::vector<unsigned char> results[2];
   Backend* backends[2] = {&gpu, emulator.get()};
@@ -400,7 +401,7 @@ TEST(GpuBackend, CublasBatchesGiveTheEmulatorsProducts) {
   const auto batched = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
   const auto one_by_one = gpu::make_gpu_backend(
       {.engine = gpu::GemmEngine::cublas, .batched_gemm_max_multiply_adds = 0});
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   const std::string arch = gpu::list_devices().front().arch_preset();
   std::mt19937_64 rng(3);
   for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32}) {

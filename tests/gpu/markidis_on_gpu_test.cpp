@@ -17,9 +17,10 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/residual_split.hpp>
+#include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
 
@@ -80,7 +81,7 @@ Case random_case(std::int64_t m, std::int64_t n, std::int64_t k, bool specials) 
 TEST(MarkidisOnGpu, EverySchemeGivesTheEmulatorsBitsOnOurKernels) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   const Case t = random_case(150, 70, 333, true);
   for (const gpu::GemmEngine engine : {gpu::GemmEngine::mma_sync, gpu::GemmEngine::fastest}) {
     const auto gpu_backend = gpu::make_gpu_backend({.engine = engine});
@@ -113,7 +114,7 @@ TEST(MarkidisOnGpu, AWorkspaceReusedAcrossCallsKeepsTheBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
   const auto gpu_backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::fastest});
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   markidis::Workspace workspace;
   for (const Case& t : {random_case(300, 260, 512, false), random_case(33, 17, 40, false)}) {
     for (const char* name : {"halfhalf", "tf32tf32", "bf16x3"}) {
@@ -228,7 +229,7 @@ TEST(MarkidisOnGpu, SplitStepGivesTheEmulatorsBits) {
 TEST(MarkidisOnGpu, SummaryAndCombinationStepsGiveTheEmulatorsBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu_backend = gpu::make_gpu_backend();
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   // Strided views: ld = rows + 2 (column major) or cols + 2 (row major); +1: the misaligned view.
   const std::int64_t rows = 331, cols = 201;
   const auto size = static_cast<std::size_t>((rows + 2) * (cols + 2) + 1);
@@ -313,7 +314,7 @@ TEST(MarkidisOnGpu, CublasComposedSchemesAreExactWhereOrderCannotMatter) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
   const auto cublas = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   std::mt19937_64 rng(8);
   for (const bool with_low_part : {false, true}) {
     Case t = random_case(150, 70, 333, false);

@@ -15,6 +15,7 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/phi_values.hpp>
 
@@ -74,7 +75,7 @@ std::vector<DgemmRun> dgemm_runs() {
 TEST(OzakiOnGpu, EveryModeGivesTheEmulatorsBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   const std::int64_t m = 70, n = 50, k = 130;
   std::mt19937_64 rng(8);
   auto a = reference::phi_values<double>(m * k, 4.0, rng),
@@ -118,7 +119,7 @@ TEST(OzakiOnGpu, SgemmTcGivesTheEmulatorsBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
   const auto gpu_backend = gpu::make_gpu_backend();
-  const auto emulator = make_emulator_backend();
+  const auto emulator = host::make_emulator_backend();
   const std::int64_t m = 90, n = 45, k = 200;
   std::mt19937_64 rng(9);
   auto a = reference::phi_values<float>(m * k, 3.0, rng),
@@ -143,7 +144,7 @@ TEST(OzakiOnGpu, SgemmTcGivesTheEmulatorsBits) {
 TEST(OzakiOnGpu, DgemmDpCrWithCublasDgemmGivesTheCpu64Bits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu_backend = gpu::make_gpu_backend();
-  const auto cpu64 = make_cpu64_backend();
+  const auto cpu64 = host::make_cpu64_backend();
   const std::int64_t m = 64, n = 80, k = 300;
   std::mt19937_64 rng(10);
   const auto a = reference::phi_values<double>(m * k, 2.0, rng),

@@ -15,9 +15,10 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/host/host_backends.hpp>
 
 namespace tcemu {
 namespace {
@@ -117,7 +118,7 @@ class OzakiStepsOnGpu : public ::testing::Test {
     std::string why;
     if (gpu::list_devices(&why).empty()) GTEST_SKIP() << "no CUDA device: " << why;
     gpu_ = gpu::make_gpu_backend();
-    host_ = make_emulator_backend();
+    host_ = host::make_emulator_backend();
     backends_ = {gpu_.get(), host_.get()};
   }
 

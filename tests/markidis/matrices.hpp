@@ -8,7 +8,8 @@
 #include <random>
 #include <vector>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/reference/relative_residual.hpp>
 
@@ -70,7 +71,7 @@ inline double relative_residual(const Matrix& c, const std::vector<double>& refe
 // C = A B by `scheme` on `datapath`, through the emulator backend's sgemm.
 inline Matrix run(const Scheme& scheme, const Datapath& datapath, const Matrix& a, const Matrix& b,
                   int threads = 0) {
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   Matrix c{a.rows, b.cols, std::vector<float>(static_cast<std::size_t>(a.rows * b.cols))};
   sgemm(*backend, scheme, datapath, 'N', 'N', a.rows, b.cols, a.cols, 1.0f, a.v.data(), a.rows,
         b.v.data(), b.rows, 0.0f, c.v.data(), c.rows, threads);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/presets.hpp>
 
 #include "matrices.hpp"
@@ -17,7 +18,7 @@ using testing::random_matrix;
 
 class Sgemm : public ::testing::Test {
  protected:
-  std::unique_ptr<Backend> backend = make_emulator_backend();
+  std::unique_ptr<Backend> backend = host::make_emulator_backend();
   Scheme scheme = scheme_by_name("halfhalf");
   Datapath dp = scheme_datapath(scheme, "sm90");
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/presets.hpp>
 
 #include "matrices.hpp"
@@ -36,7 +37,7 @@ std::vector<std::uint32_t> run_on(Backend& backend, const Scheme& scheme, const 
 }
 
 TEST(Workspace, RepeatedCallsGiveTheSameBitsAndAllocateOnce) {
-  const auto backend = make_emulator_backend(2);
+  const auto backend = host::make_emulator_backend(2);
   for (const char* name : {"halfhalf", "bf16x3"}) {
     const Scheme scheme = scheme_by_name(name);
     const Matrix a = random_matrix(40, 70, 1), b = random_matrix(70, 30, 2);
@@ -58,7 +59,7 @@ TEST(Workspace, RepeatedCallsGiveTheSameBitsAndAllocateOnce) {
 }
 
 TEST(Workspace, ASlotGrowsAndMovesToAnotherBackend) {
-  const auto one = make_emulator_backend(1), other = make_emulator_backend(1);
+  const auto one = host::make_emulator_backend(1), other = host::make_emulator_backend(1);
   Workspace workspace;
   const Buffer& small = workspace.buffer(*one, 2, 16);
   EXPECT_EQ(small.owner(), one.get());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
 #include "ozaki_support.hpp"
@@ -41,7 +42,7 @@ TEST(SpecialValues, AffectOnlyTheirRowsAndColumnsAsInDgemm) {
   auto b_clean = phi_matrix(k, n, 1.0, 2);
   b_clean[3 * k + 5] = 0.0;  // meets the Inf of row 3: NaN at (3, 3)
   for (Mode mode : {Mode::dp, Mode::cr}) {
-    auto backend = make_emulator_backend();
+    auto backend = host::make_emulator_backend();
     Handle h(*backend, kTensorCores, {.mode = mode});
     auto a = a_clean, b = b_clean;
     a[3 * m + 1] = kNan;       // row 1: NaN
@@ -90,7 +91,7 @@ TEST(BlasShapes, ZeroRowsAndColumnsKOneAndTransposes) {
   auto a = phi_matrix(m, k, 2.0, 3), b = phi_matrix(k, n, 2.0, 4);
   for (std::int64_t p = 0; p < k; ++p) a[p * m + 2] = 0.0;   // zero row
   for (std::int64_t p = 0; p < k; ++p) b[1 * k + p] = -0.0;  // zero column
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   Handle h(*backend, kTensorCores, {.mode = Mode::cr});
   const auto reference = correctly_rounded_product(m, n, k, a, b);
   std::vector<double> c(m * n);
@@ -122,7 +123,7 @@ TEST(BlasShapes, ZeroRowsAndColumnsKOneAndTransposes) {
 }
 
 TEST(BlasShapes, EmptyDimensionsAlphaAndBeta) {
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   Handle h(*backend, kTensorCores, {.mode = Mode::dp});
   const std::vector<double> a = {1.0, 2.0}, b = {3.0, 4.0};
   std::vector<double> c = {5.0, -0.0};
@@ -154,7 +155,7 @@ void expect_xerbla(const std::function<void()>& call, const std::string& paramet
 }
 
 TEST(BlasArguments, AreReportedLikeXerbla) {
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   Handle h(*backend, kTensorCores, {.mode = Mode::dp});
   std::vector<double> x(100, 1.0);
   const double* p = x.data();

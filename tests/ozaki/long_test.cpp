@@ -5,6 +5,7 @@
 #include <bit>
 
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
 #include "ozaki_support.hpp"
@@ -25,11 +26,11 @@ TEST_P(CorrectlyRoundedLong, EveryElementOfA160By150By1000Product) {
     Products products;
   };
   Run runs[] = {
-      {"sm90", make_emulator_backend(),
+      {"sm90", host::make_emulator_backend(),
        TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32)}},
-      {"sm70", make_emulator_backend(),
+      {"sm70", host::make_emulator_backend(),
        TensorCoreProducts{preset("sm70", formats::fp16, formats::fp32)}},
-      {"cpu64", make_cpu64_backend(), Fp64Products{}},
+      {"cpu64", host::make_cpu64_backend(), Fp64Products{}},
   };
   for (Run& r : runs) {
     Handle h(*r.backend, r.products, {.mode = Mode::cr, .max_splits = 64});

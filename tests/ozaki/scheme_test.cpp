@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 
@@ -88,8 +89,8 @@ TEST_P(CorrectlyRounded, EveryElementEqualsMpfrOnEmulatorAndCpu64) {
   const auto a = phi_matrix(c.m, c.k, c.phi, 11);
   const auto b = phi_matrix(c.k, c.n, c.phi, 12);
   const auto reference = correctly_rounded_product(c.m, c.n, c.k, a, b);
-  auto emulator = make_emulator_backend();
-  auto cpu64 = make_cpu64_backend();
+  auto emulator = host::make_emulator_backend();
+  auto cpu64 = host::make_cpu64_backend();
   const Options cr{.mode = Mode::cr, .max_splits = 64, .workspace_bytes = 64 << 20};
   Report report;
   const auto on_emulator = run(*emulator, tensor_cores(), cr, c.m, c.n, c.k, a, b, &report);
@@ -138,16 +139,16 @@ TEST(CorrectlyRoundedAdversarial, CancellationSpreadAndSubnormals) {
   // Row 4: zero.
   for (std::int64_t p = 0; p < k; ++p) A(4, p) = 0.0;
   const auto reference = correctly_rounded_product(m, n, k, a, b);
-  auto emulator = make_emulator_backend();
+  auto emulator = host::make_emulator_backend();
   const Options cr{.mode = Mode::cr, .max_splits = 200, .workspace_bytes = 256 << 20};
   EXPECT_EQ(not_correctly_rounded(run(*emulator, tensor_cores(), cr, m, n, k, a, b), reference), 0);
-  auto cpu64 = make_cpu64_backend();
+  auto cpu64 = host::make_cpu64_backend();
   EXPECT_EQ(not_correctly_rounded(run(*cpu64, Fp64Products{}, cr, m, n, k, a, b), reference), 0);
 }
 
 TEST(CorrectlyRounded, TooFewSlicesIsAnError) {
   const auto a = phi_matrix(3, 8, 4.0, 1), b = phi_matrix(8, 3, 4.0, 2);
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   EXPECT_THROW(run(*backend, tensor_cores(), {.mode = Mode::cr, .max_splits = 2}, 3, 3, 8, a, b),
                std::runtime_error);
 }
@@ -161,10 +162,10 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
         // mid-level with the default workspace and once per level with the small one.
         Options{.mode = Mode::tunable, .splits = 9, .fast = false},
         Options{.mode = Mode::cr, .max_splits = 16}}) {
-    auto one_thread = make_emulator_backend(1);
+    auto one_thread = host::make_emulator_backend(1);
     const auto expected = run(*one_thread, tensor_cores("sm90"), options, m, n, k, a, b);
     for (const char* arch : {"sm70", "sm80", "sm90", "sm100", "exact-rn", "exact-rz"}) {
-      auto two_threads = make_emulator_backend(2);
+      auto two_threads = host::make_emulator_backend(2);
       EXPECT_EQ(not_correctly_rounded(run(*two_threads, tensor_cores(arch), options, m, n, k, a, b),
                                       expected),
                 0)
@@ -174,7 +175,7 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
     Options small = options;
     small.workspace_bytes = options.mode == Mode::cr ? 120 << 10 : 24 << 10;
     Report report;
-    auto backend = make_emulator_backend();
+    auto backend = host::make_emulator_backend();
     EXPECT_EQ(not_correctly_rounded(run(*backend, tensor_cores(), small, m, n, k, a, b, &report),
                                     expected),
               0);
@@ -197,7 +198,7 @@ TEST(DpMode, ManyLevelsGiveTheSameBitsWhicheverWayTheyAreCounted) {
     for (std::int64_t j = 0; j < n; ++j)
       b[static_cast<std::size_t>(j * k + p)] *= std::ldexp(1.0, static_cast<int>(-7 * p));
   }
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   Report whole, blocked;
   const auto expected = run(*backend, tensor_cores(), {.mode = Mode::dp}, m, n, k, a, b, &whole);
   EXPECT_GT(std::max(whole.slices_a, whole.slices_b), 24);
@@ -218,14 +219,14 @@ TEST(DpMode, ErrorComparableToPlainDgemm) {
     const auto a = phi_matrix(m, k, phi, 31), b = phi_matrix(k, n, phi, 32);
     const auto reference = correctly_rounded_product(m, n, k, a, b);
     const double plain = max_relative_error(plain_dgemm(m, n, k, a, b), reference);
-    auto backend = make_emulator_backend();
+    auto backend = host::make_emulator_backend();
     Report report;
     const auto dp = run(*backend, tensor_cores(), {.mode = Mode::dp}, m, n, k, a, b, &report);
     const double error = max_relative_error(dp, reference);
     EXPECT_LE(error, 4 * plain) << "phi " << phi << ": DP " << error << ", plain " << plain;
     const int d = std::max(report.slices_a, report.slices_b);
     EXPECT_LE(report.gemms, d * (d + 1) / 2) << "fast mode";
-    auto cpu64 = make_cpu64_backend();
+    auto cpu64 = host::make_cpu64_backend();
     const double error64 = max_relative_error(
         run(*cpu64, Fp64Products{}, {.mode = Mode::dp}, m, n, k, a, b), reference);
     EXPECT_LE(error64, 4 * plain) << "phi " << phi << ": cpu64 DP " << error64;
@@ -236,7 +237,7 @@ TEST(TunableMode, MoreSlicesAreMoreAccurateAndFullModeIsNoWorseThanFast) {
   const std::int64_t m = 10, n = 10, k = 64;
   const auto a = phi_matrix(m, k, 1.0, 41), b = phi_matrix(k, n, 1.0, 42);
   const auto reference = correctly_rounded_product(m, n, k, a, b);
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   double previous = INFINITY;
   for (int d = 1; d <= 6; ++d) {
     Report fast_report, full_report;
@@ -270,7 +271,7 @@ TEST(SpMode, SgemmTcIsAsAccurateAsFp32) {
       plain32[j * m + i] = s;
     }
   }
-  auto backend = make_emulator_backend();
+  auto backend = host::make_emulator_backend();
   Handle h(*backend, tensor_cores(), {.mode = Mode::sp});
   std::vector<float> c(static_cast<std::size_t>(m * n));
   h.sgemm('N', 'N', m, n, k, 1.0f, a.data(), m, b.data(), k, 0.0f, c.data(), m);

@@ -1,6 +1,6 @@
-// The emulated GEMM: D = A B + C through a Tensor Core datapath, for whole matrices. This is the
-// arithmetic of the CPU backend (backend.hpp); its result is bitwise independent of the thread
-// count.
+// The emulated GEMM: D = A B + C through a Tensor Core datapath, for whole matrices. The host
+// backends' mma_gemm step runs it (host/src/tensor_core_steps.cpp); its result is bitwise
+// independent of the thread count.
 #pragma once
 
 #include <optional>

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 
 namespace tcemu::gpu {
 

@@ -1,4 +1,4 @@
-// The GPU backend: the Backend interface (tcemu/emulator/backend.hpp) on device memory. Buffers
+// The GPU backend: the Backend interface (tcemu/backend/backend.hpp) on device memory. Buffers
 // are device allocations, every step is a kernel or a cuBLAS call on them, and nothing returns to
 // the host between steps. Plain C++ header: callers never include a CUDA header.
 #pragma once
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 
 namespace tcemu::gpu {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/markidis/scheme.hpp>
 #include <tcemu/markidis/workspace.hpp>

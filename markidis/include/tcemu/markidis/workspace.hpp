@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <deque>
 
-#include <tcemu/emulator/backend.hpp>
+#include <tcemu/backend/backend.hpp>
 
 namespace tcemu::markidis {
 

@@ -2,7 +2,7 @@
 // through a datapath, or FP64), the mode and a workspace allocated once, with dgemm- and
 // sgemm-shaped calls (column-major, as BLAS).
 //
-//   auto backend = tcemu::make_emulator_backend();
+//   auto backend = tcemu::host::make_emulator_backend();
 //   tcemu::ozaki::Handle h(*backend,
 //       tcemu::ozaki::TensorCoreProducts{tcemu::preset("sm90", tcemu::formats::fp16,
 //                                                      tcemu::formats::fp32)},
@@ -17,8 +17,8 @@
 
 #include <cstdint>
 
-#include <tcemu/emulator/backend.hpp>
-#include <tcemu/emulator/blas_routines.hpp>
+#include <tcemu/backend/backend.hpp>
+#include <tcemu/backend/blas_routines.hpp>
 #include <tcemu/ozaki/options.hpp>
 
 namespace tcemu::ozaki {

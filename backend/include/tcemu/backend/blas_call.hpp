@@ -1,0 +1,87 @@
+// The operands of one BLAS call (DOT, GEMV or GEMM, column-major as the reference BLAS) checked
+// as the reference BLAS checks them and moved into a backend's buffers, as one product
+//   C := alpha op(A) op(B) + beta C      (RealMatrix views A m x k, B k x n, C m x n)
+// that a scheme (ozaki/, accurate/) computes with backend steps: GEMV is the GEMM with n = 1
+// (x and y as k x 1 and m x 1 columns with their increments as leading dimensions), DOT the GEMM
+// with m = n = 1. finish() moves C back into the caller's array.
+//
+// Bad arguments throw std::invalid_argument naming the parameter as the reference BLAS's xerbla
+// numbers it: "dgemv: parameter 6 (lda) = 2 must be >= max(1, 5)".
+#pragma once
+
+#include <cstdint>
+
+#include <tcemu/backend/backend.hpp>
+#include <tcemu/backend/error_free.hpp>
+
+namespace tcemu {
+
+class BlasCall {
+ public:
+  // ?gemm: op(X) = X for 'N'/'n', X^T for 'T'/'t'/'C'/'c'. Quick return (nothing to do) for
+  // m = 0, n = 0, or (alpha = 0 or k = 0) with beta = 1.
+  template <RealType T>
+  static BlasCall gemm(Backend& backend, const char* routine, char transa, char transb,
+                       std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
+                       std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                       std::int64_t ldc);
+  // ?gemv: y := alpha op(A) x + beta y, A m x n. Increments may be negative (the vector is read
+  // from its far end) but not zero. Quick return for m = 0, n = 0, or alpha = 0 with beta = 1.
+  template <RealType T>
+  static BlasCall gemv(Backend& backend, const char* routine, char trans, std::int64_t m,
+                       std::int64_t n, T alpha, const T* a, std::int64_t lda, const T* x,
+                       std::int64_t incx, T beta, T* y, std::int64_t incy);
+  // ?dot: *result := x'y. n <= 0 gives 0; increments may be negative or zero (every element
+  // x[0]), as the reference BLAS allows.
+  template <RealType T>
+  static BlasCall dot(Backend& backend, const char* routine, std::int64_t n, const T* x,
+                      std::int64_t incx, const T* y, std::int64_t incy, T* result);
+
+  BlasCall(BlasCall&&) = default;
+  ~BlasCall() = default;
+
+  // What the scheme has to do.
+  enum class Work {
+    none,      // quick return
+    scale_c,   // alpha = 0 or k = 0: C := beta C, which scale_c() does
+    products,  // compute alpha op(A) op(B) + beta C into c(), then finish()
+  };
+  Work work() const { return work_; }
+  // The views, valid while this object lives (it owns their buffers).
+  RealMatrix a() const { return in(a_, a_buffer_); }
+  RealMatrix b() const { return in(b_, b_buffer_); }
+  RealMatrix c() const { return in(c_, c_buffer_); }
+  double alpha() const { return alpha_; }
+  double beta() const { return beta_; }
+  // 53 for fp64 operands, 24 for fp32.
+  int precision() const { return a_.format == Real::fp64 ? 53 : 24; }
+
+  // C := beta C by Backend::epilogue (BLAS: +0 when beta = 0, C not read).
+  void scale_c();
+  // Copies C back into the caller's array (no-op after a quick return).
+  void finish();
+
+ private:
+  explicit BlasCall(Backend& backend) : backend_(&backend) {}
+  // A vector of n elements with increment inc, moved into a buffer as an n x 1 column. A
+  // positive increment becomes the leading dimension (row-major n x 1); any other is gathered.
+  template <RealType T>
+  RealMatrix vector_in(Buffer& buffer, const T* x, std::int64_t n, std::int64_t inc);
+
+  // The views are kept without their buffer (a move of this object moves the buffers).
+  static RealMatrix in(RealMatrix m, const Buffer& buffer) {
+    m.buffer = &buffer;
+    return m;
+  }
+
+  Backend* backend_;
+  Work work_ = Work::none;
+  Buffer a_buffer_, b_buffer_, c_buffer_;
+  RealMatrix a_{}, b_{}, c_{};
+  double alpha_ = 1, beta_ = 0;
+  // Where C goes back: a column-major array (ldc) or a vector with its increment.
+  void* c_host_ = nullptr;
+  std::int64_t c_inc_ = 0;  // 0: a matrix (copied as its extent), else the vector's increment
+};
+
+}  // namespace tcemu

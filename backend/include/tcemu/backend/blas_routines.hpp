@@ -1,0 +1,57 @@
+// The BLAS-shaped entry points that a scheme's handle (ozaki::Handle, accurate::Handle) offers,
+// column-major as the reference BLAS: ?dot, ?gemv and ?gemm for fp64 (d) and fp32 (s). Each one
+// lets the handle refuse it (prepare), checks and moves the arguments (blas_call.hpp: DOT and
+// GEMV are the GEMM with n = 1 and m = 1), then does what is left: nothing (BLAS's quick return),
+// C := beta C, or the scheme's product (compute), and copies C back.
+#pragma once
+
+#include <cstdint>
+
+#include <tcemu/backend/backend.hpp>
+#include <tcemu/backend/blas_call.hpp>
+
+namespace tcemu {
+
+class BlasRoutines {
+ public:
+  // `backend` must outlive the handle.
+  explicit BlasRoutines(Backend& backend) : backend_(backend) {}
+  BlasRoutines(const BlasRoutines&) = delete;
+  BlasRoutines& operator=(const BlasRoutines&) = delete;
+  virtual ~BlasRoutines() = default;
+
+  // x'y (n <= 0: 0). Increments may be negative (read from the far end) or zero.
+  double ddot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+              std::int64_t incy);
+  float sdot(std::int64_t n, const float* x, std::int64_t incx, const float* y, std::int64_t incy);
+  // y := alpha op(A) x + beta y, A m x n with leading dimension lda, trans 'N', 'T' or 'C'.
+  void dgemv(char trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
+             std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y,
+             std::int64_t incy);
+  void sgemv(char trans, std::int64_t m, std::int64_t n, float alpha, const float* a,
+             std::int64_t lda, const float* x, std::int64_t incx, float beta, float* y,
+             std::int64_t incy);
+  // C := alpha op(A) op(B) + beta C, op(A) m x k, op(B) k x n, C m x n.
+  void dgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+             const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+             double* c, std::int64_t ldc);
+  void sgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+             const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+             float* c, std::int64_t ldc);
+
+  Backend& backend() const { return backend_; }
+
+ protected:
+  // Called first by every routine (`routine` its name, fp64 for the d routines): throws
+  // std::invalid_argument if this handle does not offer it, and resets per-call state.
+  virtual void prepare(const char* routine, bool fp64) = 0;
+  // call.c() := alpha op(A) op(B) + beta C on the backend (BlasCall::Work::products).
+  virtual void compute(const BlasCall& call) = 0;
+
+ private:
+  void run(BlasCall call);
+
+  Backend& backend_;
+};
+
+}  // namespace tcemu

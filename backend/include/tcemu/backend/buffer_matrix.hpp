@@ -1,0 +1,49 @@
+// A matrix inside a backend's buffer (memory.hpp), described as BLAS describes one: the bytes
+// from offset_bytes on hold rows x cols elements of `format`, ld elements apart between
+// consecutive rows (row major) or columns (column major). The tensor-core and fp32 split steps
+// work on BufferMatrix (bit patterns of a FloatFormat, in the containers of matrix.hpp), the
+// Ozaki and inner-product steps on RealMatrix (IEEE binary32/binary64, the host's native
+// little-endian float/double bit patterns); both are one template.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <tcemu/emulator/format.hpp>
+#include <tcemu/emulator/matrix.hpp>
+
+namespace tcemu {
+
+class Buffer;
+
+// IEEE 754 binary formats of the "high-precision" matrices of the Ozaki and inner-product steps
+// (the user's DGEMM/SGEMM operands, remainders, partial products, sums).
+enum class Real { fp32, fp64 };
+
+constexpr std::size_t real_bytes(Real r) {
+  return r == Real::fp64 ? 8 : 4;
+}
+
+// The bytes of one element of either kind of matrix.
+constexpr std::size_t element_bytes(const FloatFormat& f) {
+  return container_bytes(f);
+}
+constexpr std::size_t element_bytes(Real r) {
+  return real_bytes(r);
+}
+
+template <class Format>
+struct BufferMatrixOf {
+  const Buffer* buffer;
+  std::size_t offset_bytes;
+  Format format;
+  std::int64_t rows;
+  std::int64_t cols;
+  std::int64_t ld;
+  Layout layout;
+};
+
+using BufferMatrix = BufferMatrixOf<FloatFormat>;
+using RealMatrix = BufferMatrixOf<Real>;
+
+}  // namespace tcemu

@@ -1,0 +1,65 @@
+#include <tcemu/backend/blas_routines.hpp>
+
+namespace tcemu {
+
+void BlasRoutines::run(BlasCall call) {
+  switch (call.work()) {
+    case BlasCall::Work::none:
+      return;
+    case BlasCall::Work::scale_c:
+      call.scale_c();
+      break;
+    case BlasCall::Work::products:
+      compute(call);
+      break;
+  }
+  call.finish();
+}
+
+double BlasRoutines::ddot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                          std::int64_t incy) {
+  prepare("ddot", true);
+  double result = 0;
+  run(BlasCall::dot(backend_, "ddot", n, x, incx, y, incy, &result));
+  return result;
+}
+
+float BlasRoutines::sdot(std::int64_t n, const float* x, std::int64_t incx, const float* y,
+                         std::int64_t incy) {
+  prepare("sdot", false);
+  float result = 0;
+  run(BlasCall::dot(backend_, "sdot", n, x, incx, y, incy, &result));
+  return result;
+}
+
+void BlasRoutines::dgemv(char trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
+                         std::int64_t lda, const double* x, std::int64_t incx, double beta,
+                         double* y, std::int64_t incy) {
+  prepare("dgemv", true);
+  run(BlasCall::gemv(backend_, "dgemv", trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
+}
+
+void BlasRoutines::sgemv(char trans, std::int64_t m, std::int64_t n, float alpha, const float* a,
+                         std::int64_t lda, const float* x, std::int64_t incx, float beta, float* y,
+                         std::int64_t incy) {
+  prepare("sgemv", false);
+  run(BlasCall::gemv(backend_, "sgemv", trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
+}
+
+void BlasRoutines::dgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                         double alpha, const double* a, std::int64_t lda, const double* b,
+                         std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
+  prepare("dgemm", true);
+  run(BlasCall::gemm(backend_, "dgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                     ldc));
+}
+
+void BlasRoutines::sgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                         float alpha, const float* a, std::int64_t lda, const float* b,
+                         std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
+  prepare("sgemm", false);
+  run(BlasCall::gemm(backend_, "sgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                     ldc));
+}
+
+}  // namespace tcemu

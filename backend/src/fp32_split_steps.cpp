@@ -1,0 +1,89 @@
+// The checks of the fp32 split steps (fp32_split_steps.hpp); the arithmetic is each backend's.
+#include <stdexcept>
+#include <string>
+
+#include <tcemu/backend/fp32_split_elements.hpp>
+#include <tcemu/backend/fp32_split_steps.hpp>
+
+namespace tcemu {
+
+void Fp32SplitSteps::check_fp32(const BufferMatrix& m, const char* name_of) const {
+  check(m, name_of);
+  if (!(m.format == formats::fp32)) {
+    throw std::invalid_argument(name() + ": matrix " + name_of + " holds " +
+                                std::string(m.format.name) + ", fp32 expected");
+  }
+}
+
+namespace {
+
+void check_same_shape(const std::string& backend, const char* step, const BufferMatrix& x,
+                      const BufferMatrix& y, const char* y_name) {
+  if (x.rows != y.rows || x.cols != y.cols) {
+    throw std::invalid_argument(backend + ": " + step + ": " + y_name + " is " +
+                                std::to_string(y.rows) + " x " + std::to_string(y.cols) +
+                                ", expected " + std::to_string(x.rows) + " x " +
+                                std::to_string(x.cols));
+  }
+}
+
+}  // namespace
+
+Fp32Summary Fp32SplitSteps::summarize_fp32(const BufferMatrix& x) {
+  check_fp32(x, "x");
+  return summarize_fp32_checked(x);
+}
+
+std::int64_t Fp32SplitSteps::split_fp32(const BufferMatrix& x, const BufferMatrix& part,
+                                        const std::optional<BufferMatrix>& residual,
+                                        Rounding rounding, int scale_exponent) {
+  check_fp32(x, "x");
+  check(part, "part");
+  check_same_shape(name(), "split_fp32", x, part, "part");
+  if (!is_split_format(part.format)) {
+    throw std::invalid_argument(name() + ": split_fp32: part format " +
+                                std::string(part.format.name) +
+                                " is not a split format (fp16, bf16, tf32, e5m2)");
+  }
+  if (residual) {
+    check_fp32(*residual, "residual");
+    check_same_shape(name(), "split_fp32", x, *residual, "residual");
+  }
+  return split_fp32_checked(x, part, residual, rounding, scale_exponent);
+}
+
+void Fp32SplitSteps::combine_fp32(const BufferMatrix& x, const std::optional<BufferMatrix>& y,
+                                  const std::optional<BufferMatrix>& c, const BufferMatrix& d,
+                                  const CombineOptions& options) {
+  check_fp32(x, "x");
+  check_fp32(d, "d");
+  check_same_shape(name(), "combine_fp32", x, d, "d");
+  if (y) {
+    check_fp32(*y, "y");
+    check_same_shape(name(), "combine_fp32", x, *y, "y");
+  }
+  if (options.beta != 0.0f && !c) {
+    throw std::invalid_argument(name() + ": combine_fp32: beta != 0 needs c");
+  }
+  if (c) {
+    check_fp32(*c, "c");
+    check_same_shape(name(), "combine_fp32", x, *c, "c");
+  }
+  combine_fp32_checked(x, y, c, d, options);
+}
+
+void Fp32SplitSteps::propagate_nonfinite_fp32(const BufferMatrix& a, const BufferMatrix& b,
+                                              const BufferMatrix& d) {
+  check_fp32(a, "A");
+  check_fp32(b, "B");
+  check_fp32(d, "D");
+  if (a.cols != b.rows || d.rows != a.rows || d.cols != b.cols) {
+    throw std::invalid_argument(name() + ": propagate_nonfinite_fp32: A " + std::to_string(a.rows) +
+                                " x " + std::to_string(a.cols) + ", B " + std::to_string(b.rows) +
+                                " x " + std::to_string(b.cols) + ", D " + std::to_string(d.rows) +
+                                " x " + std::to_string(d.cols));
+  }
+  propagate_nonfinite_fp32_checked(a, b, d);
+}
+
+}  // namespace tcemu
