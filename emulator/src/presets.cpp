@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -14,25 +15,13 @@ namespace {
 constexpr std::uint32_t kFp32Nan = 0x7FFFFFFF;
 constexpr std::uint32_t kFp16Nan = 0x7FFF;
 
-bool is(const FloatFormat& f, const FloatFormat& g) {
-  return f == g;
-}
-bool is_fp8(const FloatFormat& f) {
-  return is(f, formats::e4m3) || is(f, formats::e5m2);
-}
+// The builders of the table's rows. Each takes the row's input and accumulator formats; the rest
+// of its arguments are the values docs/presets.md gives for the row.
 
-[[noreturn]] void unsupported(std::string_view arch, std::string_view instruction,
-                              const FloatFormat& input, const FloatFormat& accumulator) {
-  throw std::invalid_argument("no preset: " + std::string(arch) + " " + std::string(instruction) +
-                              " has no " + std::string(input.name) + " MMA with an " +
-                              std::string(accumulator.name) + " accumulator");
-}
-
-}  // namespace
-
-Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator, int instruction_k,
-                        int block_terms, int fraction_bits) {
-  const bool fp32_acc = is(accumulator, formats::fp32);
+// block_datapath(), usable in a constant expression.
+constexpr Datapath block(const FloatFormat& input, const FloatFormat& accumulator,
+                         int instruction_k, int block_terms, int fraction_bits) {
+  const bool fp32_acc = accumulator == formats::fp32;
   return Datapath{
       .input = input,
       .accumulator = accumulator,
@@ -50,21 +39,39 @@ Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator
   };
 }
 
-namespace {
-
-// The narrow fp8 block of Ada and Hopper: 13 alignment bits, results kept to 13 fraction bits.
-Datapath narrow_fp8_block(const FloatFormat& input, const FloatFormat& accumulator,
-                          int block_terms = 32) {
-  Datapath dp = block_datapath(input, accumulator, 32, block_terms, 13);
+// The narrow fp8 block of Ada (mma.sync) and Hopper (wgmma): a 32-term instruction in blocks of
+// `block_terms`, 13 alignment bits, results kept to 13 fraction bits (14 significant bits).
+constexpr Datapath narrow_fp8(const FloatFormat& input, const FloatFormat& accumulator,
+                              int block_terms) {
+  Datapath dp = block(input, accumulator, 32, block_terms, 13);
   dp.block_result_precision = std::min(dp.block_result_precision, 14);
   return dp;
 }
 
-// Ootomo and Yokota's idealised Tensor Core: each block's exact sum, rounded once. The block is
-// one instruction of the sm90 shape (16 terms for fp16/bf16, 8 for tf32, 32 for fp8).
-Datapath idealised(const FloatFormat& input, const FloatFormat& accumulator, Rounding rounding) {
-  const int k = is(input, formats::tf32) ? 8 : is_fp8(input) ? 32 : 16;
-  Datapath dp = block_datapath(input, accumulator, k, k, 0);
+// fp8 mma.sync on Hopper and Blackwell, through the fp16 datapath: two interleaved 16-term
+// halves (k = 0,1,4,5,... then 2,3,6,7,...) from 0, 25 alignment bits, c added at the end with a
+// round-to-nearest addition.
+constexpr Datapath fp8_halves(const FloatFormat& input, const FloatFormat& accumulator) {
+  Datapath dp = block(input, accumulator, 32, 16, 25);
+  dp.k_group = 2;
+  dp.c_entry = AccumulatorEntry::added_after_blocks;
+  return dp;
+}
+
+// What we measured on the H100 with mma.sync (docs/presets.md): the alignment floor is -133 (as
+// Khattak and Mikaitis 2025 report, not MMA-Sim's -126) and every zero result is +0. wgmma
+// showed the same on the H200's generated and crafted cases (docs/presets.md).
+constexpr Datapath hopper(Datapath dp) {
+  dp.alignment_floor = -133;
+  dp.zero_sign = ZeroSign::positive;
+  return dp;
+}
+
+// Ootomo and Yokota's idealised Tensor Core: each block of `k` terms (one instruction of the
+// sm90 shape) summed exactly with c and rounded once; no alignment floor, IEEE overflow.
+constexpr Datapath exact(const FloatFormat& input, const FloatFormat& accumulator, int k,
+                         Rounding rounding) {
+  Datapath dp = block(input, accumulator, k, k, 0);
   dp.alignment_fraction_bits = std::nullopt;
   dp.alignment_floor = kNoAlignmentFloor;
   dp.block_rounding = rounding;
@@ -72,110 +79,194 @@ Datapath idealised(const FloatFormat& input, const FloatFormat& accumulator, Rou
   return dp;
 }
 
+using formats::bf16;
+using formats::e4m3;
+using formats::e5m2;
+using formats::fp16;
+using formats::fp32;
+using formats::tf32;
+constexpr Rounding rn = Rounding::nearest_even;
+constexpr Rounding rz = Rounding::toward_zero;
+
+// Every preset: one row per architecture, instruction path, input and accumulator the hardware
+// has. The order is that of `tcemu presets` and all_presets(): architectures as preset_names()
+// lists them, then instruction paths, then inputs fp16, bf16, tf32, e4m3, e5m2, then accumulators
+// fp32, fp16. Only fp16 and fp8 inputs have an fp16-accumulator MMA. Sources, as docs/presets.md
+// marks them: lit (published: Fasi et al. 2021, Khattak and Mikaitis 2025, FTTN 2024, MMA-Sim
+// 2025), cap (fits the GPU captures of Khattak and Mikaitis), ours (measured on the lent H100
+// and H200).
+constexpr PresetEntry kPresets[] = {
+    // V100 mma.sync m8n8k4: 4-term blocks, no extra alignment bit (Fasi et al. 2021; lit, cap).
+    {"sm70", "mma.sync", block(fp16, fp32, 4, 4, 23)},
+    {"sm70", "mma.sync", block(fp16, fp16, 4, 4, 23)},
+    // T4 m16n8k8: 8-term blocks, one extra bit (lit; no published T4 data).
+    {"sm75", "mma.sync", block(fp16, fp32, 8, 8, 24)},
+    {"sm75", "mma.sync", block(fp16, fp16, 8, 8, 24)},
+    // A100/A2: m16n8k16 runs as two 8-term halves, m16n8k8 tf32 as two 4-term halves; one extra
+    // bit (lit; cap A100, A2).
+    {"sm80", "mma.sync", block(fp16, fp32, 16, 8, 24)},
+    {"sm80", "mma.sync", block(fp16, fp16, 16, 8, 24)},
+    {"sm80", "mma.sync", block(bf16, fp32, 16, 8, 24)},
+    {"sm80", "mma.sync", block(tf32, fp32, 8, 4, 24)},
+    // Ada/L40S: fp16, bf16 and tf32 as sm80; m16n8k32 fp8 in two 16-term blocks of the narrow
+    // fp8 datapath (lit; cap Ada, L40S).
+    {"sm89", "mma.sync", block(fp16, fp32, 16, 8, 24)},
+    {"sm89", "mma.sync", block(fp16, fp16, 16, 8, 24)},
+    {"sm89", "mma.sync", block(bf16, fp32, 16, 8, 24)},
+    {"sm89", "mma.sync", block(tf32, fp32, 8, 4, 24)},
+    {"sm89", "mma.sync", narrow_fp8(e4m3, fp32, 16)},
+    {"sm89", "mma.sync", narrow_fp8(e4m3, fp16, 16)},
+    {"sm89", "mma.sync", narrow_fp8(e5m2, fp32, 16)},
+    {"sm89", "mma.sync", narrow_fp8(e5m2, fp16, 16)},
+    // H100/H200 mma.sync: one block per instruction (16 terms, tf32 8), two extra bits (lit; cap
+    // H100, H200; ours). fp8: the interleaved halves, measured for both accumulators (ours; cap
+    // for the fp16 accumulator).
+    {"sm90", "mma.sync", hopper(block(fp16, fp32, 16, 16, 25))},
+    {"sm90", "mma.sync", hopper(block(fp16, fp16, 16, 16, 25))},
+    {"sm90", "mma.sync", hopper(block(bf16, fp32, 16, 16, 25))},
+    {"sm90", "mma.sync", hopper(block(tf32, fp32, 8, 8, 25))},
+    {"sm90", "mma.sync", hopper(fp8_halves(e4m3, fp32))},
+    {"sm90", "mma.sync", hopper(fp8_halves(e4m3, fp16))},
+    {"sm90", "mma.sync", hopper(fp8_halves(e5m2, fp32))},
+    {"sm90", "mma.sync", hopper(fp8_halves(e5m2, fp16))},
+    // H100/H200 wgmma: fp16, bf16 and tf32 as mma.sync (ours, on the H200). fp8: one 32-term
+    // block of the narrow fp8 datapath (lit; cap: the H100/H200 fp8 sets with an fp32
+    // accumulator, which our mma.sync measurements show cannot come from mma.sync; ours, both
+    // accumulators on the H200).
+    {"sm90", "wgmma", hopper(block(fp16, fp32, 16, 16, 25))},
+    {"sm90", "wgmma", hopper(block(fp16, fp16, 16, 16, 25))},
+    {"sm90", "wgmma", hopper(block(bf16, fp32, 16, 16, 25))},
+    {"sm90", "wgmma", hopper(block(tf32, fp32, 8, 8, 25))},
+    {"sm90", "wgmma", hopper(narrow_fp8(e4m3, fp32, 32))},
+    {"sm90", "wgmma", hopper(narrow_fp8(e4m3, fp16, 32))},
+    {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp32, 32))},
+    {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp16, 32))},
+    // B200 mma.sync: fp16, bf16 and tf32 as sm90 but with the literature's floor and zero sign
+    // (lit; cap B200). fp8: the interleaved halves (cap: fitted to the B200 sets).
+    {"sm100", "mma.sync", block(fp16, fp32, 16, 16, 25)},
+    {"sm100", "mma.sync", block(fp16, fp16, 16, 16, 25)},
+    {"sm100", "mma.sync", block(bf16, fp32, 16, 16, 25)},
+    {"sm100", "mma.sync", block(tf32, fp32, 8, 8, 25)},
+    {"sm100", "mma.sync", fp8_halves(e4m3, fp32)},
+    {"sm100", "mma.sync", fp8_halves(e4m3, fp16)},
+    {"sm100", "mma.sync", fp8_halves(e5m2, fp32)},
+    {"sm100", "mma.sync", fp8_halves(e5m2, fp16)},
+    // B200 tcgen05: fp8 in one 32-term block with two extra bits (lit). fp16, bf16 and tf32 as
+    // sm100 mma.sync (docs/presets.md gives no separate tcgen05 values for them).
+    {"sm100", "tcgen05", block(fp16, fp32, 16, 16, 25)},
+    {"sm100", "tcgen05", block(fp16, fp16, 16, 16, 25)},
+    {"sm100", "tcgen05", block(bf16, fp32, 16, 16, 25)},
+    {"sm100", "tcgen05", block(tf32, fp32, 8, 8, 25)},
+    {"sm100", "tcgen05", block(e4m3, fp32, 32, 32, 25)},
+    {"sm100", "tcgen05", block(e4m3, fp16, 32, 32, 25)},
+    {"sm100", "tcgen05", block(e5m2, fp32, 32, 32, 25)},
+    {"sm100", "tcgen05", block(e5m2, fp16, 32, 32, 25)},
+    // Ootomo and Yokota's idealised RN and RZ Tensor Cores, one block per sm90-shaped
+    // instruction: 16 terms, tf32 8, fp8 32.
+    {"exact-rn", "mma.sync", exact(fp16, fp32, 16, rn)},
+    {"exact-rn", "mma.sync", exact(fp16, fp16, 16, rn)},
+    {"exact-rn", "mma.sync", exact(bf16, fp32, 16, rn)},
+    {"exact-rn", "mma.sync", exact(tf32, fp32, 8, rn)},
+    {"exact-rn", "mma.sync", exact(e4m3, fp32, 32, rn)},
+    {"exact-rn", "mma.sync", exact(e4m3, fp16, 32, rn)},
+    {"exact-rn", "mma.sync", exact(e5m2, fp32, 32, rn)},
+    {"exact-rn", "mma.sync", exact(e5m2, fp16, 32, rn)},
+    {"exact-rz", "mma.sync", exact(fp16, fp32, 16, rz)},
+    {"exact-rz", "mma.sync", exact(fp16, fp16, 16, rz)},
+    {"exact-rz", "mma.sync", exact(bf16, fp32, 16, rz)},
+    {"exact-rz", "mma.sync", exact(tf32, fp32, 8, rz)},
+    {"exact-rz", "mma.sync", exact(e4m3, fp32, 32, rz)},
+    {"exact-rz", "mma.sync", exact(e4m3, fp16, 32, rz)},
+    {"exact-rz", "mma.sync", exact(e5m2, fp32, 32, rz)},
+    {"exact-rz", "mma.sync", exact(e5m2, fp16, 32, rz)},
+};
+
+constexpr bool same_key(const PresetEntry& row, std::string_view arch, std::string_view instruction,
+                        const FloatFormat& input, const FloatFormat& accumulator) {
+  return row.arch == arch && row.instruction == instruction && row.datapath.input == input &&
+         row.datapath.accumulator == accumulator;
+}
+
+// No key twice; the rows of one architecture together, and those of one instruction path of it
+// (preset_names() and instruction_names() list them in the order they first appear).
+constexpr bool well_formed(const auto& table) {
+  for (std::size_t j = 1; j < std::size(table); ++j) {
+    const PresetEntry& row = table[j];
+    const PresetEntry& previous = table[j - 1];
+    for (std::size_t i = 0; i < j; ++i) {
+      const PresetEntry& earlier = table[i];
+      if (same_key(earlier, row.arch, row.instruction, row.datapath.input,
+                   row.datapath.accumulator))
+        return false;
+      if (earlier.arch == row.arch && previous.arch != row.arch) return false;
+      if (earlier.arch == row.arch && earlier.instruction == row.instruction &&
+          previous.instruction != row.instruction)
+        return false;
+    }
+  }
+  return true;
+}
+static_assert(well_formed(kPresets));
+
+[[noreturn]] void unsupported(std::string_view arch, std::string_view instruction,
+                              const FloatFormat& input, const FloatFormat& accumulator) {
+  throw std::invalid_argument("no preset: " + std::string(arch) + " " + std::string(instruction) +
+                              " has no " + std::string(input.name) + " MMA with an " +
+                              std::string(accumulator.name) + " accumulator");
+}
+
 }  // namespace
 
+Datapath block_datapath(const FloatFormat& input, const FloatFormat& accumulator, int instruction_k,
+                        int block_terms, int fraction_bits) {
+  return block(input, accumulator, instruction_k, block_terms, fraction_bits);
+}
+
 std::vector<std::string_view> preset_names() {
-  return {"sm70", "sm75", "sm80", "sm89", "sm90", "sm100", "exact-rn", "exact-rz"};
+  std::vector<std::string_view> out;
+  for (const PresetEntry& row : kPresets) {
+    if (std::find(out.begin(), out.end(), row.arch) == out.end()) out.push_back(row.arch);
+  }
+  return out;
 }
 
 std::vector<std::string_view> instruction_names(std::string_view arch) {
-  if (arch == "sm90") return {"mma.sync", "wgmma"};
-  if (arch == "sm100") return {"mma.sync", "tcgen05"};
-  return {"mma.sync"};
+  std::vector<std::string_view> out;
+  for (const PresetEntry& row : kPresets) {
+    if (row.arch == arch && std::find(out.begin(), out.end(), row.instruction) == out.end())
+      out.push_back(row.instruction);
+  }
+  if (out.empty()) out.push_back("mma.sync");  // an unknown architecture: the default path
+  return out;
 }
 
 Datapath preset(std::string_view arch, const FloatFormat& input, const FloatFormat& accumulator,
                 std::string_view instruction) {
-  const bool fp16_in = is(input, formats::fp16);
-  const bool bf16_in = is(input, formats::bf16);
-  const bool tf32_in = is(input, formats::tf32);
-  const bool fp8_in = is_fp8(input);
-  const bool fp32_acc = is(accumulator, formats::fp32);
-  if (!fp32_acc && !is(accumulator, formats::fp16))
-    unsupported(arch, instruction, input, accumulator);
-  // Only fp16 and fp8 inputs have an fp16-accumulator MMA.
-  if (!fp32_acc && !fp16_in && !fp8_in) unsupported(arch, instruction, input, accumulator);
-
-  const auto instructions = instruction_names(arch);
-  bool known_instruction = false;
-  for (std::string_view i : instructions) known_instruction = known_instruction || i == instruction;
-  if (!known_instruction) unsupported(arch, instruction, input, accumulator);
-
-  if (arch == "exact-rn" || arch == "exact-rz") {
-    if (!fp16_in && !bf16_in && !tf32_in && !fp8_in)
-      unsupported(arch, instruction, input, accumulator);
-    return idealised(input, accumulator,
-                     arch == "exact-rn" ? Rounding::nearest_even : Rounding::toward_zero);
-  }
-  if (arch == "sm70") {
-    // V100 mma.sync m8n8k4: 4-term blocks, no extra alignment bit (Fasi et al. 2021).
-    if (!fp16_in) unsupported(arch, instruction, input, accumulator);
-    return block_datapath(input, accumulator, 4, 4, 23);
-  }
-  if (arch == "sm75") {
-    // T4 m16n8k8: 8-term blocks, one extra bit (literature; no published T4 data).
-    if (!fp16_in) unsupported(arch, instruction, input, accumulator);
-    return block_datapath(input, accumulator, 8, 8, 24);
-  }
-  if (arch == "sm80" || arch == "sm89") {
-    // m16n8k16 runs as two 8-term halves, m16n8k8 tf32 as two 4-term halves; one extra bit.
-    if (fp16_in || bf16_in) return block_datapath(input, accumulator, 16, 8, 24);
-    if (tf32_in) return block_datapath(input, accumulator, 8, 4, 24);
-    if (fp8_in && arch == "sm89") {
-      // Ada m16n8k32 fp8: two 16-term blocks of the narrow fp8 datapath.
-      return narrow_fp8_block(input, accumulator, 16);
+  for (const PresetEntry& row : kPresets) {
+    if (same_key(row, arch, instruction, input, accumulator)) {
+      Datapath dp = row.datapath;
+      // FloatFormat's == compares fields, not names: the caller's formats are the ones returned.
+      dp.input = input;
+      dp.accumulator = accumulator;
+      return dp;
     }
-    unsupported(arch, instruction, input, accumulator);
   }
-  if (arch == "sm90" || arch == "sm100") {
-    Datapath dp = [&] {
-      if (fp16_in || bf16_in) return block_datapath(input, accumulator, 16, 16, 25);
-      if (tf32_in) return block_datapath(input, accumulator, 8, 8, 25);
-      if (fp8_in && instruction == "mma.sync") {
-        // fp8 through the fp16 datapath: two interleaved 16-term halves (k = 0,1,4,5,... then
-        // 2,3,6,7,...) from 0, c added at the end with a round-to-nearest addition. Measured on
-        // the H100 for both accumulators (docs/presets.md); fits the B200 captures.
-        Datapath halves = block_datapath(input, accumulator, 32, 16, 25);
-        halves.k_group = 2;
-        halves.c_entry = AccumulatorEntry::added_after_blocks;
-        return halves;
-      }
-      // wgmma fp8: one 32-term block, 13 alignment bits, results kept to 13 fraction bits (the
-      // literature; fits the H100/H200 fp8 captures with an fp32 accumulator, which our
-      // mma.sync measurements show cannot come from mma.sync).
-      if (fp8_in && instruction == "wgmma") return narrow_fp8_block(input, accumulator);
-      if (fp8_in && instruction == "tcgen05") return block_datapath(input, accumulator, 32, 32, 25);
-      unsupported(arch, instruction, input, accumulator);
-    }();
-    if (arch == "sm90") {
-      // Measured on the H100 with mma.sync (docs/presets.md): the alignment floor is -133 (as
-      // Khattak and Mikaitis report, not MMA-Sim's -126), and every zero result is +0. wgmma is
-      // assumed to share them (not measured).
-      dp.alignment_floor = -133;
-      dp.zero_sign = ZeroSign::positive;
-    }
-    return dp;
+  // Not in the table. An architecture that has no row is named as unknown, except where the
+  // accumulator or the instruction alone rules the combination out: an accumulator other than
+  // fp32 and fp16, an fp16 accumulator with an input other than fp16 and fp8 (the only inputs
+  // with an fp16-accumulator MMA), or an instruction other than mma.sync.
+  const bool known_arch = std::any_of(std::begin(kPresets), std::end(kPresets),
+                                      [&](const PresetEntry& row) { return row.arch == arch; });
+  const bool fp16_or_fp8_in = input == fp16 || input == e4m3 || input == e5m2;
+  const bool possible = accumulator == fp32 || (accumulator == fp16 && fp16_or_fp8_in);
+  if (!known_arch && possible && instruction == "mma.sync") {
+    throw std::invalid_argument("unknown architecture preset '" + std::string(arch) + "'");
   }
-  throw std::invalid_argument("unknown architecture preset '" + std::string(arch) + "'");
+  unsupported(arch, instruction, input, accumulator);
 }
 
 std::vector<PresetEntry> all_presets() {
-  std::vector<PresetEntry> out;
-  for (std::string_view arch : preset_names()) {
-    for (std::string_view instruction : instruction_names(arch)) {
-      for (const FloatFormat& input :
-           {formats::fp16, formats::bf16, formats::tf32, formats::e4m3, formats::e5m2}) {
-        for (const FloatFormat& accumulator : {formats::fp32, formats::fp16}) {
-          try {
-            out.push_back({arch, instruction, preset(arch, input, accumulator, instruction)});
-          } catch (const std::invalid_argument&) {
-            // the hardware has no such MMA
-          }
-        }
-      }
-    }
-  }
-  return out;
+  return {std::begin(kPresets), std::end(kPresets)};
 }
 
 std::string describe(const Datapath& dp) {

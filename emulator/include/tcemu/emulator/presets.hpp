@@ -27,7 +27,8 @@ Datapath preset(std::string_view arch, const FloatFormat& input, const FloatForm
                 std::string_view instruction = "mma.sync");
 
 // Every (architecture, instruction, input, accumulator) combination the hardware has, with its
-// datapath, in the order of preset_names() and instruction_names().
+// datapath, in the order of preset_names() and instruction_names(): the rows of the one preset
+// table in presets.cpp, which preset(), preset_names() and instruction_names() also read.
 struct PresetEntry {
   std::string_view arch;
   std::string_view instruction;
