@@ -1,5 +1,6 @@
 #include "backend_choice.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #if TCEMU_WITH_GPU
@@ -10,24 +11,50 @@
 #include "arguments.hpp"
 
 namespace tcemu::cli {
+namespace {
 
-std::vector<std::string> backend_names() {
-  return {"emulator", "cpu64", "gpu"};
+std::unique_ptr<Backend> make_gpu(int /*threads*/) {
+#if TCEMU_WITH_GPU
+  return gpu::make_gpu_backend();  // our mma.sync kernels: the emulator's bits
+#else
+  throw std::runtime_error(
+      "--backend gpu: this tcemu was built without the CUDA backend (no CUDA toolkit found); "
+      "use --backend emulator or cpu64");
+#endif
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
-  if (name == "emulator") return host::make_emulator_backend(threads);
-  if (name == "cpu64") return host::make_cpu64_backend(threads);
-  if (name == "gpu") {
-#if TCEMU_WITH_GPU
-    return gpu::make_gpu_backend();  // our mma.sync kernels: the emulator's bits
-#else
-    throw std::runtime_error(
-        "--backend gpu: this tcemu was built without the CUDA backend (no CUDA toolkit found); "
-        "use --backend emulator or cpu64");
-#endif
+// The table: every word, what it implies and how to make its backend.
+constexpr std::array<BackendChoice, 3> kChoices = {{
+    {"emulator", SliceProducts::tensor_cores, false, &host::make_emulator_backend},
+    {"cpu64", SliceProducts::binary64, false, &host::make_cpu64_backend},
+    {"gpu", SliceProducts::tensor_cores, true, &make_gpu},
+}};
+
+}  // namespace
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const BackendChoice& c : kChoices) names.emplace_back(c.name);
+  return names;
+}
+
+const BackendChoice* find_backend_choice(const std::string& name) {
+  for (const BackendChoice& c : kChoices) {
+    if (name == c.name) return &c;
   }
-  throw UsageError("--backend must be emulator, cpu64 or gpu, got '" + name + "'");
+  return nullptr;
+}
+
+const BackendChoice& backend_choice(const std::string& name) {
+  if (const BackendChoice* c = find_backend_choice(name)) return *c;
+  std::string words;
+  for (std::size_t i = 0; i < kChoices.size(); ++i) {
+    words += (i == 0                     ? ""
+              : i + 1 == kChoices.size() ? " or "
+                                         : ", ") +
+             std::string(kChoices[i].name);
+  }
+  throw UsageError("--backend must be " + words + ", got '" + name + "'");
 }
 
 }  // namespace tcemu::cli

@@ -7,12 +7,16 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <tcemu/backend/backend.hpp>
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/matrix.hpp>
 #include <tcemu/host/host_backends.hpp>
+#include <tcemu/ozaki/level_order.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
@@ -75,11 +79,241 @@ std::string show(double v) {
   return s.str();
 }
 
-template <typename T>
-std::vector<T> download(Backend& backend, const Buffer& buffer, std::size_t count) {
-  std::vector<T> v(count);
-  backend.copy_out(buffer, v.data(), count * sizeof(T));
-  return v;
+// The product A B to explain: A m x k row major, B k x n column major, every number finite.
+struct Operands {
+  std::int64_t m = 1, n = 1, k = 0;
+  std::vector<double> a, b;
+};
+
+// The operands of --x and --y (a dot product: 1 x k times k x 1; by default the cancelling
+// example of the usage text) or of --a and --b (2 x 2 times 2 x 2, both row major). Throws
+// UsageError for a malformed, missing or non-finite number or mismatched lengths.
+Operands read_operands(const Arguments& args) {
+  Operands x;
+  if (args.value("a") || args.value("b")) {
+    if (args.value("x") || args.value("y")) throw UsageError("give --x/--y or --a/--b");
+    x.a = numbers("a", args.value_or("a", ""));
+    const std::vector<double> b_rows = numbers("b", args.value_or("b", ""));
+    if (x.a.size() != 4 || b_rows.size() != 4) throw UsageError("--a and --b take 4 numbers each");
+    x.m = x.n = 2;
+    x.b = {b_rows[0], b_rows[2], b_rows[1], b_rows[3]};
+  } else {
+    x.a = numbers("x", args.value_or("x", "1e16, 1, -1e16, 0.1"));
+    x.b = numbers("y", args.value_or("y", "1, 1, 1, 3"));
+    if (x.a.size() != x.b.size() || x.a.empty())
+      throw UsageError("--x and --y need the same length >= 1");
+  }
+  x.k = static_cast<std::int64_t>(x.a.size()) / x.m;
+  for (double v : x.a) {
+    if (!std::isfinite(v)) throw UsageError("explain takes finite numbers");
+  }
+  for (double v : x.b) {
+    if (!std::isfinite(v)) throw UsageError("explain takes finite numbers");
+  }
+  return x;
+}
+
+// What the steps run on: the emulator backend, the datapath of the products, the inner
+// dimension, the bits P a product keeps and the slice width b (split_rule.hpp).
+struct Setting {
+  Backend& backend;
+  const Datapath& dp;
+  std::int64_t k;
+  int p_bits;
+  int bits;
+};
+
+// Step 1: prints why b bits per slice make every slice product exact on the datapath.
+void show_slice_width(const Setting& s, const Operands& x) {
+  std::cout << "Ozaki scheme on " << x.m << " x " << s.k << " times " << s.k << " x " << x.n
+            << ", products on " << s.dp.input.name << " tensor cores with an "
+            << s.dp.accumulator.name << " accumulator.\n\n"
+            << "1. Slice width. A product of two slices is a sum of k = " << s.k
+            << " products of integers of magnitude <= 2^b. It is exact on this datapath when\n"
+            << "   k 2^(2b) < 2^P with P = " << s.p_bits
+            << " (the bits a block result keeps, and the alignment grid is then <= 1):\n"
+            << "   b = " << s.bits << " gives " << s.k << " * 2^" << 2 * s.bits << " = "
+            << static_cast<double>(s.k) * std::ldexp(1.0, 2 * s.bits) << " < 2^" << s.p_bits
+            << " = " << std::ldexp(1.0, s.p_bits) << ".\n\n";
+}
+
+// One level of the split of the rows of A or the columns of B: the slice (integers, in the
+// datapath's input format) and the exponent of its unit per vector, on the backend, with a
+// host copy of the exponents.
+struct Level {
+  Buffer slice;
+  Buffer exponent;
+  BufferMatrix view;
+  std::vector<std::int32_t> e;
+};
+
+// The value of element (i, j) of a slice (an integer) and its bits in the slice format, from
+// the slice's bytes copied to the host.
+std::pair<double, std::string> slice_value(const Setting& s,
+                                           const std::vector<unsigned char>& bytes,
+                                           const BufferMatrix& view, std::int64_t i,
+                                           std::int64_t j) {
+  const ConstMatrixView host{bytes.data(), view.format, view.rows, view.cols, view.ld, view.layout};
+  const std::uint32_t bits32 = host.get(i, j);
+  const float value =
+      std::bit_cast<float>(convert(s.dp.input, formats::fp32, bits32, Rounding::nearest_even));
+  return {static_cast<double>(value), to_hex(s.dp.input, bits32)};
+}
+
+// Step 2, for x (the rows of A or the columns of B, by `axis`): splits x level by level with
+// Backend::split_level, x becoming the remainder, and prints each level's units, slices and
+// remainders, until the remainder is zero or after max_levels levels. Returns the levels.
+std::vector<Level> split_levels(const Setting& s, const RealMatrix& x, SplitAxis axis,
+                                const char* what, int max_levels) {
+  const bool rows = axis == SplitAxis::rows;
+  const std::int64_t vectors = rows ? x.rows : x.cols;
+  const std::int64_t k = s.k;
+  std::vector<Level> levels;
+  std::cout << "   " << what << ":\n";
+  for (int level = 1; level <= max_levels; ++level) {
+    Level l{s.backend.allocate(static_cast<std::size_t>(k * vectors) * container_bytes(s.dp.input)),
+            s.backend.allocate(static_cast<std::size_t>(vectors) * 4),
+            {},
+            std::vector<std::int32_t>(static_cast<std::size_t>(vectors))};
+    l.view = {&l.slice, 0, s.dp.input, x.rows, x.cols, k, x.layout};
+    s.backend.split_level(x, axis, s.bits, l.view, {&l.exponent, 0, vectors});
+    s.backend.copy_out(l.exponent, l.e.data(), l.e.size() * 4);
+    std::vector<unsigned char> bytes(l.slice.bytes());
+    s.backend.copy_out(l.slice, bytes.data(), bytes.size());
+    std::vector<double> rem(static_cast<std::size_t>(k * vectors));
+    s.backend.copy_out(*x.buffer, rem.data(), rem.size() * 8);
+    for (std::int64_t v = 0; v < vectors; ++v) {
+      std::cout << "     level " << level << (rows ? ", row " : ", column ") << v << ": u = 2^"
+                << l.e[v] << ", slice / u =";
+      for (std::int64_t p = 0; p < k; ++p) {
+        const auto [value, hex] = slice_value(s, bytes, l.view, rows ? v : p, rows ? p : v);
+        std::cout << ' ' << value << " [" << hex << ']';
+      }
+      std::cout << "\n       remainder:";
+      for (std::int64_t p = 0; p < k; ++p) {
+        std::cout << ' ' << std::hexfloat << rem[static_cast<std::size_t>(v * k + p)]
+                  << std::defaultfloat;
+      }
+      std::cout << '\n';
+    }
+    levels.push_back(std::move(l));
+    if (s.backend.all_zero(x)) {
+      std::cout << "     the remainder is zero: " << what << " is exactly the sum of its " << level
+                << " scaled slices\n";
+      break;
+    }
+  }
+  // The views point at the buffers' final places (a vector's elements stay put when the
+  // vector itself is moved).
+  for (Level& l : levels) l.view.buffer = &l.slice;
+  return levels;
+}
+
+// The products of step 3, each scaled relative to 2^(e_A1 + e_B1) (`base`): one per m x n
+// layer of `stack` (column major, `stride` bytes apart) in the order issued, and their FP64 sum
+// in that order (`dp_sum`).
+struct ScaledProducts {
+  Buffer stack;
+  Buffer dp_sum;
+  std::size_t stride = 0;
+  std::int64_t issued = 0;
+  OuterExponents base{};
+};
+
+// Step 3: multiplies the slice pairs of `order` (ozaki::product_levels: the scheme's level
+// order) on the emulated tensor cores, printing each product, its bits and its scaled value;
+// scales each into its own layer (CR's input) and adds it to the FP64 sum (DP's).
+ScaledProducts multiply_levels(const Setting& s, std::int64_t m, std::int64_t n,
+                               const std::vector<Level>& la, const std::vector<Level>& lb,
+                               const std::vector<std::vector<ozaki::SlicePair>>& order) {
+  Backend& backend = s.backend;
+  Buffer product = backend.allocate(static_cast<std::size_t>(m * n) * 4);
+  const BufferMatrix product_view{&product, 0, formats::fp32, m, n, m, Layout::column_major};
+  const RealMatrix product_real{&product, 0, Real::fp32, m, n, m, Layout::column_major};
+  ScaledProducts out;
+  out.stride = static_cast<std::size_t>(m * n) * 8;
+  out.stack = backend.allocate(la.size() * lb.size() * out.stride);
+  out.dp_sum = backend.allocate(out.stride);
+  const RealMatrix dp_view{&out.dp_sum, 0, Real::fp64, m, n, m, Layout::column_major};
+  out.base = {{&la[0].exponent, 0, m}, {&lb[0].exponent, 0, n}};
+  for (const std::vector<ozaki::SlicePair>& level : order) {
+    for (const auto [p, q] : level) {
+      const Level& a = la[static_cast<std::size_t>(p - 1)];
+      const Level& b = lb[static_cast<std::size_t>(q - 1)];
+      backend.mma_gemm(s.dp, {.alpha = 1.0f, .beta = 0.0f}, a.view, b.view, std::nullopt,
+                       product_view);
+      std::vector<float> values(static_cast<std::size_t>(m * n));
+      backend.copy_out(product, values.data(), values.size() * 4);
+      const RealMatrix layer{&out.stack,
+                             static_cast<std::size_t>(out.issued) * out.stride,
+                             Real::fp64,
+                             m,
+                             n,
+                             m,
+                             Layout::column_major};
+      const OuterExponents scale{{&a.exponent, 0, m}, {&b.exponent, 0, n}};
+      backend.accumulate_scaled(product_real, scale, out.base, layer, true);
+      backend.accumulate_scaled(product_real, scale, out.base, dp_view, out.issued == 0);
+      std::cout << "   A" << p << " B" << q << ":";
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const float value = values[static_cast<std::size_t>(j * m + i)];
+          const int e = a.e[static_cast<std::size_t>(i)] + b.e[static_cast<std::size_t>(j)];
+          const double term = std::ldexp(static_cast<double>(value), e);
+          std::cout << "  (" << i << "," << j << ") " << value << " [fp32 "
+                    << to_hex(formats::fp32, std::bit_cast<std::uint32_t>(value)) << "] * 2^" << e
+                    << " = " << std::hexfloat << term << std::defaultfloat;
+        }
+      }
+      std::cout << '\n';
+      ++out.issued;
+    }
+  }
+  return out;
+}
+
+// Step 4: the exact sum of the scaled products rounded once (Backend::exact_sum, CR mode) and
+// their FP64 sum scaled back (Backend::epilogue, DP mode's summation), printed beside MPFR's
+// correctly rounded product and the plain FP64 dot product.
+void show_summation(const Setting& s, const Operands& x, const ScaledProducts& products) {
+  Backend& backend = s.backend;
+  const std::int64_t m = x.m, n = x.n, k = x.k;
+  const std::size_t stride = products.stride;
+  const OuterExponents& base = products.base;
+  Buffer cr_sum = backend.allocate(stride);
+  const RealMatrix cr_view{&cr_sum, 0, Real::fp64, m, n, m, Layout::column_major};
+  backend.exact_sum(
+      {{&products.stack, 0, Real::fp64, m, n, m, Layout::column_major}, products.issued, stride},
+      base, cr_view);
+  Buffer dp_out = backend.allocate(stride);
+  const RealMatrix dp_view{&products.dp_sum, 0, Real::fp64, m, n, m, Layout::column_major};
+  const RealMatrix dp_out_view{&dp_out, 0, Real::fp64, m, n, m, Layout::column_major};
+  backend.epilogue(dp_view, base, 1.0, 0.0, std::nullopt, std::nullopt, std::nullopt, dp_out_view);
+  std::vector<double> dp_result(static_cast<std::size_t>(m * n)), cr_result(dp_result.size());
+  backend.copy_out(dp_out, dp_result.data(), stride);
+  backend.copy_out(cr_sum, cr_result.data(), stride);
+
+  // Column-major copies for the oracle and the plain product.
+  std::vector<double> a_cm(static_cast<std::size_t>(m * k));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t p = 0; p < k; ++p) a_cm[p * m + i] = x.a[i * k + p];
+  }
+  const std::vector<double> exact = reference::correctly_rounded_gemm(m, n, k, a_cm, x.b, false, 1);
+  std::cout << "\n4. Summation of the " << products.issued
+            << " scaled products (each exact, relative to 2^(e_A1 + e_B1)):\n";
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double plain = 0.0;
+      for (std::int64_t p = 0; p < k; ++p) plain = plain + x.a[i * k + p] * x.b[j * k + p];
+      const auto e = static_cast<std::size_t>(j * m + i);
+      std::cout << "   (" << i << "," << j << ")\n"
+                << "     FP64 in level order (DP mode):    " << show(dp_result[e]) << '\n'
+                << "     exact sum rounded once (CR mode): " << show(cr_result[e]) << '\n'
+                << "     correctly rounded (MPFR):         " << show(exact[e]) << '\n'
+                << "     plain FP64 dot product:           " << show(plain) << '\n';
+    }
+  }
+  std::cout << "   bits: CR " << hex64(cr_result[0]) << ", MPFR " << hex64(exact[0]) << '\n';
 }
 
 }  // namespace
@@ -92,114 +326,23 @@ int explain_command(const std::vector<std::string>& words) {
     std::cout << kUsage << datapath_options_help();
     return 0;
   }
-  std::int64_t m = 1, n = 1;
-  std::vector<double> a, b;  // A m x k row major, B k x n column major
-  if (args.value("a") || args.value("b")) {
-    if (args.value("x") || args.value("y")) throw UsageError("give --x/--y or --a/--b");
-    a = numbers("a", args.value_or("a", ""));
-    const std::vector<double> b_rows = numbers("b", args.value_or("b", ""));
-    if (a.size() != 4 || b_rows.size() != 4) throw UsageError("--a and --b take 4 numbers each");
-    m = n = 2;
-    b = {b_rows[0], b_rows[2], b_rows[1], b_rows[3]};
-  } else {
-    a = numbers("x", args.value_or("x", "1e16, 1, -1e16, 0.1"));
-    b = numbers("y", args.value_or("y", "1, 1, 1, 3"));
-    if (a.size() != b.size() || a.empty())
-      throw UsageError("--x and --y need the same length >= 1");
-  }
-  const std::int64_t k = static_cast<std::int64_t>(a.size()) / m;
-  for (double v : a) {
-    if (!std::isfinite(v)) throw UsageError("explain takes finite numbers");
-  }
-  for (double v : b) {
-    if (!std::isfinite(v)) throw UsageError("explain takes finite numbers");
-  }
+  const Operands x = read_operands(args);
   const Datapath dp = datapath_from(args);
   const ozaki::Products products = ozaki::TensorCoreProducts{dp};
   const int p_bits = ozaki::exact_product_bits(products);
-  const int bits = ozaki::slice_bits(products, k);
+  const int bits = ozaki::slice_bits(products, x.k);
   const int max_levels = static_cast<int>(args.integer("splits").value_or(64));
   if (max_levels < 1 || max_levels > 64) throw UsageError("--splits must be in [1, 64]");
 
-  std::cout << "Ozaki scheme on " << m << " x " << k << " times " << k << " x " << n
-            << ", products on " << dp.input.name << " tensor cores with an " << dp.accumulator.name
-            << " accumulator.\n\n"
-            << "1. Slice width. A product of two slices is a sum of k = " << k
-            << " products of integers of magnitude <= 2^b. It is exact on this datapath when\n"
-            << "   k 2^(2b) < 2^P with P = " << p_bits
-            << " (the bits a block result keeps, and the alignment grid is then <= 1):\n"
-            << "   b = " << bits << " gives " << k << " * 2^" << 2 * bits << " = "
-            << static_cast<double>(k) * std::ldexp(1.0, 2 * bits) << " < 2^" << p_bits << " = "
-            << std::ldexp(1.0, p_bits) << ".\n\n";
-
   auto backend = host::make_emulator_backend(1);
-  Buffer a_buf = backend->allocate(a.size() * 8), b_buf = backend->allocate(b.size() * 8);
-  backend->copy_in(a.data(), a_buf, a.size() * 8);
-  backend->copy_in(b.data(), b_buf, b.size() * 8);
-  const RealMatrix ra{&a_buf, 0, Real::fp64, m, k, k, Layout::row_major};
-  const RealMatrix rb{&b_buf, 0, Real::fp64, k, n, k, Layout::column_major};
-  const std::size_t element = container_bytes(dp.input);
+  const Setting s{*backend, dp, x.k, p_bits, bits};
+  show_slice_width(s, x);
 
-  struct Level {
-    Buffer slice;
-    Buffer exponent;
-    BufferMatrix view;
-    std::vector<std::int32_t> e;
-  };
-  // The value of a slice element (an integer) and its bits in the slice format.
-  auto slice_value = [&](const std::vector<unsigned char>& bytes, const BufferMatrix& view,
-                         std::int64_t i, std::int64_t j) {
-    const ConstMatrixView host{bytes.data(), view.format, view.rows,
-                               view.cols,    view.ld,     view.layout};
-    const std::uint32_t bits32 = host.get(i, j);
-    const float value =
-        std::bit_cast<float>(convert(dp.input, formats::fp32, bits32, Rounding::nearest_even));
-    return std::pair{static_cast<double>(value), to_hex(dp.input, bits32)};
-  };
-  // Splits x (the rows of A or the columns of B) level by level, printing each level.
-  auto split = [&](const RealMatrix& x, SplitAxis axis, const char* what) {
-    const bool rows = axis == SplitAxis::rows;
-    const std::int64_t vectors = rows ? x.rows : x.cols;
-    std::vector<Level> levels;
-    std::cout << "   " << what << ":\n";
-    for (int level = 1; level <= max_levels; ++level) {
-      Level l{backend->allocate(static_cast<std::size_t>(k * vectors) * element),
-              backend->allocate(static_cast<std::size_t>(vectors) * 4),
-              {},
-              std::vector<std::int32_t>(static_cast<std::size_t>(vectors))};
-      l.view = {&l.slice, 0, dp.input, x.rows, x.cols, k, x.layout};
-      backend->split_level(x, axis, bits, l.view, {&l.exponent, 0, vectors});
-      backend->copy_out(l.exponent, l.e.data(), l.e.size() * 4);
-      std::vector<unsigned char> bytes(l.slice.bytes());
-      backend->copy_out(l.slice, bytes.data(), bytes.size());
-      std::vector<double> rem(static_cast<std::size_t>(k * vectors));
-      backend->copy_out(*x.buffer, rem.data(), rem.size() * 8);
-      for (std::int64_t v = 0; v < vectors; ++v) {
-        std::cout << "     level " << level << (rows ? ", row " : ", column ") << v << ": u = 2^"
-                  << l.e[v] << ", slice / u =";
-        for (std::int64_t p = 0; p < k; ++p) {
-          const auto [value, hex] = slice_value(bytes, l.view, rows ? v : p, rows ? p : v);
-          std::cout << ' ' << value << " [" << hex << ']';
-        }
-        std::cout << "\n       remainder:";
-        for (std::int64_t p = 0; p < k; ++p) {
-          std::cout << ' ' << std::hexfloat << rem[static_cast<std::size_t>(v * k + p)]
-                    << std::defaultfloat;
-        }
-        std::cout << '\n';
-      }
-      levels.push_back(std::move(l));
-      if (backend->all_zero(x)) {
-        std::cout << "     the remainder is zero: " << what << " is exactly the sum of its "
-                  << level << " scaled slices\n";
-        break;
-      }
-    }
-    // The views point at the buffers' final places (a vector's elements stay put when the
-    // vector itself is moved).
-    for (Level& l : levels) l.view.buffer = &l.slice;
-    return levels;
-  };
+  Buffer a_buf = backend->allocate(x.a.size() * 8), b_buf = backend->allocate(x.b.size() * 8);
+  backend->copy_in(x.a.data(), a_buf, x.a.size() * 8);
+  backend->copy_in(x.b.data(), b_buf, x.b.size() * 8);
+  const RealMatrix ra{&a_buf, 0, Real::fp64, x.m, x.k, x.k, Layout::row_major};
+  const RealMatrix rb{&b_buf, 0, Real::fp64, x.k, x.n, x.k, Layout::column_major};
   std::cout
       << "2. Split (Algorithm 1). Per vector: E = exponent of the largest remainder "
          "magnitude (read from its bits),\n"
@@ -207,90 +350,23 @@ int explain_command(const std::vector<std::string>& words) {
          "x rounded to a\n"
          "   multiple of u (an integer of <= b bits times u), stored as slice / u in "
       << dp.input.name << "; remainder x - slice, exact.\n";
-  std::vector<Level> la = split(ra, SplitAxis::rows, m == 1 ? "x" : "rows of A");
-  std::vector<Level> lb = split(rb, SplitAxis::columns, m == 1 ? "y" : "columns of B");
+  const std::vector<Level> la =
+      split_levels(s, ra, SplitAxis::rows, x.m == 1 ? "x" : "rows of A", max_levels);
+  const std::vector<Level> lb =
+      split_levels(s, rb, SplitAxis::columns, x.m == 1 ? "y" : "columns of B", max_levels);
 
+  // The pairs in CR mode's order (every pair, level by level) for the slices split above.
+  const auto order =
+      ozaki::product_levels(static_cast<int>(la.size()), static_cast<int>(lb.size()),
+                            ozaki::pair_rule({.mode = ozaki::Mode::cr, .max_splits = max_levels}));
   std::cout << "\n3. Products of slices on the emulated tensor cores (" << dp.input.name << " x "
             << dp.input.name << " -> " << dp.accumulator.name
             << "), in level order p + q = 2, 3, ...:\n"
                "   each is an integer sum of k products of integers <= 2^"
             << bits << " in magnitude, below 2^" << p_bits
             << ": exact in any order. Scaled by 2^(e_A + e_B) it is exact in binary64.\n";
-  Buffer product = backend->allocate(static_cast<std::size_t>(m * n) * 4);
-  const BufferMatrix product_view{&product, 0, formats::fp32, m, n, m, Layout::column_major};
-  const RealMatrix product_real{&product, 0, Real::fp32, m, n, m, Layout::column_major};
-  const std::size_t stride = static_cast<std::size_t>(m * n) * 8;
-  const std::size_t pairs = la.size() * lb.size();
-  Buffer stack = backend->allocate(pairs * stride);
-  Buffer dp_sum = backend->allocate(stride);
-  const RealMatrix dp_view{&dp_sum, 0, Real::fp64, m, n, m, Layout::column_major};
-  const OuterExponents base{{&la[0].exponent, 0, m}, {&lb[0].exponent, 0, n}};
-  std::int64_t issued = 0;
-  for (std::size_t level = 2; level <= la.size() + lb.size(); ++level) {
-    for (std::size_t p = 1; p < level; ++p) {
-      const std::size_t q = level - p;
-      if (p > la.size() || q > lb.size()) continue;
-      backend->mma_gemm(dp, {.alpha = 1.0f, .beta = 0.0f}, la[p - 1].view, lb[q - 1].view,
-                        std::nullopt, product_view);
-      std::vector<float> values(static_cast<std::size_t>(m * n));
-      backend->copy_out(product, values.data(), values.size() * 4);
-      const RealMatrix layer{&stack,
-                             static_cast<std::size_t>(issued) * stride,
-                             Real::fp64,
-                             m,
-                             n,
-                             m,
-                             Layout::column_major};
-      const OuterExponents scale{{&la[p - 1].exponent, 0, m}, {&lb[q - 1].exponent, 0, n}};
-      backend->accumulate_scaled(product_real, scale, base, layer, true);
-      backend->accumulate_scaled(product_real, scale, base, dp_view, issued == 0);
-      std::cout << "   A" << p << " B" << q << ":";
-      for (std::int64_t i = 0; i < m; ++i) {
-        for (std::int64_t j = 0; j < n; ++j) {
-          const double term =
-              std::ldexp(static_cast<double>(values[j * m + i]), la[p - 1].e[i] + lb[q - 1].e[j]);
-          std::cout << "  (" << i << "," << j << ") " << values[j * m + i] << " [fp32 "
-                    << to_hex(formats::fp32, std::bit_cast<std::uint32_t>(values[j * m + i]))
-                    << "] * 2^" << la[p - 1].e[i] + lb[q - 1].e[j] << " = " << std::hexfloat << term
-                    << std::defaultfloat;
-        }
-      }
-      std::cout << '\n';
-      ++issued;
-    }
-  }
-  Buffer cr_sum = backend->allocate(stride);
-  const RealMatrix cr_view{&cr_sum, 0, Real::fp64, m, n, m, Layout::column_major};
-  backend->exact_sum({{&stack, 0, Real::fp64, m, n, m, Layout::column_major}, issued, stride}, base,
-                     cr_view);
-  Buffer dp_out = backend->allocate(stride);
-  const RealMatrix dp_out_view{&dp_out, 0, Real::fp64, m, n, m, Layout::column_major};
-  backend->epilogue(dp_view, base, 1.0, 0.0, std::nullopt, std::nullopt, std::nullopt, dp_out_view);
-  std::vector<double> dp_result(static_cast<std::size_t>(m * n)), cr_result(dp_result.size());
-  backend->copy_out(dp_out, dp_result.data(), stride);
-  backend->copy_out(cr_sum, cr_result.data(), stride);
-
-  // Column-major copies for the oracle and the plain product.
-  std::vector<double> a_cm(static_cast<std::size_t>(m * k));
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t p = 0; p < k; ++p) a_cm[p * m + i] = a[i * k + p];
-  }
-  const std::vector<double> exact = reference::correctly_rounded_gemm(m, n, k, a_cm, b, false, 1);
-  std::cout << "\n4. Summation of the " << issued
-            << " scaled products (each exact, relative to 2^(e_A1 + e_B1)):\n";
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      double plain = 0.0;
-      for (std::int64_t p = 0; p < k; ++p) plain = plain + a[i * k + p] * b[j * k + p];
-      const auto e = static_cast<std::size_t>(j * m + i);
-      std::cout << "   (" << i << "," << j << ")\n"
-                << "     FP64 in level order (DP mode):    " << show(dp_result[e]) << '\n'
-                << "     exact sum rounded once (CR mode): " << show(cr_result[e]) << '\n'
-                << "     correctly rounded (MPFR):         " << show(exact[e]) << '\n'
-                << "     plain FP64 dot product:           " << show(plain) << '\n';
-    }
-  }
-  std::cout << "   bits: CR " << hex64(cr_result[0]) << ", MPFR " << hex64(exact[0]) << '\n';
+  const ScaledProducts scaled = multiply_levels(s, x.m, x.n, la, lb, order);
+  show_summation(s, x, scaled);
   return 0;
 }
 

@@ -148,9 +148,10 @@ int gemm_command(const std::vector<std::string>& words) {
     p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
   }
 
-  auto backend = make_backend(backend_name, static_cast<int>(threads));
+  const BackendChoice& choice = backend_choice(backend_name);
+  auto backend = choice.make(static_cast<int>(threads));
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::string> lines = scheme.run(args, *backend, backend_name, p);
+  const std::vector<std::string> lines = scheme.run(args, *backend, choice, p);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -12,6 +12,7 @@
 #include <tcemu/backend/backend.hpp>
 
 #include "arguments.hpp"
+#include "backend_choice.hpp"
 
 namespace tcemu::cli {
 
@@ -29,10 +30,10 @@ struct GemmScheme {
   Real element;                   // fp64: dgemm-shaped, fp32: sgemm-shaped
   std::set<std::string> options;  // the options it reads besides the command's own
   std::string options_help;       // their help lines
-  // Computes problem.c on `backend` (named backend_name); returns lines describing the run
+  // Computes problem.c on `backend` (made by `choice`); returns lines describing the run
   // (slices, GEMM count, phase times). Throws UsageError for bad options.
-  std::function<std::vector<std::string>(const Arguments&, Backend&,
-                                         const std::string& backend_name, GemmProblem&)>
+  std::function<std::vector<std::string>(const Arguments&, Backend&, const BackendChoice& choice,
+                                         GemmProblem&)>
       run;
 };
 

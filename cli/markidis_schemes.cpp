@@ -28,7 +28,7 @@ GemmScheme markidis_entry(const std::string& name) {
                          hi*hi) do so every N instructions of k instead of the scheme's interval
 )" + std::string("Datapath of the products (--type defaults to the scheme's part format ") +
                    std::string(scheme.part_format.name) + "):\n" + datapath_options_help();
-  s.run = [scheme](const Arguments& args, Backend& backend, const std::string&, GemmProblem& p) {
+  s.run = [scheme](const Arguments& args, Backend& backend, const BackendChoice&, GemmProblem& p) {
     markidis::Scheme chosen = scheme;
     const Datapath dp = datapath_from(args, std::string(scheme.part_format.name));
     std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),

@@ -1,6 +1,7 @@
 // dgemm-tc and sgemm-tc for `tcemu gemm`: the Ozaki handle (ozaki/handle.hpp) on the chosen
-// backend; --backend cpu64 multiplies binary64 slices (DGEMM-DP-CR), every other backend uses
-// tensor-core products through the datapath the datapath options describe.
+// backend, with the slice products the backend choice implies (backend_choice.hpp): binary64
+// slices (DGEMM-DP-CR, --backend cpu64) or tensor-core products through the datapath the
+// datapath options describe.
 #include <iomanip>
 #include <sstream>
 
@@ -76,11 +77,12 @@ GemmScheme ozaki_entry(const std::string& name, Real element) {
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 )") + datapath_options_help();
-  s.run = [element](const Arguments& args, Backend& backend, const std::string& backend_name,
+  s.run = [element](const Arguments& args, Backend& backend, const BackendChoice& choice,
                     GemmProblem& p) {
     const ozaki::Products products =
-        backend_name == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
-                                : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
+        choice.products == SliceProducts::binary64
+            ? ozaki::Products(ozaki::Fp64Products{})
+            : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
     ozaki::Handle h(backend, products, ozaki_options(args, element));
     if (element == Real::fp64) {
       h.dgemm('N', 'N', p.m, p.n, p.k, p.alpha, p.a.data(), std::max<std::int64_t>(1, p.m),

@@ -37,6 +37,7 @@
 #include <tcemu/reference/ill_conditioned.hpp>
 
 #include "accuracy.hpp"
+#include "backend_choice.hpp"
 #include "gpu.hpp"
 
 namespace {
@@ -152,13 +153,16 @@ std::vector<Method> gpu_methods(Backend& gpu, const std::string& arch, std::int6
   return methods;
 }
 
+// The table on the backend called `backend_name`: the host one with binary64 slice products
+// (cpu64) or the GPU.
 void table(const std::string& path, std::int64_t n, const std::string& backend_name) {
+  const cli::BackendChoice* choice = cli::find_backend_choice(backend_name);
   std::unique_ptr<Backend> backend;
   std::vector<Method> methods;
-  if (backend_name == "cpu64") {
-    backend = host::make_cpu64_backend();
+  if (choice && !choice->gpu && choice->products == cli::SliceProducts::binary64) {
+    backend = choice->make(0);
     methods = cpu_methods(*backend, n);
-  } else if (backend_name == "gpu") {
+  } else if (choice && choice->gpu) {
     const std::string arch = experiments::gpu_arch();
     backend = experiments::make_gpu();
     methods = gpu_methods(*backend, arch, n);

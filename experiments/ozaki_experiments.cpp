@@ -31,6 +31,7 @@
 #include <tcemu/reference/exact_gemm.hpp>
 
 #include "accuracy.hpp"
+#include "backend_choice.hpp"
 #include "gpu.hpp"
 
 namespace {
@@ -99,16 +100,17 @@ std::string get(const std::map<std::string, std::string>& o, const std::string& 
   return it == o.end() ? fallback : it->second;
 }
 
-ozaki::Products products_for(const std::string& backend, const std::string& arch) {
-  if (backend == "cpu64") return ozaki::Fp64Products{};
+// The slice products `choice` implies: binary64 slices, or fp16 slices on the tensor cores of
+// preset `arch`.
+ozaki::Products products_for(const cli::BackendChoice& choice, const std::string& arch) {
+  if (choice.products == cli::SliceProducts::binary64) return ozaki::Fp64Products{};
   return ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)};
 }
 
-std::unique_ptr<Backend> backend_for(const std::string& name) {
-  if (name == "emulator") return host::make_emulator_backend();
-  if (name == "cpu64") return host::make_cpu64_backend();
-  if (name == "gpu") return experiments::make_gpu();
-  throw std::invalid_argument("--backend must be emulator, cpu64 or gpu, got '" + name + "'");
+// The backend of `choice` on every host thread; on the GPU, experiments::make_gpu's (products by
+// cuBLAS).
+std::unique_ptr<Backend> backend_for(const cli::BackendChoice& choice) {
+  return choice.gpu ? experiments::make_gpu() : choice.make(0);
 }
 
 void header(std::ofstream& csv) {
@@ -129,12 +131,14 @@ void row(std::ofstream& csv, const std::string& experiment, const std::string& b
             << acc.not_correctly_rounded << ", " << seconds << " s\n";
 }
 
-// Accuracy of every method for each phi at one size (the OzBLAS accuracy table).
+// Accuracy of every method for each phi at one size (the OzBLAS accuracy table), on the backend
+// called `backend` (an unknown name is an error).
 void accuracy_runs(std::ofstream& csv, const std::string& experiment, const std::string& backend,
                    const std::string& arch, std::int64_t n, const std::vector<double>& phis,
                    const std::vector<Method>& methods) {
-  auto be = backend_for(backend);
-  const ozaki::Products products = products_for(backend, arch);
+  const cli::BackendChoice& choice = cli::backend_choice(backend);
+  auto be = backend_for(choice);
+  const ozaki::Products products = products_for(choice, arch);
   for (double phi : phis) {
     const auto a = phi_values(n * n, phi, 1), b = phi_values(n * n, phi, 2);
     std::cerr << experiment << ": phi " << phi << ", n " << n << ": MPFR reference...\n";
@@ -145,7 +149,7 @@ void accuracy_runs(std::ofstream& csv, const std::string& experiment, const std:
     const auto plain = plain_dgemm(n, n, n, a, b);
     row(csv, experiment, backend, arch, "plain DGEMM", phi, n, accuracy(plain, exact), nullptr,
         seconds_since(start));
-    if (backend == "gpu") {  // host to host, one cold call
+    if (choice.gpu) {  // host to host, one cold call
       start = std::chrono::steady_clock::now();
       const auto vendor = experiments::cublas_dgemm(*be, n, n, n, a, b);
       row(csv, experiment, backend, arch, "cublasDgemm", phi, n, accuracy(vendor, exact), nullptr,
@@ -192,7 +196,7 @@ void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
   put("plain", "8 lanes", lanes);
   if (gpu) {
     put("plain", "gpu cublasDgemm",
-        experiments::cublas_dgemm(*backend_for("gpu"), 1, 1, n, x, y)[0]);
+        experiments::cublas_dgemm(*experiments::make_gpu(), 1, 1, n, x, y)[0]);
   }
   const double exact = reference::correctly_rounded_gemm(1, 1, n, x, y)[0];
   put("MPFR", "correctly rounded", exact);
@@ -245,13 +249,17 @@ int main(int argc, char** argv) {
     const auto o = parse(argc, argv);
     const std::string out = get(o, "out", what + ".csv");
     const std::string backend = get(o, "backend", "emulator");
+    // Nothing for an unknown name: repro then runs on the CPU alone, the others stop with an
+    // error in accuracy_runs.
+    const cli::BackendChoice* choice = cli::find_backend_choice(backend);
+    const bool gpu = choice && choice->gpu;
     if (what == "repro") {
-      reproducibility(out, std::stoll(get(o, "n", "10000")), backend == "gpu");
+      reproducibility(out, std::stoll(get(o, "n", "10000")), gpu);
       return 0;
     }
-    const std::string arch = backend == "cpu64" ? "fp64"
-                             : backend == "gpu" ? experiments::gpu_arch()
-                                                : get(o, "arch", "sm90");
+    const std::string arch = choice && choice->products == cli::SliceProducts::binary64 ? "fp64"
+                             : gpu ? experiments::gpu_arch()
+                                   : get(o, "arch", "sm90");
     std::ofstream csv(out);
     if (!csv) throw std::runtime_error("cannot write " + out);
     header(csv);

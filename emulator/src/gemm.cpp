@@ -45,10 +45,10 @@ float to_float(const FloatFormat& format, std::uint32_t bits) {
              : std::bit_cast<float>(convert(format, formats::fp32, bits, Rounding::nearest_even));
 }
 
-// The epilogue's fp32 result in the accumulator format. GPU fp32 arithmetic returns the canonical
-// NaN 0x7FFFFFFF whatever the operands' payloads, where the host's keeps a payload.
+// The epilogue's fp32 result in the accumulator format. GPU fp32 arithmetic returns its NaN
+// kGpuFp32Nan whatever the operands' payloads, where the host's keeps a payload.
 std::uint32_t from_float(const FloatFormat& format, float value) {
-  const std::uint32_t bits = std::isnan(value) ? 0x7FFFFFFFu : std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t bits = std::isnan(value) ? kGpuFp32Nan : std::bit_cast<std::uint32_t>(value);
   return format == formats::fp32 ? bits
                                  : convert(formats::fp32, format, bits, Rounding::nearest_even);
 }

@@ -5,14 +5,15 @@
 #include <string>
 
 #include <tcemu/emulator/block_fma.hpp>
+#include <tcemu/emulator/fp32_bits.hpp>
 #include <tcemu/emulator/presets.hpp>
 
 namespace tcemu {
 namespace {
 
-// The NaN an MMA produces: 0x7FFFFFFF for fp32 and 0x7FFF for fp16 (MMA-Sim; measured on the
-// H100 for every input format, docs/presets.md; not measured on other generations).
-constexpr std::uint32_t kFp32Nan = 0x7FFFFFFF;
+// The NaN an MMA produces: kGpuFp32Nan (0x7FFFFFFF) for fp32 and 0x7FFF for fp16 (MMA-Sim;
+// measured on the H100 for every input format, docs/presets.md; not measured on other
+// generations).
 constexpr std::uint32_t kFp16Nan = 0x7FFF;
 
 // The builders of the table's rows. Each takes the row's input and accumulator formats; the rest
@@ -35,7 +36,7 @@ constexpr Datapath block(const FloatFormat& input, const FloatFormat& accumulato
       .c_entry = AccumulatorEntry::aligned_in_first_block,
       .overflow = Overflow::infinity,
       .zero_sign = ZeroSign::ieee,
-      .nan_bits = fp32_acc ? kFp32Nan : kFp16Nan,
+      .nan_bits = fp32_acc ? kGpuFp32Nan : kFp16Nan,
   };
 }
 
