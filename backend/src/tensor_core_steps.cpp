@@ -77,7 +77,27 @@ void TensorCoreSteps::mma_gemm(const Datapath& datapath, const GemmOptions& opti
   check(b, "B");
   if (c) check(*c, "C");
   check(d, "D");
+  check_operands(datapath, options, a, b, c, d);
   mma_gemm_checked(datapath, options, a, b, c, d);
+}
+
+// The GEMM contract (check_gemm_operands, gemm.hpp) on the views' shapes and formats; the
+// addresses are the owner's and are not dereferenced.
+void TensorCoreSteps::check_operands(const Datapath& datapath, const GemmOptions& options,
+                                     const BufferMatrix& a, const BufferMatrix& b,
+                                     const std::optional<BufferMatrix>& c,
+                                     const BufferMatrix& d) const {
+  const auto view = [](const BufferMatrix& m) {
+    return ConstMatrixView{static_cast<const unsigned char*>(m.buffer->address()) + m.offset_bytes,
+                           m.format,
+                           m.rows,
+                           m.cols,
+                           m.ld,
+                           m.layout};
+  };
+  std::optional<ConstMatrixView> c_view;
+  if (c) c_view = view(*c);
+  check_gemm_operands(name() + ": mma_gemm", datapath, options, view(a), view(b), c_view, view(d));
 }
 
 void TensorCoreSteps::mma_gemm_batch(const Datapath& datapath, const GemmOptions& options,
@@ -103,6 +123,7 @@ void TensorCoreSteps::mma_gemm_batch(const Datapath& datapath, const GemmOptions
     }
   }
   if (batch.empty()) return;
+  check_operands(datapath, options, batch[0].a, batch[0].b, std::nullopt, batch[0].d);
   check_batch_overlaps(name(), batch);
   mma_gemm_batch_checked(datapath, options, batch);
 }

@@ -20,23 +20,27 @@ namespace {
   throw std::invalid_argument("emulated_gemm: " + what);
 }
 
-void check_shape(const char* name, const ConstMatrixView& x, std::int64_t rows, std::int64_t cols,
-                 const FloatFormat& format, const char* format_role) {
+void check_shape(std::string_view caller, const char* name, const ConstMatrixView& x,
+                 std::int64_t rows, std::int64_t cols, const FloatFormat& format,
+                 const char* format_role) {
+  const auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument(std::string(caller) + ": " + what);
+  };
   const std::string n(name);
   if (x.rows != rows || x.cols != cols) {
-    bad_argument(n + " is " + std::to_string(x.rows) + " x " + std::to_string(x.cols) +
-                 ", expected " + std::to_string(rows) + " x " + std::to_string(cols));
+    refuse(n + " is " + std::to_string(x.rows) + " x " + std::to_string(x.cols) + ", expected " +
+           std::to_string(rows) + " x " + std::to_string(cols));
   }
   if (!(x.format == format)) {
-    bad_argument(n + " holds " + std::string(x.format.name) + ", the datapath's " + format_role +
-                 " format is " + std::string(format.name));
+    refuse(n + " holds " + std::string(x.format.name) + ", the datapath's " + format_role +
+           " format is " + std::string(format.name));
   }
   const std::int64_t inner = x.layout == Layout::row_major ? cols : rows;
   if (x.ld < std::max<std::int64_t>(1, inner)) {
-    bad_argument("ld" + n + " = " + std::to_string(x.ld) + " must be >= max(1, " +
-                 std::to_string(inner) + ")");
+    refuse("ld" + n + " = " + std::to_string(x.ld) + " must be >= max(1, " + std::to_string(inner) +
+           ")");
   }
-  if (x.data == nullptr && rows > 0 && cols > 0) bad_argument(n + " has no data");
+  if (x.data == nullptr && rows > 0 && cols > 0) refuse(n + " has no data");
 }
 
 float to_float(const FloatFormat& format, std::uint32_t bits) {
@@ -115,21 +119,31 @@ void mma_chain_taken_out(const Datapath& dp, ConstMatrixView a, ConstMatrixView 
 
 }  // namespace
 
+void check_gemm_operands(std::string_view caller, const Datapath& dp, const GemmOptions& options,
+                         const ConstMatrixView& a, const ConstMatrixView& b,
+                         const std::optional<ConstMatrixView>& c, const ConstMatrixView& d) {
+  const auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument(std::string(caller) + ": " + what);
+  };
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  if (m < 0 || n < 0 || k < 0) refuse("negative dimension");
+  check_shape(caller, "A", a, m, k, dp.input, "input");
+  check_shape(caller, "B", b, k, n, dp.input, "input");
+  check_shape(caller, "D", d, m, n, dp.accumulator, "accumulator");
+  const bool reads_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
+  if (reads_c && !c) refuse("C is required (beta != 0 or C is the initial accumulator)");
+  if (c) check_shape(caller, "C", *c, m, n, dp.accumulator, "accumulator");
+  if (options.c_input == CInput::initial_accumulator &&
+      (options.alpha != 1.0f || options.beta != 1.0f)) {
+    refuse("alpha and beta must be 1 when C is the initial accumulator");
+  }
+}
+
 void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
                    ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d) {
   validate(dp);
+  check_gemm_operands("emulated_gemm", dp, options, a, b, c, d);
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
-  if (m < 0 || n < 0 || k < 0) bad_argument("negative dimension");
-  check_shape("A", a, m, k, dp.input, "input");
-  check_shape("B", b, k, n, dp.input, "input");
-  check_shape("D", d, m, n, dp.accumulator, "accumulator");
-  const bool reads_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
-  if (reads_c && !c) bad_argument("C is required (beta != 0 or C is the initial accumulator)");
-  if (c) check_shape("C", *c, m, n, dp.accumulator, "accumulator");
-  if (options.c_input == CInput::initial_accumulator &&
-      (options.alpha != 1.0f || options.beta != 1.0f)) {
-    bad_argument("alpha and beta must be 1 when C is the initial accumulator");
-  }
   if (options.takeout_every_k < 0) {
     bad_argument("takeout_every_k = " + std::to_string(options.takeout_every_k) + " must be >= 0");
   }

@@ -23,7 +23,9 @@ struct GemmProduct {
 class TensorCoreSteps : public virtual MemorySpace {
  public:
   // D = alpha * A B + beta * C through `datapath` (the semantics of emulated_gemm, gemm.hpp).
-  // Every matrix lies in a buffer of this backend; a view past a buffer's end is refused.
+  // Every matrix lies in a buffer of this backend; a view past a buffer's end is refused, and so
+  // is a request that breaks the GEMM's operand contract (check_gemm_operands, gemm.hpp), here,
+  // once for every backend.
   void mma_gemm(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                 const BufferMatrix& b, const std::optional<BufferMatrix>& c, const BufferMatrix& d);
 
@@ -49,6 +51,11 @@ class TensorCoreSteps : public virtual MemorySpace {
                                       std::span<const GemmProduct> batch);
   virtual void convert_checked(const BufferMatrix& src, const BufferMatrix& dst,
                                Rounding rounding) = 0;
+
+ private:
+  void check_operands(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                      const BufferMatrix& b, const std::optional<BufferMatrix>& c,
+                      const BufferMatrix& d) const;
 };
 
 }  // namespace tcemu

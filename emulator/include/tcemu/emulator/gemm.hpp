@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/matrix.hpp>
@@ -45,5 +46,18 @@ struct GemmOptions {
 // leading dimension, format, alpha/beta in initial_accumulator mode, takeout_every_k).
 void emulated_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
                    ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d);
+
+// The operand contract of the GEMM, written once for every caller: emulated_gemm and every
+// backend's mma_gemm (tcemu/backend/tensor_core_steps.hpp) call it. Throws std::invalid_argument
+// "<caller>: ..." naming the offending argument: a negative dimension; A (m x k), B (k x n), C or
+// D (m x n) of another shape, or not holding the datapath's input (A, B) or accumulator (C, D)
+// format; a leading dimension too small; C missing where the options read it (beta != 0 or C as
+// the initial accumulator); alpha or beta other than 1 with C as the initial accumulator. The views
+// are not dereferenced (a backend passes its own addresses). takeout_every_k is checked by
+// whoever computes the product, since its unit is the instruction the product runs on.
+void check_gemm_operands(std::string_view caller, const Datapath& datapath,
+                         const GemmOptions& options, const ConstMatrixView& a,
+                         const ConstMatrixView& b, const std::optional<ConstMatrixView>& c,
+                         const ConstMatrixView& d);
 
 }  // namespace tcemu
