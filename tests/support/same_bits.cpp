@@ -29,16 +29,26 @@ std::string indented(const std::string& text, std::size_t indent) {
 
 }  // namespace
 
-std::string float_value(float v) {
+namespace {
+
+// NaN and Inf by name (their bits are on the line already); finite values in decimal with
+// `digits` significant digits, enough to tell neighbours apart, and in %a.
+std::string real_value(double v, int digits) {
+  if (std::isnan(v)) return std::signbit(v) ? "-NaN" : "NaN";
+  if (std::isinf(v)) return v < 0 ? "-Inf" : "Inf";
   char text[64];
-  std::snprintf(text, sizeof text, "%.9g, %a", static_cast<double>(v), static_cast<double>(v));
+  std::snprintf(text, sizeof text, "%.*g, %a", digits, v, v);
   return text;
 }
 
+}  // namespace
+
+std::string float_value(float v) {
+  return real_value(static_cast<double>(v), 9);
+}
+
 std::string double_value(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.17g, %a", v, v);
-  return text;
+  return real_value(v, 17);
 }
 
 std::string signed_value(std::int64_t v) {

@@ -163,6 +163,10 @@ TEST(SameBits, InputDescriptions) {
   EXPECT_EQ(value_range(1, [](std::int64_t) { return 0.0; }), "1 value, 1 zero");
   EXPECT_EQ(fp32_value(0x3f800000u), "1, 0x1p+0");
   EXPECT_EQ(fp64_value(0xbff8000000000000u), "-1.5, -0x1.8p+0");
+  EXPECT_EQ(fp32_value(0x7fc00001u), "NaN");
+  EXPECT_EQ(fp32_value(0xff800000u), "-Inf");
+  EXPECT_EQ(fp64_value(0xfff8000000000000u), "-NaN");
+  EXPECT_EQ(fp64_value(0x7ff0000000000000u), "Inf");
 }
 
 }  // namespace
