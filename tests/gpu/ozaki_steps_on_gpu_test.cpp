@@ -167,8 +167,9 @@ class OzakiStepsOnGpu : public ::testing::Test {
           const std::int64_t r = by_columns ? i : i - layer * s.outer(),
                              c = by_columns ? j - layer * s.outer() : j;
           if (layer >= layers || r >= s.rows || c >= s.cols) return "padding";
-          std::string where = "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
-          if (layers > 1) where = "layer " + std::to_string(layer) + ", " + where;
+          if (layers == 1) return inputs ? inputs(layer, r, c) : "an element, not padding";
+          const std::string where = "layer " + std::to_string(layer) + ", (" + std::to_string(r) +
+                                    ", " + std::to_string(c) + ")";
           return inputs ? where + ": " + inputs(layer, r, c) : where;
         },
         .value = value        ? value
