@@ -12,7 +12,7 @@
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/ill_conditioned.hpp>
 
-#include "accurate_support.hpp"
+#include <tcemu/test/accurate_support.hpp>
 
 namespace {
 
@@ -78,17 +78,19 @@ TEST(Dot2, GemvAndGemmSumEachElementInKOrder) {
   const auto b = accurate::testing::phi_vector(k * n, 6, 2);
   std::vector<double> c(m * n);
   dot2.dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, c.data(), m);
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      ASSERT_EQ(bits(c[j * m + i]), bits(paper_dot2(a.data() + i, m, b.data() + j * k, k)))
-          << "element (" << i << ", " << j << ")";
-    }
-  }
+  ASSERT_TRUE(test::same_bits_at(
+      m, n,
+      [&](std::int64_t i, std::int64_t j) {
+        return paper_dot2(a.data() + i, m, b.data() + j * k, k);
+      },
+      [&](std::int64_t i, std::int64_t j) { return c[j * m + i]; },
+      {.inputs = test::gemm_inputs(m, k, a.data(), b.data())}));
   std::vector<double> y(m);
   dot2.dgemv('N', m, k, 1.0, a.data(), m, b.data(), 1, 0.0, y.data(), 1);
-  for (std::int64_t i = 0; i < m; ++i) {
-    EXPECT_EQ(bits(y[i]), bits(paper_dot2(a.data() + i, m, b.data(), k))) << "row " << i;
-  }
+  EXPECT_TRUE(test::same_bits_at(
+      m, 1, [&](std::int64_t i, std::int64_t) { return paper_dot2(a.data() + i, m, b.data(), k); },
+      [&](std::int64_t i, std::int64_t) { return y[i]; },
+      {.inputs = test::gemm_inputs(m, k, a.data(), b.data())}));
   std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), cf(m * n);
   dot2.sgemm('N', 'N', m, n, k, 1.0f, af.data(), m, bf.data(), k, 0.0f, cf.data(), m);
   EXPECT_EQ(cf[m + 2], paper_dot2(af.data() + 2, m, bf.data() + k, k));

@@ -16,7 +16,7 @@
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
-#include "accurate_support.hpp"
+#include <tcemu/test/accurate_support.hpp>
 
 namespace {
 
@@ -47,11 +47,8 @@ TEST(ExactBlas, GemmIsCorrectlyRoundedForEveryTransposeAndThreadCount) {
         std::vector<double> c(m * n, 7.0);
         exblas.dgemm(ta, tb, m, n, k, 1.0, ta == 'N' ? a.data() : at.data(), ta == 'N' ? m : k,
                      tb == 'N' ? b.data() : bt.data(), tb == 'N' ? k : n, 0.0, c.data(), m);
-        for (std::size_t e = 0; e < c.size(); ++e) {
-          ASSERT_EQ(bits(c[e]), bits(want[e]))
-              << ta << tb << ", " << threads << " threads, element " << e << ": " << hex(c[e])
-              << " vs " << hex(want[e]);
-        }
+        ASSERT_TRUE(accurate::testing::same_product_bits(want, c, m, n, k, a, b))
+            << ta << tb << ", " << threads << " threads";
       }
     }
   }
@@ -67,14 +64,15 @@ TEST(ExactBlas, GemvAndDotWithIncrementsAreCorrectlyRounded) {
   std::vector<double> xs(3 * n), ys(2 * m, 0.0);
   for (std::int64_t p = 0; p < n; ++p) xs[3 * p] = x[p];
   exblas.dgemv('N', m, n, 1.0, a.data(), m, xs.data(), 3, 0.0, ys.data(), -2);
-  for (std::int64_t i = 0; i < m; ++i) {
-    EXPECT_EQ(bits(ys[2 * (m - 1 - i)]), bits(want[i])) << "row " << i;
-  }
+  EXPECT_TRUE(test::same_bits_at(
+      m, 1, [&](std::int64_t i, std::int64_t) { return want[i]; },
+      [&](std::int64_t i, std::int64_t) { return ys[2 * (m - 1 - i)]; }))
+      << "y, increment -2";
   // A' x' with A' = A^T (n x m) stored as the transpose: the same product.
   const auto at = transpose(a, m, n);
   std::vector<double> y(m);
   exblas.dgemv('T', n, m, 1.0, at.data(), n, x.data(), 1, 0.0, y.data(), 1);
-  for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(bits(y[i]), bits(want[i])) << "row " << i;
+  EXPECT_TRUE(test::same_bits(want, y, m, 1)) << "A^T stored";
   // Row 4 of A (increment m) against x read backwards.
   std::vector<double> reversed(x.rbegin(), x.rend());
   EXPECT_EQ(bits(exblas.ddot(n, a.data() + 4, m, reversed.data(), -1)), bits(want[4]));
@@ -114,9 +112,10 @@ TEST(ExactBlas, EpilogueIsAlphaTimesTheRoundedProductPlusBetaC) {
   const auto s = reference::correctly_rounded_gemm(m, n, k, a, b);
   std::vector<double> c = c0;
   exblas.dgemm('N', 'N', m, n, k, -1.5, a.data(), m, b.data(), k, 0.25, c.data(), m);
-  for (std::size_t e = 0; e < c.size(); ++e) {
-    EXPECT_EQ(bits(c[e]), bits(-1.5 * s[e] + 0.25 * c0[e])) << e;
-  }
+  std::vector<double> epilogue(c.size());
+  for (std::size_t e = 0; e < c.size(); ++e) epilogue[e] = -1.5 * s[e] + 0.25 * c0[e];
+  EXPECT_TRUE(test::same_bits(epilogue, c, m, n,
+                              {.inputs = test::gemm_inputs(m, k, a.data(), b.data(), c0.data())}));
   // alpha = 0: C := beta C without reading A or B (null is fine, as in BLAS).
   c = c0;
   exblas.dgemm('N', 'N', m, n, k, 0.0, nullptr, m, nullptr, k, 2.0, c.data(), m);

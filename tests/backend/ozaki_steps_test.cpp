@@ -15,6 +15,7 @@
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/reference/mpfr_number.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -184,13 +185,21 @@ TEST(ExactSum, IsTheCorrectlyRoundedSum) {
   const OuterExponents unscaled{{&zb, 0, rows}, {&zb, static_cast<std::size_t>(rows) * 4, cols}};
   backend->exact_sum({first, count, static_cast<std::size_t>(rows * cols) * 8}, unscaled, out);
   const std::vector<double> got = download(*backend, out_buffer);
-  for (std::int64_t e = 0; e < rows * cols; ++e) {
+  const auto terms_of = [&](std::int64_t i, std::int64_t j) {
     std::vector<double> terms;
-    for (std::int64_t l = 0; l < count; ++l) terms.push_back(stack[l * rows * cols + e]);
-    const double expected = mpfr_sum(terms);
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(got[e]), std::bit_cast<std::uint64_t>(expected))
-        << "element " << e << ": " << got[e] << " vs " << expected;
-  }
+    for (std::int64_t l = 0; l < count; ++l) terms.push_back(stack[l * rows * cols + j * rows + i]);
+    return terms;
+  };
+  EXPECT_TRUE(test::same_bits_at(
+      rows, cols, [&](std::int64_t i, std::int64_t j) { return mpfr_sum(terms_of(i, j)); },
+      [&](std::int64_t i, std::int64_t j) { return got[j * rows + i]; },
+      {.inputs = [&](std::int64_t i, std::int64_t j) {
+        const std::vector<double> terms = terms_of(i, j);
+        return "terms " +
+               test::hex_values(
+                   count, [&](std::int64_t l) { return std::bit_cast<std::uint64_t>(terms[l]); },
+                   16, count);
+      }}));
 }
 
 TEST(ExactSum, SpecialTermsAndSignedZeros) {
@@ -331,18 +340,22 @@ TEST(Split, IsSplitLevelRepeatedUntilTheRemainderIsZero) {
               std::vector<unsigned char> a(slice_bytes), b(slice_bytes);
               backend->copy_out(fused_slices, a.data(), slice_bytes, at);
               backend->copy_out(looped_slices, b.data(), slice_bytes, at);
-              ASSERT_EQ(a, b) << "slice of level " << l + 1;
+              // Each as fp16 bits (rows x cols, row major), the looped split's expected.
+              std::vector<std::uint16_t> sa(x.size()), sb(x.size());
+              std::memcpy(sa.data(), a.data(), slice_bytes);
+              std::memcpy(sb.data(), b.data(), slice_bytes);
+              ASSERT_TRUE(test::same_bits(sb, sa, rows, cols, {.order = test::Order::row_major}))
+                  << "slice of level " << l + 1;
               std::vector<std::int32_t> ea(rows), eb(rows);
               backend->copy_out(fused_exps, ea.data(), rows * 4, rows * 4 * l);
               backend->copy_out(looped_exps, eb.data(), rows * 4, rows * 4 * l);
-              ASSERT_EQ(ea, eb) << "exponents of level " << l + 1;
+              ASSERT_TRUE(test::same_bits(eb, ea, rows, 1)) << "exponents of level " << l + 1;
             }
           }
           EXPECT_EQ(zero_after, expected) << "bits " << bits << ", levels " << levels;
           const auto fr = download(*backend, fused.buffer), lr = download(*backend, looped.buffer);
-          for (std::size_t i = 0; i < fr.size(); ++i) {
-            ASSERT_EQ(std::bit_cast<std::uint64_t>(fr[i]), std::bit_cast<std::uint64_t>(lr[i]));
-          }
+          ASSERT_TRUE(test::same_bits(lr, fr, rows, cols, {.order = test::Order::row_major}))
+              << "remainder, bits " << bits << ", levels " << levels;
         }
       }
     }
@@ -387,9 +400,7 @@ TEST(AccumulateScaled, AStackIsTheProductsOneAfterAnother) {
                                  overwrite && l == 0);
     }
     const auto a = download(*backend, once.buffer), b = download(*backend, each.buffer);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_EQ(std::bit_cast<std::uint64_t>(a[i]), std::bit_cast<std::uint64_t>(b[i]));
-    }
+    EXPECT_TRUE(test::same_bits(b, a, m, n)) << (overwrite ? "overwrite" : "add");
   }
 }
 

@@ -9,6 +9,7 @@
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/host/host_backends.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -70,7 +71,19 @@ TEST(EmulatorBackend, GemmAndConvertOnBackendBuffersMatchTheHostFunctions) {
                 {{reinterpret_cast<unsigned char*>(expected.data()), formats::fp32, m, n, n,
                   Layout::row_major}});
   backend->copy_out(d_buf, got.data(), got.size() * 4);
-  EXPECT_EQ(got, expected);
+  EXPECT_TRUE(
+      test::same_bits(expected, got, m, n,
+                      {.order = test::Order::row_major,
+                       .inputs =
+                           [&](std::int64_t i, std::int64_t j) {
+                             return "A row " + std::to_string(i) + ": " +
+                                    test::hex_values(
+                                        k, [&](std::int64_t p) { return a16[i * k + p]; }, 4) +
+                                    "\nB column " + std::to_string(j) + ": " +
+                                    test::hex_values(
+                                        k, [&](std::int64_t p) { return b16[p * n + j]; }, 4);
+                           },
+                       .value = test::fp32_value}));
 }
 
 // A batch is that many single products; a batch that would read C, whose products differ in
@@ -114,10 +127,17 @@ TEST(EmulatorBackend, GemmBatchIsOneGemmPerProduct) {
     backend->mma_gemm(dp, {.alpha = 0.5f}, ai, bi, std::nullopt, d_at(single));
   }
   backend->mma_gemm_batch(dp, {.alpha = 0.5f}, batch);
-  std::vector<unsigned char> got(batched.bytes()), want(single.bytes());
-  backend->copy_out(batched, got.data(), got.size());
-  backend->copy_out(single, want.data(), want.size());
-  EXPECT_EQ(got, want);
+  // The Ds one after the other, column major: m x (n count) fp32 elements.
+  std::vector<std::uint32_t> got(batched.bytes() / 4), want(single.bytes() / 4);
+  backend->copy_out(batched, got.data(), batched.bytes());
+  backend->copy_out(single, want.data(), single.bytes());
+  EXPECT_TRUE(test::same_bits(want, got, m, n * count,
+                              {.inputs =
+                                   [&](std::int64_t i, std::int64_t j) {
+                                     return "product " + std::to_string(j / n) + ", D(" +
+                                            std::to_string(i) + ", " + std::to_string(j % n) + ")";
+                                   },
+                               .value = test::fp32_value}));
 
   const auto message = [&](const GemmOptions& options, std::vector<GemmProduct> products) {
     try {

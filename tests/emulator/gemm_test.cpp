@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -76,6 +78,44 @@ std::uint32_t expected_element(const Datapath& dp, const Storage& a, const Stora
   return mma_element(dp, row, col, c);
 }
 
+// How bits of `format` read in a failure message (through fp32, which holds them all).
+std::function<std::string(std::uint64_t)> reading(const FloatFormat& format) {
+  return [format](std::uint64_t bits) {
+    return test::fp32_value(
+        convert(format, formats::fp32, static_cast<std::uint32_t>(bits), Rounding::nearest_even));
+  };
+}
+
+// The inputs of element (i, j) of D = A B (+ C): row i of A, column j of B and, when given,
+// C's element, in hex.
+std::function<std::string(std::int64_t, std::int64_t)> gemm_inputs(const Storage& a,
+                                                                   const Storage& b,
+                                                                   const Storage* c = nullptr) {
+  return [&a, &b, c](std::int64_t i, std::int64_t j) {
+    std::string out =
+        "A row " + std::to_string(i) + ": " +
+        test::hex_values(
+            a.cols, [&](std::int64_t p) { return a.cview().get(i, p); }, hex_digits(a.format)) +
+        "\nB column " + std::to_string(j) + ": " +
+        test::hex_values(
+            b.rows, [&](std::int64_t p) { return b.cview().get(p, j); }, hex_digits(b.format));
+    if (c) out += "\nC " + test::hex(c->cview().get(i, j), hex_digits(c->format));
+    return out;
+  };
+}
+
+// D's elements against `expected_at`, bit for bit, with the inputs of each differing element.
+template <typename ExpectedAt>
+::testing::AssertionResult d_is(const Storage& d, const ExpectedAt& expected_at, const Storage& a,
+                                const Storage& b, const Storage* c = nullptr) {
+  return test::same_bits_at(
+      d.rows, d.cols, expected_at,
+      [&](std::int64_t i, std::int64_t j) { return d.cview().get(i, j); },
+      {.order = d.layout == Layout::row_major ? test::Order::row_major : test::Order::column_major,
+       .inputs = gemm_inputs(a, b, c),
+       .value = reading(d.format)});
+}
+
 struct Case {
   const char* arch;
   const char* instruction;
@@ -112,13 +152,13 @@ TEST_P(GemmMatchesElements, InitialAccumulatorChainEqualsMmaElement) {
       fill(c, rng, wide);
       emulated_gemm(dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 3},
                     a.cview(), b.cview(), c.cview(), d.view());
-      for (std::int64_t i = 0; i < m; ++i) {
-        for (std::int64_t j = 0; j < n; ++j) {
-          ASSERT_EQ(d.cview().get(i, j), expected_element(dp, a, b, i, j, c.cview().get(i, j)))
-              << describe(dp) << " m=" << m << " n=" << n << " k=" << k << " i=" << i << " j=" << j
-              << " wide=" << wide;
-        }
-      }
+      ASSERT_TRUE(d_is(
+          d,
+          [&](std::int64_t i, std::int64_t j) {
+            return expected_element(dp, a, b, i, j, c.cview().get(i, j));
+          },
+          a, b, &c))
+          << describe(dp) << " m=" << m << " n=" << n << " k=" << k << " wide=" << wide;
     }
   }
 }
@@ -145,21 +185,19 @@ TEST_P(TakenOutGemm, ChunksAreAddedToCInFp32) {
         dp,
         {.beta = 1.0f, .c_input = CInput::initial_accumulator, .takeout_every_k = kb, .threads = 2},
         a.cview(), b.cview(), c.cview(), d.view());
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        float expected = std::bit_cast<float>(c.cview().get(i, j));
-        for (std::int64_t first = 0; first < k; first += kb) {
-          std::vector<std::uint32_t> row, col;
-          for (std::int64_t p = first; p < std::min(k, first + kb); ++p) {
-            row.push_back(a.cview().get(i, p));
-            col.push_back(b.cview().get(p, j));
-          }
-          expected += std::bit_cast<float>(mma_element(dp, row, col, 0));
+    const auto expected = [&](std::int64_t i, std::int64_t j) {
+      float sum = std::bit_cast<float>(c.cview().get(i, j));
+      for (std::int64_t first = 0; first < k; first += kb) {
+        std::vector<std::uint32_t> row, col;
+        for (std::int64_t p = first; p < std::min(k, first + kb); ++p) {
+          row.push_back(a.cview().get(i, p));
+          col.push_back(b.cview().get(p, j));
         }
-        ASSERT_EQ(d.cview().get(i, j), std::bit_cast<std::uint32_t>(expected))
-            << describe(dp) << " kb=" << kb << " i=" << i << " j=" << j;
+        sum += std::bit_cast<float>(mma_element(dp, row, col, 0));
       }
-    }
+      return std::bit_cast<std::uint32_t>(sum);
+    };
+    ASSERT_TRUE(d_is(d, expected, a, b, &c)) << describe(dp) << " kb=" << kb;
   }
 }
 
@@ -199,7 +237,9 @@ TEST(Gemm, ResultDoesNotDependOnThreadCount) {
   Storage d8(dp.accumulator, 33, 70, Layout::row_major);
   emulated_gemm(dp, {.threads = 1}, a.cview(), b.cview(), std::nullopt, d1.view());
   emulated_gemm(dp, {.threads = 8}, a.cview(), b.cview(), std::nullopt, d8.view());
-  EXPECT_EQ(d1.bytes, d8.bytes);
+  EXPECT_TRUE(d_is(
+      d8, [&](std::int64_t i, std::int64_t j) { return d1.cview().get(i, j); }, a, b))
+      << "8 threads against 1";
 }
 
 TEST(Gemm, EpilogueIsFmaOfAlphaAccumulatorAndBetaC) {
@@ -214,14 +254,14 @@ TEST(Gemm, EpilogueIsFmaOfAlphaAccumulatorAndBetaC) {
   fill(c, rng, false);
   const float alpha = 0.75f, beta = -1.5f;
   emulated_gemm(dp, {.alpha = alpha, .beta = beta}, a.cview(), b.cview(), c.cview(), d.view());
-  for (std::int64_t i = 0; i < 4; ++i) {
-    for (std::int64_t j = 0; j < 5; ++j) {
-      const float acc = std::bit_cast<float>(expected_element(dp, a, b, i, j, 0));
-      const float cij = std::bit_cast<float>(c.cview().get(i, j));
-      EXPECT_EQ(d.cview().get(i, j),
-                std::bit_cast<std::uint32_t>(std::fma(alpha, acc, beta * cij)));
-    }
-  }
+  EXPECT_TRUE(d_is(
+      d,
+      [&](std::int64_t i, std::int64_t j) {
+        const float acc = std::bit_cast<float>(expected_element(dp, a, b, i, j, 0));
+        const float cij = std::bit_cast<float>(c.cview().get(i, j));
+        return std::bit_cast<std::uint32_t>(std::fma(alpha, acc, beta * cij));
+      },
+      a, b, &c));
 }
 
 TEST(Gemm, SpecialValuesFollowTheDatapathRules) {
@@ -338,13 +378,14 @@ TEST(Gemm, TakeoutOfTheWholeKEqualsOneChain) {
   fill(b, rng, true);
   emulated_gemm(dp, {}, a.cview(), b.cview(), std::nullopt, d1.view());
   emulated_gemm(dp, {.takeout_every_k = 48}, a.cview(), b.cview(), std::nullopt, d2.view());
-  for (std::int64_t i = 0; i < 7; ++i) {
-    for (std::int64_t j = 0; j < 5; ++j) {
-      const std::uint32_t chain = d1.cview().get(i, j);
-      // +0 + x is x for every x but -0, which becomes +0.
-      EXPECT_EQ(d2.cview().get(i, j), chain == 0x80000000u ? 0u : chain) << i << "," << j;
-    }
-  }
+  // +0 + x is x for every x but -0, which becomes +0.
+  EXPECT_TRUE(d_is(
+      d2,
+      [&](std::int64_t i, std::int64_t j) {
+        const std::uint32_t chain = d1.cview().get(i, j);
+        return chain == 0x80000000u ? 0u : chain;
+      },
+      a, b));
 }
 
 TEST(Gemm, EmptyInnerDimensionGivesBetaC) {

@@ -17,6 +17,7 @@
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/phi_values.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -68,19 +69,17 @@ TEST_P(AccurateOnGpu, GemvAndGemmGiveTheHostsBits) {
       const std::int64_t lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
       on_host.dgemm(ta, tb, m, n, k, 1.5, a.data(), lda, b.data(), ldb, -0.5, want.data(), m);
       on_gpu.dgemm(ta, tb, m, n, k, 1.5, a.data(), lda, b.data(), ldb, -0.5, got.data(), m);
-      for (std::size_t e = 0; e < got.size(); ++e) {
-        ASSERT_EQ(bits(got[e]), bits(want[e])) << ta << tb << " element " << e;
-      }
+      ASSERT_TRUE(test::same_bits(want, got, m, n)) << ta << tb;
     }
   }
   std::vector<double> want(2 * m, 1.0), got(2 * m, 1.0);
   on_host.dgemv('N', m, k, 1.0, a.data(), m, b.data(), 1, 0.0, want.data(), -2);
   on_gpu.dgemv('N', m, k, 1.0, a.data(), m, b.data(), 1, 0.0, got.data(), -2);
-  for (std::size_t e = 0; e < got.size(); ++e) EXPECT_EQ(bits(got[e]), bits(want[e])) << e;
+  EXPECT_TRUE(test::same_bits(want, got, 2 * m, 1)) << "y, incy -2";
   std::vector<double> want_t(m), got_t(m);
   on_host.dgemv('T', k, m, 1.0, a.data(), k, b.data(), 3, 0.0, want_t.data(), 1);
   on_gpu.dgemv('T', k, m, 1.0, a.data(), k, b.data(), 3, 0.0, got_t.data(), 1);
-  for (std::size_t e = 0; e < got_t.size(); ++e) EXPECT_EQ(bits(got_t[e]), bits(want_t[e])) << e;
+  EXPECT_TRUE(test::same_bits(want_t, got_t, m, 1)) << "y of A^T x";
   const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
   std::vector<float> want_f(m * n), got_f(m * n);
   on_host.sgemm('N', 'N', m, n, k, 1.0f, af.data(), m, bf.data(), k, 0.0f, want_f.data(), m);
@@ -96,7 +95,13 @@ TEST_P(AccurateOnGpu, NanAndInfAsOnTheHost) {
   std::vector<double> want(4), got(4);
   on_host.dgemm('N', 'N', 2, 2, 3, 1.0, a.data(), 2, b.data(), 3, 0.0, want.data(), 2);
   on_gpu.dgemm('N', 'N', 2, 2, 3, 1.0, a.data(), 2, b.data(), 3, 0.0, got.data(), 2);
-  for (std::size_t e = 0; e < got.size(); ++e) EXPECT_EQ(bits(got[e]), bits(want[e])) << e;
+  EXPECT_TRUE(
+      test::same_bits(want, got, 2, 2, {.inputs = [&](std::int64_t i, std::int64_t j) {
+                        return "A row " + std::to_string(i) + ": " +
+                               test::value_range(3, [&](std::int64_t p) { return a[p * 2 + i]; }) +
+                               "; B column " + std::to_string(j) + ": " +
+                               test::value_range(3, [&](std::int64_t p) { return b[j * 3 + p]; });
+                      }}));
   std::vector<double> x = {1e300, 1e300, inf}, y = {1e300, -1e300, 1.0};
   EXPECT_EQ(bits(on_gpu.ddot(3, x.data(), 1, y.data(), 1)),
             bits(on_host.ddot(3, x.data(), 1, y.data(), 1)));

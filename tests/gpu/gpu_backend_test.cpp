@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <random>
@@ -24,6 +25,7 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
 #include <tcemu/host/host_backends.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -45,7 +47,33 @@ struct HostMatrix {
                   std::max<std::int64_t>(1, (l == Layout::row_major ? r : c) * ld)) *
               container_bytes(f)) {}
   MatrixView view() { return {{bytes.data(), format, rows, cols, ld, layout}}; }
+  ConstMatrixView cview() const { return {bytes.data(), format, rows, cols, ld, layout}; }
 };
+
+// How bits of `format` read in a failure message: through fp32, which holds every value of the
+// formats here.
+std::function<std::string(std::uint64_t)> reading(const FloatFormat& format) {
+  return [format](std::uint64_t bits) {
+    return test::fp32_value(
+        convert(format, formats::fp32, static_cast<std::uint32_t>(bits), Rounding::nearest_even));
+  };
+}
+
+// The inputs of element (i, j) of a GEMM's D: row i of A, column j of B and, when given, C's
+// element, in hex.
+std::string gemm_inputs(const HostMatrix& a, const HostMatrix& b, const HostMatrix* c,
+                        std::int64_t i, std::int64_t j) {
+  const ConstMatrixView av = a.cview(), bv = b.cview();
+  std::string out =
+      "A row " + std::to_string(i) + ": " +
+      test::hex_values(
+          a.cols, [&](std::int64_t p) { return av.get(i, p); }, hex_digits(a.format)) +
+      "\nB column " + std::to_string(j) + ": " +
+      test::hex_values(
+          b.rows, [&](std::int64_t p) { return bv.get(p, j); }, hex_digits(b.format));
+  if (c) out += "\nC " + test::hex(c->cview().get(i, j), hex_digits(c->format));
+  return out;
+}
 
 // The papers' inputs (rand - 0.5) * exp(phi * randn) rounded to the format, with a fraction
 // `special` of zeros of both signs, subnormals, Inf and NaN.
@@ -109,10 +137,10 @@ std::string skip_reason() {
   return "";
 }
 
-// D of one GEMM on both backends; returns the number of differing elements.
-std::size_t differing_elements(Backend& gpu, const Datapath& dp, const GemmOptions& options,
-                               const HostMatrix& a, const HostMatrix& b, const HostMatrix& c,
-                               HostMatrix d) {
+// D of one GEMM on both backends, compared bit for bit (the emulator's D expected).
+test::BitComparison compare_gemms(Backend& gpu, const Datapath& dp, const GemmOptions& options,
+                                  const HostMatrix& a, const HostMatrix& b, const HostMatrix& c,
+                                  HostMatrix d) {
   const auto emulator = host::make_emulator_backend();
   const bool with_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
   std::vector<unsigned char> results[2];
@@ -125,15 +153,15 @@ std::size_t differing_elements(Backend& gpu, const Datapath& dp, const GemmOptio
     be.mma_gemm(dp, options, ba.matrix, bb.matrix, c_matrix, bd.matrix);
     results[which] = take(be, bd);
   }
-  std::size_t differ = 0;
   HostMatrix got = d, want = d;
   got.bytes = results[0];
   want.bytes = results[1];
-  for (std::int64_t i = 0; i < d.rows; ++i) {
-    for (std::int64_t j = 0; j < d.cols; ++j)
-      differ += got.view().get(i, j) != want.view().get(i, j);
-  }
-  return differ;
+  return test::compare_bits_at(
+      d.rows, d.cols, [&](std::int64_t i, std::int64_t j) { return want.cview().get(i, j); },
+      [&](std::int64_t i, std::int64_t j) { return got.cview().get(i, j); },
+      {.inputs = [&](std::int64_t i,
+                     std::int64_t j) { return gemm_inputs(a, b, with_c ? &c : nullptr, i, j); },
+       .value = reading(d.format)});
 }
 
 std::vector<std::pair<FloatFormat, FloatFormat>> pairs_of_this_gpu() {
@@ -158,15 +186,16 @@ TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
       fill(a, rng, 1.0);
       fill(b, rng, 1.0);
       fill(c, rng, 1.0);
-      const std::size_t differ = differing_elements(
+      const test::BitComparison same = compare_gemms(
           *gpu, dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator}, a, b, c, d);
-      EXPECT_EQ(differ, 0u) << input.name << " -> " << accumulator.name;
+      EXPECT_TRUE(same.result) << input.name << " -> " << accumulator.name;
       std::printf(
-          "%s tiled mma.sync GEMM %lld x %lld x %lld %s -> %s, C initial: %zu of %lld "
+          "%s tiled mma.sync GEMM %lld x %lld x %lld %s -> %s, C initial: %lld of %lld "
           "elements differ\n",
           arch.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n),
           static_cast<long long>(s.k), std::string(input.name).c_str(),
-          std::string(accumulator.name).c_str(), differ, static_cast<long long>(s.m * s.n));
+          std::string(accumulator.name).c_str(), static_cast<long long>(same.differing),
+          static_cast<long long>(s.m * s.n));
     }
   }
 }
@@ -225,7 +254,7 @@ TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
             fill(b, rng, 2.0, 0.02);
             fill(c, rng, 2.0, 0.02);
             for (const GemmOptions& o : options) {
-              EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
+              EXPECT_TRUE(compare_gemms(*gpu, dp, o, a, b, c, d).result)
                   << own.instruction << " " << input.name << " -> " << accumulator.name
                   << " k=" << k << " A " << (la == Layout::row_major ? "row" : "col") << " B "
                   << (lb == Layout::row_major ? "row" : "col") << " alpha=" << o.alpha
@@ -271,17 +300,18 @@ TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
               .c_input = CInput::initial_accumulator,
               .takeout_every_k = dp.instruction_k},
               GemmOptions{.takeout_every_k = 5 * dp.instruction_k}}) {
-          const std::size_t differ = differing_elements(*gpu, dp, o, a, b, c, d);
-          EXPECT_EQ(differ, 0u) << input.name << " " << s.m << "x" << s.n << "x" << s.k
-                                << " takeout " << o.takeout_every_k;
+          const test::BitComparison same = compare_gemms(*gpu, dp, o, a, b, c, d);
+          EXPECT_TRUE(same.result) << input.name << " " << s.m << "x" << s.n << "x" << s.k
+                                   << " takeout " << o.takeout_every_k;
           std::printf(
               "sm90 wgmma GEMM %lld x %lld x %lld %s -> fp32, A %s, C %s, take-out every %lld: "
-              "%zu of %lld elements differ\n",
+              "%lld of %lld elements differ\n",
               static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
               std::string(input.name).c_str(),
               la == Layout::row_major ? "row major" : "column major",
               o.c_input == CInput::initial_accumulator ? "initial" : "epilogue",
-              static_cast<long long>(o.takeout_every_k), differ, static_cast<long long>(s.m * s.n));
+              static_cast<long long>(o.takeout_every_k), static_cast<long long>(same.differing),
+              static_cast<long long>(s.m * s.n));
         }
       }
       // Signed zeros: A of zeros of both signs (every product a zero, some -0), C = -0.
@@ -298,12 +328,12 @@ TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
         for (std::int64_t j = 0; j < c.cols; ++j) c.view().set(i, j, 0x80000000u);
       }
       for (const std::int64_t takeout : {std::int64_t{0}, std::int64_t{dp.instruction_k}}) {
-        EXPECT_EQ(
-            differing_elements(
+        EXPECT_TRUE(
+            compare_gemms(
                 *gpu, dp,
                 {.beta = 1.0f, .c_input = CInput::initial_accumulator, .takeout_every_k = takeout},
-                a, b, c, d),
-            0u)
+                a, b, c, d)
+                .result)
             << input.name << " signed zeros, take-out " << takeout;
       }
     }
@@ -334,13 +364,18 @@ TEST(GpuBackend, ConvertGivesTheEmulatorsBits) {
         OnBackend out = put(*gpu, dst);
         gpu->convert(on_gpu.matrix, out.matrix, rounding);
         dst.bytes = take(*gpu, out);
-        std::size_t differ = 0;
-        for (std::int64_t i = 0; i < src.rows; ++i) {
-          for (std::int64_t j = 0; j < src.cols; ++j) {
-            differ += dst.view().get(i, j) != convert(from, to, v.get(i, j), rounding);
-          }
-        }
-        EXPECT_EQ(differ, 0u) << from.name << " -> " << to.name;
+        EXPECT_TRUE(test::same_bits_at(
+            src.rows, src.cols,
+            [&](std::int64_t i, std::int64_t j) {
+              return convert(from, to, v.get(i, j), rounding);
+            },
+            [&](std::int64_t i, std::int64_t j) { return dst.cview().get(i, j); },
+            {.inputs =
+                 [&](std::int64_t i, std::int64_t j) {
+                   return "x " + test::hex(v.get(i, j), hex_digits(from));
+                 },
+             .value = reading(to)}))
+            << from.name << " -> " << to.name << " " << name_of(rounding);
       }
     }
   }
@@ -384,7 +419,7 @@ TEST(GpuBackend, CublasEngineIsExactWhereOrderCannotMatter) {
               GemmOptions{.beta = 1.0f,
               .c_input = CInput::initial_accumulator,
               .takeout_every_k = 3 * dp.instruction_k}}) {
-          EXPECT_EQ(differing_elements(*gpu, dp, o, a, b, c, d), 0u)
+          EXPECT_TRUE(compare_gemms(*gpu, dp, o, a, b, c, d).result)
               << input.name << " beta=" << o.beta << " takeout=" << o.takeout_every_k;
         }
       }
@@ -441,8 +476,35 @@ TEST(GpuBackend, CublasBatchesGiveTheEmulatorsProducts) {
         const std::string what = std::string(input.name) + ", " + std::to_string(count) +
                                  " products, D " + (ld == Layout::row_major ? "row" : "column") +
                                  " major";
-        EXPECT_EQ(results[0], results[2]) << "batched, " << what;
-        EXPECT_EQ(results[1], results[2]) << "one by one, " << what;
+        // Every byte of the Ds, padding included, as fp32 bits: `count` Ds of m x n with their
+        // padding row (column major) or column (row major), one after the other.
+        const bool by_columns = ld == Layout::column_major;
+        const std::int64_t rows = by_columns ? d.ld : m * static_cast<std::int64_t>(count),
+                           cols = by_columns ? n * static_cast<std::int64_t>(count) : d.ld;
+        const auto words = [](const std::vector<unsigned char>& bytes) {
+          std::vector<std::uint32_t> out(bytes.size() / 4);
+          std::memcpy(out.data(), bytes.data(), out.size() * 4);
+          return out;
+        };
+        const std::vector<std::uint32_t> want = words(results[2]);
+        const test::SameBitsOptions options{
+            .order = by_columns ? test::Order::column_major : test::Order::row_major,
+            .inputs =
+                [&](std::int64_t i, std::int64_t j) {
+                  const std::int64_t product = by_columns ? j / n : i / m;
+                  const std::int64_t r = by_columns ? i : i % m, c = by_columns ? j % n : j;
+                  if (r >= m || c >= n) {
+                    return "padding of product " + std::to_string(product) + " (0xa5a5a5a5)";
+                  }
+                  return "product " + std::to_string(product) + ", D(" + std::to_string(r) + ", " +
+                         std::to_string(c) + "); A row " + std::to_string(r) + " and B column " +
+                         std::to_string(c) + " of small integers";
+                },
+            .value = test::fp32_value};
+        EXPECT_TRUE(test::same_bits(want, words(results[0]), rows, cols, options))
+            << "batched, " << what;
+        EXPECT_TRUE(test::same_bits(want, words(results[1]), rows, cols, options))
+            << "one by one, " << what;
       }
     }
   }

@@ -18,11 +18,13 @@
 #include <vector>
 
 #include <tcemu/backend/fp32_split_elements.hpp>
+#include <tcemu/emulator/convert.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -37,14 +39,6 @@ std::string skip_reason() {
   return "";
 }
 
-std::size_t differing(const std::vector<float>& x, const std::vector<float>& y) {
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    differ += std::bit_cast<std::uint32_t>(x[i]) != std::bit_cast<std::uint32_t>(y[i]);
-  }
-  return differ;
-}
-
 // The sgemm of one test case: C = 1.5 A B^T - 0.5 C, A m x k, B n x k (transb 'T').
 struct Case {
   std::int64_t m, n, k;
@@ -55,6 +49,21 @@ struct Case {
     out = c;
     markidis::sgemm(backend, scheme, dp, 'N', 'T', m, n, k, 1.5f, a.data(), m, b.data(), n, -0.5f,
                     out.data(), m);
+  }
+
+  // The inputs of element (i, j) of the result: C's element, row i of A and column j of B^T.
+  std::string inputs(std::int64_t i, std::int64_t j) const {
+    return "C " + test::hex_of(c[j * m + i]) + ", A row " + std::to_string(i) + ": " +
+           test::value_range(k, [&](std::int64_t p) { return a[p * m + i]; }) + "\nB^T column " +
+           std::to_string(j) + ": " +
+           test::value_range(k, [&](std::int64_t p) { return b[p * n + j]; });
+  }
+
+  // `got` against `want`, both m x n column major, bit for bit.
+  test::BitComparison compare(const std::vector<float>& want, const std::vector<float>& got) const {
+    return test::compare_bits(want, got, m, n, {.inputs = [this](std::int64_t i, std::int64_t j) {
+                                return inputs(i, j);
+                              }});
   }
 };
 
@@ -99,11 +108,12 @@ TEST(MarkidisOnGpu, EverySchemeGivesTheEmulatorsBitsOnOurKernels) {
         continue;
       }
       t.run(*emulator, scheme, dp, on_emulator);
-      const std::size_t differ = differing(on_gpu, on_emulator);
-      EXPECT_EQ(differ, 0u) << name << " on " << gpu_backend->name();
-      std::printf("%s on %s, %lld x %lld x %lld: %zu elements differ from the emulator\n",
+      const test::BitComparison same = t.compare(on_emulator, on_gpu);
+      EXPECT_TRUE(same.result) << name << " on " << gpu_backend->name();
+      std::printf("%s on %s, %lld x %lld x %lld: %lld elements differ from the emulator\n",
                   name.c_str(), gpu_backend->name().c_str(), static_cast<long long>(t.m),
-                  static_cast<long long>(t.n), static_cast<long long>(t.k), differ);
+                  static_cast<long long>(t.n), static_cast<long long>(t.k),
+                  static_cast<long long>(same.differing));
     }
   }
 }
@@ -137,7 +147,7 @@ TEST(MarkidisOnGpu, AWorkspaceReusedAcrossCallsKeepsTheBits) {
                        {.alpha = 1.5f, .beta = -0.5f, .workspace = &workspace});
         std::vector<float> got(want.size());
         gpu_backend->copy_out(c, got.data(), got.size() * sizeof(float));
-        EXPECT_EQ(differing(got, want), 0u) << name << " call " << call << " m = " << t.m;
+        EXPECT_TRUE(t.compare(want, got).result) << name << " call " << call << " m = " << t.m;
       }
     }
   }
@@ -196,24 +206,38 @@ TEST(MarkidisOnGpu, SplitStepGivesTheEmulatorsBits) {
           std::vector<std::uint32_t> residuals(count);
           gpu_backend->copy_out(part, parts.data(), parts.size());
           gpu_backend->copy_out(residual, residuals.data(), count * 4);
-          std::size_t differ = 0;
-          for (std::int64_t i = 0; i < rows; ++i) {
-            for (std::int64_t j = 0; j < cols; ++j) {
-              const SplitElement& w = want[j * rows + i];
-              const std::int64_t at = layout == Layout::row_major ? i * cols + j : j * rows + i;
-              std::uint32_t got_part = 0;
-              std::memcpy(&got_part, parts.data() + at * part_bytes, part_bytes);
-              if (got_part != w.part || residuals[at] != w.residual) {
-                if (differ++ < 3) {
-                  ADD_FAILURE() << format.name << " e=" << e << " x=" << std::hex
-                                << inputs[j * rows + i] << ": part " << got_part << " (want "
-                                << w.part << "), residual " << residuals[at] << " (want "
-                                << w.residual << ")";
-                }
-              }
-            }
-          }
-          EXPECT_EQ(differ, 0u) << format.name << " " << name_of(rounding) << " e=" << e;
+          // Element (i, j): x's at j rows + i, the part's and residual's where `layout` puts it.
+          const auto at = [&](std::int64_t i, std::int64_t j) {
+            return static_cast<std::size_t>(layout == Layout::row_major ? i * cols + j
+                                                                        : j * rows + i);
+          };
+          const auto x_of = [&](std::int64_t i, std::int64_t j) {
+            return "x " + test::hex(inputs[static_cast<std::size_t>(j * rows + i)], 8);
+          };
+          const std::string what = std::string(format.name) + " " + std::string(name_of(rounding)) +
+                                   " e=" + std::to_string(e) +
+                                   (layout == Layout::row_major ? ", row major" : ", column major");
+          EXPECT_TRUE(test::same_bits_at(
+              rows, cols, [&](std::int64_t i, std::int64_t j) { return want[j * rows + i].part; },
+              [&](std::int64_t i, std::int64_t j) {
+                std::uint32_t got_part = 0;
+                std::memcpy(&got_part, parts.data() + at(i, j) * part_bytes, part_bytes);
+                return got_part;
+              },
+              {.inputs = x_of,
+               .value =
+                   [&](std::uint64_t bits) {
+                     return test::fp32_value(convert(format, formats::fp32,
+                                                     static_cast<std::uint32_t>(bits),
+                                                     Rounding::nearest_even));
+                   }}))
+              << "part, " << what;
+          EXPECT_TRUE(test::same_bits_at(
+              rows, cols,
+              [&](std::int64_t i, std::int64_t j) { return want[j * rows + i].residual; },
+              [&](std::int64_t i, std::int64_t j) { return residuals[at(i, j)]; },
+              {.inputs = x_of, .value = test::fp32_value}))
+              << "residual, " << what;
           EXPECT_EQ(overflows, want_overflows) << format.name << " e=" << e;
         }
       }
@@ -293,12 +317,25 @@ TEST(MarkidisOnGpu, SummaryAndCombinationStepsGiveTheEmulatorsBits) {
           };
           run(*gpu_backend, x.gpu, y.gpu, c.gpu, d_gpu, got);
           run(*emulator, x.emulator, y.emulator, c.emulator, d_emulator, want);
-          std::size_t differ = 0;
-          for (std::size_t i = 0; i < size; ++i) differ += got[i] != want[i];
-          EXPECT_EQ(differ, 0u) << v.what << " " << (layout == Layout::row_major ? "row" : "col")
-                                << " d, y_exponent " << o.y_exponent << ", scale_exponent "
-                                << o.scale_exponent << ", alpha " << o.alpha << ", beta " << o.beta
-                                << (with_y ? "" : ", no y");
+          // Every word of the buffer; an element of D is named with the elements it is made of.
+          const auto inputs = [&](std::int64_t word, std::int64_t) -> std::string {
+            const std::int64_t e = word - static_cast<std::int64_t>(v.offset / 4);
+            const std::int64_t ld = (layout == Layout::column_major ? rows : cols) + v.pad;
+            const std::int64_t outer = e / ld, inner = e % ld;
+            const std::int64_t i = layout == Layout::column_major ? inner : outer,
+                               j = layout == Layout::column_major ? outer : inner;
+            if (e < 0 || i >= rows || j >= cols) return "outside D: left as 0";
+            const auto x_at = static_cast<std::size_t>(v.offset / 4 + j * (rows + v.pad) + i);
+            const auto c_at = static_cast<std::size_t>(word);
+            return "D(" + std::to_string(i) + ", " + std::to_string(j) + "): x " +
+                   test::hex(xs[x_at], 8) + (with_y ? ", y " + test::hex(ys[x_at], 8) : "") +
+                   ", c " + test::hex(cs[c_at], 8);
+          };
+          EXPECT_TRUE(test::same_bits(want, got, static_cast<std::int64_t>(size), 1,
+                                      {.inputs = inputs, .value = test::fp32_value}))
+              << v.what << " " << (layout == Layout::row_major ? "row" : "col") << " d, y_exponent "
+              << o.y_exponent << ", scale_exponent " << o.scale_exponent << ", alpha " << o.alpha
+              << ", beta " << o.beta << (with_y ? "" : ", no y");
         }
       }
     }
@@ -343,10 +380,11 @@ TEST(MarkidisOnGpu, CublasComposedSchemesAreExactWhereOrderCannotMatter) {
       std::vector<float> on_cublas, on_emulator;
       t.run(*cublas, scheme, dp, on_cublas);
       t.run(*emulator, scheme, dp, on_emulator);
-      const std::size_t differ = differing(on_cublas, on_emulator);
-      EXPECT_EQ(differ, 0u) << name << (with_low_part ? " a + b 2^-12" : " integers");
-      std::printf("%s composed from cuBLAS, %s: %zu elements differ from the emulator\n",
-                  name.c_str(), with_low_part ? "a + b 2^-12" : "integers", differ);
+      const test::BitComparison same = t.compare(on_emulator, on_cublas);
+      EXPECT_TRUE(same.result) << name << (with_low_part ? " a + b 2^-12" : " integers");
+      std::printf("%s composed from cuBLAS, %s: %lld elements differ from the emulator\n",
+                  name.c_str(), with_low_part ? "a + b 2^-12" : "integers",
+                  static_cast<long long>(same.differing));
     }
   }
 }

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -34,22 +36,29 @@ void expect_gpu_matches_preset(const std::string& arch, const std::string& instr
       cases.push_back(c.values);
     }
     const std::vector<std::uint32_t> gpu_bits = run(input, accumulator, cases);
-    std::size_t mismatches = 0;
+    std::vector<std::uint32_t> emulated(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      const std::uint32_t emulated = mma_element(dp, cases[i].a, cases[i].b, cases[i].c);
-      if (emulated == gpu_bits[i]) continue;
-      if (++mismatches <= 3) {
-        ADD_FAILURE() << arch << " " << instruction << " " << input.name << " -> "
-                      << accumulator.name << ": GPU " << to_hex(accumulator, gpu_bits[i])
-                      << ", emulator " << to_hex(accumulator, emulated) << " on\n  "
-                      << format_case_line(cases[i], input, accumulator);
-      }
+      emulated[i] = mma_element(dp, cases[i].a, cases[i].b, cases[i].c);
     }
-    EXPECT_EQ(mismatches, 0u) << arch << " " << instruction << " " << input.name << " -> "
-                              << accumulator.name;
-    std::printf("%s %s %s -> %s: %zu cases, %zu mismatches\n", arch.c_str(), instruction.c_str(),
+    // One case a row: the emulator's result expected, the GPU's got, the case line the inputs.
+    const test::BitComparison same = test::compare_bits(
+        emulated, gpu_bits, static_cast<std::int64_t>(cases.size()), 1,
+        {.inputs =
+             [&](std::int64_t i, std::int64_t) {
+               return "case " +
+                      format_case_line(cases[static_cast<std::size_t>(i)], input, accumulator);
+             },
+         .value =
+             [&](std::uint64_t bits) {
+               return test::fp32_value(convert(accumulator, formats::fp32,
+                                               static_cast<std::uint32_t>(bits),
+                                               Rounding::nearest_even));
+             }});
+    EXPECT_TRUE(same.result) << arch << " " << instruction << " " << input.name << " -> "
+                             << accumulator.name;
+    std::printf("%s %s %s -> %s: %zu cases, %lld mismatches\n", arch.c_str(), instruction.c_str(),
                 std::string(input.name).c_str(), std::string(accumulator.name).c_str(),
-                cases.size(), mismatches);
+                cases.size(), static_cast<long long>(same.differing));
   }
 }
 

@@ -18,19 +18,38 @@
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/phi_values.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
 
+// C = alpha op(A) op(B) + beta C, column major as BLAS has it (ldc = m).
 template <typename T>
-std::size_t differing(const std::vector<T>& x, const std::vector<T>& y) {
-  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    differ += std::bit_cast<Bits>(x[i]) != std::bit_cast<Bits>(y[i]);
+struct Gemm {
+  char transa, transb;
+  std::int64_t m, n, k;
+  const std::vector<T>& a;
+  const std::vector<T>& b;
+  const std::vector<T>* c;  // C before the call, where beta != 0
+
+  // The inputs of element (i, j): C's element, and what row i of op(A) and column j of op(B)
+  // span.
+  std::string inputs(std::int64_t i, std::int64_t j) const {
+    const auto a_at = [&](std::int64_t p) { return transa == 'N' ? a[p * m + i] : a[i * k + p]; };
+    const auto b_at = [&](std::int64_t p) { return transb == 'N' ? b[j * k + p] : b[p * n + j]; };
+    std::string out;
+    if (c) out = "C " + test::hex_of((*c)[j * m + i]) + ", ";
+    return out + "A row " + std::to_string(i) + ": " + test::value_range(k, a_at) + "\nB column " +
+           std::to_string(j) + ": " + test::value_range(k, b_at);
   }
-  return differ;
-}
+
+  // `got` against `want`, bit for bit.
+  test::BitComparison compare(const std::vector<T>& want, const std::vector<T>& got) const {
+    return test::compare_bits(want, got, m, n, {.inputs = [this](std::int64_t i, std::int64_t j) {
+                                return inputs(i, j);
+                              }});
+  }
+};
 
 std::string skip_reason() {
   std::string why;
@@ -100,16 +119,19 @@ TEST(OzakiOnGpu, EveryModeGivesTheEmulatorsBits) {
         ozaki::Handle(*emulator, products, run.options)
             .dgemm(run.transa, run.transb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta,
                    on_emulator.data(), m);
-        const std::size_t differ = differing(on_gpu, on_emulator);
-        EXPECT_EQ(differ, 0u) << mode_name(run.options.mode);
+        const Gemm<double> gemm{run.transa, run.transb, m, n, k, a, b, beta != 0.0 ? &c : nullptr};
+        const test::BitComparison same = gemm.compare(on_emulator, on_gpu);
+        EXPECT_TRUE(same.result) << mode_name(run.options.mode) << " " << run.transa << run.transb
+                                 << (special ? ", NaN and Inf" : "");
         std::printf(
-            "dgemm-tc %s (%c%c, %lld blocks, %s engine%s) on %s, %lld x %lld x %lld: %zu "
+            "dgemm-tc %s (%c%c, %lld blocks, %s engine%s) on %s, %lld x %lld x %lld: %lld "
             "elements differ between GPU and emulator\n",
             mode_name(run.options.mode), run.transa, run.transb,
             static_cast<long long>(gh.report().blocks),
             engine == gpu::GemmEngine::cublas ? "cublas" : "mma.sync",
             special ? ", NaN and Inf" : "", arch.c_str(), static_cast<long long>(m),
-            static_cast<long long>(n), static_cast<long long>(k), differ);
+            static_cast<long long>(n), static_cast<long long>(k),
+            static_cast<long long>(same.differing));
       }
     }
   }
@@ -134,10 +156,11 @@ TEST(OzakiOnGpu, SgemmTcGivesTheEmulatorsBits) {
         .sgemm('N', 'N', m, n, k, 1.5f, a.data(), m, b.data(), k, -0.25f, on_gpu.data(), m);
     ozaki::Handle(*emulator, products, options)
         .sgemm('N', 'N', m, n, k, 1.5f, a.data(), m, b.data(), k, -0.25f, on_emulator.data(), m);
-    const std::size_t differ = differing(on_gpu, on_emulator);
-    EXPECT_EQ(differ, 0u) << mode_name(options.mode);
-    std::printf("sgemm-tc %s on %s: %zu elements differ between GPU and emulator\n",
-                mode_name(options.mode), arch.c_str(), differ);
+    const test::BitComparison same =
+        Gemm<float>{'N', 'N', m, n, k, a, b, &c}.compare(on_emulator, on_gpu);
+    EXPECT_TRUE(same.result) << mode_name(options.mode);
+    std::printf("sgemm-tc %s on %s: %lld elements differ between GPU and emulator\n",
+                mode_name(options.mode), arch.c_str(), static_cast<long long>(same.differing));
   }
 }
 
@@ -155,10 +178,11 @@ TEST(OzakiOnGpu, DgemmDpCrWithCublasDgemmGivesTheCpu64Bits) {
         .dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, on_gpu.data(), m);
     ozaki::Handle(*cpu64, ozaki::Fp64Products{}, {.mode = mode})
         .dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, on_cpu.data(), m);
-    const std::size_t differ = differing(on_gpu, on_cpu);
-    EXPECT_EQ(differ, 0u) << mode_name(mode);
-    std::printf("dgemm-dp-cr %s: %zu elements differ between GPU (cublasDgemm) and cpu64\n",
-                mode_name(mode), differ);
+    const test::BitComparison same =
+        Gemm<double>{'N', 'N', m, n, k, a, b, nullptr}.compare(on_cpu, on_gpu);
+    EXPECT_TRUE(same.result) << mode_name(mode);
+    std::printf("dgemm-dp-cr %s: %lld elements differ between GPU (cublasDgemm) and cpu64\n",
+                mode_name(mode), static_cast<long long>(same.differing));
   }
 }
 
@@ -186,7 +210,7 @@ TEST(OzakiOnGpu, DeviceResidentGemmGivesTheHostArrayBits) {
          {&cb, 0, Real::fp64, m, n, m, Layout::column_major});
   std::vector<double> got(c.size());
   gpu_backend->copy_out(cb, got.data(), got.size() * 8);
-  EXPECT_EQ(differing(got, expected), 0u);
+  EXPECT_TRUE((Gemm<double>{'N', 'N', m, n, k, a, b, &c}.compare(expected, got).result));
   EXPECT_THROW(h.gemm(1.0, {&ab, 0, Real::fp64, m, k, m, Layout::column_major},
                       {&bb, 0, Real::fp64, k - 1, n, k, Layout::column_major}, 0.0,
                       {&cb, 0, Real::fp64, m, n, m, Layout::column_major}),

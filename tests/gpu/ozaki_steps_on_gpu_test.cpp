@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -19,6 +20,7 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/host/host_backends.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
 namespace {
@@ -139,12 +141,65 @@ class OzakiStepsOnGpu : public ::testing::Test {
     backends_[b]->copy_out(t.on[b], out.data(), out.size());
     return out;
   }
-  // The number of bytes that differ between the two backends' copies.
-  std::size_t differing_bytes(const Twin& t) const {
-    const Bytes g = take(0, t), h = take(1, t);
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < g.size(); ++i) differ += g[i] != h[i];
-    return differ;
+  // Every byte of the two backends' copies of t, compared as `width`-byte elements (the
+  // emulator's expected, the GPU's got) laid out as `layers` storages of shape s one after the
+  // other: element (i, j) is (i, j) of s's storage, padding included, with the rows (row major)
+  // or columns (column major) of later layers after those of the first. A failure names each
+  // element's layer and place, or the padding, and what `inputs` says of it; `value` reads the
+  // bits (by default fp64 for 8-byte elements, fp32 for 4-byte ones).
+  using Inputs = std::function<std::string(std::int64_t layer, std::int64_t i, std::int64_t j)>;
+  using Reading = std::function<std::string(std::uint64_t)>;
+  ::testing::AssertionResult same_on_both(const Twin& t, const Shape& s, std::size_t width,
+                                          std::int64_t layers = 1, const Inputs& inputs = {},
+                                          const Reading& value = {}) const {
+    Bytes want = take(1, t), got = take(0, t);
+    const bool by_columns = s.layout == Layout::column_major;
+    const std::int64_t elements = static_cast<std::int64_t>((want.size() + width - 1) / width);
+    const std::int64_t outer = (elements + s.ld - 1) / s.ld;
+    // Zeros past the end of a buffer that is no whole number of elements (an empty one is a
+    // byte): the same on both sides.
+    want.resize(static_cast<std::size_t>(outer * s.ld) * width, 0);
+    got.resize(want.size(), 0);
+    const test::SameBitsOptions options{
+        .order = by_columns ? test::Order::column_major : test::Order::row_major,
+        .inputs = [&](std::int64_t i, std::int64_t j) -> std::string {
+          const std::int64_t o = by_columns ? j : i;
+          const std::int64_t layer = s.outer() > 0 ? o / s.outer() : layers;
+          const std::int64_t r = by_columns ? i : i - layer * s.outer(),
+                             c = by_columns ? j - layer * s.outer() : j;
+          if (layer >= layers || r >= s.rows || c >= s.cols) return "padding";
+          if (layers == 1) return inputs ? inputs(layer, r, c) : "an element, not padding";
+          const std::string where = "layer " + std::to_string(layer) + ", (" + std::to_string(r) +
+                                    ", " + std::to_string(c) + ")";
+          return inputs ? where + ": " + inputs(layer, r, c) : where;
+        },
+        .value = value        ? value
+                 : width == 8 ? Reading(test::fp64_value)
+                 : width == 4 ? Reading(test::fp32_value)
+                              : Reading()};
+    const std::int64_t rows = by_columns ? s.ld : outer, cols = by_columns ? outer : s.ld;
+    const auto compare = [&]<typename U>(U) {
+      std::vector<U> w(want.size() / width), g(w.size());
+      std::memcpy(w.data(), want.data(), want.size());
+      std::memcpy(g.data(), got.data(), got.size());
+      return test::same_bits(w, g, rows, cols, options);
+    };
+    switch (width) {
+      case 1:
+        return compare(std::uint8_t{});
+      case 2:
+        return compare(std::uint16_t{});
+      case 4:
+        return compare(std::uint32_t{});
+      default:
+        return compare(std::uint64_t{});
+    }
+  }
+  // Element `index` of `bytes`, `width` bytes wide, in hex.
+  static std::string element_hex(const Bytes& bytes, std::size_t index, std::size_t width) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + index * width, width);
+    return test::hex(v, 2 * static_cast<int>(width));
   }
   static RealMatrix real(const Twin& t, int b, const Shape& s, Real type, std::size_t offset = 0) {
     return {&t.on[b], offset, type, s.rows, s.cols, s.ld, s.layout};
@@ -163,12 +218,18 @@ TEST_F(OzakiStepsOnGpu, CopyRealGivesTheHostsBits) {
       for (const Layout ld : {Layout::row_major, Layout::column_major}) {
         for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{37, 70}, {130, 1}}) {
           const Shape s = shape(rows, cols, ls, 3), d = shape(rows, cols, ld, 1);
-          const Twin src = put(real_bytes_of(s, from, rng, 0.2));
+          const Bytes src_bytes = real_bytes_of(s, from, rng, 0.2);
+          const Twin src = put(src_bytes);
           const Twin dst = put(random_bytes(storage_elements(d) * real_bytes(to), rng));
           for (int b = 0; b < 2; ++b) {
             backends_[b]->copy_real(real(src, b, s, from), real(dst, b, d, to));
           }
-          EXPECT_EQ(differing_bytes(dst), 0u) << rows << " x " << cols;
+          EXPECT_TRUE(same_on_both(dst, d, real_bytes(to), 1,
+                                   [&](std::int64_t, std::int64_t i, std::int64_t j) {
+                                     return "x " +
+                                            element_hex(src_bytes, s.index(i, j), real_bytes(from));
+                                   }))
+              << rows << " x " << cols;
         }
       }
     }
@@ -231,7 +292,8 @@ TEST_F(OzakiStepsOnGpu, SplitGivesTheHostsBitsOnEveryLevel) {
     for (const SliceKind& kind : kinds) {
       for (const Levels lv : level_cases) {
         if (c.rows * c.cols > 100000 && lv.levels > 7) continue;  // keep the host side quick
-        const Twin x = put(split_input(xs, by_rows, rng));
+        const Bytes x_bytes = split_input(xs, by_rows, rng);
+        const Twin x = put(x_bytes);
         // Slices in the transposed layout of x, padded.
         const Shape ss =
             shape(c.rows, c.cols, by_rows ? Layout::row_major : Layout::column_major, c.slice_pad);
@@ -267,9 +329,17 @@ TEST_F(OzakiStepsOnGpu, SplitGivesTheHostsBitsOnEveryLevel) {
             (by_rows ? " rows" : " columns") + ", bits " + std::to_string(kind.bits) + ", levels " +
             std::to_string(lv.levels) + ", stored " + std::to_string(lv.stored);
         EXPECT_EQ(zero_after[0], zero_after[1]) << what;
-        EXPECT_EQ(differing_bytes(x), 0u) << "remainder, " << what;
-        EXPECT_EQ(differing_bytes(slices), 0u) << "slices, " << what;
-        EXPECT_EQ(differing_bytes(exponents), 0u) << "exponents, " << what;
+        const auto x_of = [&](std::int64_t, std::int64_t i, std::int64_t j) {
+          return "x " + element_hex(x_bytes, xs.index(i, j), 8);
+        };
+        EXPECT_TRUE(same_on_both(x, xs, 8, 1, x_of)) << "remainder, " << what;
+        EXPECT_TRUE(same_on_both(slices, ss, kind.format ? container_bytes(*kind.format) : 8,
+                                 lv.stored, x_of))
+            << "slices, " << what;
+        EXPECT_TRUE(same_on_both(
+            exponents, shape(vectors, 1, Layout::column_major), 4, lv.stored, {},
+            [](std::uint64_t e) { return std::to_string(static_cast<std::int32_t>(e)); }))
+            << "exponents (one column a level), " << what;
       }
     }
   }
@@ -318,7 +388,7 @@ TEST_F(OzakiStepsOnGpu, Fp64GemmIsExactOnIntegerSlices) {
             backends_[w]->fp64_gemm(real(a, w, as, Real::fp64), real(b, w, bs, Real::fp64),
                                     real(out, w, cs, Real::fp64));
           }
-          EXPECT_EQ(differing_bytes(out), 0u) << c.m << " x " << c.n << " x " << c.k;
+          EXPECT_TRUE(same_on_both(out, cs, 8)) << c.m << " x " << c.n << " x " << c.k;
         }
       }
     }
@@ -380,7 +450,7 @@ TEST_F(OzakiStepsOnGpu, AccumulateScaledGivesTheHostsBits) {
                                                 scales, base, real(dst, b, ds, Real::fp64),
                                                 overwrite);
               }
-              EXPECT_EQ(differing_bytes(dst), 0u)
+              EXPECT_TRUE(same_on_both(dst, ds, 8))
                   << m << " x " << n << ", " << (type == Real::fp32 ? "fp32" : "fp64")
                   << " products, count " << count << (overwrite ? ", overwrite" : "");
             }
@@ -423,7 +493,8 @@ TEST_F(OzakiStepsOnGpu, ExactSumGivesTheHostsBits) {
         backends_[b]->exact_sum({first, count, stride}, scale,
                                 in_place ? first : real(out, b, s, Real::fp64));
       }
-      EXPECT_EQ(differing_bytes(in_place ? st : out), 0u) << "count " << count;
+      EXPECT_TRUE(same_on_both(in_place ? st : out, s, 8, in_place ? count : 1))
+          << "count " << count << (in_place ? ", in place" : "");
     }
   }
 }
@@ -467,7 +538,7 @@ TEST_F(OzakiStepsOnGpu, EpilogueGivesTheHostsBits) {
                 backends_[b]->epilogue(value, scale, alpha, beta, cm, am, bmm,
                                        aliased ? cm : real(out, b, os, io));
               }
-              EXPECT_EQ(differing_bytes(aliased ? c : out), 0u)
+              EXPECT_TRUE(same_on_both(aliased ? c : out, os, real_bytes(io)))
                   << "alpha " << alpha << ", beta " << beta << (with_value ? ", value" : "")
                   << (with_scale ? ", scale" : "") << (with_ab ? ", A and B" : "")
                   << (io == Real::fp32 ? ", fp32" : ", fp64");

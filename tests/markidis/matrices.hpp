@@ -1,5 +1,6 @@
 // Host matrices for the markidis tests: fp32 inputs, an FP64 reference product, a plain float
-// SGEMM, the relative residual, and a run of a scheme through the emulator backend.
+// SGEMM, the relative residual, a run of a scheme through the emulator backend, and a bit-for-bit
+// comparison of two results.
 #pragma once
 
 #include <bit>
@@ -12,6 +13,7 @@
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/reference/relative_residual.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu::markidis::testing {
 
@@ -78,10 +80,17 @@ inline Matrix run(const Scheme& scheme, const Datapath& datapath, const Matrix& 
   return c;
 }
 
-inline std::vector<std::uint32_t> bits(const Matrix& m) {
-  std::vector<std::uint32_t> out(m.v.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::bit_cast<std::uint32_t>(m.v[i]);
-  return out;
+// `got` has the bits of `expected`, element by element; a failure lists the first differing
+// elements with what row i of A and column j of B span, where C = A B is what they hold.
+inline ::testing::AssertionResult same_bits(const Matrix& expected, const Matrix& got,
+                                            const Matrix& a, const Matrix& b) {
+  if (got.rows != expected.rows || got.cols != expected.cols) {
+    return ::testing::AssertionFailure()
+           << "got is " << got.rows << " x " << got.cols << ", expected " << expected.rows << " x "
+           << expected.cols;
+  }
+  return test::same_bits(expected.v, got.v, expected.rows, expected.cols,
+                         {.inputs = test::gemm_inputs(a.rows, a.cols, a.v.data(), b.v.data())});
 }
 
 }  // namespace tcemu::markidis::testing

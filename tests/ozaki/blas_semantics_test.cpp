@@ -96,7 +96,7 @@ TEST(BlasShapes, ZeroRowsAndColumnsKOneAndTransposes) {
   const auto reference = correctly_rounded_product(m, n, k, a, b);
   std::vector<double> c(m * n);
   h.dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, c.data(), m);
-  for (std::size_t e = 0; e < c.size(); ++e) EXPECT_EQ(bits(c[e]), bits(reference[e])) << e;
+  EXPECT_TRUE(testing::same_product_bits(reference, c, m, n, k, a, b));
 
   // op(A) = A^T for A^T stored k x m, op(B) = B^T for B^T stored n x k, padded leading
   // dimensions: same bits.
@@ -109,10 +109,16 @@ TEST(BlasShapes, ZeroRowsAndColumnsKOneAndTransposes) {
     for (std::int64_t j = 0; j < n; ++j) bt[p * ldb + j] = b[j * k + p];
   }
   h.dgemm('T', 't', m, n, k, 1.0, at.data(), lda, bt.data(), ldb, 0.0, c2.data(), ldc);
+  // All of C, its padding row included: the bits of the product above, -7 (one bit pattern) in
+  // the padding row, untouched.
+  std::vector<double> want(c2.size(), -7.0);
   for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(bits(c2[j * ldc + i]), bits(c[j * m + i]));
-    EXPECT_EQ(c2[j * ldc + m], -7.0) << "padding row of C untouched";
+    for (std::int64_t i = 0; i < m; ++i) want[j * ldc + i] = c[j * m + i];
   }
+  const auto inputs = test::gemm_inputs(m, k, a.data(), b.data());
+  EXPECT_TRUE(test::same_bits(want, c2, ldc, n, {.inputs = [&](std::int64_t i, std::int64_t j) {
+                                return i < m ? inputs(i, j) : std::string("padding row of C");
+                              }}));
 
   // k = 1: a_i b_j, correctly rounded.
   std::vector<double> c1(m * n);

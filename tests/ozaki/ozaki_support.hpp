@@ -1,5 +1,5 @@
 // Inputs and references for the Ozaki tests: the papers' matrices, the correctly rounded product
-// from MPFR, and the plain DGEMM the papers compare against.
+// from MPFR, the plain DGEMM the papers compare against, and a bit-for-bit comparison of products.
 #pragma once
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/phi_values.hpp>
 #include <tcemu/reference/plain_gemm.hpp>
+#include <tcemu/test/same_bits.hpp>
 
 namespace tcemu::ozaki::testing {
 
@@ -27,6 +28,17 @@ inline std::vector<double> correctly_rounded_product(std::int64_t m, std::int64_
 }
 
 using reference::plain_dgemm;
+
+// `got` has the bits of `expected`, both C = A B of m x n, A m x k and B k x n, column major; a
+// failure lists the first differing elements with what row i of A and column j of B span.
+inline ::testing::AssertionResult same_product_bits(const std::vector<double>& expected,
+                                                    const std::vector<double>& got, std::int64_t m,
+                                                    std::int64_t n, std::int64_t k,
+                                                    const std::vector<double>& a,
+                                                    const std::vector<double>& b) {
+  return test::same_bits(expected, got, m, n,
+                         {.inputs = test::gemm_inputs(m, k, a.data(), b.data())});
+}
 
 // max |x - r| / |r| over the elements with r != 0 (elements with r == 0 count when x != 0).
 inline double max_relative_error(const std::vector<double>& x, const std::vector<double>& r) {

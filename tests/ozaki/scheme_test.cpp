@@ -23,6 +23,7 @@ using testing::correctly_rounded_product;
 using testing::max_relative_error;
 using testing::phi_matrix;
 using testing::plain_dgemm;
+using testing::same_product_bits;
 
 Products tensor_cores(const char* arch = "sm90") {
   return TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)};
@@ -37,20 +38,6 @@ std::vector<double> run(Backend& backend, const Products& products, Options opti
   h.dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, c.data(), m);
   if (report) *report = h.report();
   return c;
-}
-
-// Counts the elements whose bits differ, printing the first few.
-std::int64_t not_correctly_rounded(const std::vector<double>& x, const std::vector<double>& r) {
-  std::int64_t count = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (std::bit_cast<std::uint64_t>(x[i]) != std::bit_cast<std::uint64_t>(r[i])) {
-      if (++count <= 3) {
-        ADD_FAILURE() << "element " << i << ": " << std::hexfloat << x[i] << ", expected " << r[i]
-                      << std::defaultfloat;
-      }
-    }
-  }
-  return count;
 }
 
 TEST(SplitRule, SliceBitsKeepEveryProductExact) {
@@ -94,10 +81,10 @@ TEST_P(CorrectlyRounded, EveryElementEqualsMpfrOnEmulatorAndCpu64) {
   const Options cr{.mode = Mode::cr, .max_splits = 64, .workspace_bytes = 64 << 20};
   Report report;
   const auto on_emulator = run(*emulator, tensor_cores(), cr, c.m, c.n, c.k, a, b, &report);
-  EXPECT_EQ(not_correctly_rounded(on_emulator, reference), 0)
+  EXPECT_TRUE(same_product_bits(reference, on_emulator, c.m, c.n, c.k, a, b))
       << "phi " << c.phi << ", " << report.slices_a << " x " << report.slices_b << " slices";
   const auto on_cpu64 = run(*cpu64, Fp64Products{}, cr, c.m, c.n, c.k, a, b);
-  EXPECT_EQ(not_correctly_rounded(on_cpu64, reference), 0) << "phi " << c.phi;
+  EXPECT_TRUE(same_product_bits(reference, on_cpu64, c.m, c.n, c.k, a, b)) << "phi " << c.phi;
 }
 
 INSTANTIATE_TEST_SUITE_P(Phi, CorrectlyRounded,
@@ -141,9 +128,11 @@ TEST(CorrectlyRoundedAdversarial, CancellationSpreadAndSubnormals) {
   const auto reference = correctly_rounded_product(m, n, k, a, b);
   auto emulator = host::make_emulator_backend();
   const Options cr{.mode = Mode::cr, .max_splits = 200, .workspace_bytes = 256 << 20};
-  EXPECT_EQ(not_correctly_rounded(run(*emulator, tensor_cores(), cr, m, n, k, a, b), reference), 0);
+  EXPECT_TRUE(same_product_bits(reference, run(*emulator, tensor_cores(), cr, m, n, k, a, b), m, n,
+                                k, a, b));
   auto cpu64 = host::make_cpu64_backend();
-  EXPECT_EQ(not_correctly_rounded(run(*cpu64, Fp64Products{}, cr, m, n, k, a, b), reference), 0);
+  EXPECT_TRUE(
+      same_product_bits(reference, run(*cpu64, Fp64Products{}, cr, m, n, k, a, b), m, n, k, a, b));
 }
 
 TEST(CorrectlyRounded, TooFewSlicesIsAnError) {
@@ -166,9 +155,8 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
     const auto expected = run(*one_thread, tensor_cores("sm90"), options, m, n, k, a, b);
     for (const char* arch : {"sm70", "sm80", "sm90", "sm100", "exact-rn", "exact-rz"}) {
       auto two_threads = host::make_emulator_backend(2);
-      EXPECT_EQ(not_correctly_rounded(run(*two_threads, tensor_cores(arch), options, m, n, k, a, b),
-                                      expected),
-                0)
+      EXPECT_TRUE(same_product_bits(
+          expected, run(*two_threads, tensor_cores(arch), options, m, n, k, a, b), m, n, k, a, b))
           << arch;
     }
     // A workspace that forces blocks in m and n.
@@ -176,13 +164,12 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
     small.workspace_bytes = options.mode == Mode::cr ? 120 << 10 : 24 << 10;
     Report report;
     auto backend = host::make_emulator_backend();
-    EXPECT_EQ(not_correctly_rounded(run(*backend, tensor_cores(), small, m, n, k, a, b, &report),
-                                    expected),
-              0);
+    EXPECT_TRUE(same_product_bits(
+        expected, run(*backend, tensor_cores(), small, m, n, k, a, b, &report), m, n, k, a, b));
     EXPECT_GT(report.blocks, 1);
     // The same call again.
-    EXPECT_EQ(
-        not_correctly_rounded(run(*backend, tensor_cores(), options, m, n, k, a, b), expected), 0);
+    EXPECT_TRUE(same_product_bits(expected, run(*backend, tensor_cores(), options, m, n, k, a, b),
+                                  m, n, k, a, b));
   }
 }
 
@@ -207,7 +194,7 @@ TEST(DpMode, ManyLevelsGiveTheSameBitsWhicheverWayTheyAreCounted) {
                          m, n, k, a, b, &blocked);
   EXPECT_GT(blocked.blocks, 1);
   EXPECT_EQ(blocked.slices_a, whole.slices_a);
-  EXPECT_EQ(not_correctly_rounded(small, expected), 0);
+  EXPECT_TRUE(same_product_bits(expected, small, m, n, k, a, b));
   const auto reference = correctly_rounded_product(m, n, k, a, b);
   EXPECT_LE(max_relative_error(expected, reference),
             4 * max_relative_error(plain_dgemm(m, n, k, a, b), reference));
@@ -282,11 +269,9 @@ TEST(SpMode, SgemmTcIsAsAccurateAsFp32) {
   Handle dp(*backend, tensor_cores(), {.mode = Mode::dp});
   std::vector<double> c64(static_cast<std::size_t>(m * n));
   dp.dgemm('N', 'N', m, n, k, 1.0, aw.data(), m, bw.data(), k, 0.0, c64.data(), m);
-  for (std::size_t e = 0; e < c.size(); ++e) {
-    EXPECT_EQ(std::bit_cast<std::uint32_t>(c[e]),
-              std::bit_cast<std::uint32_t>(static_cast<float>(c64[e])))
-        << e;
-  }
+  const std::vector<float> c64_rounded(c64.begin(), c64.end());
+  EXPECT_TRUE(test::same_bits(c64_rounded, c, m, n,
+                              {.inputs = test::gemm_inputs(m, k, a.data(), b.data())}));
   EXPECT_EQ(h.report().slices_a, dp.report().slices_a);
   EXPECT_THROW(h.dgemm('N', 'N', 1, 1, 1, 1.0, aw.data(), 1, bw.data(), 1, 0.0, nullptr, 1),
                std::invalid_argument);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/test/same_bits.hpp>
+
 namespace tcemu::accurate::testing {
 
 // (rand - 0.5) * exp(phi * randn), the inputs of the Ozaki papers.
@@ -36,6 +38,17 @@ inline std::string hex(double v) {
 
 inline std::uint64_t bits(double v) {
   return std::bit_cast<std::uint64_t>(v);
+}
+
+// `got` has the bits of `expected`, both C = A B of m x n, A m x k and B k x n, column major; a
+// failure lists the first differing elements with what row i of A and column j of B span.
+template <typename T>
+::testing::AssertionResult same_product_bits(const std::vector<T>& expected,
+                                             const std::vector<T>& got, std::int64_t m,
+                                             std::int64_t n, std::int64_t k,
+                                             const std::vector<T>& a, const std::vector<T>& b) {
+  return test::same_bits(expected, got, m, n,
+                         {.inputs = test::gemm_inputs(m, k, a.data(), b.data())});
 }
 
 }  // namespace tcemu::accurate::testing
