@@ -42,11 +42,12 @@ void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cons
 
 // The BLAS SGEMM interface, column major: C = alpha op(A) op(B) + beta C with op(X) = X for
 // trans 'N'/'n' and X^T for 'T'/'t'/'C'/'c'; A is lda x (k or m), B ldb x (n or k), C ldc x n,
-// all in host memory, copied to `backend` and back. As reference BLAS: nothing happens when m or
-// n is 0 or when (alpha == 0 or k == 0) and beta == 1; when alpha == 0 or k == 0, C = beta C
-// (RN(beta c), +0 when beta == 0, C not read then) without touching A and B; C is not read when
-// beta == 0. Throws std::invalid_argument naming the parameter as xerbla does ("transa", "m",
-// "lda", ...) for a bad argument, and as gemm() for the scheme and datapath.
+// all in host memory, copied to `backend` and back through the BLAS call plumbing of every scheme
+// (tcemu/backend/blas_call.hpp). As reference BLAS: nothing happens when m or n is 0 or when
+// (alpha == 0 or k == 0) and beta == 1; when alpha == 0 or k == 0, C = beta C (RN(beta c), +0
+// when beta == 0, C not read then) without touching A and B; C is not read when beta == 0.
+// Throws std::invalid_argument naming the parameter as xerbla numbers it ("sgemm: parameter 8
+// (lda) = 2 must be >= max(1, 3)"), and as gemm() for the scheme and datapath.
 void sgemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, char transa,
            char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
