@@ -156,7 +156,7 @@ std::vector<NamedCase> crafted_cases(const FloatFormat& input, const FloatFormat
     c.b[0] = 1u << input.padding_bits;
     b.add("subnormal-squared", c);
   }
-  // The alignment floor (REFERENCE.md): bf16 a_i = 1.5 * 2^-76, b_i = 2^-75, c = 0, all k.
+  // The alignment floor (Khattak and Mikaitis 2025, the discriminating vector; docs/presets.md): bf16 a_i = 1.5 * 2^-76, b_i = 2^-75, c = 0, all k.
   {
     MmaCase c = b.blank();
     const auto a = b.in(false, 3, -77), bb = b.in(false, 1, -75);

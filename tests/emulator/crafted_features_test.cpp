@@ -5,7 +5,7 @@
 // tensor-cores-numerical-behavior, sections A-D); Khattak and Mikaitis, "Generalized methodology
 // for determining numerical features of hardware floating-point matrix multipliers" (HPEC 2025,
 // github.com/faiziktk/IEEE_HPEC2025_block_FMA_tests, features F1-F9) and "Accurate Models of NVIDIA
-// Tensor Cores" (arXiv 2512.07004); Li et al., "FTTN" (2024); shared/REFERENCE.md section 1.
+// Tensor Cores" (arXiv 2512.07004); Li et al., "FTTN" (2024).
 //
 // Every expected pattern below is derived by hand from the semantics in datapath.hpp, never taken
 // from the emulator's output:
@@ -497,7 +497,7 @@ TEST(Fttn, ExtraBitsVector) {
   // top = 0, grid -nf. nf <= 24: c's 2^-25 bit is dropped, d = 1.125 = 0x3F900000.
   // nf = 25: c is kept, d = 1.125 - 2^-25, RZ to fp32 (ulp u): 1.125 - u = 0x3F8FFFFF.
   // exact-rz: 0x3F8FFFFF; exact-rn: 2^-25 is a quarter ulp below 1.125, so 0x3F900000.
-  // (REFERENCE.md: 0x3F900000 with one extra bit, 0x3F8FFFFF with two or three.)
+  // (FTTN, Li et al. 2024: 0x3F900000 with one extra bit, 0x3F8FFFFF with two or three.)
   const std::uint32_t c = fp32_of(-((1 << 22) + 1), -25);
   static_assert(fp32_of(-((1 << 22) + 1), -25) == 0xBE000002);
   expect_per_preset(formats::fp16, formats::fp32, Vector{{kH1}, {fp16_of(5, -2)}, c},
@@ -863,7 +863,7 @@ TEST(KhattakMikaitis, F9TwoSmallTermsSplitAcrossBlocksAreLost) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The alignment floor: the discriminating vector of REFERENCE.md
+// The alignment floor: the discriminating vector of Khattak and Mikaitis
 
 TEST(AlignmentFloor, DiscriminatingVector) {
   // bf16 a_i = 1.5 * 2^-76, b_i = 2^-75, 16 terms, c = +0. Each product is 1.5 * 2^-151 (exact,

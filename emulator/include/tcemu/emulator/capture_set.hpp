@@ -1,4 +1,4 @@
-// Reader for the Khattak-Mikaitis GPU capture sets (shared/testdata/gpu-captures, README there):
+// Reader for the Khattak-Mikaitis GPU capture sets (tests/data/gpu-captures, README there):
 // GPU/FORMAT/{a,b,c,d}_GPU_*.txt, row i of every file belonging together.
 #pragma once
 

@@ -44,7 +44,7 @@ class CaseGenerator {
 namespace tcemu {
 
 // Hand-made cases whose results discriminate the datapath fields that random inputs do not
-// (REFERENCE.md section 1): signed zeros, NaN and Inf rules, overflow, subnormal products, the
+// (Fasi et al. 2021; Khattak and Mikaitis 2025; docs/presets.md): signed zeros, NaN and Inf rules, overflow, subnormal products, the
 // alignment floor, the number of alignment bits, the block size (a small term moved from index
 // 1 to K-1) and the rounding of the block result. Every case has exactly k terms; values a
 // format cannot hold are skipped. Each case comes with a short name of what it probes.

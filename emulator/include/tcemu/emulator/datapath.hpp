@@ -1,7 +1,7 @@
 // The one parameter struct that describes a Tensor Core datapath.
 //
 // A datapath computes d = a . b + c for one output element of an MMA instruction, K terms long,
-// in these steps (REFERENCE.md section 1; Fasi et al. 2021; Khattak and Mikaitis 2025):
+// in these steps (Fasi et al. 2021; Khattak and Mikaitis 2025; docs/presets.md):
 //
 //  1. The K terms of one instruction are dealt to blocks of `block_terms` products: consecutive
 //     groups of `k_group` terms go round-robin to the instruction's blocks (k_group ==

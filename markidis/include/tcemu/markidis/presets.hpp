@@ -1,5 +1,6 @@
-// The published error-corrected SGEMM schemes as presets of the Scheme description (REFERENCE.md
-// section 3). scheme_by_name is what `tcemu gemm --scheme NAME` looks names up with.
+// The published error-corrected SGEMM schemes as presets of the Scheme description (Markidis et
+// al. 2018; Ootomo and Yokota, IJHPCA 36(4), 2022; CUTLASS 3xTF32; Henry, Tang and Heinecke
+// 2019). scheme_by_name is what `tcemu gemm --scheme NAME` looks names up with.
 //
 //   markidis         Markidis et al. 2018: fp16 hi = RN(a), lo = RN(a - hi); hi*hi, hi*lo, lo*hi
 //                    in one accumulator, all inside the Tensor Core.

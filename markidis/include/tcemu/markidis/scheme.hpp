@@ -1,5 +1,6 @@
-// One composable description of an error-corrected SGEMM (the Markidis family, REFERENCE.md
-// section 3). Every choice is a field; the published schemes are named presets of it
+// One composable description of an error-corrected SGEMM (the Markidis family: Markidis et
+// al. 2018; Ootomo and Yokota, IJHPCA 36(4), 2022; CUTLASS 3xTF32; Henry, Tang and Heinecke
+// 2019). Every choice is a field; the published schemes are named presets of it
 // (presets.hpp), and a user can build variants no paper tried.
 //
 // What a Scheme computes, for fp32 A (m x k) and B (k x n):
