@@ -299,7 +299,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int j = 0; j < kAccumulators; ++j) chain[j] = 0.0f;  // never read: scale-d = 0
       const int t = args.takeout_instructions;
       const auto take_out = [&] {
-        wgmma_commit();
         wgmma_wait<0>();
         fence_accumulators(chain);
 #pragma unroll
@@ -313,9 +312,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int g = tile * kStepsPerTile + step;
           wgmma_fence();
           instruction(stage, step, chain, g % t != 0);  // scale-d = 0: a chunk starts
+          // Each instruction its own group: a commit only on the chunk's last one, behind a
+          // run-time condition, made ptxas inject wgmma fences at every commit (info C7519).
+          wgmma_commit();
           if ((g + 1) % t == 0) take_out();
         }
-        wgmma_commit();
         wgmma_wait<0>();
         release(tile);
       }
@@ -382,7 +383,6 @@ void launch(const TiledGemmArguments& args, cudaStream_t stream) {
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::shared_bytes));
   const int k_per_instruction = instruction_k(I);
   const int k_elements = (args.k + k_per_instruction - 1) / k_per_instruction * k_per_instruction;
-  // k = 0 issues no copies (and a tensor map of no elements does not exist).
   // k = 0 issues no copies (and a tensor map of no elements does not exist).
   const CUtensorMap a_map =
       args.k == 0 ? CUtensorMap{}

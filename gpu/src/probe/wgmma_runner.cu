@@ -40,7 +40,11 @@ __device__ inline std::uint64_t descriptor(const void* shared) {
 template <Instruction I>
 __device__ void wgmma(std::uint64_t a, std::uint64_t b, unsigned (&d)[4]) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  // The accumulators are the fence's operands, so that every ordinary instruction that writes
+  // them (and every copy of them the compiler makes) comes before it; otherwise ptxas injects a
+  // second fence in front of the wgmma (its info C7519).
+  asm volatile("wgmma.fence.sync.aligned;\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])::"memory");
 #define TCEMU_WGMMA_F32(SHAPE_TYPES, TAIL)                                                 \
   asm volatile(                                                                            \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\nwgmma.mma_async.sync.aligned." SHAPE_TYPES \
