@@ -9,9 +9,7 @@
 namespace tcemu {
 
 using detail::refuse;
-using detail::require_fp64;
 using detail::same_shape;
-using detail::shape;
 
 void InnerProductSteps::inner_products(InnerProduct method, const RealMatrix& a,
                                        const RealMatrix& b, double alpha, double beta,

@@ -1,7 +1,7 @@
 // The IEEE 754 binary32 and binary64 operations rounded to nearest, ties to even, with subnormals
 // (no flush to zero), the same bits on the host and on the device: the arithmetic that the shared
-// element functions (error_free.hpp, dot2.hpp, blas_epilogue.hpp, ozaki_elements.hpp) are built
-// from.
+// element functions of the backends (tcemu/backend/error_free.hpp, dot2.hpp, blas_epilogue.hpp,
+// ozaki_elements.hpp) are built from.
 //
 // Host code is plain C++ arithmetic: the libraries are compiled with -ffp-contract=off, so no
 // a * b + c is fused behind our back. nvcc fuses by default (--fmad=true), which would change the
