@@ -1,6 +1,7 @@
 // tcemu explain: the Ozaki scheme's error-free steps on a small product, one step at a time, run
 // through the same Backend steps the scheme uses (split_level, mma_gemm, accumulate_scaled,
 // exact_sum) on the emulator.
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -221,11 +222,24 @@ struct ScaledProducts {
 };
 
 // Step 3: multiplies the slice pairs of `order` (ozaki::product_levels: the scheme's level
-// order) on the emulated tensor cores, printing each product, its bits and its scaled value;
-// scales each into its own layer (CR's input) and adds it to the FP64 sum (DP's).
+// order, CR mode's pairs) on the emulated tensor cores, printing each product, its bits and its
+// scaled value; scales each into its own layer (CR's input) and adds those of `dp_order` (DP
+// mode's pairs) to the FP64 sum (DP's).
 ScaledProducts multiply_levels(const Setting& s, std::int64_t m, std::int64_t n,
                                const std::vector<Level>& la, const std::vector<Level>& lb,
-                               const std::vector<std::vector<ozaki::SlicePair>>& order) {
+                               const std::vector<std::vector<ozaki::SlicePair>>& order,
+                               const std::vector<std::vector<ozaki::SlicePair>>& dp_order) {
+  // DP mode's pairs are a subset of `order`, in the same level order, so summing the pairs of
+  // `order` that DP takes, as they come, is DP's sum in DP's own order.
+  const auto in_dp = [&](ozaki::SlicePair pair) {
+    for (const auto& level : dp_order) {
+      for (const ozaki::SlicePair x : level) {
+        if (x.p == pair.p && x.q == pair.q) return true;
+      }
+    }
+    return false;
+  };
+  bool dp_started = false;
   Backend& backend = s.backend;
   Buffer product = backend.allocate(static_cast<std::size_t>(m * n) * 4);
   const BufferMatrix product_view{&product, 0, formats::fp32, m, n, m, Layout::column_major};
@@ -253,8 +267,12 @@ ScaledProducts multiply_levels(const Setting& s, std::int64_t m, std::int64_t n,
                              Layout::column_major};
       const OuterExponents scale{{&a.exponent, 0, m}, {&b.exponent, 0, n}};
       backend.accumulate_scaled(product_real, scale, out.base, layer, true);
-      backend.accumulate_scaled(product_real, scale, out.base, dp_view, out.issued == 0);
-      std::cout << "   A" << p << " B" << q << ":";
+      const bool dp_takes = in_dp({p, q});
+      if (dp_takes) {
+        backend.accumulate_scaled(product_real, scale, out.base, dp_view, !dp_started);
+        dp_started = true;
+      }
+      std::cout << "   A" << p << " B" << q << (dp_takes ? "" : " (CR only)") << ":";
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
           const float value = values[static_cast<std::size_t>(j * m + i)];
@@ -355,17 +373,22 @@ int explain_command(const std::vector<std::string>& words) {
   const std::vector<Level> lb =
       split_levels(s, rb, SplitAxis::columns, x.m == 1 ? "y" : "columns of B", max_levels);
 
-  // The pairs in CR mode's order (every pair, level by level) for the slices split above.
-  const auto order =
-      ozaki::product_levels(static_cast<int>(la.size()), static_cast<int>(lb.size()),
-                            ozaki::pair_rule({.mode = ozaki::Mode::cr, .max_splits = max_levels}));
+  // The pairs in CR mode's order (every pair, level by level) for the slices split above, and
+  // DP mode's: its rule with d lowered, as the scheme lowers it, to the levels after which both
+  // remainders are zero (the split above stops there, or at --splits).
+  const int slices_a = static_cast<int>(la.size()), slices_b = static_cast<int>(lb.size());
+  const auto order = ozaki::product_levels(
+      slices_a, slices_b, ozaki::pair_rule({.mode = ozaki::Mode::cr, .max_splits = max_levels}));
+  ozaki::PairRule dp_rule = ozaki::pair_rule({.mode = ozaki::Mode::dp, .max_splits = max_levels});
+  dp_rule.d = std::min(std::max(slices_a, slices_b), dp_rule.d);
+  const auto dp_order = ozaki::product_levels(slices_a, slices_b, dp_rule);
   std::cout << "\n3. Products of slices on the emulated tensor cores (" << dp.input.name << " x "
             << dp.input.name << " -> " << dp.accumulator.name
             << "), in level order p + q = 2, 3, ...:\n"
                "   each is an integer sum of k products of integers <= 2^"
             << bits << " in magnitude, below 2^" << p_bits
             << ": exact in any order. Scaled by 2^(e_A + e_B) it is exact in binary64.\n";
-  const ScaledProducts scaled = multiply_levels(s, x.m, x.n, la, lb, order);
+  const ScaledProducts scaled = multiply_levels(s, x.m, x.n, la, lb, order, dp_order);
   show_summation(s, x, scaled);
   return 0;
 }

@@ -323,6 +323,17 @@ TEST(Cli, GemmRunsDot2AndExblas) {
   expect_correctly_rounded_on_gpu(run("gemm --scheme exblas --backend gpu --m 12 --n 10 --k 30"));
 }
 
+TEST(Cli, ExplainSumsDpModesPairsOnlyAndMarksTheOthers) {
+  // x has 6 slices, y 5: DP mode (d = 6, fast) takes the levels p + q <= 7, CR every pair.
+  const Result r = run("explain --x 1,1e-20,3 --y 1e-30,1,1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("   A6 B1:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("   A3 B5 (CR only):"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("   A2 B5 (CR only):"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FP64 in level order (DP mode):    3 (0x1.8p+1)"), std::string::npos)
+      << r.output;
+}
+
 TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
   const Result r = run("explain");
   EXPECT_EQ(r.status, 0) << r.output;
