@@ -178,7 +178,16 @@ class Kernel {
     U64 raw = std::bit_cast<U64>(__builtin_convertvector(sum, F64) * unit);
     raw |= sum == 0 ? all_negative & negative_zero_mask_ : U64{};
     const F64 v = std::bit_cast<F64>(raw);
-    if (dp_.block_rounding == Rounding::nearest_even) raw += (low_ >> 1) + ((raw >> drop_) & 1);
+    // Round to nearest, ties to even, on the pattern of a normal binary64 v (every lane that keeps
+    // this result is one): adding 2^(drop - 1) - 1 plus the last kept significand bit carries into
+    // the kept bits exactly when the dropped part exceeds half an ulp, or equals it with that bit
+    // odd. The last kept bit is bit `drop` of the pattern, except at block_result_precision 1
+    // (drop = 52), where no fraction bit is kept and it is the implicit bit, always 1: a tie
+    // rounds up to the next power of two, as round_pack (round.hpp) rounds it.
+    if (dp_.block_rounding == Rounding::nearest_even) {
+      const U64 kept_lsb = drop_ < 52 ? (raw >> drop_) & 1 : U64{} + 1;
+      raw += (low_ >> 1) + kept_lsb;
+    }
     const F64 rounded = std::bit_cast<F64>(raw & ~low_);
     const F64 magnitude = std::bit_cast<F64>(std::bit_cast<U64>(v) & ~sign_bit_);
     const F64 rounded_magnitude = std::bit_cast<F64>(std::bit_cast<U64>(rounded) & ~sign_bit_);

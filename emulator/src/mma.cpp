@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <tcemu/emulator/block_fma.hpp>
+#include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/mma.hpp>
 
 namespace tcemu {
@@ -49,6 +51,15 @@ void validate(const Datapath& dp) {
     invalid("block_result_precision must be in [1, " +
             std::to_string(dp.accumulator.fraction_bits + 1) + "], got " +
             std::to_string(dp.block_result_precision));
+  }
+  // The NaN a datapath writes must be a NaN of its accumulator format, in that format's width.
+  const int width = dp.accumulator.container_bits();
+  if ((width < 32 && (dp.nan_bits >> width) != 0) ||
+      decode(dp.accumulator, dp.nan_bits).value_class != ValueClass::nan) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%X", static_cast<unsigned>(dp.nan_bits));
+    invalid("nan_bits = " + std::string(hex) + " is not a NaN of the accumulator format " +
+            std::string(dp.accumulator.name));
   }
 }
 

@@ -1,0 +1,109 @@
+// The vectorised fast path of the emulated GEMM (gemm_fast_path.cpp) against the model
+// (mma_element) on datapaths at the edges of what validate() accepts, and validate()'s refusal of
+// a nan_bits that is not a NaN of the accumulator format (issue 18's findings).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/gemm.hpp>
+#include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/test/same_bits.hpp>
+
+namespace tcemu {
+namespace {
+
+std::uint32_t fp16_of(double v) {
+  return convert(formats::fp32, formats::fp16, std::bit_cast<std::uint32_t>(static_cast<float>(v)),
+                 Rounding::nearest_even);
+}
+
+// Every product sum of one instruction is an integer of a few bits, so that rounding it to one
+// significant bit hits ties (3 -> 2 or 4, 6 -> 4 or 8, 12 -> 8 or 16) in every binade.
+TEST(FastPath, RoundToNearestTiesAtOneBitOfPrecisionFollowTheModel) {
+  for (const Rounding rounding : {Rounding::nearest_even, Rounding::toward_zero}) {
+    Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+    dp.block_rounding = rounding;
+    dp.block_result_precision = 1;
+    const std::int64_t m = 8, n = 4, k = dp.instruction_k;
+    std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k)),
+        b(static_cast<std::size_t>(k * n));
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t p = 0; p < k; ++p) {
+        a[static_cast<std::size_t>(i * k + p)] =
+            static_cast<std::uint16_t>(fp16_of(p < 2 ? static_cast<double>((i + 1) << p) : 0.0));
+      }
+    }
+    for (std::int64_t p = 0; p < k; ++p) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        b[static_cast<std::size_t>(p * n + j)] =
+            static_cast<std::uint16_t>(fp16_of(static_cast<double>(j + 1)));
+      }
+    }
+    std::vector<std::uint32_t> d(static_cast<std::size_t>(m * n)), expected(d.size());
+    const ConstMatrixView av{
+        reinterpret_cast<const unsigned char*>(a.data()), dp.input, m, k, k, Layout::row_major};
+    const ConstMatrixView bv{
+        reinterpret_cast<const unsigned char*>(b.data()), dp.input, k, n, n, Layout::row_major};
+    emulated_gemm(
+        dp, {.threads = 1}, av, bv, std::nullopt,
+        {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n, Layout::row_major}});
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::vector<std::uint32_t> row, col;
+        for (std::int64_t p = 0; p < k; ++p) {
+          row.push_back(av.get(i, p));
+          col.push_back(bv.get(p, j));
+        }
+        expected[static_cast<std::size_t>(i * n + j)] = mma_element(dp, row, col, 0);
+      }
+    }
+    EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}))
+        << "block rounding " << static_cast<int>(rounding);
+  }
+  // The tie 1 * 1 + 1 * 2 = 3 itself: RN to one bit gives 4 (round_pack's tie to even rounds the
+  // odd implicit bit up), RZ gives 2.
+  Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  dp.block_result_precision = 1;
+  dp.block_rounding = Rounding::nearest_even;
+  const std::vector<std::uint32_t> row = {fp16_of(1), fp16_of(2)}, col = {fp16_of(1), fp16_of(1)};
+  EXPECT_EQ(mma_element(dp, row, col, 0), 0x40800000u);
+}
+
+TEST(Validate, RefusesANanBitsThatIsNotANanOfTheAccumulator) {
+  const auto message = [](const Datapath& dp) {
+    try {
+      validate(dp);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  Datapath fp32 = preset("sm90", formats::fp16, formats::fp32);
+  EXPECT_EQ(message(fp32), "accepted");
+  fp32.nan_bits = 0x7F800000u;  // +Inf
+  EXPECT_NE(message(fp32).find("nan_bits = 0x7F800000 is not a NaN of the accumulator format fp32"),
+            std::string::npos)
+      << message(fp32);
+  fp32.nan_bits = 0x3F800000u;  // 1.0
+  EXPECT_NE(message(fp32).find("nan_bits"), std::string::npos);
+  fp32.nan_bits = 0xFFC00001u;  // a NaN with the sign bit set is still a NaN
+  EXPECT_EQ(message(fp32), "accepted");
+  Datapath fp16 = preset("sm90", formats::fp16, formats::fp16);
+  EXPECT_EQ(message(fp16), "accepted");
+  fp16.nan_bits = 0x17E00u;  // an fp16 NaN with a bit above the format's 16
+  EXPECT_NE(message(fp16).find("nan_bits = 0x17E00 is not a NaN of the accumulator format fp16"),
+            std::string::npos)
+      << message(fp16);
+  fp16.nan_bits = 0x7FFFFFFFu;  // the fp32 NaN given to an fp16 accumulator
+  EXPECT_NE(message(fp16).find("not a NaN"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tcemu
