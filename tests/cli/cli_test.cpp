@@ -239,6 +239,47 @@ TEST(Cli, GemmFileErrorsNameFileAndLine) {
       << r.output;
 }
 
+// Issue 18: a ROWS x COLS over int64 gave SIGSEGV; a header far larger than its file was
+// allocated and zeroed before the short row was reported (here 8 TB: std::bad_alloc); '2+3' and
+// '1-0' were read as 2 x 3 and 1 x 0. Each is refused naming the file and line.
+TEST(Cli, GemmMatrixFileHeadersAreCheckedBeforeAllocating) {
+  const TempFile b("tcemu_hdr_b", "1 1\n3ff0000000000000\n");
+  const TempFile out("tcemu_hdr_out");
+  const auto error_of = [&](const std::string& header, const std::string& rows) {
+    const TempFile a("tcemu_hdr_a", "# a\n" + header + "\n" + rows);
+    const Result r = run("gemm --scheme dgemm-tc --a " + a.path.string() + " --b " +
+                         b.path.string() + " --out " + out.path.string());
+    EXPECT_EQ(r.status, 1) << header << ": " << r.output;
+    const auto at = r.output.find(a.path.string() + ":");
+    return at == std::string::npos ? r.output : r.output.substr(at + a.path.string().size());
+  };
+  const std::string row = "3ff0000000000000\n";
+  EXPECT_EQ(error_of("4294967296 4294967296", row),
+            ":2: ROWS x COLS = 4294967296 x 4294967296 overflows int64\n");
+  EXPECT_EQ(error_of("1000000 1000000", row), ":3: 1 columns, expected 1000000\n");
+  for (const char* header : {"2+3", "1-0", "2 +1", "-0 1", "1 1 1", "1 0x1", "1"}) {
+    EXPECT_EQ(error_of(header, row),
+              ":2: expected 'ROWS COLS', got '" + std::string(header) + "'\n");
+  }
+}
+
+// Issue 18: an R x 0 product written with --out could not be read back (nor a K x 0 operand).
+TEST(Cli, GemmZeroColumnMatricesRoundTrip) {
+  const TempFile a("tcemu_zc_a", "2 1\n3ff0000000000000\n4000000000000000\n");
+  const TempFile b("tcemu_zc_b", "1 0\n");
+  const TempFile out("tcemu_zc_out");
+  const TempFile again("tcemu_zc_again");
+  const std::string operands =
+      "gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string();
+  const Result first = run(operands + " --out " + out.path.string());
+  EXPECT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(out.slurp(), "2 0\n");
+  const Result second =
+      run(operands + " --c " + out.path.string() + " --out " + again.path.string());
+  EXPECT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(again.slurp(), "2 0\n");
+}
+
 TEST(Cli, GemmRunsTheErrorCorrectedSgemmSchemes) {
   // halfhalf on the RN datapath: SGEMM-level accuracy against the correctly rounded product.
   const Result r = run("gemm --scheme halfhalf --arch exact-rn --m 20 --n 10 --k 64");
