@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "input_file.hpp"
+
 namespace tcemu::cli {
 namespace {
 
@@ -33,8 +35,7 @@ std::optional<std::int64_t> dimension(std::string_view word) {
 }  // namespace
 
 DenseMatrix read_matrix_file(const std::string& path, Real type) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ifstream in = open_input(path);
   const int digits = type == Real::fp64 ? 16 : 8;
   DenseMatrix m;
   std::vector<double> row_major;  // grows with the rows read, not with the header's claim

@@ -15,12 +15,10 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-Result run(const std::string& arguments, const std::string& input = "") {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
-  std::ofstream(in_file) << input;
+// `tcemu ARGUMENTS` with standard input from `stdin_path`.
+Result run_with_stdin_from(const std::string& arguments, const std::string& stdin_path) {
   const std::string command =
-      std::string(TCEMU_CLI) + " " + arguments + " < " + in_file.string() + " 2>&1";
+      std::string(TCEMU_CLI) + " " + arguments + " < " + stdin_path + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   Result r{-1, ""};
   if (pipe == nullptr) return r;
@@ -29,6 +27,14 @@ Result run(const std::string& arguments, const std::string& input = "") {
     r.output += buffer.data();
   const int raw = ::pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+Result run(const std::string& arguments, const std::string& input = "") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
+  std::ofstream(in_file) << input;
+  const Result r = run_with_stdin_from(arguments, in_file.string());
   std::filesystem::remove(in_file);
   return r;
 }
@@ -278,6 +284,38 @@ TEST(Cli, GemmZeroColumnMatricesRoundTrip) {
       run(operands + " --c " + out.path.string() + " --out " + again.path.string());
   EXPECT_EQ(second.status, 0) << second.output;
   EXPECT_EQ(again.slurp(), "2 0\n");
+}
+
+// Issue 18: a directory given as FILE (or as standard input) was read as an empty file and the
+// command succeeded; it fails naming the path.
+TEST(Cli, DirectoryAsFileIsAnErrorNamingIt) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tcemu_dir_" + std::to_string(::getpid()));
+  std::filesystem::create_directory(dir);
+  const std::string d = dir.string();
+  const std::string expected = "cannot read " + d + ": it is a directory\n";
+  const TempFile b("tcemu_dir_b", "1 1\n3ff0000000000000\n");
+  const TempFile out("tcemu_dir_out");
+  const std::string gemm = "gemm --scheme dgemm-tc --out " + out.path.string();
+  for (const std::string& arguments :
+       {"mma " + d, "mma --arch sm90 " + d + " -", "validate --arch sm90 " + d,
+        "detect --type fp16 --acc fp32 --from " + d, gemm + " --a " + d + " --b " + b.path.string(),
+        gemm + " --a " + b.path.string() + " --b " + b.path.string() + " --c " + d}) {
+    const Result r = run(arguments);
+    const std::string command = arguments.substr(0, arguments.find(' '));
+    EXPECT_EQ(r.status, 1) << arguments << ": " << r.output;
+    // validate prints its datapath first; the error is the last line.
+    const std::string error = "tcemu " + command + ": " + expected;
+    EXPECT_TRUE(r.output.size() >= error.size() &&
+                r.output.compare(r.output.size() - error.size(), error.size(), error) == 0)
+        << arguments << ": " << r.output;
+  }
+  for (const char* arguments : {"mma", "mma -"}) {
+    const Result r = run_with_stdin_from(arguments, d);
+    EXPECT_EQ(r.status, 1) << arguments << ": " << r.output;
+    EXPECT_EQ(r.output, "tcemu mma: cannot read <stdin>: it is a directory\n") << arguments;
+  }
+  std::filesystem::remove(dir);
 }
 
 TEST(Cli, GemmRunsTheErrorCorrectedSgemmSchemes) {
