@@ -3,9 +3,10 @@
 #include <array>
 #include <stdexcept>
 
+#include <tcemu/host/host_backends.hpp>
+
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/gpu_backend.hpp>
-#include <tcemu/host/host_backends.hpp>
 #endif
 
 #include "arguments.hpp"

@@ -14,6 +14,7 @@
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "input_file.hpp"
 #include "probe_cases.hpp"
 
 namespace tcemu::cli {
@@ -46,8 +47,7 @@ void report(const std::string& label, const std::string& arch, const DatapathFit
 
 std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& input,
                                    const FloatFormat& accumulator) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error("cannot open " + file);
+  std::ifstream in = open_input(file);
   std::vector<MmaCase> cases;
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {

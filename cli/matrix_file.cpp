@@ -4,7 +4,12 @@
 #include <charconv>
 #include <fstream>
 #include <iomanip>
+#include <limits>
+#include <optional>
 #include <sstream>
+#include <string_view>
+
+#include "input_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -18,13 +23,22 @@ bool skipped(const std::string& text) {
   return first == std::string::npos || text[first] == '#';
 }
 
+// A dimension of the 'ROWS COLS' line: decimal digits only (no sign, no '+3' or '-0' tail).
+std::optional<std::int64_t> dimension(std::string_view word) {
+  std::int64_t v = 0;
+  if (word.empty() || word.find_first_not_of("0123456789") != std::string_view::npos) return {};
+  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), v, 10);
+  if (error != std::errc() || end != word.data() + word.size()) return {};
+  return v;
+}
+
 }  // namespace
 
 DenseMatrix read_matrix_file(const std::string& path, Real type) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ifstream in = open_input(path);
   const int digits = type == Real::fp64 ? 16 : 8;
   DenseMatrix m;
+  std::vector<double> row_major;  // grows with the rows read, not with the header's claim
   std::string text;
   std::size_t line = 0;
   bool have_shape = false;
@@ -34,12 +48,20 @@ DenseMatrix read_matrix_file(const std::string& path, Real type) {
     if (skipped(text)) continue;
     std::istringstream words(text);
     if (!have_shape) {
-      std::string extra;
-      if (!(words >> m.rows >> m.cols) || (words >> extra) || m.rows < 0 || m.cols < 0) {
-        bad(path, line, "expected 'ROWS COLS', got '" + text + "'");
+      std::string rows_word, cols_word, extra;
+      const bool two_words =
+          static_cast<bool>(words >> rows_word >> cols_word) && !(words >> extra);
+      const auto rows = two_words ? dimension(rows_word) : std::nullopt;
+      const auto cols = two_words ? dimension(cols_word) : std::nullopt;
+      if (!rows || !cols) bad(path, line, "expected 'ROWS COLS', got '" + text + "'");
+      m.rows = *rows;
+      m.cols = *cols;
+      if (m.rows != 0 && m.cols > std::numeric_limits<std::int64_t>::max() / m.rows) {
+        bad(path, line, "ROWS x COLS = " + rows_word + " x " + cols_word + " overflows int64");
       }
       have_shape = true;
-      m.values.assign(static_cast<std::size_t>(m.rows * m.cols), 0.0);
+      // An R x 0 matrix has no row lines (each would be blank): its rows are all read.
+      if (m.cols == 0) row = m.rows;
       continue;
     }
     if (row == m.rows) bad(path, line, "more than " + std::to_string(m.rows) + " rows");
@@ -55,10 +77,9 @@ DenseMatrix read_matrix_file(const std::string& path, Real type) {
             "column " + std::to_string(col + 1) + ": expected " + std::to_string(digits) +
                 " hex digits, got '" + word + "'");
       }
-      m.values[static_cast<std::size_t>(col * m.rows + row)] =
-          type == Real::fp64
-              ? std::bit_cast<double>(bits)
-              : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+      row_major.push_back(type == Real::fp64 ? std::bit_cast<double>(bits)
+                                             : static_cast<double>(std::bit_cast<float>(
+                                                   static_cast<std::uint32_t>(bits))));
       ++col;
     }
     if (col != m.cols) {
@@ -70,6 +91,13 @@ DenseMatrix read_matrix_file(const std::string& path, Real type) {
   if (row != m.rows) {
     bad(path, line, std::to_string(row) + " rows, expected " + std::to_string(m.rows));
   }
+  m.values.resize(row_major.size());
+  for (std::int64_t i = 0; i < m.rows; ++i) {
+    for (std::int64_t j = 0; j < m.cols; ++j) {
+      m.values[static_cast<std::size_t>(j * m.rows + i)] =
+          row_major[static_cast<std::size_t>(i * m.cols + j)];
+    }
+  }
   return m;
 }
 
@@ -77,7 +105,8 @@ void write_matrix_file(const std::string& path, const DenseMatrix& m, Real type)
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
   out << m.rows << ' ' << m.cols << '\n' << std::hex << std::setfill('0');
-  for (std::int64_t i = 0; i < m.rows; ++i) {
+  // An R x 0 matrix has no row lines (each would be blank, and blank lines are skipped).
+  for (std::int64_t i = 0; m.cols > 0 && i < m.rows; ++i) {
     for (std::int64_t j = 0; j < m.cols; ++j) {
       const double v = m.values[static_cast<std::size_t>(j * m.rows + i)];
       if (j > 0) out << ' ';

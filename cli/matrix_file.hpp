@@ -1,6 +1,6 @@
 // Matrix files of `tcemu gemm`: a first line `ROWS COLS`, then ROWS lines of COLS hex bit
 // patterns (16 digits for fp64, 8 for fp32), row major. Blank lines and lines starting with #
-// are skipped.
+// are skipped. ROWS and COLS are decimal digits only; an R x 0 matrix has no row lines.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "input_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -57,12 +58,16 @@ int mma_command(const std::vector<std::string>& words) {
   if (files.empty()) files.push_back("-");
   for (const std::string& file : files) {
     if (file == "-") {
+      check_stdin_is_not_a_directory();
       if (!run_stream(std::cin, "<stdin>", dp)) return 1;
       continue;
     }
-    std::ifstream in(file);
-    if (!in) {
-      std::cerr << "tcemu mma: cannot open " << file << '\n';
+    std::ifstream in;
+    try {
+      in = open_input(file);
+    } catch (const std::runtime_error& e) {
+      std::cout.flush();
+      std::cerr << "tcemu mma: " << e.what() << '\n';
       return 1;
     }
     if (!run_stream(in, file, dp)) return 1;

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "input_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -70,8 +71,7 @@ int validate_command(const std::vector<std::string>& words) {
   std::cout << "datapath: " << describe(dp) << '\n';
   std::size_t total_mismatches = 0;
   for (const std::string& file : args.positional()) {
-    std::ifstream in(file);
-    if (!in) throw std::runtime_error("cannot open " + file);
+    std::ifstream in = open_input(file);
     Counts counts;
     try {
       counts = validate_file(in, file, dp, show);

@@ -1,4 +1,5 @@
 #include <charconv>
+#include <limits>
 #include <sstream>
 
 #include <tcemu/emulator/case_file.hpp>
@@ -50,11 +51,15 @@ std::optional<MmaCase> parse_case_line(std::string_view text, std::size_t line,
   if (error != std::errc() || end != words[0].data() + words[0].size()) {
     throw CaseFileError(line, "K '" + std::string(words[0]) + "' is not a non-negative integer");
   }
-  const std::size_t expected = 2 + 2 * k;
-  if (words.size() != expected && words.size() != expected + 1) {
-    throw CaseFileError(line, "K = " + std::to_string(k) + " needs " + std::to_string(expected) +
-                                  " fields (K, " + std::to_string(k) + " a, " + std::to_string(k) +
-                                  " b, c) or " + std::to_string(expected + 1) +
+  // A K above words.size() / 2 cannot fit, and 2 + 2K would wrap for K near 2^63: check it first.
+  const bool fits = k <= words.size() / 2;
+  const std::size_t expected = fits ? 2 + 2 * k : 0;
+  if (!fits || (words.size() != expected && words.size() != expected + 1)) {
+    const bool small = k <= (std::numeric_limits<std::size_t>::max() - 3) / 2;
+    throw CaseFileError(line, "K = " + std::to_string(k) + " needs " +
+                                  (small ? std::to_string(2 + 2 * k) : "2K + 2") + " fields (K, " +
+                                  std::to_string(k) + " a, " + std::to_string(k) + " b, c) or " +
+                                  (small ? std::to_string(3 + 2 * k) : "2K + 3") +
                                   " with a recorded d, found " + std::to_string(words.size()));
   }
   MmaCase c;

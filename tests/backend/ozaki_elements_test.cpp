@@ -67,12 +67,13 @@ TEST(OzakiElements, ExactBinary32TermIsTheRoundedAddition) {
       const double t = fp64::scale(p, e);
       for (int r = 0; r < 8; ++r) {
         // r = 0: -0 (an overwrite); r = 1: -t (exact cancellation); otherwise t's size times
-        // 2^offset, with random significand bits.
+        // 2^offset, with random significand bits. An infinite t takes the largest finite size:
+        // ilogb(Inf) is INT_MAX, and INT_MAX + offset overflowed (undefined; issue 18).
+        const double size = t == 0 ? 1.0 : std::isinf(t) ? std::numeric_limits<double>::max() : t;
         const double dst =
             r == 0   ? -0.0
             : r == 1 ? -t
-                     : std::ldexp(unit(rng),
-                                  std::max(-1074, std::ilogb(t == 0 ? 1.0 : t) + offset(rng)));
+                     : std::ldexp(unit(rng), std::max(-1074, std::ilogb(size) + offset(rng)));
         if (std::isinf(t) && std::isinf(dst)) continue;
         const double fused =
             ozaki_elements::accumulate_exact_binary32_term(dst, p, fp64::power_of_two(e));

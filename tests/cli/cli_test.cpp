@@ -15,12 +15,10 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-Result run(const std::string& arguments, const std::string& input = "") {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
-  std::ofstream(in_file) << input;
+// `tcemu ARGUMENTS` with standard input from `stdin_path`.
+Result run_with_stdin_from(const std::string& arguments, const std::string& stdin_path) {
   const std::string command =
-      std::string(TCEMU_CLI) + " " + arguments + " < " + in_file.string() + " 2>&1";
+      std::string(TCEMU_CLI) + " " + arguments + " < " + stdin_path + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   Result r{-1, ""};
   if (pipe == nullptr) return r;
@@ -29,6 +27,14 @@ Result run(const std::string& arguments, const std::string& input = "") {
     r.output += buffer.data();
   const int raw = ::pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+Result run(const std::string& arguments, const std::string& input = "") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
+  std::ofstream(in_file) << input;
+  const Result r = run_with_stdin_from(arguments, in_file.string());
   std::filesystem::remove(in_file);
   return r;
 }
@@ -237,6 +243,79 @@ TEST(Cli, GemmFileErrorsNameFileAndLine) {
   EXPECT_NE(r.output.find(a.path.string() + ":3: column 1: expected 16 hex digits, got '4008'"),
             std::string::npos)
       << r.output;
+}
+
+// Issue 18: a ROWS x COLS over int64 gave SIGSEGV; a header far larger than its file was
+// allocated and zeroed before the short row was reported (here 8 TB: std::bad_alloc); '2+3' and
+// '1-0' were read as 2 x 3 and 1 x 0. Each is refused naming the file and line.
+TEST(Cli, GemmMatrixFileHeadersAreCheckedBeforeAllocating) {
+  const TempFile b("tcemu_hdr_b", "1 1\n3ff0000000000000\n");
+  const TempFile out("tcemu_hdr_out");
+  const auto error_of = [&](const std::string& header, const std::string& rows) {
+    const TempFile a("tcemu_hdr_a", "# a\n" + header + "\n" + rows);
+    const Result r = run("gemm --scheme dgemm-tc --a " + a.path.string() + " --b " +
+                         b.path.string() + " --out " + out.path.string());
+    EXPECT_EQ(r.status, 1) << header << ": " << r.output;
+    const auto at = r.output.find(a.path.string() + ":");
+    return at == std::string::npos ? r.output : r.output.substr(at + a.path.string().size());
+  };
+  const std::string row = "3ff0000000000000\n";
+  EXPECT_EQ(error_of("4294967296 4294967296", row),
+            ":2: ROWS x COLS = 4294967296 x 4294967296 overflows int64\n");
+  EXPECT_EQ(error_of("1000000 1000000", row), ":3: 1 columns, expected 1000000\n");
+  for (const char* header : {"2+3", "1-0", "2 +1", "-0 1", "1 1 1", "1 0x1", "1"}) {
+    EXPECT_EQ(error_of(header, row),
+              ":2: expected 'ROWS COLS', got '" + std::string(header) + "'\n");
+  }
+}
+
+// Issue 18: an R x 0 product written with --out could not be read back (nor a K x 0 operand).
+TEST(Cli, GemmZeroColumnMatricesRoundTrip) {
+  const TempFile a("tcemu_zc_a", "2 1\n3ff0000000000000\n4000000000000000\n");
+  const TempFile b("tcemu_zc_b", "1 0\n");
+  const TempFile out("tcemu_zc_out");
+  const TempFile again("tcemu_zc_again");
+  const std::string operands =
+      "gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string();
+  const Result first = run(operands + " --out " + out.path.string());
+  EXPECT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(out.slurp(), "2 0\n");
+  const Result second =
+      run(operands + " --c " + out.path.string() + " --out " + again.path.string());
+  EXPECT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(again.slurp(), "2 0\n");
+}
+
+// Issue 18: a directory given as FILE (or as standard input) was read as an empty file and the
+// command succeeded; it fails naming the path.
+TEST(Cli, DirectoryAsFileIsAnErrorNamingIt) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tcemu_dir_" + std::to_string(::getpid()));
+  std::filesystem::create_directory(dir);
+  const std::string d = dir.string();
+  const std::string expected = "cannot read " + d + ": it is a directory\n";
+  const TempFile b("tcemu_dir_b", "1 1\n3ff0000000000000\n");
+  const TempFile out("tcemu_dir_out");
+  const std::string gemm = "gemm --scheme dgemm-tc --out " + out.path.string();
+  for (const std::string& arguments :
+       {"mma " + d, "mma --arch sm90 " + d + " -", "validate --arch sm90 " + d,
+        "detect --type fp16 --acc fp32 --from " + d, gemm + " --a " + d + " --b " + b.path.string(),
+        gemm + " --a " + b.path.string() + " --b " + b.path.string() + " --c " + d}) {
+    const Result r = run(arguments);
+    const std::string command = arguments.substr(0, arguments.find(' '));
+    EXPECT_EQ(r.status, 1) << arguments << ": " << r.output;
+    // validate prints its datapath first; the error is the last line.
+    const std::string error = "tcemu " + command + ": " + expected;
+    EXPECT_TRUE(r.output.size() >= error.size() &&
+                r.output.compare(r.output.size() - error.size(), error.size(), error) == 0)
+        << arguments << ": " << r.output;
+  }
+  for (const char* arguments : {"mma", "mma -"}) {
+    const Result r = run_with_stdin_from(arguments, d);
+    EXPECT_EQ(r.status, 1) << arguments << ": " << r.output;
+    EXPECT_EQ(r.output, "tcemu mma: cannot read <stdin>: it is a directory\n") << arguments;
+  }
+  std::filesystem::remove(dir);
 }
 
 TEST(Cli, GemmRunsTheErrorCorrectedSgemmSchemes) {

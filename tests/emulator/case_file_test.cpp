@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <tcemu/emulator/case_file.hpp>
 
 namespace tcemu {
@@ -59,6 +61,21 @@ TEST(CaseFile, ErrorsNameTheLineAndTheProblem) {
             "line 7: c '3f800000' must be 4 hex digits (fp16)");
   EXPECT_EQ(error_of("1 3c00 3c00 +f800000", formats::fp16, formats::fp32),
             "line 7: c '+f800000' is not hexadecimal");
+}
+
+// Issue 18: a K near 2^64 wrapped 2 + 2K, so the field count check passed and the parser read
+// past its fields (AddressSanitizer: heap-buffer-overflow); the message must name the line and K.
+TEST(CaseFile, HugeKIsRefusedNamingTheLineAndK) {
+  for (const char* k : {"9223372036854775807", "9223372036854775808", "18446744073709551615"}) {
+    for (const std::string rest : {"", " 3c00", " 3c00 3c00", " 3c00 3c00 3f800000"}) {
+      EXPECT_EQ(error_of(k + rest, formats::fp16, formats::fp32),
+                "line 7: K = " + std::string(k) + " needs 2K + 2 fields (K, " + k + " a, " + k +
+                    " b, c) or 2K + 3 with a recorded d, found " +
+                    std::to_string(1 + std::count(rest.begin(), rest.end(), ' ')));
+    }
+  }
+  EXPECT_EQ(error_of("18446744073709551616 3f800000", formats::fp16, formats::fp32),
+            "line 7: K '18446744073709551616' is not a non-negative integer");
 }
 
 TEST(CaseFile, RecordedResultIsOptional) {
