@@ -49,17 +49,20 @@ std::vector<double> numbers(const std::string& name, const std::string& text) {
     std::istringstream words(word);
     for (std::string w; words >> w;) {
       double x = 0;
-      const bool hex = w.find("0x") != std::string::npos || w.find("0X") != std::string::npos;
+      // An optional '-', then "0x" for a hex float, then the digits: one sign at most (from_chars
+      // would read a second one after ours).
       const char* first = w.data();
-      bool negative = false;
-      if (*first == '-') {
-        negative = true;
-        ++first;
-      }
+      const char* last = w.data() + w.size();
+      const bool negative = first != last && *first == '-';
+      if (negative) ++first;
+      const bool hex = last - first > 2 && first[0] == '0' && (first[1] == 'x' || first[1] == 'X');
       if (hex) first += 2;
-      const auto [end, error] = std::from_chars(
-          first, w.data() + w.size(), x, hex ? std::chars_format::hex : std::chars_format::general);
-      if (error != std::errc() || end != w.data() + w.size()) {
+      const auto [end, error] =
+          first == last || *first == '-' || *first == '+'
+              ? std::from_chars_result{first, std::errc::invalid_argument}
+              : std::from_chars(first, last, x,
+                                hex ? std::chars_format::hex : std::chars_format::general);
+      if (error != std::errc() || end != last) {
         throw UsageError("--" + name + ": not a number: '" + w + "'");
       }
       v.push_back(negative ? -x : x);
@@ -349,8 +352,11 @@ int explain_command(const std::vector<std::string>& words) {
   const ozaki::Products products = ozaki::TensorCoreProducts{dp};
   const int p_bits = ozaki::exact_product_bits(products);
   const int bits = ozaki::slice_bits(products, x.k);
-  const int max_levels = static_cast<int>(args.integer("splits").value_or(64));
-  if (max_levels < 1 || max_levels > 64) throw UsageError("--splits must be in [1, 64]");
+  const long long splits = args.integer("splits").value_or(64);
+  if (splits < 1 || splits > 64) {
+    throw UsageError("--splits must be in [1, 64], got " + std::to_string(splits));
+  }
+  const int max_levels = static_cast<int>(splits);
 
   auto backend = host::make_emulator_backend(1);
   const Setting s{*backend, dp, x.k, p_bits, bits};

@@ -35,9 +35,13 @@ GemmScheme markidis_entry(const std::string& name) {
         c(p.c.begin(), p.c.end());
     try {
       if (const auto takeout = args.integer("takeout")) {
+        if (*takeout < 1) {
+          throw UsageError("--takeout must be >= 1 (instructions), got " +
+                           std::to_string(*takeout));
+        }
         // Saturated to int: every 2^31 - 1 instructions is never, in every GEMM that fits.
         chosen = markidis::with_takeout_interval(
-            chosen, static_cast<int>(std::clamp<long long>(*takeout, 0, INT_MAX)));
+            chosen, static_cast<int>(std::min<long long>(*takeout, INT_MAX)));
       }
       markidis::sgemm(backend, chosen, dp, 'N', 'N', p.m, p.n, p.k, static_cast<float>(p.alpha),
                       a.data(), std::max<std::int64_t>(1, p.m), b.data(),

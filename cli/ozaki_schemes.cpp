@@ -3,6 +3,7 @@
 // slices (DGEMM-DP-CR, --backend cpu64) or tensor-core products through the datapath the
 // datapath options describe.
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include <tcemu/ozaki/handle.hpp>
@@ -42,7 +43,14 @@ ozaki::Options ozaki_options(const Arguments& args, Real element) {
     o.max_splits = static_cast<int>(*s);
   }
   if (const auto mib = args.integer("workspace-mib")) {
-    if (*mib < 1) throw UsageError("--workspace-mib must be >= 1");
+    // In bytes it must stay below 2^63 (sizes and offsets are added in 64 bits): at most
+    // 2^43 - 1 MiB.
+    constexpr long long kMaxMib =
+        static_cast<long long>(std::numeric_limits<std::size_t>::max() >> 20 >> 1);
+    if (*mib < 1 || *mib > kMaxMib) {
+      throw UsageError("--workspace-mib must be in [1, " + std::to_string(kMaxMib) + "], got " +
+                       std::to_string(*mib));
+    }
     o.workspace_bytes = static_cast<std::size_t>(*mib) << 20;
   }
   return o;

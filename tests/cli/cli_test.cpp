@@ -413,6 +413,29 @@ TEST(Cli, ExplainSumsDpModesPairsOnlyAndMarksTheOthers) {
       << r.output;
 }
 
+TEST(Cli, IntegerAndNumberOptionsAreRefusedOutOfRangeWithTheValue) {
+  // Each was accepted as another value before: 2^32 + 1 as 1, -3 as 0, 2^44 MiB as 0 bytes, --5
+  // as 5.
+  const Result splits = run("explain --splits 4294967297");
+  EXPECT_NE(splits.status, 0);
+  EXPECT_NE(splits.output.find("--splits must be in [1, 64], got 4294967297"), std::string::npos)
+      << splits.output;
+  const Result takeout = run("gemm --scheme halfhalf --m 4 --n 4 --k 4 --takeout -3");
+  EXPECT_NE(takeout.status, 0);
+  EXPECT_NE(takeout.output.find("--takeout must be >= 1 (instructions), got -3"), std::string::npos)
+      << takeout.output;
+  const Result mib = run("gemm --scheme dgemm-tc --m 4 --n 4 --k 4 --workspace-mib 17592186044416");
+  EXPECT_NE(mib.status, 0);
+  EXPECT_NE(mib.output.find("--workspace-mib must be in [1, 8796093022207], got 17592186044416"),
+            std::string::npos)
+      << mib.output;
+  const Result twice = run("explain --x=--5,1 --y 1,1");
+  EXPECT_NE(twice.status, 0);
+  EXPECT_NE(twice.output.find("--x: not a number: '--5'"), std::string::npos) << twice.output;
+  const Result hex = run("explain --x -0x1p3,1 --y 1,1");
+  EXPECT_EQ(hex.status, 0) << hex.output;
+}
+
 TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
   const Result r = run("explain");
   EXPECT_EQ(r.status, 0) << r.output;
