@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <random>
 
 #include <tcemu/reference/exact_gemm.hpp>
@@ -27,7 +28,10 @@ Computes C := alpha A B + beta C with a GEMM scheme. A matrix file has a first l
 then ROWS lines of COLS hex bit patterns (16 digits for an fp64 scheme, 8 for fp32), row major.
 Without --a and --b it draws A (M x K) and B (K x N) as (rand - 0.5) * exp(PHI * randn)
 (defaults 64, 64, 64, PHI 1, seed 1) and prints the accuracy against the correctly rounded
-product (MPFR): the largest relative error and the elements not correctly rounded.
+product (MPFR): the largest relative error (NaN when a NaN or Inf is in either) and the elements
+that differ from it (a NaN agrees with any NaN). With --alpha other than 1 the reference is
+RN(alpha x the correctly rounded A B) in the scheme's precision, the BLAS epilogue every scheme
+applies; the correctly rounded schemes promise the correctly rounded A B only for alpha 1.
 
   --scheme NAME          see the list below
   --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu
@@ -162,18 +166,43 @@ int gemm_command(const std::vector<std::string>& words) {
     write_matrix_file(*args.value("out"), {p.m, p.n, p.c}, scheme.element);
     return 0;
   }
-  const std::vector<double> exact = reference::correctly_rounded_gemm(
-      p.m, p.n, p.k, p.a, p.b, scheme.element == Real::fp32, static_cast<int>(threads));
+  // The reference: the correctly rounded A B (MPFR), then the BLAS epilogue every scheme applies
+  // in its working precision, RN(alpha s) (beta is 0 here: generated inputs take no C). With
+  // alpha = 1 this is the correctly rounded product itself, which is what the correctly rounded
+  // schemes promise; with another alpha it is RN(alpha RN(A B)), and the report says so.
+  const bool fp32 = scheme.element == Real::fp32;
+  std::vector<double> exact =
+      reference::correctly_rounded_gemm(p.m, p.n, p.k, p.a, p.b, fp32, static_cast<int>(threads));
+  const bool scaled = std::bit_cast<std::uint64_t>(p.alpha) != std::bit_cast<std::uint64_t>(1.0);
+  if (scaled) {
+    for (double& e : exact) {
+      e = fp32 ? static_cast<double>(static_cast<float>(p.alpha) * static_cast<float>(e))
+               : p.alpha * e;
+      if (e == 0.0) e = 0.0;  // BLAS's C = 0 + alpha s: +0
+    }
+  }
   double worst = 0.0;
   std::int64_t wrong = 0;
   for (std::size_t e = 0; e < exact.size(); ++e) {
-    if (std::bit_cast<std::uint64_t>(exact[e]) != std::bit_cast<std::uint64_t>(p.c[e])) ++wrong;
-    if (exact[e] != 0.0)
-      worst = std::fmax(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
+    const bool both_nan = std::isnan(exact[e]) && std::isnan(p.c[e]);
+    // NaN against NaN agrees whatever its sign and payload (IEEE 754 leaves them open).
+    if (!both_nan && std::bit_cast<std::uint64_t>(exact[e]) != std::bit_cast<std::uint64_t>(p.c[e]))
+      ++wrong;
+    // A NaN anywhere (or an Inf that differs) shows in the maximum as NaN, which std::fmax
+    // would drop.
+    if (std::isnan(exact[e]) || std::isnan(p.c[e]) ||
+        (!(std::isfinite(exact[e]) && std::isfinite(p.c[e])) && exact[e] != p.c[e])) {
+      worst = std::numeric_limits<double>::quiet_NaN();
+    } else if (std::isfinite(exact[e]) && exact[e] != 0.0 && !std::isnan(worst)) {
+      worst = std::max(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
+    }
   }
-  std::cout << "phi " << number(args, "phi", 1.0) << ": max relative error " << std::setprecision(3)
-            << worst << ", elements not correctly rounded " << wrong << " of " << exact.size()
-            << '\n';
+  const char* reference = scaled ? (fp32 ? "RN(alpha x correctly rounded A B) in fp32"
+                                         : "RN(alpha x correctly rounded A B) in fp64")
+                                 : "the correctly rounded A B";
+  std::cout << "phi " << number(args, "phi", 1.0) << ": against " << reference
+            << ": max relative error " << std::setprecision(3) << worst
+            << ", elements not correctly rounded " << wrong << " of " << exact.size() << '\n';
   return 0;
 }
 

@@ -355,6 +355,31 @@ TEST(Cli, GemmGeneratedInputsReportAccuracy) {
   EXPECT_NE(unknown.output.find("halfhalf"), std::string::npos) << unknown.output;
 }
 
+// The accuracy report compares with what the scheme computes: alpha times the correctly rounded
+// product (a correctly rounded scheme is then exact with --alpha 2, not "64 of 64" wrong); a NaN
+// shows in the maximum as NaN, and the oracle's NaN agrees with a scheme's NaN of another sign.
+TEST(Cli, GemmAccuracyReportHonoursAlphaAndNaN) {
+  for (const char* scheme : {"--scheme exblas --backend cpu64", "--scheme dgemm-tc --mode cr"}) {
+    const Result two = run(std::string("gemm ") + scheme + " --m 8 --n 8 --k 8 --alpha 2");
+    EXPECT_EQ(two.status, 0) << two.output;
+    EXPECT_NE(two.output.find("max relative error 0, elements not correctly rounded 0 of 64"),
+              std::string::npos)
+        << two.output;
+    EXPECT_NE(two.output.find("RN(alpha x correctly rounded A B)"), std::string::npos)
+        << two.output;
+    const Result nan = run(std::string("gemm ") + scheme + " --m 8 --n 8 --k 8 --alpha nan");
+    EXPECT_EQ(nan.status, 0) << nan.output;
+    EXPECT_NE(nan.output.find("max relative error nan, elements not correctly rounded 0 of 64"),
+              std::string::npos)
+        << nan.output;
+  }
+  const Result one = run("gemm --scheme dgemm-tc --mode cr --m 8 --n 8 --k 8");
+  EXPECT_NE(one.output.find("against the correctly rounded A B: max relative error 0, elements "
+                            "not correctly rounded 0 of 64"),
+            std::string::npos)
+      << one.output;
+}
+
 TEST(Cli, GemmRunsDot2AndExblas) {
   const Result exact = run("gemm --scheme exblas --backend cpu64 --m 15 --n 9 --k 200 --phi 8");
   EXPECT_EQ(exact.status, 0) << exact.output;
