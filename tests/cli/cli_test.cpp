@@ -380,6 +380,14 @@ TEST(Cli, GemmAccuracyReportHonoursAlphaAndNaN) {
       << one.output;
 }
 
+// DP refuses a --max-splits its operands need more than (it printed a 128% error), like CR.
+TEST(Cli, GemmDpRefusesTooFewMaxSplits) {
+  const Result r = run("gemm --scheme dgemm-tc --mode dp --max-splits 1 --m 8 --n 8 --k 8");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("DP mode needs more than 1 slices"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("raise max_splits"), std::string::npos) << r.output;
+}
+
 TEST(Cli, GemmRunsDot2AndExblas) {
   const Result exact = run("gemm --scheme exblas --backend cpu64 --m 15 --n 9 --k 200 --phi 8");
   EXPECT_EQ(exact.status, 0) << exact.output;
