@@ -7,7 +7,9 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <random>
+#include <stdexcept>
 
 #include <tcemu/reference/exact_gemm.hpp>
 
@@ -56,6 +58,22 @@ std::int64_t dimension(const Arguments& args, const std::string& name) {
   const long long v = args.integer(name).value_or(64);
   if (v < 0 || v > 100000) throw UsageError("--" + name + " must be in [0, 100000]");
   return v;
+}
+
+std::string shape(std::int64_t rows, std::int64_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+// Runs `allocating`, turning std::bad_alloc into an error that names the size involved.
+template <typename F>
+auto naming_size(const std::string& what, std::int64_t elements, F allocating) {
+  try {
+    return allocating();
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("out of memory: could not allocate " + what + ", " +
+                             std::to_string(elements) + " elements (" +
+                             std::to_string(elements * 8) + " bytes as fp64)");
+  }
 }
 
 const GemmScheme& scheme_named(const std::string& name) {
@@ -127,7 +145,8 @@ int gemm_command(const std::vector<std::string>& words) {
       p.c = c.values;
     } else {
       if (p.beta != 0.0) throw UsageError("--beta needs --c");
-      p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
+      naming_size("C, " + shape(p.m, p.n), p.m * p.n,
+                  [&] { p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0); });
     }
   } else {
     if (args.value("c") || args.value("out")) throw UsageError("--c and --out go with --a and --b");
@@ -147,15 +166,18 @@ int gemm_command(const std::vector<std::string>& words) {
       }
       return x;
     };
-    p.a = draw(p.m * p.k);
-    p.b = draw(p.k * p.n);
-    p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
+    p.a = naming_size("A, " + shape(p.m, p.k), p.m * p.k, [&] { return draw(p.m * p.k); });
+    p.b = naming_size("B, " + shape(p.k, p.n), p.k * p.n, [&] { return draw(p.k * p.n); });
+    naming_size("C, " + shape(p.m, p.n), p.m * p.n,
+                [&] { p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0); });
   }
 
   const BackendChoice& choice = backend_choice(backend_name);
   auto backend = choice.make(static_cast<int>(threads));
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::string> lines = scheme.run(args, *backend, choice, p);
+  const std::vector<std::string> lines = naming_size(
+      scheme.name + " on " + shape(p.m, p.n) + " x " + std::to_string(p.k),
+      p.m * p.k + p.k * p.n + p.m * p.n, [&] { return scheme.run(args, *backend, choice, p); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -171,8 +193,10 @@ int gemm_command(const std::vector<std::string>& words) {
   // alpha = 1 this is the correctly rounded product itself, which is what the correctly rounded
   // schemes promise; with another alpha it is RN(alpha RN(A B)), and the report says so.
   const bool fp32 = scheme.element == Real::fp32;
-  std::vector<double> exact =
-      reference::correctly_rounded_gemm(p.m, p.n, p.k, p.a, p.b, fp32, static_cast<int>(threads));
+  std::vector<double> exact = naming_size("the MPFR reference, " + shape(p.m, p.n), p.m * p.n, [&] {
+    return reference::correctly_rounded_gemm(p.m, p.n, p.k, p.a, p.b, fp32,
+                                             static_cast<int>(threads));
+  });
   const bool scaled = std::bit_cast<std::uint64_t>(p.alpha) != std::bit_cast<std::uint64_t>(1.0);
   if (scaled) {
     for (double& e : exact) {

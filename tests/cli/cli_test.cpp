@@ -388,6 +388,36 @@ TEST(Cli, GemmDpRefusesTooFewMaxSplits) {
   EXPECT_NE(r.output.find("raise max_splits"), std::string::npos) << r.output;
 }
 
+// A size that cannot be allocated is named (it ended in a bare std::bad_alloc): the address
+// space is limited to 4 GiB so that C of 100000 x 100000 (80 GB) cannot be had on any machine.
+TEST(Cli, GemmOutOfMemoryNamesTheSize) {
+  const std::string command = "ulimit -v 4000000; " + std::string(TCEMU_CLI) +
+                              " gemm --scheme dgemm-tc --m 100000 --n 100000 --k 1 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) output += buffer.data();
+  const int raw = ::pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1) << output;
+  EXPECT_NE(output.find("could not allocate C, 100000 x 100000"), std::string::npos) << output;
+  EXPECT_NE(output.find("80000000000 bytes"), std::string::npos) << output;
+}
+
+// A NUL byte in a file's text is shown escaped in the message, which it used to cut short.
+TEST(Cli, ErrorMessagesShowANulByteEscaped) {
+  const TempFile a("nul_a.txt", std::string("1 1\n3f80") + '\0' + "000 tail\n");
+  const TempFile b("nul_b.txt", "1 1\n3f800000\n");
+  const TempFile out("nul_out.txt");
+  const Result r = run("gemm --scheme sgemm-tc --a " + a.path.string() + " --b " + b.path.string() +
+                       " --out " + out.path.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("got '3f80\\x00000'\n"), std::string::npos) << r.output;
+  const Result mma = run("mma", std::string("1 3c") + '\0' + "0 3c00 3f800000\n");
+  EXPECT_EQ(mma.status, 1) << mma.output;
+  EXPECT_NE(mma.output.find("'3c\\x000' is not hexadecimal"), std::string::npos) << mma.output;
+}
+
 TEST(Cli, GemmRunsDot2AndExblas) {
   const Result exact = run("gemm --scheme exblas --backend cpu64 --m 15 --n 9 --k 200 --phi 8");
   EXPECT_EQ(exact.status, 0) << exact.output;
