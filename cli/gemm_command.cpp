@@ -6,7 +6,10 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <limits>
+#include <new>
 #include <random>
+#include <stdexcept>
 
 #include <tcemu/reference/exact_gemm.hpp>
 
@@ -27,7 +30,10 @@ Computes C := alpha A B + beta C with a GEMM scheme. A matrix file has a first l
 then ROWS lines of COLS hex bit patterns (16 digits for an fp64 scheme, 8 for fp32), row major.
 Without --a and --b it draws A (M x K) and B (K x N) as (rand - 0.5) * exp(PHI * randn)
 (defaults 64, 64, 64, PHI 1, seed 1) and prints the accuracy against the correctly rounded
-product (MPFR): the largest relative error and the elements not correctly rounded.
+product (MPFR): the largest relative error (NaN when a NaN or Inf is in either) and the elements
+that differ from it (a NaN agrees with any NaN). With --alpha other than 1 the reference is
+RN(alpha x the correctly rounded A B) in the scheme's precision, the BLAS epilogue every scheme
+applies; the correctly rounded schemes promise the correctly rounded A B only for alpha 1.
 
   --scheme NAME          see the list below
   --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu
@@ -52,6 +58,22 @@ std::int64_t dimension(const Arguments& args, const std::string& name) {
   const long long v = args.integer(name).value_or(64);
   if (v < 0 || v > 100000) throw UsageError("--" + name + " must be in [0, 100000]");
   return v;
+}
+
+std::string shape(std::int64_t rows, std::int64_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+// Runs `allocating`, turning std::bad_alloc into an error that names the size involved.
+template <typename F>
+auto naming_size(const std::string& what, std::int64_t elements, F allocating) {
+  try {
+    return allocating();
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("out of memory: could not allocate " + what + ", " +
+                             std::to_string(elements) + " elements (" +
+                             std::to_string(elements * 8) + " bytes as fp64)");
+  }
 }
 
 const GemmScheme& scheme_named(const std::string& name) {
@@ -123,7 +145,8 @@ int gemm_command(const std::vector<std::string>& words) {
       p.c = c.values;
     } else {
       if (p.beta != 0.0) throw UsageError("--beta needs --c");
-      p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
+      naming_size("C, " + shape(p.m, p.n), p.m * p.n,
+                  [&] { p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0); });
     }
   } else {
     if (args.value("c") || args.value("out")) throw UsageError("--c and --out go with --a and --b");
@@ -143,15 +166,18 @@ int gemm_command(const std::vector<std::string>& words) {
       }
       return x;
     };
-    p.a = draw(p.m * p.k);
-    p.b = draw(p.k * p.n);
-    p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0);
+    p.a = naming_size("A, " + shape(p.m, p.k), p.m * p.k, [&] { return draw(p.m * p.k); });
+    p.b = naming_size("B, " + shape(p.k, p.n), p.k * p.n, [&] { return draw(p.k * p.n); });
+    naming_size("C, " + shape(p.m, p.n), p.m * p.n,
+                [&] { p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0); });
   }
 
   const BackendChoice& choice = backend_choice(backend_name);
   auto backend = choice.make(static_cast<int>(threads));
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::string> lines = scheme.run(args, *backend, choice, p);
+  const std::vector<std::string> lines = naming_size(
+      scheme.name + " on " + shape(p.m, p.n) + " x " + std::to_string(p.k),
+      p.m * p.k + p.k * p.n + p.m * p.n, [&] { return scheme.run(args, *backend, choice, p); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -162,18 +188,45 @@ int gemm_command(const std::vector<std::string>& words) {
     write_matrix_file(*args.value("out"), {p.m, p.n, p.c}, scheme.element);
     return 0;
   }
-  const std::vector<double> exact = reference::correctly_rounded_gemm(
-      p.m, p.n, p.k, p.a, p.b, scheme.element == Real::fp32, static_cast<int>(threads));
+  // The reference: the correctly rounded A B (MPFR), then the BLAS epilogue every scheme applies
+  // in its working precision, RN(alpha s) (beta is 0 here: generated inputs take no C). With
+  // alpha = 1 this is the correctly rounded product itself, which is what the correctly rounded
+  // schemes promise; with another alpha it is RN(alpha RN(A B)), and the report says so.
+  const bool fp32 = scheme.element == Real::fp32;
+  std::vector<double> exact = naming_size("the MPFR reference, " + shape(p.m, p.n), p.m * p.n, [&] {
+    return reference::correctly_rounded_gemm(p.m, p.n, p.k, p.a, p.b, fp32,
+                                             static_cast<int>(threads));
+  });
+  const bool scaled = std::bit_cast<std::uint64_t>(p.alpha) != std::bit_cast<std::uint64_t>(1.0);
+  if (scaled) {
+    for (double& e : exact) {
+      e = fp32 ? static_cast<double>(static_cast<float>(p.alpha) * static_cast<float>(e))
+               : p.alpha * e;
+      if (e == 0.0) e = 0.0;  // BLAS's C = 0 + alpha s: +0
+    }
+  }
   double worst = 0.0;
   std::int64_t wrong = 0;
   for (std::size_t e = 0; e < exact.size(); ++e) {
-    if (std::bit_cast<std::uint64_t>(exact[e]) != std::bit_cast<std::uint64_t>(p.c[e])) ++wrong;
-    if (exact[e] != 0.0)
-      worst = std::fmax(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
+    const bool both_nan = std::isnan(exact[e]) && std::isnan(p.c[e]);
+    // NaN against NaN agrees whatever its sign and payload (IEEE 754 leaves them open).
+    if (!both_nan && std::bit_cast<std::uint64_t>(exact[e]) != std::bit_cast<std::uint64_t>(p.c[e]))
+      ++wrong;
+    // A NaN anywhere (or an Inf that differs) shows in the maximum as NaN, which std::fmax
+    // would drop.
+    if (std::isnan(exact[e]) || std::isnan(p.c[e]) ||
+        (!(std::isfinite(exact[e]) && std::isfinite(p.c[e])) && exact[e] != p.c[e])) {
+      worst = std::numeric_limits<double>::quiet_NaN();
+    } else if (std::isfinite(exact[e]) && exact[e] != 0.0 && !std::isnan(worst)) {
+      worst = std::max(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
+    }
   }
-  std::cout << "phi " << number(args, "phi", 1.0) << ": max relative error " << std::setprecision(3)
-            << worst << ", elements not correctly rounded " << wrong << " of " << exact.size()
-            << '\n';
+  const char* reference = scaled ? (fp32 ? "RN(alpha x correctly rounded A B) in fp32"
+                                         : "RN(alpha x correctly rounded A B) in fp64")
+                                 : "the correctly rounded A B";
+  std::cout << "phi " << number(args, "phi", 1.0) << ": against " << reference
+            << ": max relative error " << std::setprecision(3) << worst
+            << ", elements not correctly rounded " << wrong << " of " << exact.size() << '\n';
   return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include <tcemu/emulator/printable.hpp>
+
 #include "input_file.hpp"
 
 namespace tcemu::cli {
@@ -53,11 +55,13 @@ DenseMatrix read_matrix_file(const std::string& path, Real type) {
           static_cast<bool>(words >> rows_word >> cols_word) && !(words >> extra);
       const auto rows = two_words ? dimension(rows_word) : std::nullopt;
       const auto cols = two_words ? dimension(cols_word) : std::nullopt;
-      if (!rows || !cols) bad(path, line, "expected 'ROWS COLS', got '" + text + "'");
+      if (!rows || !cols) bad(path, line, "expected 'ROWS COLS', got '" + printable(text) + "'");
       m.rows = *rows;
       m.cols = *cols;
       if (m.rows != 0 && m.cols > std::numeric_limits<std::int64_t>::max() / m.rows) {
-        bad(path, line, "ROWS x COLS = " + rows_word + " x " + cols_word + " overflows int64");
+        bad(path, line,
+            "ROWS x COLS = " + printable(rows_word) + " x " + printable(cols_word) +
+                " overflows int64");
       }
       have_shape = true;
       // An R x 0 matrix has no row lines (each would be blank): its rows are all read.
@@ -75,7 +79,7 @@ DenseMatrix read_matrix_file(const std::string& path, Real type) {
           end != word.data() + word.size()) {
         bad(path, line,
             "column " + std::to_string(col + 1) + ": expected " + std::to_string(digits) +
-                " hex digits, got '" + word + "'");
+                " hex digits, got '" + printable(word) + "'");
       }
       row_major.push_back(type == Real::fp64 ? std::bit_cast<double>(bits)
                                              : static_cast<double>(std::bit_cast<float>(

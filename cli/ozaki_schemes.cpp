@@ -82,7 +82,8 @@ GemmScheme ozaki_entry(const std::string& name, Real element) {
                          sgemm-tc), tunable
   --splits d             slices of A and of B in tunable mode
   --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
-  --max-splits N         dp, sp, cr: the most slices per matrix (default 48)
+  --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
+                         refuse operands that need more, sp stops there
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 )") + datapath_options_help();
   s.run = [element](const Arguments& args, Backend& backend, const BackendChoice& choice,

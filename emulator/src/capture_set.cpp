@@ -6,6 +6,7 @@
 #include <tcemu/emulator/capture_set.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/printable.hpp>
 
 namespace tcemu {
 namespace {
@@ -31,7 +32,8 @@ std::uint32_t parse_word(const fs::path& file, std::size_t line, const std::stri
                          int base) {
   const std::size_t digits = base == 16 ? 8 : 32;
   if (word.size() != digits) {
-    malformed(file, line, "expected " + std::to_string(digits) + " digits, got '" + word + "'");
+    malformed(file, line,
+              "expected " + std::to_string(digits) + " digits, got '" + printable(word) + "'");
   }
   std::uint32_t value = 0;
   for (char ch : word) {
@@ -44,7 +46,7 @@ std::uint32_t parse_word(const fs::path& file, std::size_t line, const std::stri
       v = ch - 'A' + 10;
     else
       v = base;
-    if (v >= base) malformed(file, line, "bad digit in '" + word + "'");
+    if (v >= base) malformed(file, line, "bad digit in '" + printable(word) + "'");
     value = value * static_cast<std::uint32_t>(base) + static_cast<std::uint32_t>(v);
   }
   return value;

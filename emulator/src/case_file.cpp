@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/printable.hpp>
 
 namespace tcemu {
 namespace {
@@ -24,7 +25,7 @@ std::uint32_t parse_hex(std::string_view word, const FloatFormat& format, const 
   const auto describe = [&] {
     return std::string(role) +
            (index == std::string_view::npos ? "" : "_" + std::to_string(index)) + " '" +
-           std::string(word) + "'";
+           printable(word) + "'";
   };
   const auto digits = static_cast<std::size_t>(hex_digits(format));
   if (word.size() != digits) {
@@ -49,7 +50,7 @@ std::optional<MmaCase> parse_case_line(std::string_view text, std::size_t line,
   const auto [end, error] =
       std::from_chars(words[0].data(), words[0].data() + words[0].size(), k, 10);
   if (error != std::errc() || end != words[0].data() + words[0].size()) {
-    throw CaseFileError(line, "K '" + std::string(words[0]) + "' is not a non-negative integer");
+    throw CaseFileError(line, "K '" + printable(words[0]) + "' is not a non-negative integer");
   }
   // A K above words.size() / 2 cannot fit, and 2 + 2K would wrap for K near 2^63: check it first.
   const bool fits = k <= words.size() / 2;

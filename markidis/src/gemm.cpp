@@ -35,6 +35,53 @@ int leading_exponent(std::uint32_t abs_bits) {
   return static_cast<int>(std::bit_width(abs_bits)) - 1 - 149;  // subnormal: value = bits 2^-149
 }
 
+// "%.9g" of the fp32 value with bits `bits`.
+std::string fp32_text(std::uint32_t bits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", static_cast<double>(std::bit_cast<float>(bits)));
+  return text;
+}
+
+// The elements of x whose magnitude is at least 2^exponent (finite, nonzero), counted by a split
+// into `scratch` with RZ: an element overflows the part format exactly when |x| 2^e reaches
+// 2^(max_exponent + 1) (Backend::split_fp32).
+std::int64_t count_at_least(Backend& backend, const BufferMatrix& x, const BufferMatrix& scratch,
+                            int exponent) {
+  return backend.split_fp32(x, scratch, std::nullopt, Rounding::toward_zero,
+                            scratch.format.max_exponent() + 1 - exponent);
+}
+
+// A matrix-scaled scheme scales the whole matrix by one power of two 2^t, so an element far below
+// the largest falls under the smallest magnitude its most scaled part holds (the part format's
+// smallest subnormal): it would be lost (a zero part) or kept as at most one unit, and the result
+// would be wrong without a word. Such a matrix is refused, naming it and the magnitude range.
+void refuse_lost_elements(Backend& backend, Workspace& workspace, const Scheme& scheme,
+                          const BufferMatrix& x, const Fp32Summary& summary, int count,
+                          const char* name, std::size_t scratch_slot, Layout layout,
+                          int scale_exponent) {
+  int most_scaled = scheme.parts[0].scale_exponent;
+  for (int p = 1; p < count; ++p)
+    most_scaled = std::max(most_scaled, scheme.parts[p].scale_exponent);
+  const FloatFormat& f = scheme.part_format;
+  // The smallest magnitude kept: 2^lowest, the smallest subnormal of f, unscaled.
+  const int lowest = f.min_exponent() - f.fraction_bits - (scale_exponent + most_scaled);
+  if (lowest <= -149) return;  // every nonzero fp32 magnitude is at least 2^-149
+  const BufferMatrix scratch = dense(backend, workspace, scratch_slot, f, x.rows, x.cols, layout);
+  const std::int64_t nonzero = count_at_least(backend, x, scratch, -149);
+  const std::int64_t lost = nonzero - count_at_least(backend, x, scratch, lowest);
+  if (lost == 0) return;
+  bad(scheme, std::to_string(lost) + " nonzero element(s) of " + name + " lie below 2^" +
+                  std::to_string(lowest) +
+                  " and would be lost: one scaling of the whole matrix (2^" +
+                  std::to_string(scale_exponent) + ", for the largest |" + name +
+                  "| = " + fp32_text(summary.max_abs_bits) + ") keeps in its " +
+                  std::string(f.name) + " parts only magnitudes from 2^" +
+                  std::to_string(lowest - leading_exponent(summary.max_abs_bits)) +
+                  " times the largest's power of two up; scale " + name +
+                  "'s rows or columns first, or use a scheme with a wider part format (e.g. "
+                  "tf32tf32)");
+}
+
 // The parts of one matrix (the first `count` of scheme.parts, in workspace slots first_slot, ...,
 // of `layout`), with its scaling exponent.
 struct Split {
@@ -48,6 +95,8 @@ Split split(Backend& backend, Workspace& workspace, const Scheme& scheme, const 
   Split s;
   if (scheme.scale_to_exponent && summary.max_abs_bits != 0) {
     s.scale_exponent = *scheme.scale_to_exponent - leading_exponent(summary.max_abs_bits);
+    refuse_lost_elements(backend, workspace, scheme, x, summary, count, name, first_slot, layout,
+                         s.scale_exponent);
   }
   // The running residual (in place from the second part on); a one-part split needs none.
   const std::optional<BufferMatrix> residual =
@@ -62,9 +111,7 @@ Split split(Backend& backend, Workspace& workspace, const Scheme& scheme, const 
         p == 0 ? x : *residual, s.parts.back(), last ? std::nullopt : residual,
         scheme.parts[p].rounding, s.scale_exponent + scheme.parts[p].scale_exponent);
     if (overflows > 0) {
-      char max_abs[32];
-      std::snprintf(max_abs, sizeof max_abs, "%.9g",
-                    static_cast<double>(std::bit_cast<float>(summary.max_abs_bits)));
+      const std::string max_abs = fp32_text(summary.max_abs_bits);
       bad(scheme,
           std::to_string(overflows) + " element(s) of " + name + " overflow " +
               std::string(scheme.part_format.name) + " part " + std::to_string(p) + " (largest |" +

@@ -35,6 +35,9 @@ namespace tcemu::ozaki::detail {
 namespace {
 
 constexpr std::size_t kAlign = 64;
+// The most levels counted to name, in an error, the max_splits that CR or DP would need: more
+// than binary64's 2^-1074 .. 2^1024 span at one bit per level.
+constexpr int kMaxCountedLevels = 2200;
 
 // Products the DP / SP / tunable stack holds when the workspace allows: each pass over the fp64
 // sum reads and writes it once, so fewer, fuller passes move fewer bytes (the bits do not
@@ -141,7 +144,8 @@ struct Context {
   const Buffer& workspace;
   const TensorCoreProducts* tc;  // nullptr: binary64 slices (Fp64Products)
   bool cr;                       // Mode::cr: one sum per product and the exact sum
-  int bits;                      // integer bits per slice (split_rule.hpp)
+  Mode mode;
+  int bits;  // integer bits per slice (split_rule.hpp)
   std::int64_t m, n, k;
 };
 
@@ -242,10 +246,22 @@ int split_block(const Context& c, const RealMatrix& block, RealMatrix remainder,
         into.slice[s]);
   }
   const int zero_after = c.backend.split(remainder, axis, c.bits, d, into.slice, into.exponent);
-  // Only CR promises exactness; DP and SP stop at max_splits (the report shows it).
-  if (c.cr && zero_after > d) {
-    throw std::runtime_error("ozaki: CR mode needs more than " + std::to_string(d) +
-                             " slices for these operands (Options::max_splits)");
+  // CR (exactness) and DP (FP64 accuracy) need every bit of the operands in some slice: with
+  // remainders not zero after max_splits levels they refuse, naming the slices needed. SP stops
+  // at max_splits (the report shows it); tunable takes the user's d.
+  if ((c.mode == Mode::cr || c.mode == Mode::dp) && zero_after > d) {
+    // Count the levels needed, on a fresh copy, without storing slices.
+    c.backend.copy_real(block, remainder);
+    const int needed = c.backend.split(remainder, axis, c.bits, kMaxCountedLevels, {}, {});
+    const std::string need = needed > kMaxCountedLevels
+                                 ? "more than " + std::to_string(kMaxCountedLevels)
+                                 : std::to_string(needed);
+    throw std::runtime_error(
+        std::string("ozaki: ") + (c.mode == Mode::cr ? "CR" : "DP") + " mode needs more than " +
+        std::to_string(d) +
+        " slices for these operands (Options::max_splits = " + std::to_string(d) +
+        "): the remainders of " + (axis == SplitAxis::rows ? "A" : "B") + " are zero after " +
+        need + " levels of " + std::to_string(c.bits) + " bits; raise max_splits to at least that");
   }
   into.levels = std::min(zero_after, d);
   clock.lap(seconds);
@@ -424,6 +440,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
                   workspace,
                   std::get_if<TensorCoreProducts>(&products),
                   options.mode == Mode::cr,
+                  options.mode,
                   slice_bits(products, k),
                   m,
                   n,

@@ -355,6 +355,69 @@ TEST(Cli, GemmGeneratedInputsReportAccuracy) {
   EXPECT_NE(unknown.output.find("halfhalf"), std::string::npos) << unknown.output;
 }
 
+// The accuracy report compares with what the scheme computes: alpha times the correctly rounded
+// product (a correctly rounded scheme is then exact with --alpha 2, not "64 of 64" wrong); a NaN
+// shows in the maximum as NaN, and the oracle's NaN agrees with a scheme's NaN of another sign.
+TEST(Cli, GemmAccuracyReportHonoursAlphaAndNaN) {
+  for (const char* scheme : {"--scheme exblas --backend cpu64", "--scheme dgemm-tc --mode cr"}) {
+    const Result two = run(std::string("gemm ") + scheme + " --m 8 --n 8 --k 8 --alpha 2");
+    EXPECT_EQ(two.status, 0) << two.output;
+    EXPECT_NE(two.output.find("max relative error 0, elements not correctly rounded 0 of 64"),
+              std::string::npos)
+        << two.output;
+    EXPECT_NE(two.output.find("RN(alpha x correctly rounded A B)"), std::string::npos)
+        << two.output;
+    const Result nan = run(std::string("gemm ") + scheme + " --m 8 --n 8 --k 8 --alpha nan");
+    EXPECT_EQ(nan.status, 0) << nan.output;
+    EXPECT_NE(nan.output.find("max relative error nan, elements not correctly rounded 0 of 64"),
+              std::string::npos)
+        << nan.output;
+  }
+  const Result one = run("gemm --scheme dgemm-tc --mode cr --m 8 --n 8 --k 8");
+  EXPECT_NE(one.output.find("against the correctly rounded A B: max relative error 0, elements "
+                            "not correctly rounded 0 of 64"),
+            std::string::npos)
+      << one.output;
+}
+
+// DP refuses a --max-splits its operands need more than (it printed a 128% error), like CR.
+TEST(Cli, GemmDpRefusesTooFewMaxSplits) {
+  const Result r = run("gemm --scheme dgemm-tc --mode dp --max-splits 1 --m 8 --n 8 --k 8");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("DP mode needs more than 1 slices"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("raise max_splits"), std::string::npos) << r.output;
+}
+
+// A size that cannot be allocated is named (it ended in a bare std::bad_alloc): the address
+// space is limited to 4 GiB so that C of 100000 x 100000 (80 GB) cannot be had on any machine.
+TEST(Cli, GemmOutOfMemoryNamesTheSize) {
+  const std::string command = "ulimit -v 4000000; " + std::string(TCEMU_CLI) +
+                              " gemm --scheme dgemm-tc --m 100000 --n 100000 --k 1 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) output += buffer.data();
+  const int raw = ::pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1) << output;
+  EXPECT_NE(output.find("could not allocate C, 100000 x 100000"), std::string::npos) << output;
+  EXPECT_NE(output.find("80000000000 bytes"), std::string::npos) << output;
+}
+
+// A NUL byte in a file's text is shown escaped in the message, which it used to cut short.
+TEST(Cli, ErrorMessagesShowANulByteEscaped) {
+  const TempFile a("nul_a.txt", std::string("1 1\n3f80") + '\0' + "000 tail\n");
+  const TempFile b("nul_b.txt", "1 1\n3f800000\n");
+  const TempFile out("nul_out.txt");
+  const Result r = run("gemm --scheme sgemm-tc --a " + a.path.string() + " --b " + b.path.string() +
+                       " --out " + out.path.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("got '3f80\\x00000'\n"), std::string::npos) << r.output;
+  const Result mma = run("mma", std::string("1 3c") + '\0' + "0 3c00 3f800000\n");
+  EXPECT_EQ(mma.status, 1) << mma.output;
+  EXPECT_NE(mma.output.find("'3c\\x000' is not hexadecimal"), std::string::npos) << mma.output;
+}
+
 TEST(Cli, GemmRunsDot2AndExblas) {
   const Result exact = run("gemm --scheme exblas --backend cpu64 --m 15 --n 9 --k 200 --phi 8");
   EXPECT_EQ(exact.status, 0) << exact.output;

@@ -176,6 +176,29 @@ TEST(SchemeGemm, MatrixScalingRecoversTinyInputs) {
   EXPECT_LT(scaled, 2.0 * sgemm) << scaled << " vs SGEMM " << sgemm;
 }
 
+// One power of two per matrix cannot hold an element far below the matrix's largest: the scaled
+// scheme refuses it, naming the matrix and the range, where it returned 0 without a word
+// ([[1e30, 1], [2, 3]] times I gave 1e30, 0, 0, 0). Elements it holds still run.
+TEST(SchemeGemm, MatrixScalingRefusesElementsItCannotHold) {
+  Matrix a{2, 2, {1.0e30f, 2.0f, 1.0f, 3.0f}};  // column major: [[1e30, 1], [2, 3]]
+  const Matrix identity{2, 2, {1.0f, 0.0f, 0.0f, 1.0f}};
+  const Scheme s = scheme_by_name("halfhalf-scaled");
+  const Datapath dp = scheme_datapath(s, "exact-rn");
+  try {
+    const Matrix d = run(s, dp, a, identity);
+    ADD_FAILURE() << "returned " << d(0, 0) << " " << d(1, 0) << " " << d(0, 1) << " " << d(1, 1);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("3 nonzero element(s) of A lie below 2^"), std::string::npos) << what;
+    EXPECT_NE(what.find("1.00000002e+30"), std::string::npos) << what;
+  }
+  // B = the same matrix is refused as B; 1e30 replaced by 1e10 (2^33 above 1) runs exactly.
+  EXPECT_THROW(run(s, dp, identity, a), std::invalid_argument);
+  a(0, 0) = 1.0e10f;
+  const Matrix d = run(s, dp, a, identity);
+  EXPECT_EQ(d.v, a.v);
+}
+
 // The matrix-level scaling is exact: A 2^20 is split into the same parts as A, so the scaled
 // scheme's result for A 2^20 is its result for A times 2^20, bit for bit.
 TEST(SchemeGemm, MatrixScalingCommutesWithPowersOfTwo) {

@@ -142,6 +142,34 @@ TEST(CorrectlyRounded, TooFewSlicesIsAnError) {
                std::runtime_error);
 }
 
+// DP promises FP64 accuracy: a max_splits its operands need more than is refused like CR's
+// (it returned a 128% error without a word), with the levels needed in the message; SP still
+// stops at max_splits.
+TEST(DoublePrecision, TooFewSlicesIsAnErrorNamingTheLevelsNeeded) {
+  const auto a = phi_matrix(3, 8, 4.0, 1), b = phi_matrix(8, 3, 4.0, 2);
+  for (const bool fp64_products : {false, true}) {
+    auto backend = fp64_products ? host::make_cpu64_backend() : host::make_emulator_backend();
+    const Products products = fp64_products ? Products{Fp64Products{}} : tensor_cores();
+    try {
+      run(*backend, products, {.mode = Mode::dp, .max_splits = 1}, 3, 3, 8, a, b);
+      ADD_FAILURE() << "DP with max_splits 1 returned a result";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("DP mode needs more than 1 slices"), std::string::npos) << what;
+      EXPECT_NE(what.find("max_splits = 1"), std::string::npos) << what;
+      EXPECT_NE(what.find("are zero after "), std::string::npos) << what;
+    }
+  }
+  // The same operands with the default max_splits, and SP with max_splits 1, still run.
+  auto backend = host::make_emulator_backend();
+  EXPECT_NO_THROW(run(*backend, tensor_cores(), {.mode = Mode::dp}, 3, 3, 8, a, b));
+  const std::vector<float> a32(a.begin(), a.end()), b32(b.begin(), b.end());
+  std::vector<float> c32(9);
+  Handle sp(*backend, tensor_cores(), {.mode = Mode::sp, .max_splits = 1});
+  EXPECT_NO_THROW(
+      sp.sgemm('N', 'N', 3, 3, 8, 1.0f, a32.data(), 3, b32.data(), 8, 0.0f, c32.data(), 3));
+}
+
 TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
   const std::int64_t m = 20, n = 18, k = 50;
   const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);

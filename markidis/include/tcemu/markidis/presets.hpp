@@ -11,6 +11,8 @@
 //                    matrix outside the fp16 range is refused.
 //   halfhalf-scaled  halfhalf with the matrix-level scaling that puts each matrix's largest
 //                    magnitude at 2^14 (room for the RN rounding up and for the scaled residual).
+//                    A matrix with a nonzero element below about 2^-49 of its largest's power
+//                    of two is refused (one scale per matrix would lose it; scheme.hpp).
 //   tf32tf32         halfhalf's structure with tf32 parts (RN) and no residual scaling: the tf32
 //                    range is fp32's.
 //   3xtf32           CUTLASS 3xTF32: big = tf32 by truncation (RZ), small = RN(a - big);

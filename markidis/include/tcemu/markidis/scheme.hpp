@@ -28,7 +28,12 @@
 // scale_to_exponent the scheme throws std::invalid_argument naming the matrix, the part and the
 // largest magnitude; with it, each matrix is first scaled by the power of two t that puts its
 // largest finite magnitude's exponent at scale_to_exponent (exact: the split rounds the real
-// x * 2^(t + s)), which is the matrix-level scaling of Ootomo and Yokota.
+// x * 2^(t + s)), which is the matrix-level scaling of Ootomo and Yokota. One power of two per
+// matrix cannot hold every element: a nonzero element below 2^-(t + s_max) times the part
+// format's smallest subnormal (s_max: the largest scale_exponent of the parts used; for
+// halfhalf-scaled about 2^-49 of the largest's power of two) would be lost or kept as at most
+// one unit, so a scaled scheme throws std::invalid_argument naming the matrix, the count and that
+// magnitude range instead (no per-row or per-column scaling: scale such a matrix first).
 #pragma once
 
 #include <cstdint>

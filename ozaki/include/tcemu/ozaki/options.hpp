@@ -12,7 +12,8 @@ namespace tcemu::ozaki {
 // The modes of Mukunoki, Ozaki, Ogita and Imamura (ISC 2020).
 enum class Mode {
   dp,       // DGEMM-TC: FP64-equivalent accuracy; d = the levels after which the remainders are
-            // zero (at most max_splits), fast mode
+            // zero, fast mode; operands needing more than max_splits levels are an error (a
+            // result missing their low bits would not be FP64-accurate)
   cr,       // correctly rounded (alpha = 1, beta = 0): split until the remainders are zero, sum
             // every partial product exactly and round once (Backend::exact_sum, NearSum's bits).
             // Each partial product is held relative to the first slices' scale, p 2^r with p an
@@ -40,8 +41,8 @@ struct Options {
   Mode mode = Mode::dp;
   int splits = 0;    // tunable: d >= 1 slices of A and of B
   bool fast = true;  // tunable: only the pairs p + q <= d + 1 (d(d+1)/2 products)
-  // dp, sp, cr: slices per matrix the workspace is sized for; cr needing more is an error, dp
-  // and sp stop there.
+  // dp, sp, cr: slices per matrix the workspace is sized for; cr and dp needing more is an error
+  // (std::runtime_error naming max_splits and the levels needed), sp stops there.
   int max_splits = 48;
   // Bytes of backend memory allocated once by the handle for remainders, slices, exponents,
   // products and sums; m and n are blocked to stay inside it.
