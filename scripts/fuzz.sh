@@ -4,7 +4,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: scripts/fuzz.sh [--short | --long] [--time SECONDS] [--runs N] [--jobs J] [TARGET...]
+Usage: scripts/fuzz.sh [--short | --long] [--time SECONDS] [--runs N] [--build-only] [TARGET...]
 
 Builds the fuzz targets (fuzz/README.md) into build-fuzz/ with clang and
 -fsanitize=fuzzer,address,undefined, then runs each TARGET (default: all) from its seed corpus
