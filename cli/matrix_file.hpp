@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,7 +24,13 @@ struct DenseMatrix {
 // Reads `path` with elements of `type`; throws std::runtime_error naming the file and line.
 DenseMatrix read_matrix_file(const std::string& path, Real type);
 
+// The same on an open stream; `name` stands for the file in messages (fuzz/ reads bytes).
+DenseMatrix read_matrix(std::istream& in, const std::string& name, Real type);
+
 // Writes `m` (fp32: each value must be a binary32 value) to `path`.
 void write_matrix_file(const std::string& path, const DenseMatrix& m, Real type);
+
+// The same on a stream; the caller checks the stream's state.
+void write_matrix(std::ostream& out, const DenseMatrix& m, Real type);
 
 }  // namespace tcemu::cli

@@ -70,14 +70,25 @@ constexpr Datapath hopper(Datapath dp) {
 
 // Ootomo and Yokota's idealised Tensor Core: each block of `k` terms (one instruction of the
 // sm90 shape) summed exactly with c and rounded once; no alignment floor, IEEE overflow.
+// (Built in one expression: clang 14 refuses, in a constant expression, to copy a Datapath whose
+// alignment_fraction_bits is empty, as `return dp;` would.)
 constexpr Datapath exact(const FloatFormat& input, const FloatFormat& accumulator, int k,
                          Rounding rounding) {
-  Datapath dp = block(input, accumulator, k, k, 0);
-  dp.alignment_fraction_bits = std::nullopt;
-  dp.alignment_floor = kNoAlignmentFloor;
-  dp.block_rounding = rounding;
-  dp.overflow = Overflow::ieee;
-  return dp;
+  return Datapath{
+      .input = input,
+      .accumulator = accumulator,
+      .instruction_k = k,
+      .block_terms = k,
+      .k_group = k,
+      .alignment_fraction_bits = std::nullopt,
+      .alignment_floor = kNoAlignmentFloor,
+      .block_rounding = rounding,
+      .block_result_precision = accumulator.fraction_bits + 1,
+      .c_entry = AccumulatorEntry::aligned_in_first_block,
+      .overflow = Overflow::ieee,
+      .zero_sign = ZeroSign::ieee,
+      .nan_bits = accumulator == formats::fp32 ? kGpuFp32Nan : kFp16Nan,
+  };
 }
 
 using formats::bf16;

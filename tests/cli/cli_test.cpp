@@ -286,6 +286,20 @@ TEST(Cli, GemmZeroColumnMatricesRoundTrip) {
   EXPECT_EQ(again.slurp(), "2 0\n");
 }
 
+// fuzz/fuzz_matrix_file: reading an R x 0 header looped over its R rows, doing nothing; with
+// R = 9e18 it never ended in an unoptimised build (-O0, or the fuzzer's instrumented one; -O2
+// removes the empty loop, so this test hangs only there). The read follows the data.
+TEST(Cli, GemmZeroColumnMatrixWithHugeRowCountIsReadAtOnce) {
+  const TempFile a("tcemu_zc_huge_a", "9000000000000000000 0\n");
+  const TempFile b("tcemu_zc_huge_b", "1 1\n3ff0000000000000\n");
+  const TempFile out("tcemu_zc_huge_out");
+  const Result r = run("gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string() +
+                       " --out " + out.path.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("A is 9000000000000000000 x 0 but B has 1 rows"), std::string::npos)
+      << r.output;
+}
+
 // Issue 18: a directory given as FILE (or as standard input) was read as an empty file and the
 // command succeeded; it fails naming the path.
 TEST(Cli, DirectoryAsFileIsAnErrorNamingIt) {
