@@ -9,6 +9,7 @@ packages=(
   libmpfr-dev libgmp-dev          # reference/ oracles
   libeigen3-dev                   # the benchmark's baseline GEMM
   python3-matplotlib              # experiment plots
+  clang libclang-rt-dev           # the libFuzzer targets of fuzz/ (scripts/fuzz.sh)
 )
 
 missing=()

@@ -405,6 +405,13 @@ TEST(Cli, GemmDpRefusesTooFewMaxSplits) {
 // A size that cannot be allocated is named (it ended in a bare std::bad_alloc): the address
 // space is limited to 4 GiB so that C of 100000 x 100000 (80 GB) cannot be had on any machine.
 TEST(Cli, GemmOutOfMemoryNamesTheSize) {
+#if defined(__SANITIZE_ADDRESS__)
+  // libasan's operator new reports and aborts where the plain one throws std::bad_alloc, whatever
+  // ASAN_OPTIONS says, so the path under test does not exist in this build; the plain build runs
+  // it.
+  GTEST_SKIP() << "under AddressSanitizer operator new aborts instead of throwing std::bad_alloc";
+#endif
+  // C takes 80 GB, more than the 4 GB address-space limit allows.
   const std::string command = "ulimit -v 4000000; " + std::string(TCEMU_CLI) +
                               " gemm --scheme dgemm-tc --m 100000 --n 100000 --k 1 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
