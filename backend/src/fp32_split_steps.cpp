@@ -5,6 +5,8 @@
 #include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/backend/fp32_split_steps.hpp>
 
+#include "step_checks.hpp"
+
 namespace tcemu {
 
 void Fp32SplitSteps::check_fp32(const BufferMatrix& m, const char* name_of) const {
@@ -14,20 +16,6 @@ void Fp32SplitSteps::check_fp32(const BufferMatrix& m, const char* name_of) cons
                                 std::string(m.format.name) + ", fp32 expected");
   }
 }
-
-namespace {
-
-void check_same_shape(const std::string& backend, const char* step, const BufferMatrix& x,
-                      const BufferMatrix& y, const char* y_name) {
-  if (x.rows != y.rows || x.cols != y.cols) {
-    throw std::invalid_argument(backend + ": " + step + ": " + y_name + " is " +
-                                std::to_string(y.rows) + " x " + std::to_string(y.cols) +
-                                ", expected " + std::to_string(x.rows) + " x " +
-                                std::to_string(x.cols));
-  }
-}
-
-}  // namespace
 
 Fp32Summary Fp32SplitSteps::summarize_fp32(const BufferMatrix& x) {
   check_fp32(x, "x");
@@ -39,7 +27,7 @@ std::int64_t Fp32SplitSteps::split_fp32(const BufferMatrix& x, const BufferMatri
                                         Rounding rounding, int scale_exponent) {
   check_fp32(x, "x");
   check(part, "part");
-  check_same_shape(name(), "split_fp32", x, part, "part");
+  detail::same_shape(name(), part, "split_fp32: part", x.rows, x.cols);
   if (!is_split_format(part.format)) {
     throw std::invalid_argument(name() + ": split_fp32: part format " +
                                 std::string(part.format.name) +
@@ -47,7 +35,7 @@ std::int64_t Fp32SplitSteps::split_fp32(const BufferMatrix& x, const BufferMatri
   }
   if (residual) {
     check_fp32(*residual, "residual");
-    check_same_shape(name(), "split_fp32", x, *residual, "residual");
+    detail::same_shape(name(), *residual, "split_fp32: residual", x.rows, x.cols);
   }
   return split_fp32_checked(x, part, residual, rounding, scale_exponent);
 }
@@ -57,17 +45,17 @@ void Fp32SplitSteps::combine_fp32(const BufferMatrix& x, const std::optional<Buf
                                   const CombineOptions& options) {
   check_fp32(x, "x");
   check_fp32(d, "d");
-  check_same_shape(name(), "combine_fp32", x, d, "d");
+  detail::same_shape(name(), d, "combine_fp32: d", x.rows, x.cols);
   if (y) {
     check_fp32(*y, "y");
-    check_same_shape(name(), "combine_fp32", x, *y, "y");
+    detail::same_shape(name(), *y, "combine_fp32: y", x.rows, x.cols);
   }
   if (options.beta != 0.0f && !c) {
     throw std::invalid_argument(name() + ": combine_fp32: beta != 0 needs c");
   }
   if (c) {
     check_fp32(*c, "c");
-    check_same_shape(name(), "combine_fp32", x, *c, "c");
+    detail::same_shape(name(), *c, "combine_fp32: c", x.rows, x.cols);
   }
   combine_fp32_checked(x, y, c, d, options);
 }

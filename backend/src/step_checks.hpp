@@ -17,11 +17,12 @@ inline std::string shape(std::int64_t rows, std::int64_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
-inline void same_shape(const std::string& backend, const RealMatrix& x, const char* x_name,
-                       std::int64_t rows, std::int64_t cols) {
+// Refuses x (named x_name in the message) unless it is rows x cols; either kind of matrix.
+template <class Format>
+void same_shape(const std::string& backend, const BufferMatrixOf<Format>& x,
+                const std::string& x_name, std::int64_t rows, std::int64_t cols) {
   if (x.rows != rows || x.cols != cols) {
-    refuse(backend, std::string(x_name) + " is " + shape(x.rows, x.cols) + ", expected " +
-                        shape(rows, cols));
+    refuse(backend, x_name + " is " + shape(x.rows, x.cols) + ", expected " + shape(rows, cols));
   }
 }
 
