@@ -136,8 +136,8 @@ main() {
   fi
 
   if has consumer; then
-    CMAKE_PREFIX_PATH=$DEPS/usr bash scripts/consumer_check.sh --build "$B" --cuda-arch "$ARCHS" \
-      --skip-subdirectory > "$LOGS/consumer.log" 2>&1
+    CMAKE_GENERATOR=Ninja CMAKE_PREFIX_PATH=$DEPS/usr bash scripts/consumer_check.sh --build "$B" \
+      --cuda-arch "$ARCHS" --skip-subdirectory > "$LOGS/consumer.log" 2>&1
     echo "consumer_check.sh rc=$?"
     grep -E 'Test +#|tests passed|Error|error' "$LOGS/consumer.log" | head -40
     build-consumer/find-package/consumer_mma_kernel_test 2>&1 | head -40
