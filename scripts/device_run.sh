@@ -12,6 +12,9 @@
 #                      some. Configure/build failures print the log's end and stop the script.
 #   test               gpu_test (the whole program unless TEST_FILTER is a gtest filter): each
 #                      test's verdict line, the count, and every difference report
+#   consumer           scripts/consumer_check.sh --build $B --cuda-arch $ARCHS --skip-subdirectory:
+#                      $B installed, tests/consumer built against it and its ctest run (needs
+#                      every library built), then its kernel test's reports
 #   ozaki-bench        ozaki_gpu_benchmark $OZAKI_BENCH_ARGS (DP against its GEMM bound, CR over
 #                      DP, batched products)
 #   ozaki-table        ozaki_gpu_table --out $OUT/ozaki-gpu.csv --n $TABLE_N --phis $TABLE_PHIS
@@ -79,7 +82,8 @@ ACCURACY_BACKENDS=${ACCURACY_BACKENDS:-gpu gpu-cublas}
 TAKEOUTS=${TAKEOUTS:-preset 2 4}
 DEPS=${DEPS:-$PWD/.deps/root}
 
-known="build test ozaki-bench ozaki-table markidis-bench gemm-bench markidis-accuracy speed ctest"
+known="build test consumer ozaki-bench ozaki-table markidis-bench gemm-bench markidis-accuracy"
+known+=" speed ctest"
 for step in $STEPS; do
   if [[ " $known " != *" $step "* ]]; then
     echo "device_run.sh: unknown step '$step' (steps: $known)" >&2
@@ -129,6 +133,14 @@ main() {
     verdicts='^\[ +(OK|FAILED|SKIPPED|PASSED) |^\[=+\] .* ran'
     grep -E "$verdicts|differ|Failure|Expected|Which is|composed|error" "$LOGS/gpu_test.log" |
       head -120
+  fi
+
+  if has consumer; then
+    CMAKE_GENERATOR=Ninja CMAKE_PREFIX_PATH=$DEPS/usr bash scripts/consumer_check.sh --build "$B" \
+      --cuda-arch "$ARCHS" --skip-subdirectory > "$LOGS/consumer.log" 2>&1
+    echo "consumer_check.sh rc=$?"
+    grep -E 'Test +#|tests passed|Error|error' "$LOGS/consumer.log" | head -40
+    build-consumer/find-package/consumer_mma_kernel_test 2>&1 | head -40
   fi
 
   if has ozaki-bench; then
