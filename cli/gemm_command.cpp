@@ -51,8 +51,9 @@ applies; the correctly rounded schemes promise the correctly rounded A B only fo
                          none (default with --a and --b): no reference, no report. With --a and
                          --b, mpfr or exact report on the files' product (beta must be 0)
   --progress P           auto (default): a progress line on stderr once a run has taken 1 s
-                         (redrawn in place on a terminal, a line per 10% otherwise); always;
-                         never
+                         (redrawn in place on a terminal, a line per 10% otherwise), on the GPU
+                         for the reference only (the scheme's would unbatch its products);
+                         always: from the start, on every backend; never
 
 Schemes:
 )";
@@ -162,7 +163,8 @@ int gemm_command(const std::vector<std::string>& words) {
   const bool from_files = args.value("a") || args.value("b");
   const Reference reference =
       reference_named(args.value_or("reference", from_files ? "none" : "mpfr"));
-  Progress progress(Progress::show_named(args.value_or("progress", "auto")));
+  const Progress::Show show = Progress::show_named(args.value_or("progress", "auto"));
+  Progress progress(show);
   if (from_files) {
     if (!args.value("a") || !args.value("b")) throw UsageError("give both --a and --b");
     if (!args.value("out")) throw UsageError("--out FILE is required with --a and --b");
@@ -215,15 +217,19 @@ int gemm_command(const std::vector<std::string>& words) {
   }
 
   const BackendChoice& choice = backend_choice(backend_name);
+  // A scheme that reports its steps may give up batching for it (the Ozaki schemes' tensor-core
+  // products): on the GPU, where runs are short and batches count, only with --progress always.
+  ProgressHook hook;
+  if (show == Progress::Show::always || (show == Progress::Show::automatic && !choice.gpu)) {
+    hook = [&](double fraction) { progress.update(fraction); };
+  }
   auto backend = choice.make(static_cast<int>(threads));
   const auto start = std::chrono::steady_clock::now();
   progress.phase(scheme.name);
   const std::vector<std::string> lines =
       naming_size(scheme.name + " on " + shape(p.m, p.n) + " x " + std::to_string(p.k),
-                  p.m * p.k + p.k * p.n + p.m * p.n, [&] {
-                    return scheme.run(args, *backend, choice, p,
-                                      [&](double fraction) { progress.update(fraction); });
-                  });
+                  p.m * p.k + p.k * p.n + p.m * p.n,
+                  [&] { return scheme.run(args, *backend, choice, p, hook); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.end_phase();
