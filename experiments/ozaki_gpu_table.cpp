@@ -21,10 +21,8 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
