@@ -155,8 +155,8 @@ table: n, emulated multiply-adds per second per thread, the emulator's single-th
 Eigen's, and the speed-up of every thread over one. Writes no file unless --benchmark_out asks.
 
 Options: Google Benchmark's --benchmark_* flags, e.g. --benchmark_filter=REGEX,
---benchmark_repetitions=N, --benchmark_min_time=0.5s, --benchmark_out=FILE,
---benchmark_format=console|json|csv (--benchmark_list_tests lists the benchmarks).
+--benchmark_repetitions=N, --benchmark_out=FILE, --benchmark_format=console|json|csv
+(--benchmark_list_tests=true lists the benchmarks).
 )";
 
 }  // namespace

@@ -227,11 +227,12 @@ experiments/plot_ozaki.py draws the figures.
 
 Options:
   --out FILE             the CSV written (default EXPERIMENT.csv, e.g. table.csv)
-  --n N                  the size: table 256, phi 128, repro 10000
+  --n N                  table, phi: the size n (default 256, 128); repro: the dot product's
+                         length (default 10000)
   --backend NAME         emulator (default), cpu64 (binary64 slices) or gpu (device 0: fp16
                          slices on its tensor cores, products by cuBLAS, its own preset, and a
                          cublasDgemm row; repro adds the GPU's results to the CPU ones)
-  --arch PRESET          the emulated datapath of the fp16 slices (default sm90)
+  --arch PRESET          emulator: the datapath of the fp16 slices' products (default sm90)
   --phi PHI              size: the exponent spread of the inputs (default 1)
   --sizes N,N,...        size: the sizes (default 16,32,64,128,256)
 )";
