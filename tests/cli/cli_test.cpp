@@ -1,31 +1,17 @@
 // The tcemu command as a user runs it: exit codes, output lines and error messages.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
-#include "shell.hpp"
+#include "cli_runner.hpp"
 
 namespace {
 
 using tcemu::test::Result;
+using tcemu::test::run;
+using tcemu::test::run_with_stdin_from;
 using tcemu::test::shell;
-
-// `tcemu ARGUMENTS` with standard input from `stdin_path`.
-Result run_with_stdin_from(const std::string& arguments, const std::string& stdin_path) {
-  return shell(std::string(TCEMU_CLI) + " " + arguments + " < " + stdin_path + " 2>&1");
-}
-
-Result run(const std::string& arguments, const std::string& input = "") {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
-  std::ofstream(in_file) << input;
-  const Result r = run_with_stdin_from(arguments, in_file.string());
-  std::filesystem::remove(in_file);
-  return r;
-}
+using tcemu::test::TempFile;
 
 // A 12 x 10 `tcemu gemm --backend gpu` run: with a GPU every element is correctly rounded;
 // without one the command fails with status 1 and says why.
@@ -179,22 +165,6 @@ TEST(Cli, HelpAndUnknownCommand) {
   EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos);
 }
 
-}  // namespace
-
-// A file in the temporary directory, removed at the end of the test.
-struct TempFile {
-  explicit TempFile(const std::string& name, const std::string& text = "")
-      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
-    if (!text.empty()) std::ofstream(path) << text;
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-  std::string slurp() const {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  std::filesystem::path path;
-};
-
 TEST(Cli, GemmOnMatrixFiles) {
   // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]; with C = I, alpha = 2, beta = -1: [37 44; 86 99].
   const TempFile a("tcemu_a",
@@ -238,8 +208,9 @@ TEST(Cli, GemmFileErrorsNameFileAndLine) {
   const Result r = run("gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string() +
                        " --out " + out.path.string());
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find(a.path.string() + ":3: column 1: expected 16 hex digits, got '4008'"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find(a.path.string() + ":3: column 1: expected 16 hex digits (fp64), got '4008'"),
+      std::string::npos)
       << r.output;
 }
 
@@ -528,7 +499,7 @@ TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
 // Every command's help prints the datapath block once, and says what RN block rounding leaves
 // alone (gemm's used to repeat it for each library and part format).
 TEST(Cli, DatapathHelpOnceAndWhatRnBlockRoundingChanges) {
-  for (const char* command : {"mma", "presets", "explain", "gemm"}) {
+  for (const char* command : {"mma", "matmul", "validate", "presets", "explain", "gemm"}) {
     const Result r = run(std::string(command) + " --help");
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_EQ(count(r.output, "--block-rounding R"), 1u) << command << ":\n" << r.output;
@@ -617,3 +588,4 @@ TEST(Cli, GemmProgressLinesOnStderr) {
   EXPECT_NE(bad.output.find("--progress must be auto, always or never"), std::string::npos)
       << bad.output;
 }
+}  // namespace

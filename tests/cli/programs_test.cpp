@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "shell.hpp"
+#include "cli_runner.hpp"
 
 namespace {
 
