@@ -66,7 +66,8 @@ std::string datapath_options_help() {
   --instruction-k N      K of one instruction (a multiple of --block-terms)
   --k-group N            consecutive k dealt together to a block (block-terms: k order)
   --alignment-bits N     fraction bits of a block's alignment grid, below its largest exponent:
-                         every product (and c) is truncated to the grid; 'exact': no truncation
+                         every product (and c, entering aligned) is truncated to the grid;
+                         'exact': no truncation
   --alignment-floor N    lowest alignment exponent, or 'none'
   --block-rounding R     rz or rn: the one rounding of each block's exact sum of its truncated
                          terms into the accumulator. rn changes only that rounding: the
