@@ -30,7 +30,8 @@
 #   sanitize           compute-sanitizer over gpu_test --gtest_filter=$SANITIZE_FILTER with each
 #                      tool of $SANITIZE_TOOLS, the tools in parallel, each for at most
 #                      $SANITIZE_TIMEOUT s: every kernel of the tests (our mma.sync and wgmma
-#                      GEMMs, the step kernels, the probe runners, cuBLAS's) on the tests' sizes;
+#                      GEMMs, the step kernels, the probe runners, cuBLAS's), the GEMM tests on
+#                      reduced sizes (TCEMU_GPU_TEST_REDUCED=1, tests/gpu/gpu_backend_test.cpp);
 #                      each tool's error summary and first reports
 #   ctest              ctest -LE long on the whole build (needs the whole tree built)
 #
@@ -156,7 +157,8 @@ main() {
   if has sanitize; then
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in $SANITIZE_TOOLS; do
-      timeout "$SANITIZE_TIMEOUT" "$sanitizer" --tool "$tool" --error-exitcode 3 \
+      TCEMU_GPU_TEST_REDUCED=1 timeout "$SANITIZE_TIMEOUT" "$sanitizer" --tool "$tool" \
+        --error-exitcode 3 \
         --print-limit 20 "$B/bin/gpu_test" --gtest_filter="$SANITIZE_FILTER" \
         > "$LOGS/sanitize-$tool.log" 2>&1 &
     done
