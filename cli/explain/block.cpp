@@ -90,6 +90,10 @@ Binary binary_of(const Decoded& x) {
   return {x.negative, x.value_class == ValueClass::finite ? x.significand : 0, x.lsb_exponent};
 }
 
+bool is_number(const Decoded& x) {
+  return x.value_class == ValueClass::zero || x.value_class == ValueClass::finite;
+}
+
 std::string value_text(const FloatFormat& f, std::uint32_t bits) {
   const Decoded x = decode(f, bits);
   if (x.value_class == ValueClass::nan) return "NaN";
@@ -97,7 +101,7 @@ std::string value_text(const FloatFormat& f, std::uint32_t bits) {
   return decimal(to_double(f, bits));
 }
 
-// The block's operands as the user gave them, and their labels as terms.
+// The block's operands: a and b in the input format, c in the accumulator format (bits).
 struct Block {
   std::vector<std::uint32_t> a, b;
   std::uint32_t c;
@@ -188,12 +192,12 @@ void show_run(Document& d, const Run& r, const Block& x) {
                     lead - precision + 1});
   }
   const Decoded result = decode(dp.accumulator, r.result);
-  rows.push_back({"d",
-                  binary_of(result),
-                  std::string(dp.accumulator.name) + " " + to_hex(dp.accumulator, r.result) +
-                      " = " + value_text(dp.accumulator, r.result),
-                  {}});
+  const std::string result_text = std::string(dp.accumulator.name) + " " +
+                                  to_hex(dp.accumulator, r.result) + " = " +
+                                  value_text(dp.accumulator, r.result);
+  if (is_number(result)) rows.push_back({"d", binary_of(result), result_text, {}});
   d.bits(rows);
+  if (!is_number(result)) d.paragraph("d = " + result_text + ": the rounding overflowed.");
   d.why(
       "the kept terms are summed exactly (block_fma.cpp's WideSum), then rounded once " +
       std::string(dp.block_rounding == Rounding::toward_zero ? "toward zero" : "to nearest even") +
@@ -246,20 +250,22 @@ Document run(const Arguments& args) {
   std::vector<BitRow> results;
   Table summary{{"datapath", "alignment exponent", "grid", "rounding", "d"}, {}};
   for (const Run& r : runs) {
-    results.push_back({r.name,
-                       binary_of(decode(r.dp.accumulator, r.result)),
-                       to_hex(r.dp.accumulator, r.result),
-                       {}});
+    const Decoded result = decode(r.dp.accumulator, r.result);
+    if (is_number(result)) {
+      results.push_back({r.name, binary_of(result), to_hex(r.dp.accumulator, r.result), {}});
+    }
+    const bool aligned = r.dp.alignment_fraction_bits.has_value();
+    const auto e = r.trace.alignment_exponent;
     summary.rows.push_back(
-        {r.name, r.trace.alignment_exponent ? std::to_string(*r.trace.alignment_exponent) : "-",
-         r.trace.alignment_exponent
-             ? "2^" + std::to_string(*r.trace.alignment_exponent - *r.dp.alignment_fraction_bits)
-             : "exact",
+        {r.name, e ? std::to_string(*e) : "-",
+         e         ? "2^" + std::to_string(*e - *r.dp.alignment_fraction_bits)
+         : aligned ? "-"
+                   : "exact",
          std::string(name_of(r.dp.block_rounding)),
          to_hex(r.dp.accumulator, r.result) + " = " + value_text(r.dp.accumulator, r.result)});
   }
   d.table(summary);
-  d.bits(results);
+  if (!results.empty()) d.bits(results);
   return d;
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <sstream>
 
+#include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/round.hpp>
 
@@ -72,7 +73,10 @@ std::uint32_t value_bits(const std::string& what, const std::string& word,
     return static_cast<std::uint32_t>(bits);
   }
   const double x = number(what, word);
-  if (!fp64::is_finite(fp64::bits(x))) throw UsageError(what + ": give finite numbers");
+  // NaN and Inf through fp32, whose encodings every format's convert() maps.
+  if (!fp64::is_finite(fp64::bits(x))) {
+    return convert(formats::fp32, format, fp64::narrow_bits(x), Rounding::nearest_even);
+  }
   const fp64::Fields f = fp64::fields(x);
   if (f.significand == 0) return encode_zero(format, f.negative);
   return round_pack(format, f.negative, {f.significand, f.exponent, false}, Rounding::nearest_even,

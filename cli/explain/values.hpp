@@ -16,7 +16,8 @@ namespace tcemu::cli::explain {
 double number(const std::string& what, const std::string& word);
 // The values of a comma- or space-separated list.
 std::vector<double> numbers(const std::string& what, const std::string& text);
-// A value of `format` as its bits: a number rounded to nearest even (round_pack), or the bits.
+// A value of `format` as its bits: a number rounded to nearest even (round_pack; NaN and Inf as
+// the format encodes them), or the bits.
 std::uint32_t value_bits(const std::string& what, const std::string& word,
                          const FloatFormat& format);
 std::vector<std::uint32_t> values_bits(const std::string& what, const std::string& text,

@@ -83,6 +83,10 @@ TEST(ExplainTopics, BlockOnSm80WithC) {
   const Result many = run("explain block --arch sm80 --a 1,1,1,1,1,1,1,1,1 --b 1,1,1,1,1,1,1,1,1");
   EXPECT_EQ(many.status, 2);
   EXPECT_TRUE(has(many, "its block fuses 8 products, the block given has 9")) << many.output;
+  // Special values are decided before any arithmetic: 0 x Inf is the datapath's NaN.
+  const Result nan = run("explain block --a inf --b 0 --compare exact-rn --format markdown");
+  EXPECT_EQ(nan.status, 0) << nan.output;
+  EXPECT_TRUE(has(nan, "| sm90 | - | - | rz | 7fffffff = NaN |")) << nan.output;
   const Result other = run("explain block --compare 'exact-rn --type bf16'");
   EXPECT_EQ(other.status, 2);
   EXPECT_TRUE(has(other, "--compare 'exact-rn --type bf16': the input and accumulator formats"))
