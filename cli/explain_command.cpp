@@ -4,7 +4,6 @@
 // topic, `tcemu explain` is `tcemu explain ozaki`.
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <iomanip>
 #include <iostream>

@@ -83,7 +83,7 @@ Document run(const Arguments& args) {
   const double bound = u * std::fabs(exact) + gamma * gamma * abs_dot;
   d.paragraph(
       "|Dot2 - x.y| <= u |x.y| + gamma_n^2 |x|.|y|, u = 2^-53, gamma_n = n u / (1 - n u) "
-      "(Ogita, Rump and Oishi 2005, Proposition 5.5; no underflow): as accurate as the "
+      "(Ogita, Rump and Oishi 2005, section 5; no underflow): as accurate as the "
       "plain loop in twice the working precision, then rounded.");
   d.table({{"quantity", "value"},
            {{"n", std::to_string(n)},

@@ -68,8 +68,8 @@ Document run(const Arguments& args) {
             {"2", "z = RN(s - x)", decimal(z), hex64(z)},
             {"3", "e = RN(y - z)", decimal(e), hex64(e)}}});
   d.why(
-      "with |x| >= |y|, s - x is exact (Sterbenz: s and x are within a factor 2, or x + y is "
-      "exact) and so is y - z: s + e = x + y exactly (Dekker 1971).");
+      "with |x| >= |y|, z = s - x and y - z are computed exactly (Dekker 1971), so s + e = x + y "
+      "exactly; without that order e can be wrong.");
   d.paragraph(std::string("FastTwoSum ") + (s == r.sum && e == r.error
                                                 ? "gives the same s and e as TwoSum."
                                                 : "differs from TwoSum."));
