@@ -163,7 +163,11 @@ std::string plain_table(const Table& t) {
 std::string markdown_table(const Table& t) {
   const auto line = [](const std::vector<std::string>& row) {
     std::string s = "|";
-    for (const std::string& cell : row) s += ' ' + cell + " |";
+    for (const std::string& cell : row) {
+      s += ' ';
+      for (const char c : cell) s += c == '|' ? "\\|" : std::string(1, c);  // |x| in a cell
+      s += " |";
+    }
     return s + '\n';
   };
   std::string s = line(t.header) + "|";

@@ -119,8 +119,8 @@ TEST(ExplainTopics, Dot2IsTheExactDotRoundedOnAnIllConditionedSum) {
   const Result r = run("explain dot2 --x 1e20,3,-1e20 --y 1,1,1 --format markdown");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r, "Dot2 equals the exact dot product rounded once")) << r.output;
-  EXPECT_TRUE(has(r, "| |Dot2 - x.y| (exact, rounded once) | 0 |")) << r.output;
-  EXPECT_TRUE(has(r, "| |plain - x.y| (exact, rounded once) | 3 |")) << r.output;
+  EXPECT_TRUE(has(r, "| \\|Dot2 - x.y\\| (exact, rounded once) | 0 |")) << r.output;
+  EXPECT_TRUE(has(r, "| \\|plain - x.y\\| (exact, rounded once) | 3 |")) << r.output;
   EXPECT_TRUE(has(r, "Dot2 = RN(s + c)     +1.1 x 2^1  3")) << r.output;
 }
 
@@ -162,9 +162,16 @@ TEST(ExplainTopics, HelpAndUsageErrors) {
        {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis", "block"}) {
     EXPECT_TRUE(has(help, std::string("\n  ") + topic + " ")) << topic;
   }
-  const Result block_help = run("explain block --help");
-  EXPECT_EQ(block_help.status, 0);
-  EXPECT_TRUE(has(block_help, "--compare LIST")) << block_help.output;
+  for (const char* topic :
+       {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis", "block"}) {
+    const Result r = run(std::string("explain ") + topic + " --help");
+    EXPECT_EQ(r.status, 0) << topic;
+    const std::string name = std::string(topic) == "ozaki" ? "[ozaki]" : topic;  // the default
+    EXPECT_TRUE(has(r, "usage: tcemu explain " + name)) << r.output;
+    EXPECT_TRUE(has(r, "--format F")) << r.output;
+  }
+  EXPECT_TRUE(has(run("explain block --help"), "--compare LIST"));
+  EXPECT_TRUE(has(run("explain markidis --help"), "--schemes LIST"));
   const Result topic = run("explain foo");
   EXPECT_EQ(topic.status, 2);
   EXPECT_TRUE(has(topic, "unknown topic 'foo'")) << topic.output;
