@@ -402,7 +402,7 @@ explain::Document ozaki_document(const Arguments& args) {
         << ": exact in any order. Scaled by 2^(e_A + e_B) it is exact in binary64.\n";
   const ScaledProducts scaled = multiply_levels(s, x.m, x.n, la, lb, order, dp_order);
   show_summation(s, x, scaled);
-  explain::Document d("");
+  explain::Document d("The Ozaki scheme, step by step");
   d.preformatted(out.str());
   show_rho(d, dp, x.k, p_bits);
   return d;

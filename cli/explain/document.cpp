@@ -271,7 +271,6 @@ std::string Document::render(Format format) const {
   std::string s;
   switch (format) {
     case Format::text:
-      if (title_.empty()) break;  // a document that starts with its own text
       s = title_ + '\n' + std::string(title_.size(), '=') + '\n';
       break;
     case Format::markdown:

@@ -123,15 +123,19 @@ Document run(const Arguments& args) {
   d.paragraph("magnitude() reads the leading 64 bits of |sum|" +
               std::string(m.sticky ? " and a sticky bit (nonzero bits below them)" : "") +
               "; round_nearest_even keeps 53 of them and rounds to nearest, ties to even.");
-  d.bits({{"|sum|",
-           {false, m.significand, m.lsb_exponent},
-           m.sticky ? "+ sticky" : "exact",
-           lead - 52},
-          {"result", binary_of(std::fabs(result)), decimal(result), {}}});
-  d.why(
-      "the accumulator is exact, so this is the only rounding: the result is the exact sum "
-      "rounded once (" +
-      hexfloat(result) + ").");
+  std::vector<BitRow> rows{{"|sum|",
+                            {false, m.significand, m.lsb_exponent},
+                            m.sticky ? "+ sticky" : "exact",
+                            lead - 52}};
+  if (std::isfinite(result))
+    rows.push_back({"result", binary_of(std::fabs(result)), decimal(result), {}});
+  d.bits(rows);
+  d.why(std::isfinite(result)
+            ? "the accumulator is exact, so this is the only rounding: the result is the exact "
+              "sum rounded once (" +
+                  hexfloat(result) + ")."
+            : "the exact sum rounds above the largest binary64: the result is " + decimal(result) +
+                  ".");
   return d;
 }
 
