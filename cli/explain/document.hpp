@@ -29,7 +29,9 @@ struct Binary {
 Binary binary_of(double x);
 
 // One row of aligned binary: a label, the number, the digits below `drop_below` (a weight 2^e)
-// marked as dropped when set, and a note beside it (usually the decimal value).
+// marked as dropped when set, and a note beside it (usually the decimal value). The rows of one
+// BitRows share one exponent, so that equal weights stand in one column, while they span at most
+// 110 bits; wider ones (1e300 beside 1e-300) are each shown on their own exponent.
 struct BitRow {
   std::string label;
   Binary value;
