@@ -324,7 +324,7 @@ void show_rho(explain::Document& d, const Datapath& dp, std::int64_t k, int p_bi
        std::string(dp.input.name) + " slices on this datapath (P = " + std::to_string(p_bits) + ")",
        "rho", "int8 slices, int32 sums (P = 31, b <= 6)", "rho"},
       {}};
-  std::vector<std::int64_t> ks{1, 16, 256, 4096, 65536};
+  std::vector<std::int64_t> ks{1, 16, 256, 4096, 65536, 1 << 20, 1 << 24};
   if (std::find(ks.begin(), ks.end(), k) == ks.end()) ks.push_back(k);
   std::sort(ks.begin(), ks.end());
   for (const std::int64_t n : ks) {

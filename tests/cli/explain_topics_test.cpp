@@ -50,6 +50,10 @@ TEST(ExplainTopics, NoTopicIsOzaki) {
   EXPECT_TRUE(has(plain, "Why rho (the slice width) is what it is")) << plain.output;
   // sm80: P = 24, k = 2 (bit width 2): b = 11; int8: min((31 - 2) / 2, 6) = 6.
   EXPECT_TRUE(has(plain, "  2 (this k)   b = 11")) << plain.output;
+  // k = 2^24 (bit width 25): fp16 slices would need P >= 27, int8 ones get (31 - 25) / 2 = 3.
+  const Result md = run("explain --x 1,2 --y 3,4 --format markdown");
+  EXPECT_TRUE(has(md, "| 16777216 | none (k too large) | - | b = 3 | 50 |")) << md.output;
+  EXPECT_TRUE(has(md, "| 1048576 | b = 1 | 52 | b = 5 | 48 |")) << md.output;
 }
 
 // The example (1 + 15 x 2^-26) given as bit patterns, on sm90 against exact alignment
