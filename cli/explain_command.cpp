@@ -1,13 +1,14 @@
-// tcemu explain: the Ozaki scheme's error-free steps on a small product, one step at a time, run
-// through the same Backend steps the scheme uses (split_level, mma_gemm, accumulate_scaled,
-// exact_sum) on the emulator.
+// tcemu explain: the topics (explain/topics.hpp) and the first of them, the Ozaki scheme's
+// error-free steps on a small product, one step at a time, run through the same Backend steps the
+// scheme uses (split_level, mma_gemm, accumulate_scaled, exact_sum) on the emulator. Without a
+// topic, `tcemu explain` is `tcemu explain ozaki`.
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,59 +24,26 @@
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "explain/document.hpp"
+#include "explain/topics.hpp"
+#include "explain/values.hpp"
 
 namespace tcemu::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: tcemu explain [--x LIST --y LIST | --a LIST --b LIST] [--splits d]
-                     [datapath options]
+    R"(usage: tcemu explain [ozaki] [--x LIST --y LIST | --a LIST --b LIST] [--splits d]
+                             [datapath options] [--format F]
 
 Shows each error-free step of the Ozaki scheme on a dot product x . y (--x, --y: k numbers,
-comma or space separated, decimal or C hex floats such as 0x1.8p-3) or on a 2 x 2 product A B
-(--a, --b: 4 numbers each, row major): the slices of every row of A and column of B with their
-bits, each slice product on the emulated tensor cores and why it is exact, and the summation,
-in FP64 (DP mode) and exactly rounded once (CR mode). Without --splits the split runs until the
+comma or space separated) or on a 2 x 2 product A B (--a, --b: 4 numbers each, row major): the
+slices of every row of A and column of B with their bits, each slice product on the emulated
+tensor cores and why it is exact, and the summation, in FP64 (DP mode) and exactly rounded once
+(CR mode), then why the slice width (rho) is what it is, for fp16 and int8 slices. Without --splits the split runs until the
 remainders are zero. Default: x = (1e16, 1, -1e16, 0.1), y = (1, 1, 1, 3), where the plain
 FP64 dot product loses the 1 to cancellation.
 
 )";
-
-std::vector<double> numbers(const std::string& name, const std::string& text) {
-  std::vector<double> v;
-  std::string word;
-  std::istringstream in(text);
-  while (std::getline(in, word, ',')) {
-    std::istringstream words(word);
-    for (std::string w; words >> w;) {
-      double x = 0;
-      // An optional '-', then "0x" for a hex float, then the digits: one sign at most (from_chars
-      // would read a second one after ours).
-      const char* first = w.data();
-      const char* last = w.data() + w.size();
-      const bool negative = first != last && *first == '-';
-      if (negative) ++first;
-      const bool hex = last - first > 2 && first[0] == '0' && (first[1] == 'x' || first[1] == 'X');
-      if (hex) first += 2;
-      const auto [end, error] =
-          first == last || *first == '-' || *first == '+'
-              ? std::from_chars_result{first, std::errc::invalid_argument}
-              : std::from_chars(first, last, x,
-                                hex ? std::chars_format::hex : std::chars_format::general);
-      if (error != std::errc() || end != last) {
-        throw UsageError("--" + name + ": not a number: '" + w + "'");
-      }
-      v.push_back(negative ? -x : x);
-    }
-  }
-  return v;
-}
-
-std::string hex64(double v) {
-  std::ostringstream s;
-  s << std::hex << std::setw(16) << std::setfill('0') << std::bit_cast<std::uint64_t>(v);
-  return s.str();
-}
 
 std::string show(double v) {
   std::ostringstream s;
@@ -96,14 +64,14 @@ Operands read_operands(const Arguments& args) {
   Operands x;
   if (args.value("a") || args.value("b")) {
     if (args.value("x") || args.value("y")) throw UsageError("give --x/--y or --a/--b");
-    x.a = numbers("a", args.value_or("a", ""));
-    const std::vector<double> b_rows = numbers("b", args.value_or("b", ""));
+    x.a = explain::numbers("--a", args.value_or("a", ""));
+    const std::vector<double> b_rows = explain::numbers("--b", args.value_or("b", ""));
     if (x.a.size() != 4 || b_rows.size() != 4) throw UsageError("--a and --b take 4 numbers each");
     x.m = x.n = 2;
     x.b = {b_rows[0], b_rows[2], b_rows[1], b_rows[3]};
   } else {
-    x.a = numbers("x", args.value_or("x", "1e16, 1, -1e16, 0.1"));
-    x.b = numbers("y", args.value_or("y", "1, 1, 1, 3"));
+    x.a = explain::numbers("--x", args.value_or("x", "1e16, 1, -1e16, 0.1"));
+    x.b = explain::numbers("--y", args.value_or("y", "1, 1, 1, 3"));
     if (x.a.size() != x.b.size() || x.a.empty())
       throw UsageError("--x and --y need the same length >= 1");
   }
@@ -120,6 +88,7 @@ Operands read_operands(const Arguments& args) {
 // What the steps run on: the emulator backend, the datapath of the products, the inner
 // dimension, the bits P a product keeps and the slice width b (split_rule.hpp).
 struct Setting {
+  std::ostream& out;
   Backend& backend;
   const Datapath& dp;
   std::int64_t k;
@@ -129,16 +98,16 @@ struct Setting {
 
 // Step 1: prints why b bits per slice make every slice product exact on the datapath.
 void show_slice_width(const Setting& s, const Operands& x) {
-  std::cout << "Ozaki scheme on " << x.m << " x " << s.k << " times " << s.k << " x " << x.n
-            << ", products on " << s.dp.input.name << " tensor cores with an "
-            << s.dp.accumulator.name << " accumulator.\n\n"
-            << "1. Slice width. A product of two slices is a sum of k = " << s.k
-            << " products of integers of magnitude <= 2^b. It is exact on this datapath when\n"
-            << "   k 2^(2b) < 2^P with P = " << s.p_bits
-            << " (the bits a block result keeps, and the alignment grid is then <= 1):\n"
-            << "   b = " << s.bits << " gives " << s.k << " * 2^" << 2 * s.bits << " = "
-            << static_cast<double>(s.k) * std::ldexp(1.0, 2 * s.bits) << " < 2^" << s.p_bits
-            << " = " << std::ldexp(1.0, s.p_bits) << ".\n\n";
+  s.out << "Ozaki scheme on " << x.m << " x " << s.k << " times " << s.k << " x " << x.n
+        << ", products on " << s.dp.input.name << " tensor cores with an " << s.dp.accumulator.name
+        << " accumulator.\n\n"
+        << "1. Slice width. A product of two slices is a sum of k = " << s.k
+        << " products of integers of magnitude <= 2^b. It is exact on this datapath when\n"
+        << "   k 2^(2b) < 2^P with P = " << s.p_bits
+        << " (the bits a block result keeps, and the alignment grid is then <= 1):\n"
+        << "   b = " << s.bits << " gives " << s.k << " * 2^" << 2 * s.bits << " = "
+        << static_cast<double>(s.k) * std::ldexp(1.0, 2 * s.bits) << " < 2^" << s.p_bits << " = "
+        << std::ldexp(1.0, s.p_bits) << ".\n\n";
 }
 
 // One level of the split of the rows of A or the columns of B: the slice (integers, in the
@@ -173,7 +142,7 @@ std::vector<Level> split_levels(const Setting& s, const RealMatrix& x, SplitAxis
   const std::int64_t vectors = rows ? x.rows : x.cols;
   const std::int64_t k = s.k;
   std::vector<Level> levels;
-  std::cout << "   " << what << ":\n";
+  s.out << "   " << what << ":\n";
   for (int level = 1; level <= max_levels; ++level) {
     Level l{s.backend.allocate(static_cast<std::size_t>(k * vectors) * container_bytes(s.dp.input)),
             s.backend.allocate(static_cast<std::size_t>(vectors) * 4),
@@ -187,23 +156,23 @@ std::vector<Level> split_levels(const Setting& s, const RealMatrix& x, SplitAxis
     std::vector<double> rem(static_cast<std::size_t>(k * vectors));
     s.backend.copy_out(*x.buffer, rem.data(), rem.size() * 8);
     for (std::int64_t v = 0; v < vectors; ++v) {
-      std::cout << "     level " << level << (rows ? ", row " : ", column ") << v << ": u = 2^"
-                << l.e[v] << ", slice / u =";
+      s.out << "     level " << level << (rows ? ", row " : ", column ") << v << ": u = 2^"
+            << l.e[v] << ", slice / u =";
       for (std::int64_t p = 0; p < k; ++p) {
         const auto [value, hex] = slice_value(s, bytes, l.view, rows ? v : p, rows ? p : v);
-        std::cout << ' ' << value << " [" << hex << ']';
+        s.out << ' ' << value << " [" << hex << ']';
       }
-      std::cout << "\n       remainder:";
+      s.out << "\n       remainder:";
       for (std::int64_t p = 0; p < k; ++p) {
-        std::cout << ' ' << std::hexfloat << rem[static_cast<std::size_t>(v * k + p)]
-                  << std::defaultfloat;
+        s.out << ' ' << std::hexfloat << rem[static_cast<std::size_t>(v * k + p)]
+              << std::defaultfloat;
       }
-      std::cout << '\n';
+      s.out << '\n';
     }
     levels.push_back(std::move(l));
     if (s.backend.all_zero(x)) {
-      std::cout << "     the remainder is zero: " << what << " is exactly the sum of its " << level
-                << " scaled slices\n";
+      s.out << "     the remainder is zero: " << what << " is exactly the sum of its " << level
+            << " scaled slices\n";
       break;
     }
   }
@@ -275,18 +244,18 @@ ScaledProducts multiply_levels(const Setting& s, std::int64_t m, std::int64_t n,
         backend.accumulate_scaled(product_real, scale, out.base, dp_view, !dp_started);
         dp_started = true;
       }
-      std::cout << "   A" << p << " B" << q << (dp_takes ? "" : " (CR only)") << ":";
+      s.out << "   A" << p << " B" << q << (dp_takes ? "" : " (CR only)") << ":";
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
           const float value = values[static_cast<std::size_t>(j * m + i)];
           const int e = a.e[static_cast<std::size_t>(i)] + b.e[static_cast<std::size_t>(j)];
           const double term = std::ldexp(static_cast<double>(value), e);
-          std::cout << "  (" << i << "," << j << ") " << value << " [fp32 "
-                    << to_hex(formats::fp32, std::bit_cast<std::uint32_t>(value)) << "] * 2^" << e
-                    << " = " << std::hexfloat << term << std::defaultfloat;
+          s.out << "  (" << i << "," << j << ") " << value << " [fp32 "
+                << to_hex(formats::fp32, std::bit_cast<std::uint32_t>(value)) << "] * 2^" << e
+                << " = " << std::hexfloat << term << std::defaultfloat;
         }
       }
-      std::cout << '\n';
+      s.out << '\n';
       ++out.issued;
     }
   }
@@ -320,33 +289,71 @@ void show_summation(const Setting& s, const Operands& x, const ScaledProducts& p
     for (std::int64_t p = 0; p < k; ++p) a_cm[p * m + i] = x.a[i * k + p];
   }
   const std::vector<double> exact = reference::correctly_rounded_gemm(m, n, k, a_cm, x.b, false, 1);
-  std::cout << "\n4. Summation of the " << products.issued
-            << " scaled products (each exact, relative to 2^(e_A1 + e_B1)):\n";
+  s.out << "\n4. Summation of the " << products.issued
+        << " scaled products (each exact, relative to 2^(e_A1 + e_B1)):\n";
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       double plain = 0.0;
       for (std::int64_t p = 0; p < k; ++p) plain = plain + x.a[i * k + p] * x.b[j * k + p];
       const auto e = static_cast<std::size_t>(j * m + i);
-      std::cout << "   (" << i << "," << j << ")\n"
-                << "     FP64 in level order (DP mode):    " << show(dp_result[e]) << '\n'
-                << "     exact sum rounded once (CR mode): " << show(cr_result[e]) << '\n'
-                << "     correctly rounded (MPFR):         " << show(exact[e]) << '\n'
-                << "     plain FP64 dot product:           " << show(plain) << '\n';
+      s.out << "   (" << i << "," << j << ")\n"
+            << "     FP64 in level order (DP mode):    " << show(dp_result[e]) << '\n'
+            << "     exact sum rounded once (CR mode): " << show(cr_result[e]) << '\n'
+            << "     correctly rounded (MPFR):         " << show(exact[e]) << '\n'
+            << "     plain FP64 dot product:           " << show(plain) << '\n';
     }
   }
-  std::cout << "   bits: CR " << hex64(cr_result[0]) << ", MPFR " << hex64(exact[0]) << '\n';
+  s.out << "   bits: CR " << explain::hex64(cr_result[0]) << ", MPFR " << explain::hex64(exact[0])
+        << '\n';
 }
 
-}  // namespace
-
-int explain_command(const std::vector<std::string>& words) {
-  auto names = datapath_option_names();
-  for (const char* o : {"x", "y", "a", "b", "splits"}) names.insert(o);
-  const Arguments args(words, names, {"help"});
-  if (args.flag("help")) {
-    std::cout << kUsage << datapath_options_help();
-    return 0;
+// Why the slice width b (rho = 53 - b in the split's sigma) is what it is: the rule of
+// split_rule.hpp on this datapath for several k, and the same rule for int8 slices.
+void show_rho(explain::Document& d, const Datapath& dp, std::int64_t k, int p_bits) {
+  d.heading("Why rho (the slice width) is what it is");
+  d.paragraph(
+      "The split adds sigma = 1.5 x 2^(E + rho), rho = 53 - b: (x + sigma) - sigma keeps "
+      "the bits of x from 2^E down to 2^(E + 1 - b) and the remainder is exact (Ozaki, "
+      "Ogita, Oishi and Rump 2012). b is the widest slice whose products stay exact: k "
+      "products of integers <= 2^b sum to at most k 2^(2b), which must stay below 2^P, "
+      "the bits a product keeps (ozaki/split_rule.hpp: b = floor((P - bit_width(k)) / 2), "
+      "capped by what the slice format holds).");
+  const ozaki::Products products = ozaki::TensorCoreProducts{dp};
+  explain::Table t{
+      {"k",
+       std::string(dp.input.name) + " slices on this datapath (P = " + std::to_string(p_bits) + ")",
+       "rho", "int8 slices, int32 sums (P = 31, b <= 6)", "rho"},
+      {}};
+  std::vector<std::int64_t> ks{1, 16, 256, 4096, 65536, 1 << 20, 1 << 24};
+  if (std::find(ks.begin(), ks.end(), k) == ks.end()) ks.push_back(k);
+  std::sort(ks.begin(), ks.end());
+  for (const std::int64_t n : ks) {
+    // The int8 column is the same rule with P = 31 (an int32 sum is exact below 2^31) and the
+    // cap 6 (|q| <= 2^b must fit int8's 127), as in the int8 Ozaki schemes (Ootomo, Ozaki and
+    // Yokota 2024; Ozaki, Uchino and Imamura 2025); there is no int8 backend to ask.
+    const int width = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)));
+    const int int8_bits = std::min((31 - width) / 2, 6);
+    std::string tc = "-", tc_rho = "-";
+    try {
+      const int b = ozaki::slice_bits(products, n);
+      tc = "b = " + std::to_string(b);
+      tc_rho = std::to_string(53 - b);
+    } catch (const std::invalid_argument&) {
+      tc = "none (k too large)";
+    }
+    t.rows.push_back({std::to_string(n) + (n == k ? " (this k)" : ""), tc, tc_rho,
+                      int8_bits >= 1 ? "b = " + std::to_string(int8_bits) : "none",
+                      int8_bits >= 1 ? std::to_string(53 - int8_bits) : "-"});
   }
+  d.table(t);
+  d.why(
+      "with k 2^(2b) < 2^P every partial sum of a slice product is an integer below 2^P: no "
+      "alignment truncation, no rounding, any order (split_rule.hpp). Each factor 4 in k costs "
+      "a bit of b, and a narrower slice means more slices for the 53 bits of binary64: rho "
+      "grows with k.");
+}
+
+explain::Document ozaki_document(const Arguments& args) {
   const Operands x = read_operands(args);
   const Datapath dp = datapath_from(args);
   const ozaki::Products products = ozaki::TensorCoreProducts{dp};
@@ -358,22 +365,21 @@ int explain_command(const std::vector<std::string>& words) {
   }
   const int max_levels = static_cast<int>(splits);
 
+  std::ostringstream out;
   auto backend = host::make_emulator_backend(1);
-  const Setting s{*backend, dp, x.k, p_bits, bits};
+  const Setting s{out, *backend, dp, x.k, p_bits, bits};
   show_slice_width(s, x);
-
   Buffer a_buf = backend->allocate(x.a.size() * 8), b_buf = backend->allocate(x.b.size() * 8);
   backend->copy_in(x.a.data(), a_buf, x.a.size() * 8);
   backend->copy_in(x.b.data(), b_buf, x.b.size() * 8);
   const RealMatrix ra{&a_buf, 0, Real::fp64, x.m, x.k, x.k, Layout::row_major};
   const RealMatrix rb{&b_buf, 0, Real::fp64, x.k, x.n, x.k, Layout::column_major};
-  std::cout
-      << "2. Split (Algorithm 1). Per vector: E = exponent of the largest remainder "
-         "magnitude (read from its bits),\n"
-         "   u = 2^(E + 1 - b), slice = (x + sigma) - sigma with sigma = 1.5 * 2^(E + 53 - b): "
-         "x rounded to a\n"
-         "   multiple of u (an integer of <= b bits times u), stored as slice / u in "
-      << dp.input.name << "; remainder x - slice, exact.\n";
+  s.out << "2. Split (Algorithm 1). Per vector: E = exponent of the largest remainder "
+           "magnitude (read from its bits),\n"
+           "   u = 2^(E + 1 - b), slice = (x + sigma) - sigma with sigma = 1.5 * 2^(E + 53 - b): "
+           "x rounded to a\n"
+           "   multiple of u (an integer of <= b bits times u), stored as slice / u in "
+        << dp.input.name << "; remainder x - slice, exact.\n";
   const std::vector<Level> la =
       split_levels(s, ra, SplitAxis::rows, x.m == 1 ? "x" : "rows of A", max_levels);
   const std::vector<Level> lb =
@@ -388,15 +394,84 @@ int explain_command(const std::vector<std::string>& words) {
   ozaki::PairRule dp_rule = ozaki::pair_rule({.mode = ozaki::Mode::dp, .max_splits = max_levels});
   dp_rule.d = std::min(std::max(slices_a, slices_b), dp_rule.d);
   const auto dp_order = ozaki::product_levels(slices_a, slices_b, dp_rule);
-  std::cout << "\n3. Products of slices on the emulated tensor cores (" << dp.input.name << " x "
-            << dp.input.name << " -> " << dp.accumulator.name
-            << "), in level order p + q = 2, 3, ...:\n"
-               "   each is an integer sum of k products of integers <= 2^"
-            << bits << " in magnitude, below 2^" << p_bits
-            << ": exact in any order. Scaled by 2^(e_A + e_B) it is exact in binary64.\n";
+  s.out << "\n3. Products of slices on the emulated tensor cores (" << dp.input.name << " x "
+        << dp.input.name << " -> " << dp.accumulator.name
+        << "), in level order p + q = 2, 3, ...:\n"
+           "   each is an integer sum of k products of integers <= 2^"
+        << bits << " in magnitude, below 2^" << p_bits
+        << ": exact in any order. Scaled by 2^(e_A + e_B) it is exact in binary64.\n";
   const ScaledProducts scaled = multiply_levels(s, x.m, x.n, la, lb, order, dp_order);
   show_summation(s, x, scaled);
-  return 0;
+  explain::Document d("The Ozaki scheme, step by step");
+  d.preformatted(out.str());
+  show_rho(d, dp, x.k, p_bits);
+  return d;
+}
+
+constexpr const char* kTopicsUsage =
+    R"(usage: tcemu explain [TOPIC] [values] [options] [--format text|markdown|html]
+
+Shows an error-free transformation or a tensor-core block step by step, every step computed by
+the library code, with one line saying why it is exact. Topics:
+)";
+
+std::vector<explain::Topic> topics() {
+  auto ozaki_options = datapath_option_names();
+  for (const char* o : {"x", "y", "a", "b", "splits"}) ozaki_options.insert(o);
+  return {{"ozaki", "the Ozaki scheme's split, products and summation; why rho is what it is",
+           std::string(kUsage) + datapath_options_help(), ozaki_options, ozaki_document},
+          explain::twosum_topic(),
+          explain::twoprod_topic(),
+          explain::dot2_topic(),
+          explain::long_accumulator_topic(),
+          explain::markidis_topic(),
+          explain::block_topic()};
+}
+
+}  // namespace
+
+int explain_command(const std::vector<std::string>& words) {
+  const std::vector<explain::Topic> all = topics();
+  // A first word that is not an option names the topic; without one the topic is ozaki.
+  const bool named = !words.empty() && !words[0].starts_with("-");
+  if (!named && std::find(words.begin(), words.end(), "--help") != words.end()) {
+    std::cout << kTopicsUsage;
+    for (const explain::Topic& t : all) {
+      std::cout << "  " << t.name << std::string(18 - t.name.size(), ' ') << t.summary << '\n';
+    }
+    std::cout << "\n'tcemu explain TOPIC --help' explains a topic's options. Without a topic, "
+                 "tcemu explain is tcemu explain ozaki:\n\n"
+              << all[0].usage << explain::kCommonOptions;
+    return 0;
+  }
+  const std::string name = named ? words[0] : "ozaki";
+  const auto topic =
+      std::find_if(all.begin(), all.end(), [&](const explain::Topic& t) { return t.name == name; });
+  if (topic == all.end()) {
+    std::string names;
+    for (const explain::Topic& t : all) names += (names.empty() ? "" : ", ") + t.name;
+    throw UsageError("unknown topic '" + name + "' (topics: " + names + ")");
+  }
+  auto options = topic->value_options;
+  options.insert("format");
+  try {
+    const Arguments args(std::vector<std::string>(words.begin() + (named ? 1 : 0), words.end()),
+                         options, {"help"});
+    if (args.flag("help")) {
+      std::cout << topic->usage << explain::kCommonOptions;
+      return 0;
+    }
+    if (!topic->takes_values && !args.positional().empty()) {
+      throw UsageError("unexpected value '" + args.positional()[0] + "'");
+    }
+    const explain::Format format = explain::format_named(args.value_or("format", "text"));
+    std::cout << topic->run(args).render(format);
+    return 0;
+  } catch (const UsageError& e) {
+    // Named in the message, so that the error says which topic's options it is about.
+    if (!named) throw;
+    throw UsageError(name + ": " + e.what());
+  }
 }
 
 }  // namespace tcemu::cli

@@ -23,7 +23,8 @@ Commands:
   detect     infer the present GPU's datapath (or that of recorded cases) as preset options
   gemm       run a GEMM scheme (Ozaki, error-corrected SGEMM, Dot2, ExBLAS) on a backend, with
              its accuracy against the correctly rounded product
-  explain    show the Ozaki scheme's error-free steps on a small dot product or 2 x 2 product
+  explain    show error-free transformations step by step: TwoSum, TwoProd, Dot2, the long
+             accumulator, the Ozaki and Markidis splits, one tensor-core block
 
 Run 'tcemu COMMAND --help' for the options of a command.
 )";

@@ -90,10 +90,14 @@ class TermList {
 };
 
 // Sums the terms on the datapath's grid and rounds once. `fraction_bits` nullopt: exact sum.
+// Records the steps in `trace` when it is given.
 std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<int> fraction_bits,
-                        int floor, Rounding rounding, int precision) {
+                        int floor, Rounding rounding, int precision, BlockTrace* trace = nullptr) {
   std::uint32_t bits = 0;
-  if (list.special(dp, bits)) return bits;
+  if (list.special(dp, bits)) {
+    if (trace != nullptr) trace->special = true;
+    return bits;
+  }
   const std::span<const Term> terms = list.terms();
   // An exactly zero result is -0 under ZeroSign::ieee only when every term is a negative zero
   // or a negative term truncated to zero (the IEEE sum of -0s is -0; any other zero sum is +0
@@ -106,6 +110,7 @@ std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<
     int top = floor;
     for (const Term& t : terms) top = std::max(top, t.alignment_exponent);
     grid_lsb = top - *fraction_bits;
+    if (trace != nullptr) trace->alignment_exponent = top;
   } else {
     grid_lsb = std::numeric_limits<int>::max();
     for (const Term& t : terms) grid_lsb = std::min(grid_lsb, t.lsb_exponent);
@@ -125,9 +130,17 @@ std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<
       kept = -shift >= 64 ? 0 : kept >> -shift;  // truncation of the magnitude toward zero
       sum.add(t.negative, kept, 0);
     }
+    if (trace != nullptr) {
+      trace->terms.push_back(
+          {t.negative, t.significand, t.lsb_exponent, kept, std::max(t.lsb_exponent, grid_lsb)});
+    }
     every_kept_negative = every_kept_negative && t.negative;
   }
   if (sum.is_zero()) return encode_zero(dp.accumulator, zeros_negative && every_kept_negative);
+  if (trace != nullptr) {
+    trace->sum_negative = sum.negative();
+    trace->sum = sum.magnitude(grid_lsb);
+  }
   const std::uint32_t rounded = round_pack(dp.accumulator, sum.negative(), sum.magnitude(grid_lsb),
                                            rounding, dp.overflow, precision);
   // A nonzero sum that rounds to zero keeps its sign under IEEE rules; ZeroSign::positive
@@ -139,8 +152,10 @@ std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<
 
 }  // namespace
 
-std::uint32_t block_fma(const Datapath& dp, std::span<const Decoded> a, std::span<const Decoded> b,
-                        std::uint32_t c) {
+namespace {
+
+std::uint32_t traced_block_fma(const Datapath& dp, std::span<const Decoded> a,
+                               std::span<const Decoded> b, std::uint32_t c, BlockTrace* trace) {
   if (a.size() != b.size() || a.size() > static_cast<std::size_t>(kMaxBlockTerms)) {
     throw std::invalid_argument("block_fma: a and b must have the same length, at most " +
                                 std::to_string(kMaxBlockTerms));
@@ -149,7 +164,21 @@ std::uint32_t block_fma(const Datapath& dp, std::span<const Decoded> a, std::spa
   for (std::size_t i = 0; i < a.size(); ++i) list.add_product(dp.input, a[i], b[i]);
   list.add_value(dp.accumulator, decode(dp.accumulator, c));
   return round_sum(dp, list, dp.alignment_fraction_bits, dp.alignment_floor, dp.block_rounding,
-                   dp.block_result_precision);
+                   dp.block_result_precision, trace);
+}
+
+}  // namespace
+
+std::uint32_t block_fma(const Datapath& dp, std::span<const Decoded> a, std::span<const Decoded> b,
+                        std::uint32_t c) {
+  return traced_block_fma(dp, a, b, c, nullptr);
+}
+
+std::uint32_t block_fma(const Datapath& dp, std::span<const Decoded> a, std::span<const Decoded> b,
+                        std::uint32_t c, BlockTrace& trace) {
+  trace = {};
+  trace.result = traced_block_fma(dp, a, b, c, &trace);
+  return trace.result;
 }
 
 std::uint32_t accumulator_add(const Datapath& dp, std::uint32_t x, std::uint32_t y) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/decode.hpp>
@@ -16,6 +18,33 @@ inline constexpr int kMaxBlockTerms = 64;
 // of the accumulator format. Returns the block result in the accumulator format.
 std::uint32_t block_fma(const Datapath& datapath, std::span<const Decoded> a,
                         std::span<const Decoded> b, std::uint32_t c);
+
+// What one block_fma did, for `tcemu explain block`: the same computation, step by step.
+struct BlockTrace {
+  // A finite nonzero term (the exact products in order, then c) before and after the truncation
+  // to the alignment grid: (-1)^negative significand 2^lsb_exponent, and what was kept of its
+  // magnitude, kept 2^kept_lsb_exponent (the term itself where nothing was dropped).
+  struct Term {
+    bool negative;
+    std::uint64_t significand;
+    int lsb_exponent;
+    std::uint64_t kept;
+    int kept_lsb_exponent;
+  };
+  std::vector<Term> terms;
+  bool special = false;  // NaN or Inf decided before any arithmetic; nothing below is set
+  // The largest alignment exponent (raised to the floor); nullopt on an exact datapath.
+  std::optional<int> alignment_exponent;
+  // The exact sum of the kept terms (zero: significand 0), its 64 leading bits as round_pack
+  // receives them.
+  bool sum_negative = false;
+  ExactMagnitude sum{0, 0, false};
+  std::uint32_t result = 0;
+};
+
+// block_fma, recording its steps in `trace`.
+std::uint32_t block_fma(const Datapath& datapath, std::span<const Decoded> a,
+                        std::span<const Decoded> b, std::uint32_t c, BlockTrace& trace);
 
 // x + y in the accumulator format: the exact sum rounded once to nearest even, with the
 // datapath's NaN bits, zero sign and overflow rule. Used where c enters after the blocks.

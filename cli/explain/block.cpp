@@ -1,0 +1,281 @@
+// explain block: one fused Tensor Core block (block_fma.hpp) on any datapath, step by step from
+// the library's own trace of it (BlockTrace): the exact products, the alignment exponent, each
+// term truncated to the grid with its dropped bits marked, the exact sum of what was kept, and
+// its one rounding; beside the same block on other datapaths (--compare), bit by bit.
+#include <bit>
+#include <cmath>
+#include <sstream>
+
+#include <tcemu/emulator/block_fma.hpp>
+#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/presets.hpp>
+
+#include "datapath_options.hpp"
+#include "topics.hpp"
+#include "values.hpp"
+
+namespace tcemu::cli::explain {
+namespace {
+
+constexpr const char* kDefaultA =
+    "1, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, "
+    "0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13, "
+    "0x1p-13, 0x1p-13";
+constexpr const char* kDefaultCompare = "--alignment-bits exact, exact-rn";
+
+std::string usage() {
+  return std::string(
+             R"(usage: tcemu explain block [--a LIST --b LIST] [--c VALUE] [datapath options]
+                           [--compare LIST] [--format F]
+
+One Tensor Core block d = sum_i a_i b_i + c (block_fma.hpp) on the datapath the options name,
+from the library's trace of it: each product exact, the block's alignment exponent, each term
+truncated to the alignment grid with its dropped bits marked (^), the exact sum of the kept
+terms, its rounding into the accumulator; then the same block on the --compare datapaths.
+  --a LIST, --b LIST  at most block-terms values each, in the input format (--type)
+  --c VALUE           in the accumulator format (--acc); default 0
+  --compare LIST      comma-separated datapaths, each a preset name with overrides
+                      ("exact-rn", "sm80 --alignment-bits 23") or overrides of the main
+                      datapath ("--alignment-bits exact"); the input and accumulator formats
+                      stay the main one's. Default: ")") +
+         kDefaultCompare + R"("
+Default block: 1 x 1 + 15 x (2^-13 x 2^-13) = 1 + 15 x 2^-26, c = 0: sm90 truncates each
+2^-26 away (3f800000), exact alignment rounds the exact sum toward zero (3f800001), exact-rn
+to nearest (3f800002).
+
+)" + datapath_options_help();
+}
+
+// The datapath options given on the command line, as words.
+std::vector<std::string> datapath_words(const Arguments& args) {
+  std::vector<std::string> words;
+  for (const std::string& name : datapath_option_names()) {
+    if (const auto v = args.value(name)) {
+      words.push_back("--" + name);
+      words.push_back(*v);
+    }
+  }
+  return words;
+}
+
+// A --compare item as a datapath: a preset name (with the main formats) and overrides, or
+// overrides of the main datapath's options.
+Datapath compare_datapath(const Arguments& args, const Datapath& main, const std::string& item) {
+  std::vector<std::string> words;
+  std::istringstream in(item);
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) throw UsageError("--compare: an empty datapath");
+  std::vector<std::string> all;
+  if (words[0].starts_with("--")) {
+    all = datapath_words(args);
+  } else {
+    all = {"--type", std::string(main.input.name), "--acc", std::string(main.accumulator.name),
+           "--arch"};
+  }
+  all.insert(all.end(), words.begin(), words.end());
+  try {
+    const Datapath dp = datapath_from(Arguments(all, datapath_option_names(), {}));
+    if (!(dp.input == main.input) || !(dp.accumulator == main.accumulator)) {
+      throw UsageError("the input and accumulator formats must stay " +
+                       std::string(main.input.name) + " and " + std::string(main.accumulator.name));
+    }
+    return dp;
+  } catch (const UsageError& e) {
+    throw UsageError("--compare '" + item + "': " + e.what());
+  }
+}
+
+Binary binary_of(const Decoded& x) {
+  return {x.negative, x.value_class == ValueClass::finite ? x.significand : 0, x.lsb_exponent};
+}
+
+bool is_number(const Decoded& x) {
+  return x.value_class == ValueClass::zero || x.value_class == ValueClass::finite;
+}
+
+std::string value_text(const FloatFormat& f, std::uint32_t bits) {
+  const Decoded x = decode(f, bits);
+  if (x.value_class == ValueClass::nan) return "NaN";
+  if (x.value_class == ValueClass::infinity) return x.negative ? "-Inf" : "Inf";
+  return decimal(to_double(f, bits));
+}
+
+// The block's operands: a and b in the input format, c in the accumulator format (bits).
+struct Block {
+  std::vector<std::uint32_t> a, b;
+  std::uint32_t c;
+};
+
+// One datapath's run of the block: its trace, and the result after c where c enters after it.
+struct Run {
+  std::string name;
+  Datapath dp;
+  BlockTrace trace;
+  std::uint32_t result;
+};
+
+Run run_block(const std::string& name, const Datapath& dp, const Block& x) {
+  if (x.a.size() > static_cast<std::size_t>(dp.block_terms)) {
+    throw UsageError(name + ": its block fuses " + std::to_string(dp.block_terms) +
+                     " products, the block given has " + std::to_string(x.a.size()));
+  }
+  std::vector<Decoded> a, b;
+  for (const std::uint32_t v : x.a) a.push_back(decode(dp.input, v));
+  for (const std::uint32_t v : x.b) b.push_back(decode(dp.input, v));
+  Run r{name, dp, {}, 0};
+  const bool after = dp.c_entry == AccumulatorEntry::added_after_blocks;
+  r.result = block_fma(dp, a, b, after ? encode_zero(dp.accumulator, false) : x.c, r.trace);
+  if (after) r.result = accumulator_add(dp, r.result, x.c);
+  return r;
+}
+
+// The labels of the trace's terms: the finite nonzero products in order, then c.
+std::vector<std::string> term_labels(const Datapath& dp, const Block& x) {
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < x.a.size(); ++i) {
+    const Decoded a = decode(dp.input, x.a[i]), b = decode(dp.input, x.b[i]);
+    if (a.value_class == ValueClass::finite && b.value_class == ValueClass::finite) {
+      labels.push_back("a" + std::to_string(i) + " b" + std::to_string(i));
+    }
+  }
+  if (dp.c_entry == AccumulatorEntry::aligned_in_first_block &&
+      decode(dp.accumulator, x.c).value_class == ValueClass::finite) {
+    labels.push_back("c");
+  }
+  return labels;
+}
+
+void show_run(Document& d, const Run& r, const Block& x) {
+  const Datapath& dp = r.dp;
+  d.heading("On " + r.name);
+  d.paragraph(describe(dp));
+  if (r.trace.special) {
+    d.paragraph("A NaN or Inf decides the result before any arithmetic: " +
+                to_hex(dp.accumulator, r.result) + " (" + value_text(dp.accumulator, r.result) +
+                ").");
+    return;
+  }
+  const std::vector<std::string> labels = term_labels(dp, x);
+  std::optional<int> grid;
+  if (r.trace.alignment_exponent) {
+    grid = *r.trace.alignment_exponent - *dp.alignment_fraction_bits;
+    d.paragraph("Alignment exponent E = " + std::to_string(*r.trace.alignment_exponent) +
+                " (the largest leading-bit exponent of the terms' formats, at least the floor " +
+                (dp.alignment_floor == kNoAlignmentFloor ? std::string("none")
+                                                         : std::to_string(dp.alignment_floor)) +
+                "); grid 2^(E - " + std::to_string(*dp.alignment_fraction_bits) + ") = 2^" +
+                std::to_string(*grid) + ".");
+    d.why("every term's magnitude is truncated toward zero to a multiple of 2^" +
+          std::to_string(*grid) +
+          ", no guard, round or sticky bit (datapath.hpp, step 2): the "
+          "bits marked ^ are dropped.");
+  } else {
+    d.paragraph("Exact alignment: no term loses a bit.");
+  }
+  std::vector<BitRow> rows;
+  for (std::size_t i = 0; i < r.trace.terms.size(); ++i) {
+    const BlockTrace::Term& t = r.trace.terms[i];
+    const Binary before{t.negative, t.significand, t.lsb_exponent};
+    const Binary kept{t.negative, t.kept, t.kept_lsb_exponent};
+    const bool lost = t.lsb_exponent < t.kept_lsb_exponent &&
+                      (t.kept << (t.kept_lsb_exponent - t.lsb_exponent)) != t.significand;
+    rows.push_back({i < labels.size() ? labels[i] : "term", before,
+                    decimal(before) + (lost ? " -> " + decimal(kept) : ""), grid});
+  }
+  const int precision = dp.block_result_precision;
+  if (r.trace.sum.significand != 0) {
+    const Binary sum{r.trace.sum_negative, r.trace.sum.significand, r.trace.sum.lsb_exponent};
+    const int lead = sum.lsb_exponent + static_cast<int>(std::bit_width(sum.significand)) - 1;
+    rows.push_back({"sum of kept", sum,
+                    "exact" + std::string(r.trace.sum.sticky ? " + sticky" : ""),
+                    lead - precision + 1});
+  }
+  const Decoded result = decode(dp.accumulator, r.result);
+  const std::string result_text = std::string(dp.accumulator.name) + " " +
+                                  to_hex(dp.accumulator, r.result) + " = " +
+                                  value_text(dp.accumulator, r.result);
+  if (is_number(result)) rows.push_back({"d", binary_of(result), result_text, {}});
+  d.bits(rows);
+  if (!is_number(result)) d.paragraph("d = " + result_text + ": the rounding overflowed.");
+  d.why(
+      "the kept terms are summed exactly (block_fma.cpp's WideSum), then rounded once " +
+      std::string(dp.block_rounding == Rounding::toward_zero ? "toward zero" : "to nearest even") +
+      " to " + std::to_string(precision) + " significant bits (" +
+      std::string(dp.accumulator.name) + ").");
+  if (dp.c_entry == AccumulatorEntry::added_after_blocks) {
+    d.paragraph("c enters after the block: d = RN(block + c) (accumulator_add).");
+  }
+}
+
+Document run(const Arguments& args) {
+  const Datapath dp = datapath_from(args);
+  Block x;
+  x.a = values_bits("--a", args.value_or("a", kDefaultA), dp.input);
+  x.b = values_bits("--b", args.value_or("b", kDefaultA), dp.input);
+  x.c = value_bits("--c", args.value_or("c", "0"), dp.accumulator);
+  if (x.a.empty() || x.a.size() != x.b.size()) {
+    throw UsageError("--a and --b need the same number of values >= 1");
+  }
+  const std::string main_name = args.value_or("arch", "sm90");
+  std::vector<Run> runs{run_block(main_name, dp, x)};
+  for (std::string item : args.list_or("compare", kDefaultCompare)) {
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    const std::string name = item.starts_with("--") ? main_name + " " + item : item;
+    runs.push_back(run_block("--compare " + name, compare_datapath(args, dp, item), x));
+    runs.back().name = name;
+  }
+
+  Document d("One Tensor Core block: " + std::string(dp.input.name) + " products into " +
+             std::string(dp.accumulator.name));
+  d.heading("The products, each exact");
+  Table products{{"i", "a_i", "b_i", "a_i b_i"}, {}};
+  for (std::size_t i = 0; i < x.a.size(); ++i) {
+    products.rows.push_back({std::to_string(i),
+                             to_hex(dp.input, x.a[i]) + " = " + value_text(dp.input, x.a[i]),
+                             to_hex(dp.input, x.b[i]) + " = " + value_text(dp.input, x.b[i]),
+                             decimal(to_double(dp.input, x.a[i]) * to_double(dp.input, x.b[i]))});
+  }
+  products.rows.push_back(
+      {"c", to_hex(dp.accumulator, x.c) + " = " + value_text(dp.accumulator, x.c), "", ""});
+  d.table(products);
+  const int bits = dp.input.fraction_bits + 1;
+  d.why("two " + std::string(dp.input.name) + " significands of at most " + std::to_string(bits) +
+        " bits multiply into at most " + std::to_string(2 * bits) +
+        " bits: every product is exact (block_fma.cpp, TermList::add_product).");
+  for (const Run& r : runs) show_run(d, r, x);
+
+  d.heading("Side by side");
+  std::vector<BitRow> results;
+  Table summary{{"datapath", "alignment exponent", "grid", "rounding", "d"}, {}};
+  for (const Run& r : runs) {
+    const Decoded result = decode(r.dp.accumulator, r.result);
+    if (is_number(result)) {
+      results.push_back({r.name, binary_of(result), to_hex(r.dp.accumulator, r.result), {}});
+    }
+    const bool aligned = r.dp.alignment_fraction_bits.has_value();
+    const auto e = r.trace.alignment_exponent;
+    summary.rows.push_back(
+        {r.name, e ? std::to_string(*e) : "-",
+         e         ? "2^" + std::to_string(*e - *r.dp.alignment_fraction_bits)
+         : aligned ? "-"
+                   : "exact",
+         std::string(name_of(r.dp.block_rounding)),
+         to_hex(r.dp.accumulator, r.result) + " = " + value_text(r.dp.accumulator, r.result)});
+  }
+  d.table(summary);
+  if (!results.empty()) d.bits(results);
+  return d;
+}
+
+}  // namespace
+
+Topic block_topic() {
+  auto options = datapath_option_names();
+  for (const char* o : {"a", "b", "c", "compare"}) options.insert(o);
+  return {"block", "one tensor-core block on any preset, beside other datapaths", usage(), options,
+          run};
+}
+
+}  // namespace tcemu::cli::explain
