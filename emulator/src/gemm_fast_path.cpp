@@ -27,6 +27,7 @@
 #include <limits>
 
 #include <tcemu/emulator/block_fma.hpp>
+#include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/round.hpp>
 
@@ -49,23 +50,6 @@ constexpr int kLowestGrid = -600;          // emax never needs to be lower (all 
 
 double power_of_two(int e) {  // 2^e for e in binary64's normal range, built from the bits
   return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
-}
-
-double value_of(const FloatFormat& f, std::uint32_t bits) {
-  const Decoded x = decode(f, bits);
-  switch (x.value_class) {
-    case ValueClass::zero:
-      return x.negative ? -0.0 : 0.0;
-    case ValueClass::infinity:
-      return x.negative ? -std::numeric_limits<double>::infinity()
-                        : std::numeric_limits<double>::infinity();
-    case ValueClass::nan:
-      return std::numeric_limits<double>::quiet_NaN();
-    case ValueClass::finite:
-      break;
-  }
-  const double magnitude = static_cast<double>(x.significand) * power_of_two(x.lsb_exponent);
-  return x.negative ? -magnitude : magnitude;
 }
 
 // Bits of an accumulator value held exactly in a double; a NaN is the datapath's NaN.
@@ -123,7 +107,7 @@ class Kernel {
         floor_(dp.alignment_floor),
         negative_zero_mask_(dp.zero_sign == ZeroSign::ieee ? sign_bit_ : 0),
         min_normal_(power_of_two(dp.accumulator.min_exponent())),
-        max_finite_(value_of(dp.accumulator, encode_max_finite(dp.accumulator, false))) {}
+        max_finite_(to_double(dp.accumulator, encode_max_finite(dp.accumulator, false))) {}
 
   // One block for Rows consecutive rows and kTile columns: chain[r] <- block(a row r, b,
   // chain[r]); row r's operands start at a_value + r * a_stride. Sharing each B load between the
@@ -216,7 +200,7 @@ class Kernel {
         // As block_fma: under ZeroSign::positive a result that rounds to zero is +0.
         const bool positive_zero =
             dp_.zero_sign == ZeroSign::positive && bits == encode_zero(dp_.accumulator, true);
-        result[w] = positive_zero ? 0.0 : value_of(dp_.accumulator, bits);
+        result[w] = positive_zero ? 0.0 : to_double(dp_.accumulator, bits);
       }
     }
     return result;
@@ -279,8 +263,8 @@ class Kernel {
           continue;
         }
         for (int w = 0; w < kTile; ++w) {
-          c[i + r][w] = value_of(dp_.accumulator, accumulator_add(dp_, bits_of(dp_, chain[r][w]),
-                                                                  bits_of(dp_, c[i + r][w])));
+          c[i + r][w] = to_double(dp_.accumulator, accumulator_add(dp_, bits_of(dp_, chain[r][w]),
+                                                                   bits_of(dp_, c[i + r][w])));
         }
       }
     }
@@ -326,7 +310,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
       }
     }
   }
-  auto value = [&](std::uint32_t bits) { return value_of(dp.input, bits); };
+  auto value = [&](std::uint32_t bits) { return to_double(dp.input, bits); };
   auto exponent = [&](std::uint32_t bits) {
     const Decoded x = decode(dp.input, bits);
     return x.value_class == ValueClass::zero ? kZeroExponent : x.alignment_exponent(dp.input);
@@ -399,7 +383,7 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
       const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
       for (std::int64_t i = 0; i < m; ++i) {
         for (int w = 0; w < kTile; ++w) {
-          c[i][w] = w < width ? value_of(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
+          c[i][w] = w < width ? to_double(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
         }
       }
       for (std::int64_t chunk = 0; chunk < chunks; ++chunk)

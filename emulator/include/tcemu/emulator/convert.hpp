@@ -1,7 +1,9 @@
 // Conversion of a bit pattern between formats under a chosen rounding (cvt.rn / cvt.rz).
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <limits>
 
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/format.hpp>
@@ -38,6 +40,28 @@ TCEMU_HOST_DEVICE inline std::uint32_t convert(const FloatFormat& from, const Fl
       break;
   }
   return round_pack(to, x.negative, {x.significand, x.lsb_exponent, false}, rounding, overflow);
+}
+
+// The value of `bits` of `f` as a binary64 number, exactly: every format here has at most 24
+// significand bits and exponents within binary64's normal range. NaN is the C++ quiet NaN.
+inline double to_double(const FloatFormat& f, std::uint32_t bits) {
+  const Decoded x = decode(f, bits);
+  switch (x.value_class) {
+    case ValueClass::zero:
+      return x.negative ? -0.0 : 0.0;
+    case ValueClass::infinity:
+      return x.negative ? -std::numeric_limits<double>::infinity()
+                        : std::numeric_limits<double>::infinity();
+    case ValueClass::nan:
+      return std::numeric_limits<double>::quiet_NaN();
+    case ValueClass::finite:
+      break;
+  }
+  // 2^lsb_exponent from its bit fields: lsb_exponent >= -149 - 23 lies in binary64's normal range.
+  const double unit =
+      std::bit_cast<double>(static_cast<std::uint64_t>(x.lsb_exponent + 1023) << 52);
+  const double magnitude = static_cast<double>(x.significand) * unit;
+  return x.negative ? -magnitude : magnitude;
 }
 
 // True when `bits` of `from` is exactly representable in `to` (NaN counts as representable).
