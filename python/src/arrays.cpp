@@ -64,13 +64,14 @@ const unsigned char* element(const Operand& op, std::int64_t i, std::int64_t j) 
 }  // namespace
 
 Operand operand(nb::handle object, const char* name) {
-  Operand op{{}, std::nullopt, std::nullopt, name};
+  Operand op{{}, std::nullopt, std::nullopt, name, {}};
   nb::object array = nb::borrow(object);
-  static const nb::object numpy = nb::module_::import_("numpy");
+  const nb::module_ numpy = nb::module_::import_("numpy");
   if (nb::isinstance(object, numpy.attr("ndarray"))) {
     const std::string dtype = nb::cast<std::string>(object.attr("dtype").attr("name"));
     if (const char* bits = ml_dtypes_view(dtype)) {
       op.typed = ml_dtypes_format(dtype);
+      op.dtype = dtype;
       array = object.attr("view")(numpy.attr(bits));
     }
   }
@@ -86,6 +87,7 @@ Operand operand(nb::handle object, const char* name) {
                               .c_str());
   }
   const dl::dtype t = op.array.dtype();
+  if (op.dtype.empty()) op.dtype = dtype_name(t);
   if (t.lanes != 1) throw nb::type_error((op.name + ": vector dtypes are not supported").c_str());
   if (op.typed) return op;
   switch (static_cast<dl::dtype_code>(t.code)) {
@@ -117,7 +119,7 @@ Operand operand(nb::handle object, const char* name) {
     default:
       break;
   }
-  throw nb::type_error((op.name + ": dtype " + dtype_name(t) +
+  throw nb::type_error((op.name + ": dtype " + op.dtype +
                         " is not supported: pass float16, bfloat16, float32, float64, "
                         "float8_e4m3fn, float8_e5m2 or uint8/uint16/uint32 bit patterns")
                            .c_str());
@@ -142,7 +144,7 @@ void require_format(const Operand& op, const FloatFormat& format) {
                : t.code == static_cast<std::uint8_t>(dl::dtype_code::UInt) &&
                      t.bits == 8 * container_bytes(format);
   if (!holds) {
-    throw nb::type_error((op.name + ": dtype " + dtype_name(t) + " does not hold " +
+    throw nb::type_error((op.name + ": dtype " + op.dtype + " does not hold " +
                           std::string(format.name) + " values; pass " + std::string(format.name) +
                           " values or uint" + std::to_string(8 * container_bytes(format)) +
                           " bit patterns")
@@ -166,7 +168,7 @@ std::vector<unsigned char> copy_2d(const Operand& op, Layout layout) {
 
 void require_real(const Operand& op, Real real) {
   if (op.real != real) {
-    throw nb::type_error((op.name + ": dtype " + dtype_name(op.array.dtype()) + " is not " +
+    throw nb::type_error((op.name + ": dtype " + op.dtype + " is not " +
                           (real == Real::fp64 ? "float64" : "float32") + " as the call needs")
                              .c_str());
   }
@@ -217,7 +219,7 @@ std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& form
 
 BlasMatrix blas_matrix(const Operand& op) {
   if (!op.real) {
-    throw nb::type_error((op.name + ": dtype " + dtype_name(op.array.dtype()) +
+    throw nb::type_error((op.name + ": dtype " + op.dtype +
                           " is not supported here: pass float64 or float32")
                              .c_str());
   }

@@ -13,6 +13,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include <tcemu/backend/buffer_matrix.hpp>
 #include <tcemu/emulator/format.hpp>
@@ -32,6 +33,7 @@ struct Operand {
   std::optional<FloatFormat> typed;
   std::optional<Real> real;  // float64 or float32
   std::string name;          // the argument's name in messages
+  std::string dtype;         // the dtype's name in messages
 };
 
 // `object`: a NumPy array (ml_dtypes' bfloat16, float8_e4m3fn and float8_e5m2 arrays are viewed

@@ -2,12 +2,14 @@
 // conversions they share.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <nanobind/nanobind.h>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
+#include <tcemu/emulator/gemm.hpp>
 
 namespace tcemu::python {
 
@@ -27,5 +29,8 @@ void bind_detect(nb::module_& m);    // detect(): the datapath that reproduces r
 
 // The format called `name`; ValueError listing the names otherwise.
 FloatFormat format_named(std::string_view name);
+
+// GemmOptions::c_input from its word, "epilogue" or "initial_accumulator"; ValueError otherwise.
+CInput c_input_named(const std::string& word);
 
 }  // namespace tcemu::python

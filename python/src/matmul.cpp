@@ -18,13 +18,6 @@
 namespace tcemu::python {
 namespace {
 
-CInput c_input_named(const std::string& word) {
-  if (word == "epilogue") return CInput::epilogue;
-  if (word == "initial_accumulator") return CInput::initial_accumulator;
-  throw nb::value_error(
-      ("c_input must be 'epilogue' or 'initial_accumulator', got '" + word + "'").c_str());
-}
-
 nb::object emulated(const Datapath& datapath, const GemmOptions& options, const Operand& a,
                     const Operand& b, const std::optional<Operand>& c) {
   const BitMatrix ma = bit_matrix(a, datapath.input);
@@ -62,6 +55,13 @@ nb::object on_backend(Backend& backend, const Datapath& datapath, const GemmOpti
 }
 
 }  // namespace
+
+CInput c_input_named(const std::string& word) {
+  if (word == "epilogue") return CInput::epilogue;
+  if (word == "initial_accumulator") return CInput::initial_accumulator;
+  throw nb::value_error(
+      ("c_input must be 'epilogue' or 'initial_accumulator', got '" + word + "'").c_str());
+}
 
 void bind_matmul(nb::module_& m) {
   m.def(
