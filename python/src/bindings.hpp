@@ -4,8 +4,11 @@
 
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
@@ -29,6 +32,10 @@ void bind_detect(nb::module_& m);    // detect(): the datapath that reproduces r
 
 // The format called `name`; ValueError listing the names otherwise.
 FloatFormat format_named(std::string_view name);
+
+// A format argument: a Format or its name (ValueError for an unknown name).
+using FormatArg = std::variant<FloatFormat, std::string>;
+FloatFormat format_of(const FormatArg& arg);
 
 // GemmOptions::c_input from its word, "epilogue" or "initial_accumulator"; ValueError otherwise.
 CInput c_input_named(const std::string& word);

@@ -50,8 +50,13 @@ void bind_datapath(nb::module_& m) {
       "A Tensor Core datapath: d = a . b + c over K terms in blocks "
       "(emulator/include/tcemu/emulator/datapath.hpp). Every field is an attribute; change any "
       "of them to model other hardware, then validate().");
-  c.def_rw("input", &Datapath::input, "format of a and b")
-      .def_rw("accumulator", &Datapath::accumulator, "format of c and d: fp32 or fp16")
+  c.def_prop_rw(
+       "input", [](const Datapath& dp) { return dp.input; },
+       [](Datapath& dp, const FormatArg& f) { dp.input = format_of(f); }, "format of a and b")
+      .def_prop_rw(
+          "accumulator", [](const Datapath& dp) { return dp.accumulator; },
+          [](Datapath& dp, const FormatArg& f) { dp.accumulator = format_of(f); },
+          "format of c and d: fp32 or fp16")
       .def_rw("instruction_k", &Datapath::instruction_k, "K of one MMA instruction")
       .def_rw("block_terms", &Datapath::block_terms, "products fused in one block")
       .def_rw("k_group", &Datapath::k_group,
@@ -84,15 +89,28 @@ void bind_datapath(nb::module_& m) {
       .def("__repr__", [](const Datapath& dp) { return "tcemu.Datapath(" + describe(dp) + ")"; });
   m.attr("NO_ALIGNMENT_FLOOR") = kNoAlignmentFloor;
 
-  m.def("preset", &preset, nb::arg("arch"), nb::arg("input") = formats::fp16,
-        nb::arg("accumulator") = formats::fp32, nb::arg("instr") = "mma.sync",
+  m.def(
+      "preset",
+      [](const std::string& arch, const FormatArg& input, const FormatArg& accumulator,
+         const std::string& instr) {
+        return preset(arch, format_of(input), format_of(accumulator), instr);
+      },
+      nb::arg("arch"), nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32",
+      nb::arg("instr") = "mma.sync",
         "The datapath of `arch` (sm70, sm75, sm80, sm89, sm90, sm100, exact-rn, exact-rz) running "
         "`instr` (mma.sync, wgmma on sm90, tcgen05 on sm100) on `input` with an `accumulator` "
         "accumulator. ValueError for a combination the hardware lacks.");
   m.def("preset_names", &preset_names, "The architecture presets.");
   m.def("instruction_names", &instruction_names, nb::arg("arch"),
         "The instruction paths of an architecture.");
-  m.def("block_datapath", &block_datapath, nb::arg("input"), nb::arg("accumulator"),
+  m.def(
+      "block_datapath",
+      [](const FormatArg& input, const FormatArg& accumulator, int instruction_k, int block_terms,
+         int fraction_bits) {
+        return block_datapath(format_of(input), format_of(accumulator), instruction_k,
+                              block_terms, fraction_bits);
+      },
+      nb::arg("input"), nb::arg("accumulator"),
         nb::arg("instruction_k"), nb::arg("block_terms"), nb::arg("fraction_bits"),
         "The common shape every architecture preset starts from (presets.hpp).");
 

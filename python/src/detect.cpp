@@ -35,8 +35,9 @@ void bind_detect(nb::module_& m) {
 
   m.def(
       "detect",
-      [](nb::handle a, nb::handle b, nb::handle c, nb::handle d, const FloatFormat& input,
-         const FloatFormat& accumulator) {
+      [](nb::handle a, nb::handle b, nb::handle c, nb::handle d, const FormatArg& input_arg,
+         const FormatArg& accumulator_arg) {
+        const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
         const std::vector<MmaCase> cases = cases_from(a, b, c, d, input, accumulator);
         if (cases.empty()) throw nb::value_error("detect: no cases");
         const int k = static_cast<int>(cases.front().a.size());
@@ -50,8 +51,11 @@ void bind_detect(nb::module_& m) {
 
   m.def(
       "detect_gpu",
-      [](std::optional<FloatFormat> input, std::optional<FloatFormat> accumulator,
+      [](std::optional<FormatArg> input_arg, std::optional<FormatArg> accumulator_arg,
          std::size_t random, std::uint64_t seed) -> std::vector<DatapathFit> {
+        std::optional<FloatFormat> input, accumulator;
+        if (input_arg) input = format_of(*input_arg);
+        if (accumulator_arg) accumulator = format_of(*accumulator_arg);
 #if TCEMU_WITH_GPU
         const gpu::DeviceInfo device = gpu::require_device();
         const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();

@@ -23,6 +23,11 @@ FloatFormat format_named(std::string_view name) {
   throw nb::value_error(("unknown format '" + std::string(name) + "': " + names).c_str());
 }
 
+FloatFormat format_of(const FormatArg& arg) {
+  if (const auto* name = std::get_if<std::string>(&arg)) return format_named(*name);
+  return std::get<FloatFormat>(arg);
+}
+
 void bind_formats(nb::module_& m) {
   nb::class_<FloatFormat>(m, "Format",
                           "A number format by name: fp32, fp16, bf16, tf32 (in an fp32 "
@@ -47,7 +52,6 @@ void bind_formats(nb::module_& m) {
       .def("__str__", [](const FloatFormat& f) { return std::string(f.name); })
       .def("__repr__",
            [](const FloatFormat& f) { return "tcemu.Format('" + std::string(f.name) + "')"; });
-  nb::implicitly_convertible<std::string, FloatFormat>();
   m.def(
       "formats", [] { return std::vector<FloatFormat>(std::begin(kFormats), std::end(kFormats)); },
       "Every format by name.");

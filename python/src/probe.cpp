@@ -43,8 +43,9 @@ std::vector<std::uint32_t> run(const std::string& instr, const FloatFormat& inpu
 void bind_probe(nb::module_& m) {
   m.def(
       "gpu_mma",
-      [](nb::handle a, nb::handle b, nb::handle c, const FloatFormat& input,
-         const FloatFormat& accumulator, const std::string& instr) {
+      [](nb::handle a, nb::handle b, nb::handle c, const FormatArg& input_arg,
+         const FormatArg& accumulator_arg, const std::string& instr) {
+        const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
         const std::vector<MmaCase> cases = cases_from(a, b, c, nb::none(), input, accumulator);
         return cases_to(cases, run(instr, input, accumulator, cases), input, accumulator)["d"];
       },
@@ -55,8 +56,9 @@ void bind_probe(nb::module_& m) {
       "Returns d [cases] as unsigned bit patterns. RuntimeError without a GPU.");
   m.def(
       "probe",
-      [](const FloatFormat& input, const FloatFormat& accumulator, const std::string& instr,
+      [](const FormatArg& input_arg, const FormatArg& accumulator_arg, const std::string& instr,
          std::size_t random, std::uint64_t seed) -> nb::dict {
+        const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
 #if TCEMU_WITH_GPU
         const gpu::DeviceInfo device = gpu::require_device();
         const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
@@ -76,7 +78,7 @@ void bind_probe(nb::module_& m) {
         no_gpu_build("probe (" + instr + ")");
 #endif
       },
-      nb::arg("input") = formats::fp16, nb::arg("accumulator") = formats::fp32,
+      nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32",
       nb::arg("instr") = "mma.sync", nb::arg("random") = 100000, nb::arg("seed") = 1,
       "Runs `random` generated cases and the crafted ones through the present GPU's mma.sync "
       "(or wgmma on sm_90a), one case per instruction, as `tcemu probe` does. Returns a dict: a, "

@@ -90,10 +90,11 @@ void bind_validate(nb::module_& m) {
 
   m.def(
       "compare",
-      [](nb::handle expected, nb::handle got, std::optional<FloatFormat> format,
+      [](nb::handle expected, nb::handle got, std::optional<FormatArg> format,
          std::int64_t listed) {
         const Operand oe = operand(expected, "expected"), og = operand(got, "got");
-        const FloatFormat f = comparison_format(oe, og, format);
+        const FloatFormat f =
+            comparison_format(oe, og, format ? std::optional(format_of(*format)) : std::nullopt);
         const BitMatrix me = bit_matrix(oe, f), mg = bit_matrix(og, f);
         Report r{compare_matrices(me.view, mg.view, listed), {}};
         r.text = format_comparison(r.comparison);
