@@ -195,8 +195,8 @@ BitMatrix bit_matrix(const Operand& op, const FloatFormat& format) {
   const auto rows = static_cast<std::int64_t>(op.array.shape(0));
   const auto cols = static_cast<std::int64_t>(op.array.shape(1));
   if (const auto s = strided_2d(op)) {
-    m.view = {static_cast<const unsigned char*>(op.array.data()), format, rows, cols, s->ld,
-              s->layout};
+    m.view = {
+        static_cast<const unsigned char*>(op.array.data()), format, rows, cols, s->ld, s->layout};
   } else {
     m.storage = copy_2d(op, Layout::row_major);
     m.view = {m.storage.data(), format, rows, cols, std::max<std::int64_t>(cols, 1),
@@ -209,8 +209,11 @@ std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& form
   require_ndim(op, 1);
   require_format(op, format);
   require_host(op);
-  const ConstMatrixView v{static_cast<const unsigned char*>(op.array.data()), format,
-                          static_cast<std::int64_t>(op.array.shape(0)), 1, op.array.stride(0),
+  const ConstMatrixView v{static_cast<const unsigned char*>(op.array.data()),
+                          format,
+                          static_cast<std::int64_t>(op.array.shape(0)),
+                          1,
+                          op.array.stride(0),
                           Layout::row_major};
   std::vector<std::uint32_t> out(op.array.shape(0));
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = v.get(static_cast<std::int64_t>(i), 0);
@@ -219,9 +222,9 @@ std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& form
 
 BlasMatrix blas_matrix(const Operand& op) {
   if (!op.real) {
-    throw nb::type_error((op.name + ": dtype " + op.dtype +
-                          " is not supported here: pass float64 or float32")
-                             .c_str());
+    throw nb::type_error(
+        (op.name + ": dtype " + op.dtype + " is not supported here: pass float64 or float32")
+            .c_str());
   }
   require_ndim(op, 2);
   require_host(op);

@@ -49,9 +49,8 @@ void run_gemm(BlasRoutines& routines, BlasGemm& g, double alpha, double beta) {
   const std::int64_t ldc = std::max<std::int64_t>(g.m, 1);
   nb::gil_scoped_release release;
   if (g.real == Real::fp64) {
-    routines.dgemm(g.a.trans, g.b.trans, g.m, g.n, g.k, alpha,
-                   static_cast<const double*>(g.a.data), g.a.ld,
-                   static_cast<const double*>(g.b.data), g.b.ld, beta,
+    routines.dgemm(g.a.trans, g.b.trans, g.m, g.n, g.k, alpha, static_cast<const double*>(g.a.data),
+                   g.a.ld, static_cast<const double*>(g.b.data), g.b.ld, beta,
                    static_cast<double*>(g.c.data), ldc);
   } else {
     routines.sgemm(g.a.trans, g.b.trans, g.m, g.n, g.k, static_cast<float>(alpha),

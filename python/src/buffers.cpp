@@ -69,8 +69,8 @@ BufferOperand<Format> to_buffer_as(Backend& backend, const Operand& op, Format f
 }
 
 template <class Format>
-nb::object from_buffer_as(Backend& backend, const BufferOperand<Format>& m,
-                          nb::dlpack::dtype dtype, bool on_device, int device) {
+nb::object from_buffer_as(Backend& backend, const BufferOperand<Format>& m, nb::dlpack::dtype dtype,
+                          bool on_device, int device) {
   const BufferMatrixOf<Format>& v = m.shape;
   const auto rows = static_cast<std::size_t>(v.rows);
   const auto cols = static_cast<std::size_t>(v.cols);
@@ -100,8 +100,8 @@ nb::object from_buffer_as(Backend& backend, const BufferOperand<Format>& m,
   const std::size_t shape[2] = {rows, cols};
   const std::int64_t strides[2] = {row_major ? static_cast<std::int64_t>(cols) : 1,
                                    row_major ? 1 : static_cast<std::int64_t>(rows)};
-  return nb::cast(nb::ndarray<>(data, 2, shape, owner, strides, dtype, nb::device::cuda::value,
-                                device));
+  return nb::cast(
+      nb::ndarray<>(data, 2, shape, owner, strides, dtype, nb::device::cuda::value, device));
 #else
   (void)device;
   no_gpu_build("a result in GPU memory");

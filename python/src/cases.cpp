@@ -11,10 +11,10 @@ namespace {
 // element (i, k) = get(i, k).
 template <class Get>
 nb::object bits_array(std::size_t rows, std::size_t cols, const FloatFormat& format, Get get) {
-  const NewArray out = new_array(
-      cols == 0 ? std::vector<std::size_t>{rows} : std::vector<std::size_t>{rows, cols},
-      {static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt),
-       static_cast<std::uint8_t>(8 * container_bytes(format)), 1});
+  const NewArray out =
+      new_array(cols == 0 ? std::vector<std::size_t>{rows} : std::vector<std::size_t>{rows, cols},
+                {static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt),
+                 static_cast<std::uint8_t>(8 * container_bytes(format)), 1});
   const auto width = static_cast<std::int64_t>(std::max<std::size_t>(cols, 1));
   const MatrixView v{{static_cast<unsigned char*>(out.data), format,
                       static_cast<std::int64_t>(rows), width, width, Layout::row_major}};

@@ -68,19 +68,21 @@ void bind_datapath(nb::module_& m) {
       .def_rw("block_result_precision", &Datapath::block_result_precision,
               "significant bits kept in a block result")
       .def_rw("nan_bits", &Datapath::nan_bits, "the NaN produced, in the accumulator format");
-  enum_field<Rounding, &Datapath::block_rounding>(
-      c, "block_rounding", {Rounding::toward_zero, Rounding::nearest_even},
-      "rounding of each block result: 'rz' or 'rn'");
+  enum_field<Rounding, &Datapath::block_rounding>(c, "block_rounding",
+                                                  {Rounding::toward_zero, Rounding::nearest_even},
+                                                  "rounding of each block result: 'rz' or 'rn'");
   enum_field<AccumulatorEntry, &Datapath::c_entry>(
-      c, "c_entry", {AccumulatorEntry::aligned_in_first_block, AccumulatorEntry::added_after_blocks},
+      c, "c_entry",
+      {AccumulatorEntry::aligned_in_first_block, AccumulatorEntry::added_after_blocks},
       "'aligned' (c is a term of the first block) or 'after-blocks' (added at the end, RN)");
-  enum_field<Overflow, &Datapath::overflow>(c, "overflow",
-                                            {Overflow::ieee, Overflow::infinity, Overflow::saturate},
-                                            "'ieee', 'infinity' or 'saturate'");
+  enum_field<Overflow, &Datapath::overflow>(
+      c, "overflow", {Overflow::ieee, Overflow::infinity, Overflow::saturate},
+      "'ieee', 'infinity' or 'saturate'");
   enum_field<ZeroSign, &Datapath::zero_sign>(c, "zero_sign", {ZeroSign::ieee, ZeroSign::positive},
                                              "sign of a zero block result: 'ieee' or 'positive'");
-  c.def("validate", [](const Datapath& dp) { validate(dp); },
-        "Raises ValueError naming the first field the emulator cannot evaluate.")
+  c.def(
+       "validate", [](const Datapath& dp) { validate(dp); },
+       "Raises ValueError naming the first field the emulator cannot evaluate.")
       .def("copy", [](const Datapath& dp) { return dp; })
       .def("__copy__", [](const Datapath& dp) { return dp; })
       .def("__deepcopy__", [](const Datapath& dp, nb::handle) { return dp; })
@@ -97,9 +99,9 @@ void bind_datapath(nb::module_& m) {
       },
       nb::arg("arch"), nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32",
       nb::arg("instr") = "mma.sync",
-        "The datapath of `arch` (sm70, sm75, sm80, sm89, sm90, sm100, exact-rn, exact-rz) running "
-        "`instr` (mma.sync, wgmma on sm90, tcgen05 on sm100) on `input` with an `accumulator` "
-        "accumulator. ValueError for a combination the hardware lacks.");
+      "The datapath of `arch` (sm70, sm75, sm80, sm89, sm90, sm100, exact-rn, exact-rz) running "
+      "`instr` (mma.sync, wgmma on sm90, tcgen05 on sm100) on `input` with an `accumulator` "
+      "accumulator. ValueError for a combination the hardware lacks.");
   m.def("preset_names", &preset_names, "The architecture presets.");
   m.def("instruction_names", &instruction_names, nb::arg("arch"),
         "The instruction paths of an architecture.");
@@ -107,12 +109,12 @@ void bind_datapath(nb::module_& m) {
       "block_datapath",
       [](const FormatArg& input, const FormatArg& accumulator, int instruction_k, int block_terms,
          int fraction_bits) {
-        return block_datapath(format_of(input), format_of(accumulator), instruction_k,
-                              block_terms, fraction_bits);
+        return block_datapath(format_of(input), format_of(accumulator), instruction_k, block_terms,
+                              fraction_bits);
       },
-      nb::arg("input"), nb::arg("accumulator"),
-        nb::arg("instruction_k"), nb::arg("block_terms"), nb::arg("fraction_bits"),
-        "The common shape every architecture preset starts from (presets.hpp).");
+      nb::arg("input"), nb::arg("accumulator"), nb::arg("instruction_k"), nb::arg("block_terms"),
+      nb::arg("fraction_bits"),
+      "The common shape every architecture preset starts from (presets.hpp).");
 
   nb::class_<PresetEntry>(m, "PresetEntry", "One row of the preset table.")
       .def_prop_ro("arch", [](const PresetEntry& e) { return std::string(e.arch); })

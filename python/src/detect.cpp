@@ -83,8 +83,8 @@ void bind_detect(nb::module_& m) {
         no_gpu_build("detect_gpu");
 #endif
       },
-      nb::arg("input") = nb::none(), nb::arg("accumulator") = nb::none(),
-      nb::arg("random") = 20000, nb::arg("seed") = 1,
+      nb::arg("input") = nb::none(), nb::arg("accumulator") = nb::none(), nb::arg("random") = 20000,
+      nb::arg("seed") = 1,
       "Infers the datapath of the present GPU's mma.sync from `random` generated and the crafted "
       "cases, for every input and accumulator format it has (or the one named), as `tcemu "
       "detect` does. Returns a DatapathFit per format pair. RuntimeError without a GPU.");

@@ -50,8 +50,8 @@ void bind_markidis(nb::module_& m) {
           throw nb::value_error(
               ("backend must be 'emulator' or 'gpu', got '" + backend + "'").c_str());
         }
-        const auto machine = make_backend(device >= 0 ? "gpu" : backend, threads,
-                                          std::max(device, 0), engine);
+        const auto machine =
+            make_backend(device >= 0 ? "gpu" : backend, threads, std::max(device, 0), engine);
         if (device < 0) {
           require_real(oa, Real::fp32);
           BlasGemm g = blas_gemm(oa, ob, oc);
@@ -60,8 +60,7 @@ void bind_markidis(nb::module_& m) {
             markidis::sgemm(*machine, chosen, dp, g.a.trans, g.b.trans, g.m, g.n, g.k, alpha,
                             static_cast<const float*>(g.a.data), g.a.ld,
                             static_cast<const float*>(g.b.data), g.b.ld, beta,
-                            static_cast<float*>(g.c.data), std::max<std::int64_t>(g.m, 1),
-                            threads);
+                            static_cast<float*>(g.c.data), std::max<std::int64_t>(g.m, 1), threads);
           }
           return g.c.object;
         }

@@ -34,8 +34,8 @@ void bind_ozaki(nb::module_& m) {
       "ozaki_gemm",
       [](nb::handle a, nb::handle b, nb::handle c, double alpha, double beta,
          std::optional<std::string> mode, int splits, bool fast, int max_splits,
-         std::size_t workspace_mib, const std::string& backend,
-         std::optional<Datapath> datapath, int threads, const std::string& engine) {
+         std::size_t workspace_mib, const std::string& backend, std::optional<Datapath> datapath,
+         int threads, const std::string& engine) {
         const Operand oa = operand(a, "a"), ob = operand(b, "b");
         std::optional<Operand> oc;
         if (!c.is_none()) oc = operand(c, "c");
@@ -47,12 +47,11 @@ void bind_ozaki(nb::module_& m) {
                                .max_splits = max_splits,
                                .workspace_bytes = workspace_mib << 20};
         const ozaki::Products products =
-            backend == "cpu64"
-                ? ozaki::Products(ozaki::Fp64Products{})
-                : ozaki::Products(ozaki::TensorCoreProducts{
-                      datapath.value_or(preset("sm90", formats::fp16, formats::fp32))});
-        const auto machine = make_backend(device >= 0 ? "gpu" : backend, threads,
-                                          std::max(device, 0), engine);
+            backend == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
+                               : ozaki::Products(ozaki::TensorCoreProducts{datapath.value_or(
+                                     preset("sm90", formats::fp16, formats::fp32))});
+        const auto machine =
+            make_backend(device >= 0 ? "gpu" : backend, threads, std::max(device, 0), engine);
         ozaki::Handle handle(*machine, products, options);
         if (device < 0) {
           BlasGemm g = blas_gemm(oa, ob, oc);
@@ -70,11 +69,11 @@ void bind_ozaki(nb::module_& m) {
         }
         return from_buffer(*machine, bc, true, device);
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("c") = nb::none(), nb::kw_only(),
-      nb::arg("alpha") = 1.0, nb::arg("beta") = 0.0, nb::arg("mode") = nb::none(),
-      nb::arg("splits") = 0, nb::arg("fast") = true, nb::arg("max_splits") = 48,
-      nb::arg("workspace_mib") = 512, nb::arg("backend") = "emulator",
-      nb::arg("datapath") = nb::none(), nb::arg("threads") = 0, nb::arg("engine") = "mma_sync",
+      nb::arg("a"), nb::arg("b"), nb::arg("c") = nb::none(), nb::kw_only(), nb::arg("alpha") = 1.0,
+      nb::arg("beta") = 0.0, nb::arg("mode") = nb::none(), nb::arg("splits") = 0,
+      nb::arg("fast") = true, nb::arg("max_splits") = 48, nb::arg("workspace_mib") = 512,
+      nb::arg("backend") = "emulator", nb::arg("datapath") = nb::none(), nb::arg("threads") = 0,
+      nb::arg("engine") = "mma_sync",
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
       "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "

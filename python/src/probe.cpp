@@ -62,8 +62,8 @@ void bind_probe(nb::module_& m) {
 #if TCEMU_WITH_GPU
         const gpu::DeviceInfo device = gpu::require_device();
         const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-        const ProbeCases probe = probe_cases(preset(arch, input, accumulator),
-                                             gpu::mma_sync_k(input), random, seed);
+        const ProbeCases probe =
+            probe_cases(preset(arch, input, accumulator), gpu::mma_sync_k(input), random, seed);
         nb::dict out =
             cases_to(probe.cases, run(instr, input, accumulator, probe.cases), input, accumulator);
         out["names"] = nb::cast(probe.names);
@@ -78,8 +78,8 @@ void bind_probe(nb::module_& m) {
         no_gpu_build("probe (" + instr + ")");
 #endif
       },
-      nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32",
-      nb::arg("instr") = "mma.sync", nb::arg("random") = 100000, nb::arg("seed") = 1,
+      nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32", nb::arg("instr") = "mma.sync",
+      nb::arg("random") = 100000, nb::arg("seed") = 1,
       "Runs `random` generated cases and the crafted ones through the present GPU's mma.sync "
       "(or wgmma on sm_90a), one case per instruction, as `tcemu probe` does. Returns a dict: a, "
       "b [cases, K] and c, d [cases] bit patterns (d: the GPU's results), names (the crafted "

@@ -29,7 +29,6 @@ struct Report {
 using Difference = std::tuple<std::int64_t, std::int64_t, std::uint32_t, std::uint32_t,
                               std::optional<std::uint64_t>>;
 
-
 // The format of `expected` and `got`: `named`, else the one their dtypes name.
 FloatFormat comparison_format(const Operand& expected, const Operand& got,
                               const std::optional<FloatFormat>& named) {
@@ -107,9 +106,9 @@ void bind_validate(nb::module_& m) {
 
   m.def(
       "validate",
-      [](nb::handle a, nb::handle b, nb::handle c, nb::handle d_recorded,
-         const Datapath& datapath, float alpha, float beta, const std::string& c_input,
-         std::int64_t takeout_every_k, int threads, std::int64_t listed) {
+      [](nb::handle a, nb::handle b, nb::handle c, nb::handle d_recorded, const Datapath& datapath,
+         float alpha, float beta, const std::string& c_input, std::int64_t takeout_every_k,
+         int threads, std::int64_t listed) {
         validate(datapath);
         const BitMatrix ma = bit_matrix(operand(a, "a"), datapath.input);
         const BitMatrix mb = bit_matrix(operand(b, "b"), datapath.input);
@@ -125,8 +124,8 @@ void bind_validate(nb::module_& m) {
         {
           nb::gil_scoped_release release;
           check = check_gemm(datapath, options, ma.view, mb.view,
-                             mc ? std::optional<ConstMatrixView>(mc->view) : std::nullopt,
-                             md.view, listed);
+                             mc ? std::optional<ConstMatrixView>(mc->view) : std::nullopt, md.view,
+                             listed);
         }
         return Report{std::move(check.comparison), std::move(check.report)};
       },

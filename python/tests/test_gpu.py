@@ -65,3 +65,33 @@ def test_probe_matches_the_preset_of_the_device():
     np.testing.assert_array_equal(again, cases["d"])
     fits = tcemu.detect_gpu("fp16", "fp32", random=2000)
     assert len(fits) == 1 and fits[0].mismatches == 0
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_cuda_tensors_stay_on_the_device(rng):
+    torch = pytest.importorskip("torch")
+    arch = tcemu.devices()[0]["arch_preset"]
+    for fmt, dtype in [("fp16", torch.float16), ("bf16", torch.bfloat16)]:
+        dp = tcemu.preset(arch, fmt, "fp32")
+        a = from_float(rng.standard_normal((48, 80)), fmt)
+        b = from_float(rng.standard_normal((80, 24)), fmt)
+        expected = tcemu.matmul(a, b, datapath=dp)
+        ta = torch.from_numpy(a.view(np.int16).copy()).view(dtype).cuda()
+        tb = torch.from_numpy(b.view(np.int16).T.copy()).view(dtype).cuda().t()  # column-major
+        d = tcemu.matmul(ta, tb, datapath=dp)
+        assert d.__dlpack_device__()[0] == 2  # kDLCUDA
+        got = torch.from_dlpack(d).cpu().numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+    x = rng.standard_normal((9, 30)) * 2.0 ** rng.integers(-20, 20, (9, 30))
+    y = rng.standard_normal((30, 5))
+    exact = round_to(exact_sums(x, y), np.float64)
+    tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    for result in [tcemu.ozaki_gemm(tx, ty, mode="cr"), tcemu.accurate_gemm(tx, ty)]:
+        np.testing.assert_array_equal(torch.from_dlpack(result).cpu().numpy(), exact)
+    x32, y32 = (x * 2.0**-20).astype(np.float32), y.astype(np.float32)
+    on_host = tcemu.markidis_gemm(x32, y32, arch=arch)
+    on_gpu = tcemu.markidis_gemm(torch.from_numpy(x32).cuda(), torch.from_numpy(y32).cuda(),
+                                 arch=arch)
+    np.testing.assert_array_equal(torch.from_dlpack(on_gpu).cpu().numpy(), on_host)
+    with pytest.raises(ValueError, match="mix of host and CUDA"):
+        tcemu.matmul(ta, b, datapath=tcemu.preset(arch, "bf16", "fp32"))
