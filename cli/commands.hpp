@@ -8,6 +8,7 @@
 namespace tcemu::cli {
 
 int mma_command(const std::vector<std::string>& words);
+int matmul_command(const std::vector<std::string>& words);
 int captures_command(const std::vector<std::string>& words);
 int presets_command(const std::vector<std::string>& words);
 int validate_command(const std::vector<std::string>& words);

@@ -15,10 +15,11 @@ Bit-exact emulation of NVIDIA Tensor Core MMA.
 
 Commands:
   mma        evaluate MMA case files through a datapath (validate your own kernels)
+  matmul     the emulated GEMM of whole matrices (hex text or .npy) through any datapath
   captures   replay the capture sets recorded on real GPUs through the presets
   presets    print the datapath presets and their fields
   probe      record the present GPU's mma.sync results on random and crafted cases
-  validate   replay recorded cases through a datapath and report mismatches
+  validate   compare recorded cases or a whole recorded D with the emulator; report mismatches
   detect     infer the present GPU's datapath (or that of recorded cases) as preset options
   gemm       run a GEMM scheme (dgemm-tc, sgemm-tc) on a backend; accuracy against MPFR
   explain    show the Ozaki scheme's error-free steps on a small dot product or 2 x 2 product
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> words(all.begin() + 1, all.end());
   try {
     if (command == "mma") return tcemu::cli::mma_command(words);
+    if (command == "matmul") return tcemu::cli::matmul_command(words);
     if (command == "captures") return tcemu::cli::captures_command(words);
     if (command == "presets") return tcemu::cli::presets_command(words);
     if (command == "probe") return tcemu::cli::probe_command(words);

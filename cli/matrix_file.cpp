@@ -2,16 +2,19 @@
 
 #include <bit>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 
 #include <tcemu/emulator/printable.hpp>
 
 #include "input_file.hpp"
+#include "npy_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -34,17 +37,61 @@ std::optional<std::int64_t> dimension(std::string_view word) {
   return v;
 }
 
-}  // namespace
-
-DenseMatrix read_matrix_file(const std::string& path, Real type) {
-  std::ifstream in = open_input(path);
-  return read_matrix(in, path, type);
+bool is_npy(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
 }
 
-DenseMatrix read_matrix(std::istream& in, const std::string& path, Real type) {
-  const int digits = type == Real::fp64 ? 16 : 8;
-  DenseMatrix m;
-  std::vector<double> row_major;  // grows with the rows read, not with the header's claim
+void append(std::vector<unsigned char>& bytes, std::uint64_t bits, int count) {
+  for (int b = 0; b < count; ++b) bytes.push_back(static_cast<unsigned char>(bits >> (8 * b)));
+}
+
+}  // namespace
+
+ElementType element_type(const FloatFormat& format) {
+  const int bits = static_cast<int>(container_bytes(format)) * 8;
+  const bool numpy_float =
+      format == formats::fp16 || format == formats::fp32 || format == formats::tf32;
+  return {std::string(format.name), bits, numpy_float};
+}
+
+ElementType element_type(Real real) {
+  return real == Real::fp64 ? ElementType{"fp64", 64, true} : ElementType{"fp32", 32, true};
+}
+
+std::uint64_t BitMatrix::get(std::int64_t i, std::int64_t j) const {
+  const std::int64_t index = layout == Layout::row_major ? i * cols + j : j * rows + i;
+  const unsigned char* p = bytes.data() + static_cast<std::size_t>(index) * type.bytes();
+  std::uint64_t bits = 0;
+  for (int b = 0; b < type.bytes(); ++b) bits |= std::uint64_t{p[b]} << (8 * b);
+  return bits;
+}
+
+ConstMatrixView BitMatrix::view(const FloatFormat& format) const {
+  const bool row_major = layout == Layout::row_major;
+  return {bytes.data(), format, rows, cols, std::max<std::int64_t>(1, row_major ? cols : rows),
+          layout};
+}
+
+BitMatrix read_bit_matrix_file(const std::string& path, const ElementType& type) {
+  std::ifstream in = open_input(path);
+  if (is_npy(path)) return read_npy(in, path, type);
+  return read_text_matrix(in, path, type);
+}
+
+void write_bit_matrix_file(const std::string& path, const BitMatrix& m) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  if (is_npy(path)) {
+    write_npy(out, m);
+  } else {
+    write_text_matrix(out, m);
+  }
+  if (!out) throw std::runtime_error("error writing " + path);
+}
+
+BitMatrix read_text_matrix(std::istream& in, const std::string& path, const ElementType& type) {
+  BitMatrix m;
+  m.type = type;
   std::string text;
   std::size_t line = 0;
   bool have_shape = false;
@@ -75,19 +122,19 @@ DenseMatrix read_matrix(std::istream& in, const std::string& path, Real type) {
     if (row == m.rows) bad(path, line, "more than " + std::to_string(m.rows) + " rows");
     std::string word;
     std::int64_t col = 0;
+    // The elements grow with the rows read, not with the header's claim.
     while (words >> word) {
       if (col == m.cols) bad(path, line, "more than " + std::to_string(m.cols) + " columns");
       std::uint64_t bits = 0;
       const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), bits, 16);
-      if (static_cast<int>(word.size()) != digits || error != std::errc() ||
+      if (static_cast<int>(word.size()) != type.hex_digits() || error != std::errc() ||
           end != word.data() + word.size()) {
         bad(path, line,
-            "column " + std::to_string(col + 1) + ": expected " + std::to_string(digits) +
-                " hex digits, got '" + printable(word) + "'");
+            "column " + std::to_string(col + 1) + ": expected " +
+                std::to_string(type.hex_digits()) + " hex digits (" + type.name + "), got '" +
+                printable(word) + "'");
       }
-      row_major.push_back(type == Real::fp64 ? std::bit_cast<double>(bits)
-                                             : static_cast<double>(std::bit_cast<float>(
-                                                   static_cast<std::uint32_t>(bits))));
+      append(m.bytes, bits, type.bytes());
       ++col;
     }
     if (col != m.cols) {
@@ -99,40 +146,60 @@ DenseMatrix read_matrix(std::istream& in, const std::string& path, Real type) {
   if (row != m.rows) {
     bad(path, line, std::to_string(row) + " rows, expected " + std::to_string(m.rows));
   }
-  m.values.resize(row_major.size());
-  // The loops follow the data: an R x 0 header of R = 9e18 has none (a loop over its rows alone
-  // never ended in an unoptimised build; found by fuzz/fuzz_matrix_file).
-  for (std::int64_t i = 0; !row_major.empty() && i < m.rows; ++i) {
+  return m;
+}
+
+void write_text_matrix(std::ostream& out, const BitMatrix& m) {
+  out << m.rows << ' ' << m.cols << '\n' << std::hex << std::setfill('0');
+  // An R x 0 matrix has no row lines (each would be blank, and blank lines are skipped). The
+  // loops follow the data: an R x 0 matrix of R = 9e18 has none (fuzz/fuzz_matrix_file).
+  for (std::int64_t i = 0; m.cols > 0 && i < m.rows; ++i) {
     for (std::int64_t j = 0; j < m.cols; ++j) {
-      m.values[static_cast<std::size_t>(j * m.rows + i)] =
-          row_major[static_cast<std::size_t>(i * m.cols + j)];
+      if (j > 0) out << ' ';
+      out << std::setw(m.type.hex_digits()) << m.get(i, j);
     }
+    out << '\n';
+  }
+  out << std::dec;
+}
+
+DenseMatrix to_dense(const BitMatrix& m) {
+  DenseMatrix d{m.rows, m.cols, {}};
+  d.values.resize(m.bytes.size() / static_cast<std::size_t>(m.type.bytes()));
+  for (std::int64_t j = 0; !d.values.empty() && j < m.cols; ++j) {
+    for (std::int64_t i = 0; i < m.rows; ++i) {
+      const std::uint64_t bits = m.get(i, j);
+      d.values[static_cast<std::size_t>(j * m.rows + i)] =
+          m.type.bits == 64
+              ? std::bit_cast<double>(bits)
+              : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+    }
+  }
+  return d;
+}
+
+BitMatrix to_bits(const DenseMatrix& d, Real type) {
+  BitMatrix m{.type = element_type(type),
+              .rows = d.rows,
+              .cols = d.cols,
+              .layout = Layout::column_major,
+              .bytes = {}};
+  m.bytes.reserve(d.values.size() * static_cast<std::size_t>(m.type.bytes()));
+  for (const double v : d.values) {
+    append(m.bytes,
+           type == Real::fp64 ? std::bit_cast<std::uint64_t>(v)
+                              : std::bit_cast<std::uint32_t>(static_cast<float>(v)),
+           m.type.bytes());
   }
   return m;
 }
 
-void write_matrix_file(const std::string& path, const DenseMatrix& m, Real type) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  write_matrix(out, m, type);
-  if (!out) throw std::runtime_error("error writing " + path);
+DenseMatrix read_matrix_file(const std::string& path, Real type) {
+  return to_dense(read_bit_matrix_file(path, element_type(type)));
 }
 
-void write_matrix(std::ostream& out, const DenseMatrix& m, Real type) {
-  out << m.rows << ' ' << m.cols << '\n' << std::hex << std::setfill('0');
-  // An R x 0 matrix has no row lines (each would be blank, and blank lines are skipped).
-  for (std::int64_t i = 0; m.cols > 0 && i < m.rows; ++i) {
-    for (std::int64_t j = 0; j < m.cols; ++j) {
-      const double v = m.values[static_cast<std::size_t>(j * m.rows + i)];
-      if (j > 0) out << ' ';
-      if (type == Real::fp64) {
-        out << std::setw(16) << std::bit_cast<std::uint64_t>(v);
-      } else {
-        out << std::setw(8) << std::bit_cast<std::uint32_t>(static_cast<float>(v));
-      }
-    }
-    out << '\n';
-  }
+void write_matrix_file(const std::string& path, const DenseMatrix& m, Real type) {
+  write_bit_matrix_file(path, to_bits(m, type));
 }
 
 }  // namespace tcemu::cli

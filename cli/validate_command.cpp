@@ -1,26 +1,38 @@
 // tcemu validate: replays recorded cases (lines with a d, as `tcemu probe` writes them) through a
-// datapath and reports the mismatches.
+// datapath and reports the mismatches; or compares a recorded whole D with the emulated GEMM of
+// its A, B and C (tcemu/emulator/gemm_check.hpp).
 #include <fstream>
 #include <iostream>
 
 #include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/gemm_check.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "gemm_operands.hpp"
 #include "input_file.hpp"
 
 namespace tcemu::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: tcemu validate [datapath options] [--show N] FILE ...
+       tcemu validate [datapath options] [--show N] --a FILE --b FILE [--c FILE] --d FILE
+                      [--alpha x --beta y --c-input MODE --takeout KB --threads N]
 
-Replays every recorded case (K a... b... c d) of each FILE through the datapath and compares the
-emulator's result with the recorded d, bit for bit. Prints the number of cases and mismatches
-per file, and the first N mismatches (default 5) with their inputs, the recorded and the
-emulated result; a comment line '# crafted: NAME' before a case names it. Exits 1 if any case
-differs.
+Case files: replays every recorded case (K a... b... c d) of each FILE through the datapath and
+compares the emulator's result with the recorded d, bit for bit. Prints the number of cases and
+mismatches per file, and the first N mismatches (default 5) with their inputs, the recorded and
+the emulated result; a comment line '# crafted: NAME' before a case names it.
+
+Whole matrices (--d): compares the recorded D (M x N, the accumulator format, hex text or .npy)
+with the emulated GEMM of A, B and C, bit for bit, and prints a summary: how many elements
+differ and their share, the largest distance in ulps and a histogram of the distances, and the
+first N differing elements with their (row, column), expected and recorded bits and values, and
+what each was computed from (C's element and, for K <= 16, its `tcemu mma` case line).
+
+Exits 1 if any case or element differs.
 
 )";
 
@@ -55,19 +67,43 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
   return counts;
 }
 
+// Whole-matrix mode: the recorded D against the emulated GEMM of its operands.
+int validate_matrices(const Arguments& args, const Datapath& dp, std::int64_t show) {
+  if (!args.positional().empty()) {
+    throw UsageError("case files and --d do not mix: got '" + args.positional().front() + "'");
+  }
+  const GemmOperands operands = gemm_operands_from(args, dp);
+  const BitMatrix d = read_bit_matrix_file(*args.value("d"), element_type(dp.accumulator));
+  const GemmCheck check = check_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
+                                     operands.c_view(dp), d.view(dp.accumulator), show);
+  std::cout << *args.value("d") << ": " << check.report;
+  return check.passed() ? 0 : 1;
+}
+
 }  // namespace
 
 int validate_command(const std::vector<std::string>& words) {
   auto names = datapath_option_names();
+  names.merge(gemm_operand_option_names());
   names.insert("show");
+  names.insert("d");
   const Arguments args(words, names, {"help"});
   if (args.flag("help")) {
-    std::cout << kUsage << datapath_options_help();
+    std::cout << kUsage << gemm_operand_options_help() << '\n' << datapath_options_help();
     return 0;
   }
-  if (args.positional().empty()) throw UsageError("no case file given");
+  const long long show_option = args.integer("show").value_or(5);
+  if (show_option < 0) throw UsageError("--show must be 0 or positive");
   const Datapath dp = datapath_from(args);
-  const auto show = static_cast<std::size_t>(args.integer("show").value_or(5));
+  if (args.value("d")) {
+    std::cout << "datapath: " << describe(dp) << '\n';
+    return validate_matrices(args, dp, show_option);
+  }
+  for (const std::string& name : gemm_operand_option_names()) {
+    if (args.value(name)) throw UsageError("--" + name + " needs --d (whole-matrix mode)");
+  }
+  if (args.positional().empty()) throw UsageError("no case file given (or --d for matrices)");
+  const auto show = static_cast<std::size_t>(show_option);
   std::cout << "datapath: " << describe(dp) << '\n';
   std::size_t total_mismatches = 0;
   for (const std::string& file : args.positional()) {

@@ -71,7 +71,7 @@ std::uint32_t mma_element_decoded(const Datapath& dp, std::span<const Decoded> a
   std::array<Decoded, kMaxBlockTerms> block_a{};
   std::array<Decoded, kMaxBlockTerms> block_b{};
   std::uint32_t d = c;
-  for (std::size_t start = 0; start < k || (k == 0 && start == 0); start += dp.instruction_k) {
+  for (std::size_t start = 0; start < k; start += dp.instruction_k) {
     const std::size_t terms = std::min<std::size_t>(dp.instruction_k, k - start);
     std::uint32_t chain = dp.c_entry == AccumulatorEntry::aligned_in_first_block
                               ? d
@@ -90,7 +90,6 @@ std::uint32_t mma_element_decoded(const Datapath& dp, std::span<const Decoded> a
     }
     d = dp.c_entry == AccumulatorEntry::aligned_in_first_block ? chain
                                                                : accumulator_add(dp, chain, d);
-    if (k == 0) break;
   }
   return d;
 }

@@ -1,43 +1,16 @@
 // The tcemu command as a user runs it: exit codes, output lines and error messages.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
+
+#include "cli_runner.hpp"
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;  // stdout and stderr together
-};
-
-// `tcemu ARGUMENTS` with standard input from `stdin_path`.
-Result run_with_stdin_from(const std::string& arguments, const std::string& stdin_path) {
-  const std::string command =
-      std::string(TCEMU_CLI) + " " + arguments + " < " + stdin_path + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  Result r{-1, ""};
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe))
-    r.output += buffer.data();
-  const int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
-Result run(const std::string& arguments, const std::string& input = "") {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto in_file = dir / ("tcemu_cli_test_in_" + std::to_string(::getpid()));
-  std::ofstream(in_file) << input;
-  const Result r = run_with_stdin_from(arguments, in_file.string());
-  std::filesystem::remove(in_file);
-  return r;
-}
+using tcemu::test::Result;
+using tcemu::test::run;
+using tcemu::test::run_with_stdin_from;
+using tcemu::test::TempFile;
 
 // A 12 x 10 `tcemu gemm --backend gpu` run: with a GPU every element is correctly rounded;
 // without one the command fails with status 1 and says why.
@@ -181,22 +154,6 @@ TEST(Cli, HelpAndUnknownCommand) {
   EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos);
 }
 
-}  // namespace
-
-// A file in the temporary directory, removed at the end of the test.
-struct TempFile {
-  explicit TempFile(const std::string& name, const std::string& text = "")
-      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
-    if (!text.empty()) std::ofstream(path) << text;
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-  std::string slurp() const {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  std::filesystem::path path;
-};
-
 TEST(Cli, GemmOnMatrixFiles) {
   // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]; with C = I, alpha = 2, beta = -1: [37 44; 86 99].
   const TempFile a("tcemu_a",
@@ -240,8 +197,9 @@ TEST(Cli, GemmFileErrorsNameFileAndLine) {
   const Result r = run("gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string() +
                        " --out " + out.path.string());
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find(a.path.string() + ":3: column 1: expected 16 hex digits, got '4008'"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find(a.path.string() + ":3: column 1: expected 16 hex digits (fp64), got '4008'"),
+      std::string::npos)
       << r.output;
 }
 
@@ -531,3 +489,5 @@ TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
   EXPECT_EQ(two.status, 0) << two.output;
   EXPECT_NE(two.output.find("A1 B1"), std::string::npos);
 }
+
+}  // namespace

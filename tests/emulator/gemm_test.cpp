@@ -439,3 +439,44 @@ TEST(Gemm, EmptyInnerDimensionGivesBetaC) {
 
 }  // namespace
 }  // namespace tcemu
+
+namespace tcemu {
+namespace {
+
+// fuzz/findings/README.md, finding 1: K = 0 is an empty chain in mma_element as in
+// emulated_gemm (d = c), while one instruction of zero products passes c through the block. On
+// the fuzzer's datapath (blocks rounded to 9 bits, RN) the two differ: c = bb66 stays bb66 and
+// goes through the block as bb68.
+TEST(MmaElement, EmptyChainIsC) {
+  const Datapath dp{.input = formats::e5m2,
+                    .accumulator = formats::fp16,
+                    .instruction_k = 840,
+                    .block_terms = 8,
+                    .k_group = 4,
+                    .alignment_fraction_bits = 34,
+                    .alignment_floor = -245,
+                    .block_rounding = Rounding::nearest_even,
+                    .block_result_precision = 9,
+                    .c_entry = AccumulatorEntry::aligned_in_first_block,
+                    .overflow = Overflow::saturate,
+                    .zero_sign = ZeroSign::ieee,
+                    .nan_bits = 0xfde8};
+  validate(dp);
+  const std::uint32_t c = 0xbb66;
+  EXPECT_EQ(mma_element(dp, {}, {}, c), c);
+  const std::vector<std::uint32_t> zeros(static_cast<std::size_t>(dp.instruction_k), 0);
+  EXPECT_EQ(mma_element(dp, zeros, zeros, c), 0xbb68u);
+  std::uint16_t c16 = static_cast<std::uint16_t>(c), d16 = 0;
+  unsigned char none = 0;
+  emulated_gemm(dp, {.alpha = 1, .beta = 1, .c_input = CInput::initial_accumulator},
+                {&none, dp.input, 1, 0, 1, Layout::row_major},
+                {&none, dp.input, 0, 1, 1, Layout::row_major},
+                ConstMatrixView{reinterpret_cast<const unsigned char*>(&c16), dp.accumulator, 1, 1,
+                                1, Layout::row_major},
+                MatrixView{{reinterpret_cast<unsigned char*>(&d16), dp.accumulator, 1, 1, 1,
+                            Layout::row_major}});
+  EXPECT_EQ(d16, c);
+}
+
+}  // namespace
+}  // namespace tcemu

@@ -16,7 +16,9 @@ void validate(const Datapath& datapath);
 // d = a . b + c for one output element. a and b hold K input-format bit patterns (K >= 0); K
 // larger than instruction_k runs as a chain of instructions in k order, each taking the previous
 // result as its c; a last partial instruction has fewer terms (no padding terms are invented).
-// c and the result are accumulator bit patterns.
+// K = 0 is an empty chain: no instruction runs and d = c, bit for bit, as emulated_gemm gives for
+// k = 0 (to see c pass through one instruction, give instruction_k zero products). c and the
+// result are accumulator bit patterns.
 std::uint32_t mma_element(const Datapath& datapath, std::span<const std::uint32_t> a,
                           std::span<const std::uint32_t> b, std::uint32_t c);
 

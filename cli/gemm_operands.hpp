@@ -1,0 +1,37 @@
+// The operands and options of an emulated GEMM on the command line, shared by `tcemu matmul`
+// and `tcemu validate --d`: matrix files A, B and C (matrix_file.hpp: hex text or .npy) and the
+// GemmOptions (tcemu/emulator/gemm.hpp) alpha, beta, how C enters, take-out and threads.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/gemm.hpp>
+
+#include "arguments.hpp"
+#include "matrix_file.hpp"
+
+namespace tcemu::cli {
+
+std::set<std::string> gemm_operand_option_names();
+std::string gemm_operand_options_help();
+
+struct GemmOperands {
+  BitMatrix a, b;
+  std::optional<BitMatrix> c;
+  GemmOptions options;
+
+  ConstMatrixView a_view(const Datapath& dp) const { return a.view(dp.input); }
+  ConstMatrixView b_view(const Datapath& dp) const { return b.view(dp.input); }
+  std::optional<ConstMatrixView> c_view(const Datapath& dp) const {
+    return c ? std::optional(c->view(dp.accumulator)) : std::nullopt;
+  }
+};
+
+// Reads --a, --b (required) and --c in the datapath's formats and the GEMM options; throws
+// UsageError for a missing or malformed option, std::runtime_error naming a bad file.
+GemmOperands gemm_operands_from(const Arguments& args, const Datapath& datapath);
+
+}  // namespace tcemu::cli

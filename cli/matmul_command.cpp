@@ -1,0 +1,72 @@
+// tcemu matmul: the emulated GEMM of whole matrices through any datapath.
+#include <iostream>
+#include <new>
+#include <stdexcept>
+
+#include <tcemu/emulator/gemm.hpp>
+#include <tcemu/emulator/presets.hpp>
+
+#include "commands.hpp"
+#include "datapath_options.hpp"
+#include "gemm_operands.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: tcemu matmul [datapath options] --a FILE --b FILE [--c FILE] [--alpha x --beta y]
+                    [--c-input epilogue|initial] [--takeout KB] [--threads N] --out FILE
+
+Computes D = alpha A B + beta C through the datapath, bit for bit as the emulated GEMM of
+tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over k in k order
+(a k tail shorter than one instruction is a partial instruction, as a kernel padding with zeros
+computes it). Writes D (M x N, the accumulator format) to --out: .npy by the name (float32 or
+float16), hex text otherwise. Prints the datapath on standard error.
+
+)";
+
+}  // namespace
+
+int matmul_command(const std::vector<std::string>& words) {
+  auto names = datapath_option_names();
+  names.merge(gemm_operand_option_names());
+  names.insert("out");
+  const Arguments args(words, names, {"help"});
+  if (args.flag("help")) {
+    std::cout << kUsage << gemm_operand_options_help() << '\n' << datapath_options_help();
+    return 0;
+  }
+  if (!args.positional().empty()) {
+    throw UsageError("unexpected argument '" + args.positional().front() + "'");
+  }
+  const auto out = args.value("out");
+  if (!out) throw UsageError("--out FILE is required");
+  const Datapath dp = datapath_from(args);
+  const GemmOperands operands = gemm_operands_from(args, dp);
+  BitMatrix d{.type = element_type(dp.accumulator),
+              .rows = operands.a.rows,
+              .cols = operands.b.cols,
+              .layout = Layout::row_major,
+              .bytes = {}};
+  // emulated_gemm checks every shape against A and B; only D's storage is sized here (A and B
+  // are bounded by their files, their product's D is not: 10^6 x 0 times 0 x 10^6).
+  const std::string d_size =
+      std::to_string(d.rows) + " x " + std::to_string(d.cols) + " " + d.type.name + " elements";
+  if (d.rows != 0 && d.cols > (std::int64_t{1} << 60) / d.rows) {
+    throw std::runtime_error("D of " + d_size + " overflows a byte count");
+  }
+  try {
+    d.bytes.resize(static_cast<std::size_t>(d.rows * d.cols * d.type.bytes()));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("out of memory: could not allocate D of " + d_size);
+  }
+  const MatrixView d_view{{d.bytes.data(), dp.accumulator, d.rows, d.cols,
+                           std::max<std::int64_t>(d.cols, 1), Layout::row_major}};
+  std::cerr << "datapath: " << describe(dp) << '\n';
+  emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp), operands.c_view(dp),
+                d_view);
+  write_bit_matrix_file(*out, d);
+  return 0;
+}
+
+}  // namespace tcemu::cli
