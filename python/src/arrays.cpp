@@ -209,14 +209,14 @@ std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& form
   require_ndim(op, 1);
   require_format(op, format);
   require_host(op);
-  const ConstMatrixView v{static_cast<const unsigned char*>(op.array.data()),
-                          format,
-                          static_cast<std::int64_t>(op.array.shape(0)),
-                          1,
-                          op.array.stride(0),
-                          Layout::row_major};
   std::vector<std::uint32_t> out(op.array.shape(0));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = v.get(static_cast<std::int64_t>(i), 0);
+  const auto* data = static_cast<const unsigned char*>(op.array.data());
+  const auto step = op.array.stride(0) * static_cast<std::int64_t>(op.array.itemsize());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const ConstMatrixView one{
+        data + static_cast<std::int64_t>(i) * step, format, 1, 1, 1, Layout::row_major};
+    out[i] = one.get(0, 0);
+  }
   return out;
 }
 

@@ -51,3 +51,13 @@ def test_argument_errors():
         tcemu.mma(dp, A[0], B, C)
     with pytest.raises(TypeError, match="expected a NumPy array or an object with __dlpack__"):
         tcemu.mma(dp, [[1.0]], B, C)
+
+
+def test_reversed_and_broadcast_c():
+    dp = tcemu.preset("sm90", "fp16", "fp32")
+    a = np.tile(A, (3, 1))
+    c = np.array([4.0, 2.0, 1.0], np.float32)
+    d = tcemu.mma(dp, a, a, c[::-1])
+    np.testing.assert_array_equal(d, [1.0, 2.0, 4.0])
+    d = tcemu.mma(dp, np.broadcast_to(A, (3, 16)), a, np.broadcast_to(C, (3,)))
+    np.testing.assert_array_equal(d, [1.0, 1.0, 1.0])
