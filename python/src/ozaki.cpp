@@ -73,7 +73,7 @@ void bind_ozaki(nb::module_& m) {
       nb::arg("beta") = 0.0, nb::arg("mode") = nb::none(), nb::arg("splits") = 0,
       nb::arg("fast") = true, nb::arg("max_splits") = 48, nb::arg("workspace_mib") = 512,
       nb::arg("backend") = "emulator", nb::arg("datapath") = nb::none(), nb::arg("threads") = 0,
-      nb::arg("engine") = "mma_sync",
+      nb::arg("engine") = "fastest",
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
       "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "
