@@ -27,6 +27,7 @@ std::vector<std::uint32_t> run(const std::string& instr, const FloatFormat& inpu
     throw nb::value_error(("instr must be 'mma.sync' or 'wgmma', got '" + instr + "'").c_str());
   }
 #if TCEMU_WITH_GPU
+  gpu::require_device();  // "no CUDA device (...)" before any CUDA call fails less clearly
   nb::gil_scoped_release release;
   return instr == "wgmma" ? gpu::run_wgmma(input, accumulator, cases)
                           : gpu::run_mma_sync(input, accumulator, cases);
