@@ -48,7 +48,9 @@ void bind_probe(nb::module_& m) {
          const FormatArg& accumulator_arg, const std::string& instr) {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
         const std::vector<MmaCase> cases = cases_from(a, b, c, nb::none(), input, accumulator);
-        return cases_to(cases, run(instr, input, accumulator, cases), input, accumulator)["d"];
+        const nb::dict out =
+            cases_to(cases, run(instr, input, accumulator, cases), input, accumulator);
+        return nb::object(out["d"]);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::kw_only(), nb::arg("input"),
       nb::arg("accumulator"), nb::arg("instr") = "mma.sync",
