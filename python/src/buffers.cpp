@@ -100,8 +100,9 @@ nb::object from_buffer_as(Backend& backend, const BufferOperand<Format>& m, nb::
   const std::size_t shape[2] = {rows, cols};
   const std::int64_t strides[2] = {row_major ? static_cast<std::int64_t>(cols) : 1,
                                    row_major ? 1 : static_cast<std::int64_t>(rows)};
-  return nb::cast(
-      nb::ndarray<>(data, 2, shape, owner, strides, dtype, nb::device::cuda::value, device));
+  // array_api: an object with __dlpack__ and __dlpack_device__ that any framework takes.
+  return nb::cast(nb::ndarray<nb::array_api>(data, 2, shape, owner, strides, dtype,
+                                             nb::device::cuda::value, device));
 #else
   (void)device;
   no_gpu_build("a result in GPU memory");
