@@ -4,6 +4,7 @@
 //
 //   accurate_gpu_benchmark [--dot N] [--gemv N] [--gemm N] [--cr N]
 //       defaults: DOT of 2^26 terms, GEMV and GEMM of N x N, N = 8192 and 4096, CR DGEMM 1024
+//       (kUsage)
 //
 // Table 1: the median of 5 runs after a warm-up (steady clock around the call and a device
 // synchronisation), and ours / cuBLAS as a ratio (the seed slides: Dot2 near 1 for DOT and GEMV,
@@ -32,6 +33,8 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/phi_values.hpp>
+
+#include "arguments.hpp"
 
 namespace {
 
@@ -191,25 +194,46 @@ void correctly_rounded(Backend& gpu, const std::string& arch, std::int64_t n) {
   }
 }
 
+constexpr const char* kUsage =
+    R"(usage: accurate_gpu_benchmark [--dot N] [--gemv N] [--gemm N] [--cr N]
+
+Dot2 and ExBLAS-style inner products on device 0 against cuBLAS (cublasDdot, cublasDgemv,
+cublasDgemm) on the same device buffers, and the correctly rounded DGEMM by the Ozaki scheme
+(tensor cores, and binary64 slices) against ExBLAS-style for phi = 0 to 8. Table 1: the median of
+5 runs after a warm-up and ours / cuBLAS; table 2: host-to-host time of one dgemm call, the
+slices, the device memory and whether the two correctly rounded results agree bit for bit.
+Prints the tables on stdout; writes no file.
+
+Options:
+  --dot N                terms of the DOT (default 67108864 = 2^26)
+  --gemv N               GEMV of N x N (default 8192)
+  --gemm N               GEMM of N x N x N (default 4096)
+  --cr N                 the correctly rounded DGEMMs, N x N x N (default 1024)
+)";
+
+int run(const cli::Arguments& args) {
+  if (!args.positional().empty()) {
+    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+  }
+  const std::int64_t dot = args.integer_or("dot", std::int64_t{1} << 26, 1, std::int64_t{1} << 40);
+  const std::int64_t gemv = args.integer_or("gemv", 8192, 1, 1'000'000);
+  const std::int64_t gemm = args.integer_or("gemm", 4096, 1, 1'000'000);
+  const std::int64_t cr = args.integer_or("cr", 1024, 1, 1'000'000);
+  const gpu::DeviceInfo device = gpu::require_device();
+  std::printf("device: %s (sm_%d%d, %d SMs)\n", device.name.c_str(), device.compute_major,
+              device.compute_minor, device.multiprocessors);
+  auto backend = gpu::make_gpu_backend();
+  cublasHandle_t cublas = nullptr;
+  check(cublasCreate(&cublas), "cublasCreate");
+  throughput(*backend, cublas, dot, gemv, gemm);
+  cublasDestroy(cublas);
+  correctly_rounded(*backend, device.arch_preset(), cr);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, long long> o = {
-      {"dot", 1LL << 26}, {"gemv", 8192}, {"gemm", 4096}, {"cr", 1024}};
-  for (int i = 1; i + 1 < argc; i += 2) o[std::string(argv[i]).substr(2)] = std::atoll(argv[i + 1]);
-  try {
-    const gpu::DeviceInfo device = gpu::require_device();
-    std::printf("device: %s (sm_%d%d, %d SMs)\n", device.name.c_str(), device.compute_major,
-                device.compute_minor, device.multiprocessors);
-    auto backend = gpu::make_gpu_backend();
-    cublasHandle_t cublas = nullptr;
-    check(cublasCreate(&cublas), "cublasCreate");
-    throughput(*backend, cublas, o["dot"], o["gemv"], o["gemm"]);
-    cublasDestroy(cublas);
-    correctly_rounded(*backend, device.arch_preset(), o["cr"]);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "accurate_gpu_benchmark: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return tcemu::cli::run_program(
+      {"accurate_gpu_benchmark", kUsage, {"dot", "gemv", "gemm", "cr"}, {}}, argc, argv, run);
 }

@@ -1,6 +1,6 @@
 // Emulated fp16 GEMM (sm90 preset) against Eigen's float GEMM on the same matrices, same run.
 //
-//   emulator_gemm_benchmark [--benchmark_filter=...]    (Google Benchmark flags)
+//   emulator_gemm_benchmark [--benchmark_filter=...]    (Google Benchmark flags; kUsage)
 //
 // After the runs it prints a table: n, emulated multiply-adds per second per thread, and the
 // ratio of the emulator's single-thread time to Eigen's single-thread time, plus the speed-up of
@@ -8,16 +8,20 @@
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <map>
 #include <random>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/presets.hpp>
+
+#include "arguments.hpp"
 
 namespace {
 
@@ -143,14 +147,37 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> seconds_;
 };
 
+constexpr const char* kUsage = R"(usage: emulator_gemm_benchmark [--benchmark_FLAG=VALUE ...]
+
+The emulated fp16 GEMM (sm90 preset) against Eigen's float GEMM on the same matrices in the same
+run, by Google Benchmark, on one thread and on every hardware thread. After the runs it prints a
+table: n, emulated multiply-adds per second per thread, the emulator's single-thread time over
+Eigen's, and the speed-up of every thread over one. Writes no file unless --benchmark_out asks.
+
+Options: Google Benchmark's --benchmark_* flags, e.g. --benchmark_filter=REGEX,
+--benchmark_repetitions=N, --benchmark_out=FILE, --benchmark_format=console|json|csv
+(--benchmark_list_tests=true lists the benchmarks).
+)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_table();
-  benchmark::Shutdown();
-  return 0;
+  // --help is ours (Google Benchmark would print its own); otherwise Google Benchmark takes its
+  // --benchmark_* flags out of argv and run_program refuses whatever is left.
+  const bool help = std::any_of(argv + 1, argv + argc, [](std::string_view word) {
+    return word == "--help" || word == "-h";
+  });
+  if (!help) benchmark::Initialize(&argc, argv);
+  return tcemu::cli::run_program(
+      {"emulator_gemm_benchmark", kUsage, {}, {}}, argc, argv,
+      [](const tcemu::cli::Arguments& args) {
+        if (!args.positional().empty()) {
+          throw tcemu::cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+        }
+        RatioReporter reporter;
+        benchmark::RunSpecifiedBenchmarks(&reporter);
+        reporter.print_table();
+        benchmark::Shutdown();
+        return 0;
+      });
 }

@@ -2,7 +2,7 @@
 // GEMMs, on the same fp32 inputs in the same run (issue 5).
 //
 //   markidis_gpu_benchmark [--n N] [--schemes a,b,...] [--engines fastest,mma_sync,cublas]
-//                          [--repeats R] [--takeout I] [--csv FILE]
+//                          [--repeats R] [--takeout I] [--csv FILE]        (kUsage)
 //
 // Defaults: n = 8192; halfhalf, tf32tf32, 3xtf32, markidis, bf16x3; every engine; R = 10.
 // --takeout I: every group that leaves the Tensor Core does so every I instructions instead of
@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -42,12 +43,11 @@
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
 
-#include "comma_list.hpp"
+#include "arguments.hpp"
 
 namespace {
 
 using namespace tcemu;
-using experiments::comma_list;
 using reference::relative_residual;
 
 gpu::GemmEngine engine_by_name(const std::string& name) {
@@ -55,7 +55,7 @@ gpu::GemmEngine engine_by_name(const std::string& name) {
   if (name == "mma_sync") return gpu::GemmEngine::mma_sync;
   if (name == "wgmma") return gpu::GemmEngine::wgmma;
   if (name == "cublas") return gpu::GemmEngine::cublas;
-  throw std::invalid_argument("unknown engine '" + name + "' (fastest, mma_sync, wgmma, cublas)");
+  throw cli::UsageError("unknown engine '" + name + "' (fastest, mma_sync, wgmma, cublas)");
 }
 
 // Median wall-clock seconds of `run` over `repeats` calls after 2 warm-ups, each from and to a
@@ -122,8 +122,6 @@ BufferMatrix fp32_view(const DeviceSquare& s) {
           s.matrix.cols, s.matrix.ld, Layout::column_major};
 }
 
-}  // namespace
-
 // `scheme` with every take-out every `takeout` instructions when takeout > 0 and it takes out.
 markidis::Scheme with_takeout(const markidis::Scheme& scheme, int takeout) {
   const bool takes_out =
@@ -142,36 +140,47 @@ std::string method_name(const markidis::Scheme& scheme) {
   return scheme.name;
 }
 
-int main(int argc, char** argv) try {
-  std::int64_t n = 8192;
-  std::vector<std::string> schemes = comma_list("halfhalf,tf32tf32,3xtf32,markidis,bf16x3");
-  std::vector<std::string> engines = comma_list("fastest,mma_sync,cublas");
-  int repeats = 10;
-  int takeout = 0;  // the presets' intervals
-  std::string csv_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + arg);
-    const std::string value = argv[++i];
-    if (arg == "--n") {
-      n = std::stoll(value);
-    } else if (arg == "--schemes") {
-      schemes = comma_list(value);
-    } else if (arg == "--engines") {
-      engines = comma_list(value);
-    } else if (arg == "--repeats") {
-      repeats = std::stoi(value);
-    } else if (arg == "--takeout") {
-      takeout = std::stoi(value);
-      if (takeout <= 0) throw std::invalid_argument("--takeout must be positive");
-    } else if (arg == "--csv") {
-      csv_path = value;
-    } else {
-      throw std::invalid_argument("unknown option " + arg +
-                                  " (--n, --schemes, --engines, --repeats, --takeout, --csv)");
+constexpr const char* kUsage =
+    R"(usage: markidis_gpu_benchmark [--n N] [--schemes S,...] [--engines E,...] [--repeats R]
+                              [--takeout I] [--csv FILE]
+
+Throughput and accuracy of the error-corrected SGEMM schemes on device 0 against cuBLAS's fp32
+GEMMs (cublasSgemm, cublasGemmEx with FAST_TF32), on the same n x n fp32 inputs in the same run:
+the median time of R calls after 2 warm-ups, TFLOP/s, the relative residual against cublasDgemm
+on the widened inputs, whether the fastest engine's bits equal the mma_sync engine's, and the
+phases of one more call. Progress lines and the table go to stdout; the last lines check the
+goal (halfhalf and tf32tf32 at 1.5x cublasSgemm's throughput or more, residual no worse).
+
+Options:
+  --n N                  the size (default 8192)
+  --schemes S,...        scheme presets (default halfhalf,tf32tf32,3xtf32,markidis,bf16x3)
+  --engines E,...        GEMM engines: fastest, mma_sync, wgmma, cublas (default
+                         fastest,mma_sync,cublas)
+  --repeats R            timed calls per method (default 10)
+  --takeout I            every group that leaves the Tensor Core does so every I instructions
+                         instead of its preset's interval
+  --csv FILE             also write the table as CSV to FILE (default: no file)
+)";
+
+int run(const cli::Arguments& args) {
+  if (!args.positional().empty()) {
+    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+  }
+  const std::int64_t n = args.integer_or("n", 8192, 1, 1'000'000);
+  const std::vector<std::string> schemes =
+      args.list_or("schemes", "halfhalf,tf32tf32,3xtf32,markidis,bf16x3");
+  const std::vector<std::string> engines = args.list_or("engines", "fastest,mma_sync,cublas");
+  const int repeats = static_cast<int>(args.integer_or("repeats", 10, 1, 1'000'000));
+  const int takeout = static_cast<int>(args.integer_or("takeout", 0, 1, INT_MAX));  // 0: presets'
+  const std::string csv_path = args.value_or("csv", "");
+  for (const std::string& engine : engines) engine_by_name(engine);
+  for (const std::string& scheme : schemes) {
+    try {
+      markidis::scheme_by_name(scheme);
+    } catch (const std::invalid_argument& e) {
+      throw cli::UsageError(e.what());
     }
   }
-  if (n <= 0 || repeats <= 0) throw std::invalid_argument("--n and --repeats must be positive");
   std::string why;
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
@@ -286,7 +295,14 @@ int main(int argc, char** argv) try {
                 r.engine.c_str(), speedup, r.residual, sgemm.residual, met ? "met" : "NOT met");
   }
   return 0;
-} catch (const std::exception& e) {
-  std::fprintf(stderr, "markidis_gpu_benchmark: %s\n", e.what());
-  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tcemu::cli::run_program({"markidis_gpu_benchmark",
+                                  kUsage,
+                                  {"n", "schemes", "engines", "repeats", "takeout", "csv"},
+                                  {}},
+                                 argc, argv, run);
 }

@@ -1,7 +1,8 @@
 // DGEMM-TC on the GPU against its GEMM-bound time (issue 4), all figures from one run:
 //
 //   ozaki_gpu_benchmark [--phi PHI] [--runs R] [--workspace-gib G] [--batching n,n,...] [n ...]
-//                       (default: phi 1, 3 runs, 8192 10240, 80% of the free device memory)
+//                       (default: phi 1, 3 runs, 8192 10240, 80% of the free device memory;
+//                       kUsage)
 //
 // --batching: for each of those n, DP mode's products one cublasGemmEx each against one batch
 // per stack of held products (cublasGemmBatchedEx, Backend::mma_gemm_batch), the median of R
@@ -28,6 +29,7 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,7 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
-#include "comma_list.hpp"
+#include "arguments.hpp"
 
 namespace {
 
@@ -199,36 +201,41 @@ struct Row {
   double ratio_highest;
 };
 
-}  // namespace
+constexpr const char* kUsage =
+    R"(usage: ozaki_gpu_benchmark [--phi PHI] [--runs R] [--workspace-gib G] [--batching N,...]
+                           [N ...]
 
-int main(int argc, char** argv) {
-  double phi = 1.0;
-  int runs = 3;
-  double workspace_gib = 0;  // 0: most of the free memory
+DGEMM-TC on device 0 against its GEMM-bound time (issue 4): for each size N (default 8192 10240)
+DP and CR modes run through the Ozaki handle on the GPU backend's cuBLAS engine with fp16 slices
+on device-resident n x n operands ((rand - 0.5) exp(PHI randn)), the median of R runs after a
+warm-up, each followed by as many fp16 slice GEMMs back to back as it issued (its GEMM bound).
+The table gives the time against the GEMM-bound time (goal for DP: at most 1.11x), TFLOP/s, CR
+over DP (goal: 0.3 or more) and the phases. Progress goes to stderr, the tables to stdout; writes
+no file.
+
+Options:
+  --phi PHI              the exponent spread of the inputs (default 1)
+  --runs R               timed runs per mode (default 3)
+  --workspace-gib G      the handle's workspace in GiB (default: 80% of the free device memory)
+  --batching N,...       for each N, DP mode's products one cublasGemmEx each against one batch
+                         per stack of held products (cublasGemmBatchedEx): a second table
+)";
+
+int run(const cli::Arguments& args) {
+  const double phi = args.number_or("phi", 1.0);
+  const int runs = static_cast<int>(args.integer_or("runs", 3, 1, 1'000'000));
+  const double workspace_gib = args.number_or("workspace-gib", 0);  // 0: most of the free memory
+  if (!(workspace_gib >= 0)) throw cli::UsageError("--workspace-gib must be >= 0");
   std::vector<std::int64_t> sizes, batching_sizes;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--phi" && i + 1 < argc) {
-      phi = std::atof(argv[++i]);
-    } else if (arg == "--workspace-gib" && i + 1 < argc) {
-      workspace_gib = std::atof(argv[++i]);
-    } else if (arg == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else if (arg == "--batching" && i + 1 < argc) {
-      for (const std::string& item : experiments::comma_list(argv[++i])) {
-        batching_sizes.push_back(std::atoll(item.c_str()));
-      }
-    } else {
-      sizes.push_back(std::atoll(argv[i]));
-    }
+  for (const std::string& n : args.positional())
+    sizes.push_back(cli::integer_in("N", n, 1, 1'000'000));
+  for (const std::string& n : args.list_or("batching", "")) {
+    batching_sizes.push_back(cli::integer_in("--batching", n, 1, 1'000'000));
   }
   if (sizes.empty()) sizes = {8192, 10240};
   std::string why;
   const auto devices = gpu::list_devices(&why);
-  if (devices.empty()) {
-    std::fprintf(stderr, "ozaki_gpu_benchmark: no CUDA device (%s)\n", why.c_str());
-    return 1;
-  }
+  if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
   const std::string arch = devices.front().arch_preset();
   std::printf("device: %s (%s), inputs (rand - 0.5) exp(%g randn), cuBLAS engine, fp16 slices\n",
               devices.front().name.c_str(), arch.c_str(), phi);
@@ -293,4 +300,12 @@ int main(int argc, char** argv) {
   }
   if (!batching_sizes.empty()) batching_table(batching_sizes, runs, phi, workspace_gib, dp);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tcemu::cli::run_program(
+      {"ozaki_gpu_benchmark", kUsage, {"phi", "runs", "workspace-gib", "batching"}, {}}, argc, argv,
+      run);
 }

@@ -16,7 +16,7 @@ GemmScheme accurate_entry(const std::string& name, InnerProduct method, Real ele
   s.element = element;
   s.options_help = "dot2 and exblas take no options of their own.\n";
   s.run = [method, element](const Arguments&, Backend& backend, const BackendChoice&,
-                            GemmProblem& p) {
+                            GemmProblem& p, const ProgressHook&) {
     accurate::Handle h(backend, method);
     const std::int64_t lda = std::max<std::int64_t>(1, p.m), ldb = std::max<std::int64_t>(1, p.k);
     if (element == Real::fp64) {

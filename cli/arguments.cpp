@@ -1,6 +1,10 @@
 #include "arguments.hpp"
 
 #include <charconv>
+#include <exception>
+#include <iostream>
+#include <limits>
+#include <sstream>
 
 namespace tcemu::cli {
 
@@ -49,12 +53,80 @@ std::string Arguments::value_or(const std::string& name, const std::string& fall
 std::optional<long long> Arguments::integer(const std::string& name) const {
   const auto text = value(name);
   if (!text) return std::nullopt;
+  return integer_in("--" + name, *text, std::numeric_limits<long long>::min(),
+                    std::numeric_limits<long long>::max());
+}
+
+long long Arguments::integer_or(const std::string& name, long long fallback, long long low,
+                                long long high) const {
+  const auto text = value(name);
+  return text ? integer_in("--" + name, *text, low, high) : fallback;
+}
+
+double Arguments::number_or(const std::string& name, double fallback) const {
+  const auto text = value(name);
+  return text ? number_in("--" + name, *text) : fallback;
+}
+
+std::vector<std::string> Arguments::list_or(const std::string& name,
+                                            const std::string& fallback) const {
+  return comma_list(value_or(name, fallback));
+}
+
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+long long integer_in(const std::string& what, const std::string& text, long long low,
+                     long long high) {
   long long v = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), v, 10);
-  if (error != std::errc() || end != text->data() + text->size()) {
-    throw UsageError("--" + name + " expects an integer, got '" + *text + "'");
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    throw UsageError(what + " expects an integer, got '" + text + "'");
+  }
+  if (v < low || v > high) {
+    throw UsageError(what + " must be in [" + std::to_string(low) + ", " + std::to_string(high) +
+                     "], got " + text);
   }
   return v;
+}
+
+double number_in(const std::string& what, const std::string& text) {
+  double v = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    throw UsageError(what + " expects a number, got '" + text + "'");
+  }
+  return v;
+}
+
+int usage_failure(const std::string& program, const std::string& message) {
+  std::cerr << program << ": " << message << "\n(see '" << program << " --help')\n";
+  return 2;
+}
+
+int run_program(const Program& program, int argc, char** argv,
+                const std::function<int(const Arguments&)>& body) {
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  for (const std::string& word : words) {
+    if (word == "--help" || word == "-h") {
+      std::cout << program.usage;
+      return 0;
+    }
+  }
+  try {
+    return body(Arguments(words, program.value_options, program.flags));
+  } catch (const UsageError& e) {
+    return usage_failure(program.name, e.what());
+  } catch (const std::exception& e) {
+    std::cerr << program.name << ": " << e.what() << '\n';
+    return 1;
+  }
 }
 
 }  // namespace tcemu::cli

@@ -1,7 +1,10 @@
-// A small command-line parser: `--name value`, `--name=value`, `--flag` and positional words.
-// Every option a command reads must be declared; anything else is an error naming it.
+// The command-line parser of every program (the tcemu command, the experiments, the benchmarks):
+// `--name value`, `--name=value`, `--flag` and positional words. Every option a program reads
+// must be declared; anything else is an error naming it. run_program is the common main: --help,
+// usage errors (exit 2) and other failures (exit 1) alike in every program.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,7 +14,7 @@
 
 namespace tcemu::cli {
 
-// A usage error: the message says what is wrong; the command prints it with its usage.
+// A usage error: the message says what is wrong; the program prints it with a pointer to --help.
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -30,11 +33,49 @@ class Arguments {
 
   // The value of `name` as an integer, or nothing; a malformed value is a UsageError.
   std::optional<long long> integer(const std::string& name) const;
+  // The value of `name` as an integer in [low, high], `fallback` when it is not given; a
+  // malformed or out-of-range value is a UsageError naming the range.
+  long long integer_or(const std::string& name, long long fallback, long long low,
+                       long long high) const;
+  // The value of `name` as a number (std::from_chars' syntax: "1e-3", "inf", "nan"), `fallback`
+  // when it is not given; a malformed value is a UsageError.
+  double number_or(const std::string& name, double fallback) const;
+  // The items of `name`'s comma-separated value (comma_list), those of `fallback` when it is not
+  // given.
+  std::vector<std::string> list_or(const std::string& name, const std::string& fallback) const;
 
  private:
   std::map<std::string, std::string> values_;
   std::set<std::string> flags_;
   std::vector<std::string> positional_;
 };
+
+// The items of a comma-separated value ("halfhalf,tf32tf32"), empty items dropped.
+std::vector<std::string> comma_list(const std::string& text);
+
+// `text` as an integer in [low, high]; `what` names it in the UsageError otherwise.
+long long integer_in(const std::string& what, const std::string& text, long long low,
+                     long long high);
+// `text` as a number; `what` names it in the UsageError otherwise.
+double number_in(const std::string& what, const std::string& text);
+
+// A program's command line: the options it declares and its --help text.
+struct Program {
+  std::string name;  // as messages name it: "ozaki_experiments", "tcemu gemm"
+  std::string usage;
+  std::set<std::string> value_options;
+  std::set<std::string> flags;
+};
+
+// Prints "PROGRAM: message" and a pointer to "PROGRAM --help" on stderr; returns 2, the exit
+// status of a usage error.
+int usage_failure(const std::string& program, const std::string& message);
+
+// A program's main: with --help (or -h) anywhere, prints the usage on stdout and returns 0;
+// otherwise parses the words after argv[0] and returns body's status. A UsageError, from the
+// parse or from body, is reported by usage_failure (2); any other exception as
+// "PROGRAM: message" (1).
+int run_program(const Program& program, int argc, char** argv,
+                const std::function<int(const Arguments&)>& body);
 
 }  // namespace tcemu::cli

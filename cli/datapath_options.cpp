@@ -57,18 +57,22 @@ std::set<std::string> datapath_option_names() {
 }
 
 std::string datapath_options_help() {
-  return R"(Datapath:
+  return R"(Datapath (a preset, then overrides of its fields; emulator/.../datapath.hpp):
   --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 exact-rn exact-rz (default sm90)
   --type FORMAT          input format: fp16 bf16 tf32 e4m3 e5m2 (default fp16)
   --acc FORMAT           accumulator: fp32 or fp16 (default fp32)
   --instr PATH           mma.sync (default; WMMA compiles to it), wgmma (sm90), tcgen05 (sm100)
-Overrides of single fields of the preset (see emulator/include/tcemu/emulator/datapath.hpp):
   --block-terms N        products fused per block
   --instruction-k N      K of one instruction (a multiple of --block-terms)
   --k-group N            consecutive k dealt together to a block (block-terms: k order)
-  --alignment-bits N     fraction bits of the alignment grid, or 'exact' for no truncation
+  --alignment-bits N     fraction bits of a block's alignment grid, below its largest exponent:
+                         every product (and c, entering aligned) is truncated to the grid;
+                         'exact': no truncation
   --alignment-floor N    lowest alignment exponent, or 'none'
-  --block-rounding R     rz or rn: rounding of each block result
+  --block-rounding R     rz or rn: the one rounding of each block's exact sum of its truncated
+                         terms into the accumulator. rn changes only that rounding: the
+                         truncation to the alignment grid stays (add --alignment-bits exact for
+                         a block rounded to nearest from the exact products)
   --block-precision N    significant bits kept in each block result
   --c-entry E            aligned (c is a term of the first block) or after-blocks (RN add)
   --overflow O           ieee, infinity or saturate

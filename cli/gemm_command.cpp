@@ -1,7 +1,8 @@
 // tcemu gemm: runs a GEMM scheme (gemm_schemes.hpp) on a backend, on matrix files or on
-// generated inputs with an accuracy report against MPFR.
+// generated inputs, with an accuracy report against the correctly rounded product (MPFR or the
+// long accumulator) and a progress line on long runs.
+#include <algorithm>
 #include <bit>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <iomanip>
@@ -10,13 +11,17 @@
 #include <new>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
+#include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 
 #include "backend_choice.hpp"
 #include "commands.hpp"
+#include "datapath_options.hpp"
 #include "gemm_schemes.hpp"
 #include "matrix_file.hpp"
+#include "progress.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -30,7 +35,7 @@ Computes C := alpha A B + beta C with a GEMM scheme. A matrix file has a first l
 then ROWS lines of COLS hex bit patterns (16 digits for an fp64 scheme, 8 for fp32), row major.
 Without --a and --b it draws A (M x K) and B (K x N) as (rand - 0.5) * exp(PHI * randn)
 (defaults 64, 64, 64, PHI 1, seed 1) and prints the accuracy against the correctly rounded
-product (MPFR): the largest relative error (NaN when a NaN or Inf is in either) and the elements
+product: the largest relative error (NaN when a NaN or Inf is in either) and the elements
 that differ from it (a NaN agrees with any NaN). With --alpha other than 1 the reference is
 RN(alpha x the correctly rounded A B) in the scheme's precision, the BLAS epilogue every scheme
 applies; the correctly rounded schemes promise the correctly rounded A B only for alpha 1.
@@ -39,20 +44,19 @@ applies; the correctly rounded schemes promise the correctly rounded A B only fo
   --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu
   --threads N            host threads (default: all)
   --alpha x --beta y     (defaults 1 and 0; --beta needs --c)
+  --reference R          the correctly rounded A B the accuracy report compares with:
+                         mpfr (default for generated inputs): every element's exact sum
+                         rounded by MPFR; exact: the same bits from the long accumulator
+                         (reference/accumulator_gemm.hpp), no MPFR, several times faster;
+                         none (default with --a and --b): no reference, no report. With --a and
+                         --b, mpfr or exact report on the files' product (beta must be 0)
+  --progress P           auto (default): a progress line on stderr once a run has taken 1 s
+                         (redrawn in place on a terminal, a line per 10% otherwise), on the GPU
+                         for the reference only (the scheme's would unbatch its products);
+                         always: from the start, on every backend; never
 
 Schemes:
 )";
-
-double number(const Arguments& args, const std::string& name, double fallback) {
-  const auto text = args.value(name);
-  if (!text) return fallback;
-  double v = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (error != std::errc() || end != text->data() + text->size()) {
-    throw UsageError("--" + name + " expects a number, got '" + *text + "'");
-  }
-  return v;
-}
 
 std::int64_t dimension(const Arguments& args, const std::string& name) {
   const long long v = args.integer(name).value_or(64);
@@ -76,6 +80,38 @@ auto naming_size(const std::string& what, std::int64_t elements, F allocating) {
   }
 }
 
+enum class Reference { none, mpfr, exact };
+
+Reference reference_named(const std::string& word) {
+  if (word == "none") return Reference::none;
+  if (word == "mpfr") return Reference::mpfr;
+  if (word == "exact") return Reference::exact;
+  throw UsageError("--reference must be mpfr, exact or none, got '" + word + "'");
+}
+
+// The correctly rounded A B (fp32: rounded to binary32), by MPFR or the long accumulator, a
+// block of columns at a time so that `progress` moves (every element is computed on its own:
+// the blocks do not change it). A block has at least 4 columns per thread.
+std::vector<double> correctly_rounded(const GemmProblem& p, bool fp32, Reference reference,
+                                      int threads, Progress& progress) {
+  const std::int64_t workers =
+      threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t width = std::max<std::int64_t>((p.n + 19) / 20, 4 * workers);
+  std::vector<double> exact;
+  exact.reserve(static_cast<std::size_t>(p.m * p.n));
+  for (std::int64_t j0 = 0; j0 < p.n; j0 += width) {
+    const std::int64_t cols = std::min(width, p.n - j0);
+    const std::vector<double> b(p.b.begin() + j0 * p.k, p.b.begin() + (j0 + cols) * p.k);
+    const std::vector<double> block =
+        reference == Reference::mpfr
+            ? reference::correctly_rounded_gemm(p.m, cols, p.k, p.a, b, fp32, threads)
+            : reference::accumulator_gemm(p.m, cols, p.k, p.a, b, fp32, threads);
+    exact.insert(exact.end(), block.begin(), block.end());
+    progress.update(static_cast<double>(j0 + cols) / static_cast<double>(p.n));
+  }
+  return exact;
+}
+
 const GemmScheme& scheme_named(const std::string& name) {
   for (const GemmScheme& s : gemm_schemes()) {
     if (s.name == name) return s;
@@ -92,14 +128,15 @@ std::string usage() {
   for (const GemmScheme& s : gemm_schemes()) {
     if (printed.insert(s.options_help).second) text += "\n" + s.options_help;
   }
-  return text;
+  return text + "\n" + datapath_options_help();
 }
 
 }  // namespace
 
 int gemm_command(const std::vector<std::string>& words) {
-  const std::set<std::string> own = {"scheme", "backend", "threads", "a", "b", "c",   "alpha",
-                                     "beta",   "out",     "m",       "n", "k", "phi", "seed"};
+  const std::set<std::string> own = {"scheme", "backend", "threads",   "a",       "b", "c",
+                                     "alpha",  "beta",    "out",       "m",       "n", "k",
+                                     "phi",    "seed",    "reference", "progress"};
   std::set<std::string> names = own;
   for (const GemmScheme& s : gemm_schemes()) names.insert(s.options.begin(), s.options.end());
   const Arguments args(words, names, {"help"});
@@ -121,9 +158,13 @@ int gemm_command(const std::vector<std::string>& words) {
   const long long threads = args.integer("threads").value_or(0);
   if (threads < 0 || threads > 4096) throw UsageError("--threads must be in [0, 4096]");
   GemmProblem p;
-  p.alpha = number(args, "alpha", 1.0);
-  p.beta = number(args, "beta", 0.0);
+  p.alpha = args.number_or("alpha", 1.0);
+  p.beta = args.number_or("beta", 0.0);
   const bool from_files = args.value("a") || args.value("b");
+  const Reference reference =
+      reference_named(args.value_or("reference", from_files ? "none" : "mpfr"));
+  const Progress::Show show = Progress::show_named(args.value_or("progress", "auto"));
+  Progress progress(show);
   if (from_files) {
     if (!args.value("a") || !args.value("b")) throw UsageError("give both --a and --b");
     if (!args.value("out")) throw UsageError("--out FILE is required with --a and --b");
@@ -138,6 +179,9 @@ int gemm_command(const std::vector<std::string>& words) {
     p.n = b.cols;
     p.a = a.values;
     p.b = b.values;
+    if (reference != Reference::none && p.beta != 0.0) {
+      throw UsageError("--reference " + *args.value("reference") + " needs --beta 0");
+    }
     if (const auto c_file = args.value("c")) {
       const DenseMatrix c = read_matrix_file(*c_file, scheme.element);
       if (c.rows != p.m || c.cols != p.n)
@@ -154,7 +198,7 @@ int gemm_command(const std::vector<std::string>& words) {
     p.m = dimension(args, "m");
     p.n = dimension(args, "n");
     p.k = dimension(args, "k");
-    const double phi = number(args, "phi", 1.0);
+    const double phi = args.number_or("phi", 1.0);
     std::mt19937_64 rng(static_cast<std::uint64_t>(args.integer("seed").value_or(1)));
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
     std::normal_distribution<double> normal;
@@ -173,30 +217,38 @@ int gemm_command(const std::vector<std::string>& words) {
   }
 
   const BackendChoice& choice = backend_choice(backend_name);
+  // A scheme that reports its steps may give up batching for it (the Ozaki schemes' tensor-core
+  // products): on the GPU, where runs are short and batches count, only with --progress always.
+  ProgressHook hook;
+  if (show == Progress::Show::always || (show == Progress::Show::automatic && !choice.gpu)) {
+    hook = [&](double fraction) { progress.update(fraction); };
+  }
   auto backend = choice.make(static_cast<int>(threads));
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::string> lines = naming_size(
-      scheme.name + " on " + shape(p.m, p.n) + " x " + std::to_string(p.k),
-      p.m * p.k + p.k * p.n + p.m * p.n, [&] { return scheme.run(args, *backend, choice, p); });
+  progress.phase(scheme.name);
+  const std::vector<std::string> lines =
+      naming_size(scheme.name + " on " + shape(p.m, p.n) + " x " + std::to_string(p.k),
+                  p.m * p.k + p.k * p.n + p.m * p.n,
+                  [&] { return scheme.run(args, *backend, choice, p, hook); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.end_phase();
 
   std::cout << scheme.name << " on " << backend_name << ": " << p.m << " x " << p.n << " x " << p.k
             << ", " << std::setprecision(3) << seconds << " s\n";
   for (const std::string& line : lines) std::cout << line << '\n';
-  if (from_files) {
-    write_matrix_file(*args.value("out"), {p.m, p.n, p.c}, scheme.element);
-    return 0;
-  }
-  // The reference: the correctly rounded A B (MPFR), then the BLAS epilogue every scheme applies
-  // in its working precision, RN(alpha s) (beta is 0 here: generated inputs take no C). With
-  // alpha = 1 this is the correctly rounded product itself, which is what the correctly rounded
-  // schemes promise; with another alpha it is RN(alpha RN(A B)), and the report says so.
+  if (from_files) write_matrix_file(*args.value("out"), {p.m, p.n, p.c}, scheme.element);
+  if (reference == Reference::none) return 0;
+  // The reference: the correctly rounded A B, then the BLAS epilogue every scheme applies
+  // in its working precision, RN(alpha s) (beta is 0 here). With alpha = 1 this is the correctly
+  // rounded product itself, which is what the correctly rounded schemes promise; with another
+  // alpha it is RN(alpha RN(A B)), and the report says so.
   const bool fp32 = scheme.element == Real::fp32;
-  std::vector<double> exact = naming_size("the MPFR reference, " + shape(p.m, p.n), p.m * p.n, [&] {
-    return reference::correctly_rounded_gemm(p.m, p.n, p.k, p.a, p.b, fp32,
-                                             static_cast<int>(threads));
+  progress.phase(reference == Reference::mpfr ? "MPFR reference" : "exact reference");
+  std::vector<double> exact = naming_size("the reference, " + shape(p.m, p.n), p.m * p.n, [&] {
+    return correctly_rounded(p, fp32, reference, static_cast<int>(threads), progress);
   });
+  progress.end_phase();
   const bool scaled = std::bit_cast<std::uint64_t>(p.alpha) != std::bit_cast<std::uint64_t>(1.0);
   if (scaled) {
     for (double& e : exact) {
@@ -221,11 +273,11 @@ int gemm_command(const std::vector<std::string>& words) {
       worst = std::max(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
     }
   }
-  const char* reference = scaled ? (fp32 ? "RN(alpha x correctly rounded A B) in fp32"
-                                         : "RN(alpha x correctly rounded A B) in fp64")
-                                 : "the correctly rounded A B";
-  std::cout << "phi " << number(args, "phi", 1.0) << ": against " << reference
-            << ": max relative error " << std::setprecision(3) << worst
+  const char* against = scaled ? (fp32 ? "RN(alpha x correctly rounded A B) in fp32"
+                                       : "RN(alpha x correctly rounded A B) in fp64")
+                               : "the correctly rounded A B";
+  if (!from_files) std::cout << "phi " << args.number_or("phi", 1.0) << ": ";
+  std::cout << "against " << against << ": max relative error " << std::setprecision(3) << worst
             << ", elements not correctly rounded " << wrong << " of " << exact.size() << '\n';
   return 0;
 }

@@ -1,22 +1,8 @@
 #include "gemm_operands.hpp"
 
-#include <charconv>
+#include <limits>
 
 namespace tcemu::cli {
-namespace {
-
-float scalar(const Arguments& args, const std::string& name, float fallback) {
-  const auto text = args.value(name);
-  if (!text) return fallback;
-  float v = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (error != std::errc() || end != text->data() + text->size()) {
-    throw UsageError("--" + name + " expects a binary32 number, got '" + *text + "'");
-  }
-  return v;
-}
-
-}  // namespace
 
 std::set<std::string> gemm_operand_option_names() {
   return {"a", "b", "c", "alpha", "beta", "c-input", "takeout", "threads"};
@@ -49,15 +35,13 @@ GemmOperands gemm_operands_from(const Arguments& args, const Datapath& datapath)
     throw UsageError("--c-input must be epilogue or initial, got '" + c_input + "'");
   }
   const bool initial = c_input == "initial";
-  GemmOptions options{.alpha = scalar(args, "alpha", 1.0f),
-                      .beta = scalar(args, "beta", initial ? 1.0f : 0.0f),
-                      .c_input = initial ? CInput::initial_accumulator : CInput::epilogue};
-  const long long takeout = args.integer("takeout").value_or(0);
-  if (takeout < 0) throw UsageError("--takeout must be 0 or positive");
-  options.takeout_every_k = takeout;
-  const long long threads = args.integer("threads").value_or(0);
-  if (threads < 0 || threads > 4096) throw UsageError("--threads must be in [0, 4096]");
-  options.threads = static_cast<int>(threads);
+  // alpha and beta are binary32 numbers, as cuBLAS's and CUTLASS's fp32 epilogue takes them.
+  GemmOptions options{
+      .alpha = static_cast<float>(args.number_or("alpha", 1.0)),
+      .beta = static_cast<float>(args.number_or("beta", initial ? 1.0 : 0.0)),
+      .c_input = initial ? CInput::initial_accumulator : CInput::epilogue,
+      .takeout_every_k = args.integer_or("takeout", 0, 0, std::numeric_limits<std::int32_t>::max()),
+      .threads = static_cast<int>(args.integer_or("threads", 0, 0, 4096))};
   GemmOperands operands{.a = read_bit_matrix_file(*a_file, element_type(datapath.input)),
                         .b = read_bit_matrix_file(*b_file, element_type(datapath.input)),
                         .c = std::nullopt,

@@ -24,16 +24,20 @@ struct GemmProblem {
   std::vector<double> a, b, c;
 };
 
+// Called with the fraction of a scheme's run done, 0 to 1, as it advances.
+using ProgressHook = std::function<void(double fraction)>;
+
 struct GemmScheme {
   std::string name;
   std::string summary;
   Real element;                   // fp64: dgemm-shaped, fp32: sgemm-shaped
   std::set<std::string> options;  // the options it reads besides the command's own
-  std::string options_help;       // their help lines
-  // Computes problem.c on `backend` (made by `choice`); returns lines describing the run
-  // (slices, GEMM count, phase times). Throws UsageError for bad options.
+  std::string options_help;       // their help lines (the datapath options' are the command's)
+  // Computes problem.c on `backend` (made by `choice`), telling `progress` (if set) how far it is
+  // where the scheme has steps to count (the Ozaki schemes: slice products); returns lines
+  // describing the run (slices, GEMM count, phase times). Throws UsageError for bad options.
   std::function<std::vector<std::string>(const Arguments&, Backend&, const BackendChoice& choice,
-                                         GemmProblem&)>
+                                         GemmProblem&, const ProgressHook& progress)>
       run;
 };
 

@@ -21,7 +21,8 @@ Commands:
   probe      record the present GPU's mma.sync results on random and crafted cases
   validate   compare recorded cases or a whole recorded D with the emulator; report mismatches
   detect     infer the present GPU's datapath (or that of recorded cases) as preset options
-  gemm       run a GEMM scheme (dgemm-tc, sgemm-tc) on a backend; accuracy against MPFR
+  gemm       run a GEMM scheme (Ozaki, error-corrected SGEMM, Dot2, ExBLAS) on a backend, with
+             its accuracy against the correctly rounded product
   explain    show the Ozaki scheme's error-free steps on a small dot product or 2 x 2 product
 
 Run 'tcemu COMMAND --help' for the options of a command.
@@ -50,9 +51,7 @@ int main(int argc, char** argv) {
     std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tcemu::cli::UsageError& e) {
-    std::cerr << "tcemu " << command << ": " << e.what() << "\n(see 'tcemu " << command
-              << " --help')\n";
-    return 2;
+    return tcemu::cli::usage_failure("tcemu " + command, e.what());
   } catch (const std::exception& e) {
     std::cerr << "tcemu " << command << ": " << e.what() << '\n';
     return 1;

@@ -26,9 +26,11 @@ GemmScheme markidis_entry(const std::string& name) {
   s.options_help = R"(Error-corrected SGEMM options:
   --takeout N            the accumulators that leave the Tensor Core (halfhalf's, tf32tf32's
                          hi*hi) do so every N instructions of k instead of the scheme's interval
-)" + std::string("Datapath of the products (--type defaults to the scheme's part format ") +
-                   std::string(scheme.part_format.name) + "):\n" + datapath_options_help();
-  s.run = [scheme](const Arguments& args, Backend& backend, const BackendChoice&, GemmProblem& p) {
+The products run on the datapath the datapath options below describe; --type defaults to the
+scheme's part format (fp16, tf32 or bf16, as in the list of schemes).
+)";
+  s.run = [scheme](const Arguments& args, Backend& backend, const BackendChoice&, GemmProblem& p,
+                   const ProgressHook&) {
     markidis::Scheme chosen = scheme;
     const Datapath dp = datapath_from(args, std::string(scheme.part_format.name));
     std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),

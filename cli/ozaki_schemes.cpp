@@ -85,14 +85,18 @@ GemmScheme ozaki_entry(const std::string& name, Real element) {
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
-)") + datapath_options_help();
+The tensor-core slice products run on the datapath the datapath options below describe
+(--type default fp16); --backend cpu64 multiplies binary64 slices instead and ignores them.
+)");
   s.run = [element](const Arguments& args, Backend& backend, const BackendChoice& choice,
-                    GemmProblem& p) {
+                    GemmProblem& p, const ProgressHook& progress) {
     const ozaki::Products products =
         choice.products == SliceProducts::binary64
             ? ozaki::Products(ozaki::Fp64Products{})
             : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
-    ozaki::Handle h(backend, products, ozaki_options(args, element));
+    ozaki::Options options = ozaki_options(args, element);
+    options.progress = progress;
+    ozaki::Handle h(backend, products, options);
     if (element == Real::fp64) {
       h.dgemm('N', 'N', p.m, p.n, p.k, p.alpha, p.a.data(), std::max<std::int64_t>(1, p.m),
               p.b.data(), std::max<std::int64_t>(1, p.k), p.beta, p.c.data(),

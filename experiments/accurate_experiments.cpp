@@ -1,20 +1,7 @@
 // The accurate-BLAS experiments of the seed slides, on the CPU (the host backend) or, for the
-// accuracy table, the GPU: CSV out,
+// accuracy table, the GPU: CSV out (kUsage says what each experiment computes),
 // experiments/plot_accurate.py draws the figures, docs/results/accurate-accuracy.md has the page.
 // Progress goes to stderr.
-//
-//   accurate_experiments condition --out FILE [--n 1000] [--per-decade 2]
-//       Dot2, ExBLAS-style, Ozaki (cpu64, DP and CR) and plain binary64 on ill-conditioned dot
-//       products (GenDot of Ogita, Rump and Oishi), condition 1 to 1e40, with Dot2's error bound
-//       u + gamma_n^2 cond / 2 (relative).
-//   accurate_experiments table --out FILE [--n 500] [--backend cpu64|gpu]
-//       The seeds' accuracy table: max relative error of an n x n x n DGEMM against MPFR for
-//       phi = 0.1, 1, 2, 4, 8. cpu64 (the host backend): plain binary64 (k order, our stand-in
-//       for cuBLAS), Dot2, ExBLAS, Ozaki d = 2..6 (fast mode, binary64 slices: OzBLAS on DGEMM)
-//       and Ozaki CR. gpu (device 0; exits with a message when there is none): cublasDgemm, Dot2
-//       and ExBLAS on the device, and the Ozaki rows twice, with fp16 slices on the tensor cores
-//       (products by cuBLAS) and with binary64 slices (products by cublasDgemm). Seconds are
-//       host to host (operands copied in, C out) for one cold call.
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -37,6 +24,7 @@
 #include <tcemu/reference/ill_conditioned.hpp>
 
 #include "accuracy.hpp"
+#include "arguments.hpp"
 #include "backend_choice.hpp"
 #include "gpu.hpp"
 
@@ -55,6 +43,7 @@ double relative_error(double got, double exact) {
 
 void condition(const std::string& path, std::int64_t n, int per_decade) {
   std::ofstream csv(path);
+  if (!csv) throw std::runtime_error("cannot write " + path);
   csv << "n,target,condition,method,relative_error,dot2_bound\n";
   auto backend = host::make_cpu64_backend();
   accurate::Handle dot2(*backend, InnerProduct::dot2), exblas(*backend, InnerProduct::exact);
@@ -167,7 +156,7 @@ void table(const std::string& path, std::int64_t n, const std::string& backend_n
     backend = experiments::make_gpu();
     methods = gpu_methods(*backend, arch, n);
   } else {
-    throw std::invalid_argument("--backend must be cpu64 or gpu, got '" + backend_name + "'");
+    throw cli::UsageError("--backend must be cpu64 or gpu, got '" + backend_name + "'");
   }
   std::ofstream csv(path);
   if (!csv) throw std::runtime_error("cannot write " + path);
@@ -208,33 +197,47 @@ void table(const std::string& path, std::int64_t n, const std::string& backend_n
   }
 }
 
+constexpr const char* kUsage =
+    R"(usage: accurate_experiments condition|table [--out FILE] [options]
+
+The accurate-BLAS experiments of the seed slides. Each writes one CSV; progress goes to stderr;
+experiments/plot_accurate.py draws the figures.
+
+  condition  Dot2, ExBLAS-style, Ozaki (cpu64, DP and CR) and plain binary64 on ill-conditioned
+             dot products of length n (GenDot of Ogita, Rump and Oishi), condition 1 to 1e40,
+             with Dot2's error bound u + gamma_n^2 cond / 2 (relative)
+  table      the seeds' accuracy table: the max relative error of an n x n x n DGEMM against
+             MPFR for phi = 0.1, 1, 2, 4, 8. cpu64: plain binary64 (k order), Dot2, ExBLAS,
+             Ozaki d = 2..6 (fast mode, binary64 slices) and Ozaki CR. gpu (device 0):
+             cublasDgemm, Dot2 and ExBLAS on the device, and the Ozaki rows with fp16 slices on
+             the tensor cores and with binary64 slices; seconds are host to host, one cold call
+
+Options:
+  --out FILE             the CSV written (default condition.csv or table.csv)
+  --n N                  condition: the length (default 1000); table: the size (default 500)
+  --per-decade N         condition: conditions per decade (default 2)
+  --backend NAME         table: cpu64 (default) or gpu
+)";
+
+int run(const cli::Arguments& args) {
+  if (args.positional().size() != 1)
+    throw cli::UsageError("give one experiment: condition or table");
+  const std::string what = args.positional()[0];
+  if (what == "condition") {
+    condition(args.value_or("out", "condition.csv"), args.integer_or("n", 1000, 1, 100'000'000),
+              static_cast<int>(args.integer_or("per-decade", 2, 1, 1000)));
+  } else if (what == "table") {
+    table(args.value_or("out", "table.csv"), args.integer_or("n", 500, 1, 1'000'000),
+          args.value_or("backend", "cpu64"));
+  } else {
+    throw cli::UsageError("unknown experiment '" + what + "' (condition, table)");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: accurate_experiments condition|table --out FILE [--n N] [--backend "
-                 "cpu64|gpu]\n";
-    return 2;
-  }
-  try {
-    std::map<std::string, std::string> o;
-    for (int i = 2; i + 1 < argc; i += 2) o[std::string(argv[i]).substr(2)] = argv[i + 1];
-    const std::string what = argv[1];
-    auto get = [&](const std::string& key, const std::string& fallback) {
-      return o.contains(key) ? o[key] : fallback;
-    };
-    if (what == "condition") {
-      condition(get("out", "condition.csv"), std::stoll(get("n", "1000")),
-                std::stoi(get("per-decade", "2")));
-    } else if (what == "table") {
-      table(get("out", "table.csv"), std::stoll(get("n", "500")), get("backend", "cpu64"));
-    } else {
-      std::cerr << "unknown experiment " << what << '\n';
-      return 2;
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "accurate_experiments: " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+  return tcemu::cli::run_program(
+      {"accurate_experiments", kUsage, {"out", "n", "per-decade", "backend"}, {}}, argc, argv, run);
 }

@@ -1,17 +1,7 @@
 // The Ozaki scheme's accuracy and reproducibility experiments (Mukunoki, Ozaki, Ogita, Imamura,
 // ISC 2020: the accuracy table of OzBLAS, Fig. 3 / 8, the reproducibility table). Each
-// subcommand writes one CSV; experiments/plot_ozaki.py draws the figures; docs/results/ has the
-// pages. Progress goes to stderr.
-//
-//   ozaki_experiments table   --out FILE --n N --backend emulator|cpu64|gpu [--arch sm90]
-//   ozaki_experiments phi     --out FILE --n N
-//   ozaki_experiments size    --out FILE --phi PHI --sizes 16,32,...
-//   ozaki_experiments repro   --out FILE --n N [--backend gpu]
-//
-// --backend gpu (device 0; the program exits with a message when there is none): the fp16 slices
-// on the device's tensor cores, products by cuBLAS, the datapath the device's preset (--arch is
-// ignored), and a cublasDgemm row beside plain DGEMM (host to host, one cold call). repro adds
-// the GPU's results to the CPU ones.
+// experiment writes one CSV (kUsage); experiments/plot_ozaki.py draws the figures; docs/results/
+// has the pages. Progress goes to stderr.
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -19,7 +9,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -31,6 +20,7 @@
 #include <tcemu/reference/exact_gemm.hpp>
 
 #include "accuracy.hpp"
+#include "arguments.hpp"
 #include "backend_choice.hpp"
 #include "gpu.hpp"
 
@@ -82,22 +72,6 @@ Run run_ozaki(Backend& backend, const ozaki::Products& products, const ozaki::Op
   r.seconds = seconds_since(start);
   r.report = h.report();
   return r;
-}
-
-std::map<std::string, std::string> parse(int argc, char** argv) {
-  std::map<std::string, std::string> o;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string key = argv[i];
-    if (!key.starts_with("--")) throw std::invalid_argument("expected --option, got " + key);
-    o[key.substr(2)] = argv[i + 1];
-  }
-  return o;
-}
-
-std::string get(const std::map<std::string, std::string>& o, const std::string& key,
-                const std::string& fallback) {
-  const auto it = o.find(key);
-  return it == o.end() ? fallback : it->second;
 }
 
 // The slice products `choice` implies: binary64 slices, or fp16 slices on the tensor cores of
@@ -237,61 +211,85 @@ void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
   }
 }
 
+constexpr const char* kUsage =
+    R"(usage: ozaki_experiments table|phi|size|repro [--out FILE] [options]
+
+The Ozaki scheme's accuracy and reproducibility experiments (Mukunoki, Ozaki, Ogita, Imamura,
+ISC 2020). Each experiment writes one CSV (default EXPERIMENT.csv); progress goes to stderr;
+experiments/plot_ozaki.py draws the figures.
+
+  table   max relative error and elements not correctly rounded (against MPFR) of plain DGEMM,
+          DGEMM-TC DP and CR and tunable d = 2..6 (fast and full), n x n x n, phi 1, 4, 7, 10
+  phi     the same for DP, CR and d = 2, 3, 4 fast, phi 0.1 to 10
+  size    DP, CR and d = 3 fast at phi --phi for each n of --sizes
+  repro   one dot product of length n by every method on several backends, datapaths and thread
+          counts: the hex result of each (columns method, where, result_hex, result)
+
+Options:
+  --out FILE             the CSV written (default EXPERIMENT.csv, e.g. table.csv)
+  --n N                  table, phi: the size n (default 256, 128); repro: the dot product's
+                         length (default 10000)
+  --backend NAME         emulator (default), cpu64 (binary64 slices) or gpu (device 0: fp16
+                         slices on its tensor cores, products by cuBLAS, its own preset, and a
+                         cublasDgemm row; repro adds the GPU's results to the CPU ones)
+  --arch PRESET          emulator: the datapath of the fp16 slices' products (default sm90)
+  --phi PHI              size: the exponent spread of the inputs (default 1)
+  --sizes N,N,...        size: the sizes (default 16,32,64,128,256)
+)";
+
+int run(const cli::Arguments& args) {
+  if (args.positional().size() != 1) {
+    throw cli::UsageError("give one experiment: table, phi, size or repro");
+  }
+  const std::string what = args.positional()[0];
+  if (what != "table" && what != "phi" && what != "size" && what != "repro") {
+    throw cli::UsageError("unknown experiment '" + what + "' (table, phi, size, repro)");
+  }
+  constexpr long long kMaxN = 1'000'000;
+  const std::string out = args.value_or("out", what + ".csv");
+  const std::string backend = args.value_or("backend", "emulator");
+  const cli::BackendChoice& choice = cli::backend_choice(backend);
+  if (what == "repro") {
+    reproducibility(out, args.integer_or("n", 10000, 1, 100'000'000), choice.gpu);
+    return 0;
+  }
+  const std::string arch = choice.products == cli::SliceProducts::binary64 ? "fp64"
+                           : choice.gpu                                    ? experiments::gpu_arch()
+                                        : args.value_or("arch", "sm90");
+  const double phi = args.number_or("phi", 1);
+  std::vector<std::int64_t> sizes;
+  for (const std::string& s : args.list_or("sizes", "16,32,64,128,256")) {
+    sizes.push_back(cli::integer_in("--sizes", s, 1, kMaxN));
+  }
+  std::ofstream csv(out);
+  if (!csv) throw std::runtime_error("cannot write " + out);
+  header(csv);
+  if (what == "table") {
+    accuracy_runs(csv, "table", backend, arch, args.integer_or("n", 256, 1, kMaxN), {1, 4, 7, 10},
+                  table_methods());
+  } else if (what == "phi") {
+    std::vector<Method> methods = {{"DGEMM-TC DP", {.mode = ozaki::Mode::dp}},
+                                   {"DGEMM-TC CR", {.mode = ozaki::Mode::cr, .max_splits = 80}}};
+    for (int d : {2, 3, 4}) {
+      methods.push_back({"d=" + std::to_string(d) + " fast",
+                         {.mode = ozaki::Mode::tunable, .splits = d, .fast = true}});
+    }
+    accuracy_runs(csv, "phi", backend, arch, args.integer_or("n", 128, 1, kMaxN),
+                  {0.1, 0.5, 1, 2, 4, 7, 10}, methods);
+  } else {
+    const std::vector<Method> methods = {
+        {"DGEMM-TC DP", {.mode = ozaki::Mode::dp}},
+        {"DGEMM-TC CR", {.mode = ozaki::Mode::cr, .max_splits = 80}},
+        {"d=3 fast", {.mode = ozaki::Mode::tunable, .splits = 3, .fast = true}}};
+    for (const std::int64_t n : sizes) accuracy_runs(csv, "size", backend, arch, n, {phi}, methods);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: ozaki_experiments table|phi|size|repro --out FILE [options]\n";
-    return 2;
-  }
-  try {
-    const std::string what = argv[1];
-    const auto o = parse(argc, argv);
-    const std::string out = get(o, "out", what + ".csv");
-    const std::string backend = get(o, "backend", "emulator");
-    // Nothing for an unknown name: repro then runs on the CPU alone, the others stop with an
-    // error in accuracy_runs.
-    const cli::BackendChoice* choice = cli::find_backend_choice(backend);
-    const bool gpu = choice && choice->gpu;
-    if (what == "repro") {
-      reproducibility(out, std::stoll(get(o, "n", "10000")), gpu);
-      return 0;
-    }
-    const std::string arch = choice && choice->products == cli::SliceProducts::binary64 ? "fp64"
-                             : gpu ? experiments::gpu_arch()
-                                   : get(o, "arch", "sm90");
-    std::ofstream csv(out);
-    if (!csv) throw std::runtime_error("cannot write " + out);
-    header(csv);
-    if (what == "table") {
-      accuracy_runs(csv, "table", backend, arch, std::stoll(get(o, "n", "256")), {1, 4, 7, 10},
-                    table_methods());
-    } else if (what == "phi") {
-      std::vector<Method> methods = {{"DGEMM-TC DP", {.mode = ozaki::Mode::dp}},
-                                     {"DGEMM-TC CR", {.mode = ozaki::Mode::cr, .max_splits = 80}}};
-      for (int d : {2, 3, 4}) {
-        methods.push_back({"d=" + std::to_string(d) + " fast",
-                           {.mode = ozaki::Mode::tunable, .splits = d, .fast = true}});
-      }
-      accuracy_runs(csv, "phi", backend, arch, std::stoll(get(o, "n", "128")),
-                    {0.1, 0.5, 1, 2, 4, 7, 10}, methods);
-    } else if (what == "size") {
-      const double phi = std::stod(get(o, "phi", "1"));
-      std::vector<Method> methods = {
-          {"DGEMM-TC DP", {.mode = ozaki::Mode::dp}},
-          {"DGEMM-TC CR", {.mode = ozaki::Mode::cr, .max_splits = 80}},
-          {"d=3 fast", {.mode = ozaki::Mode::tunable, .splits = 3, .fast = true}}};
-      std::stringstream sizes(get(o, "sizes", "16,32,64,128,256"));
-      for (std::string s; std::getline(sizes, s, ',');) {
-        accuracy_runs(csv, "size", backend, arch, std::stoll(s), {phi}, methods);
-      }
-    } else {
-      std::cerr << "unknown experiment " << what << '\n';
-      return 2;
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "ozaki_experiments: " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+  return tcemu::cli::run_program(
+      {"ozaki_experiments", kUsage, {"out", "n", "backend", "arch", "phi", "sizes"}, {}}, argc,
+      argv, run);
 }

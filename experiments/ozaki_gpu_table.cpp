@@ -9,10 +9,8 @@
 // dynamic mantissa control and with fixed mantissa widths, so that the width of comparable
 // accuracy can be read off the table. One CSV row per method and phi; progress on stderr.
 //
-//   ozaki_gpu_table --out FILE [--n 10240] [--phis 0.1,1,2] [--runs 3] [--bits
-//   31,39,47,55,63,71,79]
-//
-// experiments/plot_ozaki_gpu.py draws the figures; docs/results/ozaki-gpu.md has the page.
+// kUsage has the options; experiments/plot_ozaki_gpu.py draws the figures;
+// docs/results/ozaki-gpu.md has the page.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -23,10 +21,8 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +33,7 @@
 #include <tcemu/ozaki/handle.hpp>
 
 #include "accuracy.hpp"
+#include "arguments.hpp"
 
 namespace {
 
@@ -52,13 +49,6 @@ void check(cudaError_t status, const char* what) {
 std::optional<std::string> failure(cublasStatus_t status) {
   if (status == CUBLAS_STATUS_SUCCESS) return std::nullopt;
   return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
-}
-
-std::vector<double> split_numbers(const std::string& text) {
-  std::vector<double> v;
-  std::stringstream s(text);
-  for (std::string x; std::getline(s, x, ',');) v.push_back(std::stod(x));
-  return v;
 }
 
 double median(std::vector<double> x) {
@@ -115,187 +105,201 @@ class Table {
   std::string device_;
 };
 
+constexpr const char* kUsage =
+    R"(usage: ozaki_gpu_table [--out FILE] [--n N] [--phis PHI,...] [--runs R] [--bits B,...]
+
+Table 1 of Mukunoki, Ozaki, Ogita and Imamura (ISC 2020) on device 0, beside cuBLAS's FP64
+emulation: for each phi, GFLOPS of cublasDgemm, DGEMM-TC-DP, DGEMM-TC-CR and DGEMM-DP-CR at
+m = n = k = N (the median of R runs after a warm-up), their slices, GEMMs and phase times, and
+their accuracy against the correctly rounded product (DGEMM-TC-CR's result); cuBLAS's
+fixed-point emulation with dynamic mantissa control and with each fixed width of --bits. One CSV
+row per method and phi; progress on stderr; experiments/plot_ozaki_gpu.py draws the figures.
+
+Options:
+  --out FILE             the CSV written (default ozaki-gpu.csv)
+  --n N                  the size (default 10240)
+  --phis PHI,...         the exponent spreads of the inputs (default 0.1,1,2)
+  --runs R               timed runs per method (default 3)
+  --bits B,...           cuBLAS emulation's fixed mantissa widths (default 31,39,47,55,63,71,79)
+)";
+
+int run(const cli::Arguments& args) {
+  if (!args.positional().empty()) {
+    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+  }
+  const std::int64_t n = args.integer_or("n", 10240, 1, 1'000'000);
+  const int runs = static_cast<int>(args.integer_or("runs", 3, 1, 10000));
+  std::vector<double> phis;
+  for (const std::string& phi : args.list_or("phis", "0.1,1,2"))
+    phis.push_back(cli::number_in("--phis", phi));
+  std::vector<int> widths;
+  for (const std::string& bits : args.list_or("bits", "31,39,47,55,63,71,79"))
+    widths.push_back(static_cast<int>(cli::integer_in("--bits", bits, 1, 1000)));
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
+  const std::string arch = devices.front().arch_preset();
+  Table table(args.value_or("out", "ozaki-gpu.csv"), devices.front().name);
+  const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  const ozaki::TensorCoreProducts tc{preset(arch, formats::fp16, formats::fp32)};
+
+  const std::size_t bytes = static_cast<std::size_t>(n * n) * 8;
+  Buffer a = backend->allocate(bytes), b = backend->allocate(bytes), c = backend->allocate(bytes);
+  const RealMatrix am{&a, 0, Real::fp64, n, n, n, Layout::column_major};
+  const RealMatrix bm{&b, 0, Real::fp64, n, n, n, Layout::column_major};
+  const RealMatrix cm{&c, 0, Real::fp64, n, n, n, Layout::column_major};
+  const auto* da = static_cast<const double*>(a.address());
+  const auto* db = static_cast<const double*>(b.address());
+  auto* dc = static_cast<double*>(c.address());
+  const int ni = static_cast<int>(n);
+
+  // cuBLAS: one handle for native DGEMM, one for the emulation, with a workspace for the
+  // int8 slices of A and B (cuBLAS's estimate: padded (m + n) k bytes per slice, 10 slices for
+  // 79 bits, with a margin) and a device word for the mantissa width it used.
+  cublasHandle_t native = nullptr, emulated = nullptr;
+  if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
+  if (auto f = failure(cublasCreate(&emulated))) throw std::runtime_error("cublasCreate: " + *f);
+  const std::size_t padded = static_cast<std::size_t>((n + 1023) / 1024 * 1024);
+  const std::size_t emulation_workspace = padded * padded * 2 * 10 * 5 / 4 + bytes;
+  Buffer cublas_workspace = backend->allocate(emulation_workspace);
+  Buffer used_bits_word = backend->allocate(sizeof(int));
+  std::optional<std::string> emulation_setup;
+  for (const auto status :
+       {cublasSetWorkspace(emulated, cublas_workspace.address(), emulation_workspace),
+        cublasSetMathMode(emulated, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH),
+        cublasSetEmulationStrategy(emulated, CUBLAS_EMULATION_STRATEGY_EAGER),
+        cublasSetFixedPointEmulationMantissaBitCountPointer(
+            emulated, static_cast<int*>(used_bits_word.address()))}) {
+    if (!emulation_setup) emulation_setup = failure(status);
+  }
+
+  // Median seconds of `run` (after one warm-up); the first failure's text instead.
+  const auto time = [&](const std::function<std::optional<std::string>()>& run, std::string& note) {
+    std::vector<double> t;
+    for (int r = 0; r <= runs; ++r) {
+      check(cudaDeviceSynchronize(), "synchronize");
+      const auto start = std::chrono::steady_clock::now();
+      if (auto f = run()) {
+        note = *f;
+        return 0.0;
+      }
+      check(cudaDeviceSynchronize(), "synchronize");
+      if (r > 0) {
+        t.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    }
+    return median(t);
+  };
+  std::vector<double> result(static_cast<std::size_t>(n * n));
+  const auto fetch = [&] {
+    backend->copy_out(c, result.data(), bytes);
+    return result;
+  };
+
+  for (const double phi : phis) {
+    std::fprintf(stderr, "phi %g, n %lld: inputs...\n", phi, static_cast<long long>(n));
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::normal_distribution<double> normal;
+    for (Buffer* x : {&a, &b}) {
+      for (double& v : result) v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
+      backend->copy_in(result.data(), *x, bytes);
+    }
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    const std::size_t workspace = free / 10 * 8;
+    const auto ozaki_run = [&](const std::string& method, const ozaki::Products& products,
+                               ozaki::Mode mode) {
+      std::fprintf(stderr, "  %s...\n", method.c_str());
+      ozaki::Handle h(*backend, products, {.mode = mode, .workspace_bytes = workspace});
+      Result r;
+      r.method = method;
+      r.seconds = time(
+          [&]() -> std::optional<std::string> {
+            h.gemm(1.0, am, bm, 0.0, cm);
+            return std::nullopt;
+          },
+          r.note);
+      r.report = h.report();
+      return r;
+    };
+    // The correctly rounded product first: every other method is measured against it.
+    Result cr = ozaki_run("DGEMM-TC-CR", tc, ozaki::Mode::cr);
+    const std::vector<double> exact = fetch();
+    cr.accuracy = accuracy(exact, exact);
+    table.add(phi, n, cr);
+
+    Result dgemm;
+    dgemm.method = "cublasDgemm";
+    dgemm.used_bits = -1;
+    const double one = 1.0, zero = 0.0;
+    std::fprintf(stderr, "  cublasDgemm...\n");
+    dgemm.seconds = time(
+        [&] {
+          return failure(cublasDgemm(native, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, da, ni, db,
+                                     ni, &zero, dc, ni));
+        },
+        dgemm.note);
+    dgemm.accuracy = accuracy(fetch(), exact);
+    table.add(phi, n, dgemm);
+
+    Result dp = ozaki_run("DGEMM-TC-DP", tc, ozaki::Mode::dp);
+    dp.accuracy = accuracy(fetch(), exact);
+    table.add(phi, n, dp);
+
+    Result dpcr = ozaki_run("DGEMM-DP-CR", ozaki::Fp64Products{}, ozaki::Mode::cr);
+    dpcr.accuracy = accuracy(fetch(), exact);
+    table.add(phi, n, dpcr);
+
+    std::vector<int> emulation_widths = {0};  // 0: dynamic mantissa control
+    emulation_widths.insert(emulation_widths.end(), widths.begin(), widths.end());
+    for (const int width : emulation_widths) {
+      Result e;
+      e.method = "cuBLAS FP64 emulation";
+      e.mantissa_bits = width;
+      std::fprintf(stderr, "  cuBLAS FP64 emulation, %s...\n",
+                   width == 0 ? "dynamic" : (std::to_string(width) + " bits").c_str());
+      if (emulation_setup) {
+        e.note = "not available: " + *emulation_setup;
+      } else {
+        e.note.clear();
+        if (auto f = failure(cublasSetFixedPointEmulationMantissaControl(
+                emulated, width == 0 ? CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC
+                                     : CUDA_EMULATION_MANTISSA_CONTROL_FIXED))) {
+          e.note = "not available: " + *f;
+        } else if (auto g =
+                       failure(cublasSetFixedPointEmulationMaxMantissaBitCount(emulated, width))) {
+          e.note = "not available: " + *g;
+        } else {
+          e.seconds = time(
+              [&] {
+                return failure(cublasGemmEx(emulated, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one,
+                                            da, CUDA_R_64F, ni, db, CUDA_R_64F, ni, &zero, dc,
+                                            CUDA_R_64F, ni, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
+                                            CUBLAS_GEMM_DEFAULT));
+              },
+              e.note);
+          if (e.note.empty()) {
+            backend->copy_out(used_bits_word, &e.used_bits, sizeof(int));
+            e.accuracy = accuracy(fetch(), exact);
+            if (e.used_bits < 0) e.note = "cuBLAS ran native FP64";
+          } else {
+            e.note = "not available: " + e.note;
+          }
+        }
+      }
+      table.add(phi, n, e);
+    }
+  }
+  cublasDestroy(native);
+  cublasDestroy(emulated);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    std::map<std::string, std::string> o;
-    for (int i = 1; i + 1 < argc; i += 2) {
-      const std::string key = argv[i];
-      if (!key.starts_with("--")) throw std::invalid_argument("expected --option, got " + key);
-      o[key.substr(2)] = argv[i + 1];
-    }
-    const auto get = [&](const std::string& key, const std::string& fallback) {
-      return o.contains(key) ? o.at(key) : fallback;
-    };
-    const std::int64_t n = std::stoll(get("n", "10240"));
-    const int runs = std::max(1, std::stoi(get("runs", "3")));
-    const std::vector<double> phis = split_numbers(get("phis", "0.1,1,2"));
-    const std::vector<double> widths = split_numbers(get("bits", "31,39,47,55,63,71,79"));
-    std::string why;
-    const auto devices = gpu::list_devices(&why);
-    if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
-    const std::string arch = devices.front().arch_preset();
-    Table table(get("out", "ozaki-gpu.csv"), devices.front().name);
-    const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
-    const ozaki::TensorCoreProducts tc{preset(arch, formats::fp16, formats::fp32)};
-
-    const std::size_t bytes = static_cast<std::size_t>(n * n) * 8;
-    Buffer a = backend->allocate(bytes), b = backend->allocate(bytes), c = backend->allocate(bytes);
-    const RealMatrix am{&a, 0, Real::fp64, n, n, n, Layout::column_major};
-    const RealMatrix bm{&b, 0, Real::fp64, n, n, n, Layout::column_major};
-    const RealMatrix cm{&c, 0, Real::fp64, n, n, n, Layout::column_major};
-    const auto* da = static_cast<const double*>(a.address());
-    const auto* db = static_cast<const double*>(b.address());
-    auto* dc = static_cast<double*>(c.address());
-    const int ni = static_cast<int>(n);
-
-    // cuBLAS: one handle for native DGEMM, one for the emulation, with a workspace for the
-    // int8 slices of A and B (cuBLAS's estimate: padded (m + n) k bytes per slice, 10 slices for
-    // 79 bits, with a margin) and a device word for the mantissa width it used.
-    cublasHandle_t native = nullptr, emulated = nullptr;
-    if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
-    if (auto f = failure(cublasCreate(&emulated))) throw std::runtime_error("cublasCreate: " + *f);
-    const std::size_t padded = static_cast<std::size_t>((n + 1023) / 1024 * 1024);
-    const std::size_t emulation_workspace = padded * padded * 2 * 10 * 5 / 4 + bytes;
-    Buffer cublas_workspace = backend->allocate(emulation_workspace);
-    Buffer used_bits_word = backend->allocate(sizeof(int));
-    std::optional<std::string> emulation_setup;
-    for (const auto status :
-         {cublasSetWorkspace(emulated, cublas_workspace.address(), emulation_workspace),
-          cublasSetMathMode(emulated, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH),
-          cublasSetEmulationStrategy(emulated, CUBLAS_EMULATION_STRATEGY_EAGER),
-          cublasSetFixedPointEmulationMantissaBitCountPointer(
-              emulated, static_cast<int*>(used_bits_word.address()))}) {
-      if (!emulation_setup) emulation_setup = failure(status);
-    }
-
-    // Median seconds of `run` (after one warm-up); the first failure's text instead.
-    const auto time = [&](const std::function<std::optional<std::string>()>& run,
-                          std::string& note) {
-      std::vector<double> t;
-      for (int r = 0; r <= runs; ++r) {
-        check(cudaDeviceSynchronize(), "synchronize");
-        const auto start = std::chrono::steady_clock::now();
-        if (auto f = run()) {
-          note = *f;
-          return 0.0;
-        }
-        check(cudaDeviceSynchronize(), "synchronize");
-        if (r > 0) {
-          t.push_back(
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        }
-      }
-      return median(t);
-    };
-    std::vector<double> result(static_cast<std::size_t>(n * n));
-    const auto fetch = [&] {
-      backend->copy_out(c, result.data(), bytes);
-      return result;
-    };
-
-    for (const double phi : phis) {
-      std::fprintf(stderr, "phi %g, n %lld: inputs...\n", phi, static_cast<long long>(n));
-      std::mt19937_64 rng(1);
-      std::uniform_real_distribution<double> uniform(0.0, 1.0);
-      std::normal_distribution<double> normal;
-      for (Buffer* x : {&a, &b}) {
-        for (double& v : result) v = (uniform(rng) - 0.5) * std::exp(phi * normal(rng));
-        backend->copy_in(result.data(), *x, bytes);
-      }
-      std::size_t free = 0, total = 0;
-      check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
-      const std::size_t workspace = free / 10 * 8;
-      const auto ozaki_run = [&](const std::string& method, const ozaki::Products& products,
-                                 ozaki::Mode mode) {
-        std::fprintf(stderr, "  %s...\n", method.c_str());
-        ozaki::Handle h(*backend, products, {.mode = mode, .workspace_bytes = workspace});
-        Result r;
-        r.method = method;
-        r.seconds = time(
-            [&]() -> std::optional<std::string> {
-              h.gemm(1.0, am, bm, 0.0, cm);
-              return std::nullopt;
-            },
-            r.note);
-        r.report = h.report();
-        return r;
-      };
-      // The correctly rounded product first: every other method is measured against it.
-      Result cr = ozaki_run("DGEMM-TC-CR", tc, ozaki::Mode::cr);
-      const std::vector<double> exact = fetch();
-      cr.accuracy = accuracy(exact, exact);
-      table.add(phi, n, cr);
-
-      Result dgemm;
-      dgemm.method = "cublasDgemm";
-      dgemm.used_bits = -1;
-      const double one = 1.0, zero = 0.0;
-      std::fprintf(stderr, "  cublasDgemm...\n");
-      dgemm.seconds = time(
-          [&] {
-            return failure(cublasDgemm(native, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, da, ni,
-                                       db, ni, &zero, dc, ni));
-          },
-          dgemm.note);
-      dgemm.accuracy = accuracy(fetch(), exact);
-      table.add(phi, n, dgemm);
-
-      Result dp = ozaki_run("DGEMM-TC-DP", tc, ozaki::Mode::dp);
-      dp.accuracy = accuracy(fetch(), exact);
-      table.add(phi, n, dp);
-
-      Result dpcr = ozaki_run("DGEMM-DP-CR", ozaki::Fp64Products{}, ozaki::Mode::cr);
-      dpcr.accuracy = accuracy(fetch(), exact);
-      table.add(phi, n, dpcr);
-
-      std::vector<double> emulation_widths = {0};  // 0: dynamic mantissa control
-      emulation_widths.insert(emulation_widths.end(), widths.begin(), widths.end());
-      for (const double width : emulation_widths) {
-        Result e;
-        e.method = "cuBLAS FP64 emulation";
-        e.mantissa_bits = static_cast<int>(width);
-        std::fprintf(
-            stderr, "  cuBLAS FP64 emulation, %s...\n",
-            width == 0 ? "dynamic" : (std::to_string(static_cast<int>(width)) + " bits").c_str());
-        if (emulation_setup) {
-          e.note = "not available: " + *emulation_setup;
-        } else {
-          e.note.clear();
-          if (auto f = failure(cublasSetFixedPointEmulationMantissaControl(
-                  emulated, width == 0 ? CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC
-                                       : CUDA_EMULATION_MANTISSA_CONTROL_FIXED))) {
-            e.note = "not available: " + *f;
-          } else if (auto g = failure(cublasSetFixedPointEmulationMaxMantissaBitCount(
-                         emulated, static_cast<int>(width)))) {
-            e.note = "not available: " + *g;
-          } else {
-            e.seconds = time(
-                [&] {
-                  return failure(
-                      cublasGemmEx(emulated, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, da,
-                                   CUDA_R_64F, ni, db, CUDA_R_64F, ni, &zero, dc, CUDA_R_64F, ni,
-                                   CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUBLAS_GEMM_DEFAULT));
-                },
-                e.note);
-            if (e.note.empty()) {
-              backend->copy_out(used_bits_word, &e.used_bits, sizeof(int));
-              e.accuracy = accuracy(fetch(), exact);
-              if (e.used_bits < 0) e.note = "cuBLAS ran native FP64";
-            } else {
-              e.note = "not available: " + e.note;
-            }
-          }
-        }
-        table.add(phi, n, e);
-      }
-    }
-    cublasDestroy(native);
-    cublasDestroy(emulated);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ozaki_gpu_table: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return tcemu::cli::run_program(
+      {"ozaki_gpu_table", kUsage, {"out", "n", "phis", "runs", "bits"}, {}}, argc, argv, run);
 }

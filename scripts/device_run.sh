@@ -12,6 +12,9 @@
 #                      some. Configure/build failures print the log's end and stop the script.
 #   test               gpu_test (the whole program unless TEST_FILTER is a gtest filter): each
 #                      test's verdict line, the count, and every difference report
+#   consumer           scripts/consumer_check.sh --build $B --cuda-arch $ARCHS --skip-subdirectory:
+#                      $B installed, tests/consumer built against it and its ctest run (needs
+#                      every library built), then its kernel test's reports
 #   ozaki-bench        ozaki_gpu_benchmark $OZAKI_BENCH_ARGS (DP against its GEMM bound, CR over
 #                      DP, batched products)
 #   ozaki-table        ozaki_gpu_table --out $OUT/ozaki-gpu.csv --n $TABLE_N --phis $TABLE_PHIS
@@ -24,6 +27,12 @@
 #   speed              markidis_gpu_benchmark --n $N --schemes halfhalf,tf32tf32 --engines fastest
 #                      [--takeout I] for I in $TAKEOUTS ("preset": the presets' intervals), CSV
 #                      $OUT/speed-I.csv
+#   sanitize           compute-sanitizer over gpu_test --gtest_filter=$SANITIZE_FILTER with each
+#                      tool of $SANITIZE_TOOLS, the tools in parallel, each for at most
+#                      $SANITIZE_TIMEOUT s: every kernel of the tests (our mma.sync and wgmma
+#                      GEMMs, the step kernels, the probe runners, cuBLAS's), the GEMM tests on
+#                      reduced sizes (TCEMU_GPU_TEST_REDUCED=1, tests/gpu/gpu_backend_test.cpp);
+#                      each tool's error summary and first reports
 #   ctest              ctest -LE long on the whole build (needs the whole tree built)
 #
 # Knobs (environment) and their defaults:
@@ -31,6 +40,8 @@
 #   TEST_FILTER='*'  TEST_TIMEOUT=560  N=8192  TABLE_N=10240  TABLE_PHIS=0.1,1,2
 #   OZAKI_BENCH_ARGS="--runs 7 --batching 256,512,1024,2048,4096,8192 8192 10240" (or BENCH_ARGS)
 #   ACCURACY_BACKENDS="gpu gpu-cublas"  TAKEOUTS="preset 2 4"  DEPS=$PWD/.deps/root
+#   SANITIZE_TOOLS="memcheck racecheck initcheck synccheck"  SANITIZE_FILTER='*'
+#   SANITIZE_TIMEOUT=540
 #
 # One device call runs for at most 10 minutes and brings back at most 8 files from $OUT: split
 # the steps over several calls, e.g. STEPS=build, then STEPS=test, then STEPS="ozaki-bench". What
@@ -78,8 +89,12 @@ OZAKI_BENCH_ARGS=${OZAKI_BENCH_ARGS:---runs 7 --batching 256,512,1024,2048,4096,
 ACCURACY_BACKENDS=${ACCURACY_BACKENDS:-gpu gpu-cublas}
 TAKEOUTS=${TAKEOUTS:-preset 2 4}
 DEPS=${DEPS:-$PWD/.deps/root}
+SANITIZE_TOOLS=${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
+SANITIZE_FILTER=${SANITIZE_FILTER:-*}
+SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-540}
 
-known="build test ozaki-bench ozaki-table markidis-bench gemm-bench markidis-accuracy speed ctest"
+known="build test consumer ozaki-bench ozaki-table markidis-bench gemm-bench markidis-accuracy"
+known+=" speed sanitize ctest"
 for step in $STEPS; do
   if [[ " $known " != *" $step "* ]]; then
     echo "device_run.sh: unknown step '$step' (steps: $known)" >&2
@@ -129,6 +144,33 @@ main() {
     verdicts='^\[ +(OK|FAILED|SKIPPED|PASSED) |^\[=+\] .* ran'
     grep -E "$verdicts|differ|Failure|Expected|Which is|composed|error" "$LOGS/gpu_test.log" |
       head -120
+  fi
+
+  if has consumer; then
+    CMAKE_GENERATOR=Ninja CMAKE_PREFIX_PATH=$DEPS/usr bash scripts/consumer_check.sh --build "$B" \
+      --cuda-arch "$ARCHS" --skip-subdirectory > "$LOGS/consumer.log" 2>&1
+    echo "consumer_check.sh rc=$?"
+    grep -E 'Test +#|tests passed|Error|error' "$LOGS/consumer.log" | head -40
+    build-consumer/find-package/consumer_mma_kernel_test 2>&1 | head -40
+  fi
+
+  if has sanitize; then
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in $SANITIZE_TOOLS; do
+      TCEMU_GPU_TEST_REDUCED=1 timeout "$SANITIZE_TIMEOUT" "$sanitizer" --tool "$tool" \
+        --error-exitcode 3 \
+        --print-limit 20 "$B/bin/gpu_test" --gtest_filter="$SANITIZE_FILTER" \
+        > "$LOGS/sanitize-$tool.log" 2>&1 &
+    done
+    wait
+    for tool in $SANITIZE_TOOLS; do
+      echo "compute-sanitizer --tool $tool gpu_test --gtest_filter='$SANITIZE_FILTER':"
+      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[=+\] .* ran|^\[  PASSED|FAILED' \
+        "$LOGS/sanitize-$tool.log" | head -8
+      grep -E '^========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error)' -A4 \
+        "$LOGS/sanitize-$tool.log" | head -20
+      tail -2 "$LOGS/sanitize-$tool.log"
+    done
   fi
 
   if has ozaki-bench; then

@@ -2,10 +2,7 @@
 // relative residual versus k), on chosen datapaths and input distributions, next to a plain fp32
 // CPU SGEMM (and, on the GPU backend, cublasSgemm on the same inputs).
 //
-//   markidis_accuracy [--backend emulator|gpu|gpu-cublas] [--size N] [--k 16,64,...] [--schemes
-//   a,b,...]
-//                     [--archs exact-rn,sm80,sm90:rn,...] [--dists d1,d2,...] [--threads T]
-//                     [--seed S] [--out DIR] [--file NAME]
+//   markidis_accuracy [options]        (kUsage)
 //
 // Schemes are preset names or variants of them (scheme_variant: halfhalf/out=16, markidis/hi=rz);
 // archs are preset names, optionally with the block rounding changed (sm90:rn).
@@ -25,10 +22,10 @@
 //   full   A and B with e in [-60, 60]: every product lies within fp32's normal range
 #include <bit>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -46,13 +43,13 @@
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
 
-#include "comma_list.hpp"
+#include "arguments.hpp"
 
 namespace {
 
 using tcemu::reference::relative_residual;
 
-using tcemu::experiments::comma_list;
+using tcemu::cli::UsageError;
 
 // The backends this program can run on: the emulator, the GPU with our fastest kernels (they
 // compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200), and the GPU
@@ -65,10 +62,9 @@ std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
   if (name == "gpu-cublas") {
     return tcemu::gpu::make_gpu_backend({.engine = tcemu::gpu::GemmEngine::cublas});
   }
-  throw std::invalid_argument("unknown backend '" + name +
-                              "' (this build has: emulator, gpu, gpu-cublas)");
+  throw UsageError("unknown backend '" + name + "' (this build has: emulator, gpu, gpu-cublas)");
 #else
-  throw std::invalid_argument("unknown backend '" + name + "' (this build has: emulator)");
+  throw UsageError("unknown backend '" + name + "' (this build has: emulator)");
 #endif
 }
 
@@ -84,7 +80,9 @@ tcemu::markidis::Scheme scheme_variant(const std::string& spec) {
   for (std::size_t i = 1; i < fields.size(); ++i) {
     const std::string& f = fields[i];
     if (f.rfind("out=", 0) == 0) {
-      for (auto& group : scheme.groups) group.takeout_every_instructions = std::stoi(f.substr(4));
+      const auto every =
+          tcemu::cli::integer_in("scheme '" + spec + "': out=", f.substr(4), 0, INT_MAX);
+      for (auto& group : scheme.groups) group.takeout_every_instructions = static_cast<int>(every);
     } else if (f == "hi=rn" || f == "hi=rz") {
       scheme.parts[0].rounding =
           f == "hi=rn" ? tcemu::Rounding::nearest_even : tcemu::Rounding::toward_zero;
@@ -123,8 +121,7 @@ Distribution distribution(const std::string& name) {
   if (name == "type3") return {15, 0};
   if (name == "type4") return {15, 15};
   if (name == "full") return {60, 60};
-  throw std::invalid_argument("unknown distribution '" + name +
-                              "' (type1, type2, type3, type4, full)");
+  throw UsageError("unknown distribution '" + name + "' (type1, type2, type3, type4, full)");
 }
 
 std::vector<float> draw(std::int64_t count, int spread, std::mt19937& rng) {
@@ -188,44 +185,61 @@ std::vector<float> cublas_sgemm(tcemu::Backend& gpu, const std::vector<float>& a
 }
 #endif
 
-}  // namespace
+constexpr const char* kUsage = R"(usage: markidis_accuracy [options]
 
-int main(int argc, char** argv) try {
-  std::string backend_name = "emulator", out = ".", file = "markidis-accuracy.csv";
-  std::int64_t n = 32;
-  std::vector<std::string> ks = comma_list("16,64,256,1024,4096");
-  std::vector<std::string> schemes =
-      comma_list("markidis,halfhalf,halfhalf-scaled,tf32tf32,3xtf32,bf16x3,bf16x9");
-  std::vector<std::string> archs = comma_list("exact-rn,exact-rz,sm80,sm90");
-  std::vector<std::string> dists = comma_list("type1,type2,type3,type4,full");
-  int threads = 0;
-  unsigned seed = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + arg);
-    const std::string value = argv[++i];
-    if (arg == "--backend")
-      backend_name = value;
-    else if (arg == "--size")
-      n = std::stoll(value);
-    else if (arg == "--k")
-      ks = comma_list(value);
-    else if (arg == "--schemes")
-      schemes = comma_list(value);
-    else if (arg == "--archs")
-      archs = comma_list(value);
-    else if (arg == "--dists")
-      dists = comma_list(value);
-    else if (arg == "--threads")
-      threads = std::stoi(value);
-    else if (arg == "--seed")
-      seed = static_cast<unsigned>(std::stoul(value));
-    else if (arg == "--file")
-      file = value;
-    else if (arg == "--out")
-      out = value;
-    else
-      throw std::invalid_argument("unknown option " + arg);
+Accuracy against k of the error-corrected SGEMM schemes (Ootomo and Yokota 2022), on chosen
+datapaths and input distributions, next to a plain fp32 CPU SGEMM (and, on a GPU backend,
+cublasSgemm). For every distribution and k it draws A (N x k) and B (k x N) and writes one CSV row
+per scheme and datapath with the relative residual ||C - Cref||_F / ||Cref||_F against a binary64
+reference to DIR/NAME; a scheme that refuses the input (a part overflow) gets status "refused".
+Progress goes to stdout; experiments/markidis/plot_accuracy.py draws the figures.
+
+Options:
+  --backend NAME         emulator (default), gpu (our fastest kernels: --archs must name the
+                         device's preset, e.g. sm90), gpu-cublas (products by cuBLAS)
+  --size N               rows of A and columns of B (default 32)
+  --k K,...              the inner dimensions (default 16,64,256,1024,4096)
+  --schemes S,...        preset names or variants: /out=N (take-out every N instructions, 0:
+                         never), /hi=rn or /hi=rz (rounding of the high part), e.g.
+                         halfhalf/out=16 (default markidis,halfhalf,halfhalf-scaled,tf32tf32,
+                         3xtf32,bf16x3,bf16x9)
+  --archs A,...          datapath presets, optionally with the block rounding changed: sm90:rn
+                         (default exact-rn,exact-rz,sm80,sm90)
+  --dists D,...          input distributions, x = U(-1, 1) 2^e with e uniform: type1 (e = 0),
+                         type2 (B's e in [-15, 15]), type3 (A's), type4 (both), full (both in
+                         [-60, 60]) (default all five)
+  --threads T            host threads (default 0: all)
+  --seed S               random seed (default 1)
+  --out DIR              the folder written, created if missing (default .)
+  --file NAME            the CSV's name (default markidis-accuracy.csv)
+)";
+
+int run(const tcemu::cli::Arguments& args) {
+  if (!args.positional().empty()) {
+    throw UsageError("unexpected word '" + args.positional()[0] + "'");
+  }
+  const std::string backend_name = args.value_or("backend", "emulator");
+  const std::string out = args.value_or("out", "."),
+                    file = args.value_or("file", "markidis-accuracy.csv");
+  const std::int64_t n = args.integer_or("size", 32, 1, 100000);
+  std::vector<std::int64_t> ks;
+  for (const std::string& k : args.list_or("k", "16,64,256,1024,4096")) {
+    ks.push_back(tcemu::cli::integer_in("--k", k, 1, 100'000'000));
+  }
+  const std::vector<std::string> schemes =
+      args.list_or("schemes", "markidis,halfhalf,halfhalf-scaled,tf32tf32,3xtf32,bf16x3,bf16x9");
+  const std::vector<std::string> archs = args.list_or("archs", "exact-rn,exact-rz,sm80,sm90");
+  const std::vector<std::string> dists = args.list_or("dists", "type1,type2,type3,type4,full");
+  const int threads = static_cast<int>(args.integer_or("threads", 0, 0, 4096));
+  const auto seed = static_cast<unsigned>(args.integer_or("seed", 1, 0, UINT_MAX));
+  // Every name is checked before anything is computed or written.
+  for (const std::string& dist : dists) distribution(dist);
+  for (const std::string& scheme : schemes) {
+    try {
+      for (const std::string& arch : archs) datapath(scheme_variant(scheme), arch);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   const auto backend = make_backend(backend_name);
   std::filesystem::create_directories(out);
@@ -240,8 +254,7 @@ int main(int argc, char** argv) try {
   };
   for (const std::string& dist_name : dists) {
     const Distribution dist = distribution(dist_name);
-    for (const std::string& k_text : ks) {
-      const std::int64_t k = std::stoll(k_text);
+    for (const std::int64_t k : ks) {
       std::mt19937 rng(seed + static_cast<unsigned>(k));
       const std::vector<float> a = draw(n * k, dist.a_spread, rng);
       const std::vector<float> b = draw(k * n, dist.b_spread, rng);
@@ -285,7 +298,16 @@ int main(int argc, char** argv) try {
   }
   std::fclose(csv);
   std::printf("wrote %s\n", path.c_str());
-} catch (const std::exception& e) {
-  std::fprintf(stderr, "markidis_accuracy: %s\n", e.what());
-  return 2;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tcemu::cli::run_program(
+      {"markidis_accuracy",
+       kUsage,
+       {"backend", "size", "k", "schemes", "archs", "dists", "threads", "seed", "file", "out"},
+       {}},
+      argc, argv, run);
 }

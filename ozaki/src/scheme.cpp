@@ -7,7 +7,8 @@
 //     for each block of columns of B: copy, split
 //       products of slice pairs in the scheme's level order (product_levels, level_order.hpp:
 //         l = p + q ascending, p ascending within l), into a stack of product matrices
-//         (BlockProducts; tensor-core products: one Backend::mma_gemm_batch per stack)
+//         (BlockProducts; tensor-core products: one Backend::mma_gemm_batch per stack, or per
+//         product when Options::progress is set)
 //       DP / SP / tunable: accumulate the scaled products into one fp64 sum in that order,
 //         relative to the first level's scale, which is applied once in the epilogue; the stack
 //         holds up to kHeldProducts products (one pass over the sum each time it is full) when
@@ -22,7 +23,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -147,6 +150,7 @@ struct Context {
   Mode mode;
   int bits;  // integer bits per slice (split_rule.hpp)
   std::int64_t m, n, k;
+  const std::function<void(double)>& progress;  // Options::progress
 };
 
 // The blocks and the workspace regions of a run: the fp64 remainders and the slices of one
@@ -317,15 +321,18 @@ Levels count_levels(const Context& c, int d, Clock& clock, Report& report) {
 // one row and column span more than binary64's range); the scale enters once at the end.
 class BlockProducts {
  public:
+  // `computed(count)` is called when the block's first `count` products are computed (with
+  // Options::progress only).
   BlockProducts(const Context& c, const Plan& plan, std::int64_t rows, std::int64_t cols,
-                Clock& clock, Report& report)
+                Clock& clock, Report& report, std::function<void(std::int64_t)> computed)
       : c_(c),
         plan_(plan),
         rows_(rows),
         cols_(cols),
         base_{plan.a.exponent[0], plan.b.exponent[0]},
         clock_(clock),
-        report_(report) {}
+        report_(report),
+        computed_(std::move(computed)) {}
 
   // Issues the product of slice pair.p of A and pair.q of B into the stack, after add_held when
   // the stack is full. Tensor-core products are only queued; binary64 products are computed.
@@ -343,20 +350,28 @@ class BlockProducts {
     }
     scales_.push_back({plan_.a.exponent[pair.p - 1], plan_.b.exponent[pair.q - 1]});
     ++issued_;
+    if (!c_.tc && c_.progress) computed_(issued_);
   }
 
-  // Computes the queued tensor-core products (one Backend::mma_gemm_batch), then adds the held
-  // products, in issue order, to the one fp64 sum (DP, SP, tunable: sum(0)) or scales each into
-  // its own (CR: sum(i) for the i-th product issued), and empties the stack.
+  // Computes the queued tensor-core products (one Backend::mma_gemm_batch; with
+  // Options::progress one per product, each reported), then adds the held products, in issue
+  // order, to the one fp64 sum (DP, SP, tunable: sum(0)) or scales each into its own (CR: sum(i)
+  // for the i-th product issued), and empties the stack.
   void add_held() {
     const auto held = static_cast<std::int64_t>(scales_.size());
     if (held == 0) return;
-    if (c_.tc) {
-      c_.backend.mma_gemm_batch(c_.tc->datapath, {.alpha = 1.0f, .beta = 0.0f}, batch_);
-      batch_.clear();
-    }
-    clock_.lap(report_.seconds_products);
     const std::int64_t first = issued_ - held;
+    if (c_.tc && c_.progress) {
+      for (std::size_t i = 0; i < batch_.size(); ++i) {
+        c_.backend.mma_gemm_batch(c_.tc->datapath, {.alpha = 1.0f, .beta = 0.0f},
+                                  std::span<const GemmProduct>(batch_).subspan(i, 1));
+        computed_(first + static_cast<std::int64_t>(i) + 1);
+      }
+    } else if (c_.tc) {
+      c_.backend.mma_gemm_batch(c_.tc->datapath, {.alpha = 1.0f, .beta = 0.0f}, batch_);
+    }
+    batch_.clear();
+    clock_.lap(report_.seconds_products);
     if (c_.cr) {
       for (std::int64_t g = 0; g < held; ++g) {
         c_.backend.accumulate_scaled(product(g), scales_[static_cast<std::size_t>(g)], base_,
@@ -400,6 +415,7 @@ class BlockProducts {
   OuterExponents base_;
   Clock& clock_;
   Report& report_;
+  std::function<void(std::int64_t)> computed_;
   std::int64_t issued_ = 0;             // products issued, the held ones included
   std::vector<OuterExponents> scales_;  // of the held products, in issue order
   std::vector<GemmProduct> batch_;      // the held tensor-core products, not yet computed
@@ -444,7 +460,8 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
                   slice_bits(products, k),
                   m,
                   n,
-                  k};
+                  k,
+                  options.progress};
   // The pairs to multiply: d, slices per matrix the workspace holds (the user's d in tunable
   // mode), and fast mode's cutoff p + q <= d + 1.
   PairRule rule = pair_rule(options);
@@ -466,6 +483,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       split_already ? std::move(*split_whole) : required(c, try_plan_for(c, rule.d), rule.d);
   report.block_rows = plan.mb;
   report.block_cols = plan.nb;
+  const std::int64_t blocks = (m + plan.mb - 1) / plan.mb * ((n + plan.nb - 1) / plan.nb);
 
   for (std::int64_t i0 = 0; i0 < m; i0 += plan.mb) {
     const std::int64_t rows = std::min(plan.mb, m - i0);
@@ -487,8 +505,15 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       ++report.blocks;
 
       // The slice products in the scheme's level order, their sum, and C's block.
-      BlockProducts block(c, plan, rows, cols, clock, report);
-      multiply_and_sum(block, product_levels(plan.a.levels, plan.b.levels, rule), c.cr);
+      const auto levels = product_levels(plan.a.levels, plan.b.levels, rule);
+      std::int64_t count = 0;
+      for (const auto& level : levels) count += static_cast<std::int64_t>(level.size());
+      const auto done = static_cast<double>(report.blocks - 1);
+      BlockProducts block(c, plan, rows, cols, clock, report, [&](std::int64_t computed) {
+        options.progress((done + static_cast<double>(computed) / static_cast<double>(count)) /
+                         static_cast<double>(blocks));
+      });
+      multiply_and_sum(block, levels, c.cr);
       report.gemms += block.issued();
       epilogue(c, plan, block, a_block, b_block, sub(problem.c, i0, j0, rows, cols));
       clock.lap(report.seconds_summation);

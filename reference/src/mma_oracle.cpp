@@ -205,9 +205,8 @@ std::uint32_t oracle_mma_element(const Datapath& dp, std::span<const std::uint32
   const bool c_in_first_block = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
   constexpr std::uint32_t kPositiveZero = 0;  // +0 in every format
 
-  // K = 0 is one instruction without terms, as in the emulator (mma.cpp): its first block still
-  // runs on c alone (c after the blocks: the block gives +0 and c is added to it).
-  const std::size_t instructions = k == 0 ? 1 : (k + instruction_k - 1) / instruction_k;
+  // K = 0 is an empty chain, as in the emulator (mma.hpp): no instruction runs and d = c.
+  const std::size_t instructions = (k + instruction_k - 1) / instruction_k;
   std::uint32_t d = c;
   std::vector<std::size_t> members;
   for (std::size_t instruction = 0; instruction < instructions; ++instruction) {

@@ -1,5 +1,6 @@
-// Running the tcemu command from a test as a user runs it: exit status and the output (stdout and
-// stderr together), with standard input from a file; and temporary files for its arguments.
+// Running the tcemu command (or any command line) from a test as a user runs it: exit status and
+// the output (stdout and stderr together), with standard input from a file; and temporary files
+// for its arguments.
 #pragma once
 
 #include <sys/wait.h>
@@ -15,16 +16,15 @@
 namespace tcemu::test {
 
 struct Result {
-  int status;
-  std::string output;  // stdout and stderr together
+  int status;          // the exit status, -1 when the command did not exit normally
+  std::string output;  // what it wrote to stdout (stdout and stderr together where the command
+                       // line says 2>&1, as run and run_with_stdin_from do)
 };
 
-// `tcemu ARGUMENTS` with standard input from `stdin_path`.
-inline Result run_with_stdin_from(const std::string& arguments, const std::string& stdin_path) {
-  const std::string command =
-      std::string(TCEMU_CLI) + " " + arguments + " < " + stdin_path + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
+// A shell command line, run as a user would run it.
+inline Result shell(const std::string& command) {
   Result r{-1, ""};
+  FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
   std::array<char, 4096> buffer{};
   while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe))
@@ -32,6 +32,11 @@ inline Result run_with_stdin_from(const std::string& arguments, const std::strin
   const int raw = ::pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+// `tcemu ARGUMENTS` with standard input from `stdin_path`.
+inline Result run_with_stdin_from(const std::string& arguments, const std::string& stdin_path) {
+  return shell(std::string(TCEMU_CLI) + " " + arguments + " < " + stdin_path + " 2>&1");
 }
 
 inline Result run(const std::string& arguments, const std::string& input = "") {

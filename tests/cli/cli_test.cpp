@@ -10,6 +10,7 @@ namespace {
 using tcemu::test::Result;
 using tcemu::test::run;
 using tcemu::test::run_with_stdin_from;
+using tcemu::test::shell;
 using tcemu::test::TempFile;
 
 // A 12 x 10 `tcemu gemm --backend gpu` run: with a GPU every element is correctly rounded;
@@ -146,8 +147,18 @@ TEST(Cli, DetectFromRecordedH100Cases) {
   EXPECT_NE(r.output.find("--zero-sign positive"), std::string::npos) << r.output;
 }
 
+// Occurrences of `what` in `text`.
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST(Cli, HelpAndUnknownCommand) {
-  EXPECT_EQ(run("--help").status, 0);
+  const Result help = run("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("Run 'tcemu COMMAND --help'"), std::string::npos) << help.output;
+  EXPECT_EQ(count(help.output, "--block-rounding"), 0u) << help.output;
   EXPECT_EQ(run("mma --help").status, 0);
   const Result r = run("frobnicate");
   EXPECT_EQ(r.status, 2);
@@ -370,15 +381,10 @@ TEST(Cli, GemmOutOfMemoryNamesTheSize) {
   GTEST_SKIP() << "under AddressSanitizer operator new aborts instead of throwing std::bad_alloc";
 #endif
   // C takes 80 GB, more than the 4 GB address-space limit allows.
-  const std::string command = "ulimit -v 4000000; " + std::string(TCEMU_CLI) +
-                              " gemm --scheme dgemm-tc --m 100000 --n 100000 --k 1 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) output += buffer.data();
-  const int raw = ::pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1) << output;
+  const Result r = shell("ulimit -v 4000000; " + std::string(TCEMU_CLI) +
+                         " gemm --scheme dgemm-tc --m 100000 --n 100000 --k 1 2>&1");
+  const std::string& output = r.output;
+  EXPECT_EQ(r.status, 1) << output;
   EXPECT_NE(output.find("could not allocate C, 100000 x 100000"), std::string::npos) << output;
   EXPECT_NE(output.find("80000000000 bytes"), std::string::npos) << output;
 }
@@ -490,4 +496,96 @@ TEST(Cli, ExplainShowsTheStepsAndTheCorrectlyRoundedResult) {
   EXPECT_NE(two.output.find("A1 B1"), std::string::npos);
 }
 
+// Every command's help prints the datapath block once, and says what RN block rounding leaves
+// alone (gemm's used to repeat it for each library and part format).
+TEST(Cli, DatapathHelpOnceAndWhatRnBlockRoundingChanges) {
+  for (const char* command : {"mma", "matmul", "validate", "presets", "explain", "gemm"}) {
+    const Result r = run(std::string(command) + " --help");
+    EXPECT_EQ(r.status, 0) << command;
+    EXPECT_EQ(count(r.output, "--block-rounding R"), 1u) << command << ":\n" << r.output;
+    EXPECT_NE(r.output.find("the\n                         truncation to the alignment grid stays"),
+              std::string::npos)
+        << command << ":\n"
+        << r.output;
+  }
+}
+
+TEST(Cli, GemmReferenceNoneSkipsTheReport) {
+  const Result none = run("gemm --scheme dgemm-tc --m 8 --n 8 --k 8 --reference none");
+  EXPECT_EQ(none.status, 0) << none.output;
+  EXPECT_NE(none.output.find("dgemm-tc on emulator: 8 x 8 x 8"), std::string::npos) << none.output;
+  EXPECT_EQ(none.output.find("against"), std::string::npos) << none.output;
+  // The long accumulator gives MPFR's bits: the same report.
+  const Result mpfr = run("gemm --scheme dgemm-tc --m 8 --n 8 --k 8 --phi 3");
+  const Result exact = run("gemm --scheme dgemm-tc --m 8 --n 8 --k 8 --phi 3 --reference exact");
+  const auto report = [](const std::string& output) { return output.substr(output.find("phi 3")); };
+  EXPECT_EQ(mpfr.status, 0) << mpfr.output;
+  EXPECT_EQ(exact.status, 0) << exact.output;
+  EXPECT_NE(mpfr.output.find("phi 3: against the correctly rounded A B"), std::string::npos)
+      << mpfr.output;
+  EXPECT_EQ(report(mpfr.output), report(exact.output));
+  const Result bad = run("gemm --scheme dgemm-tc --m 8 --n 8 --k 8 --reference exactly");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("--reference must be mpfr, exact or none, got 'exactly'"),
+            std::string::npos)
+      << bad.output;
+}
+
+TEST(Cli, GemmReferenceOnMatrixFiles) {
+  // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]: the output file is written with or without a report.
+  const TempFile a("tcemu_ref_a",
+                   "2 2\n3ff0000000000000 4000000000000000\n"
+                   "4008000000000000 4010000000000000\n");
+  const TempFile b("tcemu_ref_b",
+                   "2 2\n4014000000000000 4018000000000000\n"
+                   "401c000000000000 4020000000000000\n");
+  const std::string product =
+      "2 2\n4033000000000000 4036000000000000\n"
+      "4045800000000000 4049000000000000\n";
+  const std::string files =
+      "gemm --scheme dgemm-tc --a " + a.path.string() + " --b " + b.path.string() + " --out ";
+  for (const char* reference : {"", " --reference none", " --reference exact"}) {
+    const TempFile out("tcemu_ref_out");
+    const Result r = run(files + out.path.string() + reference);
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(out.slurp(), product) << reference;
+    const bool report = std::string(reference) == " --reference exact";
+    EXPECT_EQ(r.output.find("against the correctly rounded A B: max relative error 0, elements "
+                            "not correctly rounded 0 of 4") != std::string::npos,
+              report)
+        << reference << ": " << r.output;
+  }
+  const TempFile out("tcemu_ref_out");
+  const Result beta =
+      run(files + out.path.string() + " --reference mpfr --c " + a.path.string() + " --beta 1");
+  EXPECT_EQ(beta.status, 2) << beta.output;
+  EXPECT_NE(beta.output.find("--reference mpfr needs --beta 0"), std::string::npos) << beta.output;
+}
+
+// Progress goes to stderr: a line per 10% when stderr is not a terminal, for the scheme's slice
+// products and for the reference; nothing with --progress never or in a short run by default.
+TEST(Cli, GemmProgressLinesOnStderr) {
+  // One thread: the reference goes in 10 blocks of 4 columns.
+  const std::string gemm =
+      std::string(TCEMU_CLI) + " gemm --scheme dgemm-tc --m 40 --n 40 --k 40 --threads 1";
+  const Result always = shell(gemm + " --progress always 2>&1 >/dev/null");
+  EXPECT_EQ(always.status, 0) << always.output;
+  std::string expected;
+  for (const char* phase : {"dgemm-tc", "MPFR reference"}) {
+    for (int percent = 0; percent <= 100; percent += 10) {
+      if (percent == 0 && std::string(phase) == "MPFR reference") continue;
+      expected += std::string(phase) + ": " + std::to_string(percent) + "%\n";
+    }
+  }
+  EXPECT_EQ(always.output, expected);
+  for (const char* quiet : {" --progress never", ""}) {
+    const Result r = shell(gemm + quiet + " 2>&1 >/dev/null");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output, "") << quiet;
+  }
+  const Result bad = run("gemm --scheme dgemm-tc --progress sometimes");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("--progress must be auto, always or never"), std::string::npos)
+      << bad.output;
+}
 }  // namespace

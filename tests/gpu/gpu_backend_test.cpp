@@ -6,6 +6,8 @@
 // cannot matter, and bad requests get errors that name the problem.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -164,6 +166,14 @@ test::BitComparison compare_gemms(Backend& gpu, const Datapath& dp, const GemmOp
        .value = reading(d.format)});
 }
 
+// TCEMU_GPU_TEST_REDUCED=1 (compute-sanitizer runs, scripts/device_run.sh's sanitize step): the
+// GEMM tests below run every engine, format, layout and option on smaller matrices, so that
+// the sanitizers' slowed kernels finish; every comparison is still made, bit for bit.
+bool reduced_sizes() {
+  const char* value = std::getenv("TCEMU_GPU_TEST_REDUCED");
+  return value != nullptr && std::string(value) == "1";
+}
+
 std::vector<std::pair<FloatFormat, FloatFormat>> pairs_of_this_gpu() {
   const auto device = gpu::list_devices().front();
   return gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
@@ -177,7 +187,10 @@ TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
   struct Shape {
     std::int64_t m, n, k;
   };
-  for (const Shape s : {Shape{1024, 1024, 1024}, Shape{1000, 77, 333}}) {
+  const std::vector<Shape> shapes = reduced_sizes()
+                                        ? std::vector<Shape>{{256, 128, 64}, {100, 77, 33}}
+                                        : std::vector<Shape>{{1024, 1024, 1024}, {1000, 77, 333}};
+  for (const Shape s : shapes) {
     for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
       const Datapath dp = preset(arch, input, accumulator, "mma.sync");
       HostMatrix a(input, s.m, s.k, Layout::row_major), b(input, s.k, s.n, Layout::column_major);
@@ -247,7 +260,7 @@ TEST(GpuBackend, EveryLayoutOptionAndSpecialValueMatchesTheEmulator) {
         for (const Layout lb : {Layout::row_major, Layout::column_major}) {
           for (const std::int64_t k : {std::int64_t{0}, std::int64_t{5},
                                        3 * std::int64_t{dp.instruction_k}, std::int64_t{301}}) {
-            const std::int64_t m = 131, n = 67;
+            const std::int64_t m = reduced_sizes() ? 35 : 131, n = reduced_sizes() ? 19 : 67;
             HostMatrix a(input, m, k, la, 3), b(input, k, n, lb, 1);
             HostMatrix c(accumulator, m, n, lb, 2), d(accumulator, m, n, la, 1);
             fill(a, rng, 2.0, 0.02);
@@ -283,7 +296,10 @@ TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
   struct Shape {
     std::int64_t m, n, k;
   };
-  for (const Shape s : {Shape{1024, 1024, 1024}, Shape{1000, 77, 333}, Shape{130, 300, 5}}) {
+  const std::vector<Shape> shapes =
+      reduced_sizes() ? std::vector<Shape>{{256, 128, 64}, {100, 77, 33}, {130, 30, 5}}
+                      : std::vector<Shape>{{1024, 1024, 1024}, {1000, 77, 333}, {130, 300, 5}};
+  for (const Shape s : shapes) {
     for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32}) {
       const Datapath dp = preset(device.arch_preset(), input, formats::fp32, "wgmma");
       for (const Layout la : {Layout::row_major, Layout::column_major}) {

@@ -149,8 +149,9 @@ TEST(OzakiOnGpu, SgemmTcGivesTheEmulatorsBits) {
   const auto c = reference::phi_values<float>(m * n, 1.0, rng);
   a[11] = NAN;
   const ozaki::TensorCoreProducts products{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
-  for (const ozaki::Options options : {ozaki::Options{.mode = ozaki::Mode::sp},
-                                       ozaki::Options{.mode = ozaki::Mode::tunable, .splits = 2}}) {
+  for (const ozaki::Options& options :
+       {ozaki::Options{.mode = ozaki::Mode::sp},
+        ozaki::Options{.mode = ozaki::Mode::tunable, .splits = 2}}) {
     std::vector<float> on_gpu = c, on_emulator = c;
     ozaki::Handle(*gpu_backend, products, options)
         .sgemm('N', 'N', m, n, k, 1.5f, a.data(), m, b.data(), k, -0.25f, on_gpu.data(), m);

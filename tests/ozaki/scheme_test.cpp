@@ -2,6 +2,7 @@
 // reproducibility across runs, thread counts, presets and backends, blocking, SP mode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -173,7 +174,7 @@ TEST(DoublePrecision, TooFewSlicesIsAnErrorNamingTheLevelsNeeded) {
 TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
   const std::int64_t m = 20, n = 18, k = 50;
   const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);
-  for (const Options options :
+  for (const Options& options :
        {Options{.mode = Mode::dp}, Options{.mode = Mode::tunable, .splits = 3, .fast = false},
         // 81 products: more than the stack of held products (64), so the sum is passed over
         // mid-level with the default workspace and once per level with the small one.
@@ -198,6 +199,32 @@ TEST(Reproducibility, BitsDoNotDependOnPresetThreadsOrBlocking) {
     // The same call again.
     EXPECT_TRUE(same_product_bits(expected, run(*backend, tensor_cores(), options, m, n, k, a, b),
                                   m, n, k, a, b));
+  }
+}
+
+// Options::progress: called after every slice product with a fraction that grows to 1 (blocks
+// counting equally), on tensor-core and binary64 products, and the bits do not change.
+TEST(Progress, ReportsEveryProductUpToOneAndLeavesTheBits) {
+  const std::int64_t m = 12, n = 10, k = 30;
+  const auto a = phi_matrix(m, k, 2.0, 61), b = phi_matrix(k, n, 2.0, 62);
+  auto backend = host::make_emulator_backend();
+  for (const Products& products : {tensor_cores(), Products(Fp64Products{})}) {
+    for (const Options& given : {Options{.mode = Mode::dp}, Options{.mode = Mode::cr},
+                                 Options{.mode = Mode::dp, .workspace_bytes = 24 << 10}}) {
+      Options options = given;
+      Report plain, watched;
+      const auto expected = run(*backend, products, options, m, n, k, a, b, &plain);
+      std::vector<double> fractions;
+      options.progress = [&](double f) { fractions.push_back(f); };
+      EXPECT_TRUE(same_product_bits(
+          expected, run(*backend, products, options, m, n, k, a, b, &watched), m, n, k, a, b));
+      EXPECT_EQ(static_cast<std::int64_t>(fractions.size()), plain.gemms);
+      ASSERT_FALSE(fractions.empty());
+      EXPECT_GT(fractions.front(), 0.0);
+      EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+      EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
+      EXPECT_EQ(watched.gemms, plain.gemms);
+    }
   }
 }
 

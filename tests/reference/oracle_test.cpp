@@ -206,15 +206,17 @@ TEST(Oracle, SignedZeros) {
 }
 
 // A block result of p = 14 bits: a normal value loses its low bits, a subnormal keeps
-// max(leading - 13, -149) as its last bit. K = 0 runs one block on c alone, which rounds c.
+// max(leading - 13, -149) as its last bit. One +0 product runs one block on c alone, which
+// rounds c (K = 0 would run no instruction: d = c).
 TEST(Oracle, ReducedBlockPrecisionAndSubnormals) {
   Datapath dp = fp16_block4();
   dp.block_result_precision = 14;
-  EXPECT_EQ(oracle(dp, {}, {}, 0x3F8003FF), 0x3F800000u);  // 1 + 1023 * 2^-23: the low 10 bits go
-  EXPECT_EQ(oracle(dp, {}, {}, 0x00100001), 0x00100000u);  // leading -129: last bit 2^-142
-  EXPECT_EQ(oracle(dp, {}, {}, 0x00000081), 0x00000081u);  // leading -142: every bit kept
+  EXPECT_EQ(oracle(dp, {kH0}, {kH0}, 0x3F8003FF),
+            0x3F800000u);  // 1 + 1023 * 2^-23: the low 10 bits go
+  EXPECT_EQ(oracle(dp, {kH0}, {kH0}, 0x00100001), 0x00100000u);  // leading -129: last bit 2^-142
+  EXPECT_EQ(oracle(dp, {kH0}, {kH0}, 0x00000081), 0x00000081u);  // leading -142: every bit kept
   dp.block_rounding = Rounding::nearest_even;
-  EXPECT_EQ(oracle(dp, {}, {}, 0x001000C1), 0x00100100u);  // above the half: rounds up
+  EXPECT_EQ(oracle(dp, {kH0}, {kH0}, 0x001000C1), 0x00100100u);  // above the half: rounds up
 }
 
 // Blocks and instructions. Terms t0..t3 = 2^-24, 1, 2^-24, 0 with exact RZ blocks of 2:
@@ -238,25 +240,27 @@ TEST(Oracle, BlocksAreDealtByKGroup) {
 // alignment exponent), so a second pass through a block could change it. With 1 fraction bit:
 // 1.5 * 1.75 = 2.625 aligns on 0, the grid is 2^-1, the block gives 2.5. A partial instruction
 // (K = 1 of 4) does not run its empty second block, which would truncate 2.5 (aligned on 1) to 2.
-// K = 0 runs one block on c alone: c = 2.5 becomes 2.
+// One +0 product runs one block on c alone: c = 2.5 becomes 2.
 TEST(Oracle, EmptyBlocksOfPartialInstructionsDoNotRun) {
   Datapath dp = exact(Rounding::toward_zero);
   dp.alignment_fraction_bits = 1;
   dp.block_terms = 2;
   dp.k_group = 2;
   EXPECT_EQ(oracle(dp, {0x3E00}, {0x3F00}, kF0), 0x40200000u);
-  EXPECT_EQ(oracle(dp, {}, {}, 0x40200000), 0x40000000u);
+  EXPECT_EQ(oracle(dp, {kH0}, {kH0}, 0x40200000), 0x40000000u);
 }
 
 // c after the blocks: the product 1 is its block's result, then 1 + 1.5 * 2^-24 is rounded to
-// nearest (1 + 2^-23), where an aligned c under RZ gives 1. K = 0 adds c to +0, so -0 gives +0.
+// nearest (1 + 2^-23), where an aligned c under RZ gives 1. A block of one +0 product gives +0
+// and c = -0 is added to it: +0. K = 0 runs no instruction: -0 stays -0.
 TEST(Oracle, AccumulatorAddedAfterBlocks) {
   Datapath dp = exact(Rounding::toward_zero);
   const std::uint32_t c = 0x33C00000;  // 1.5 * 2^-24
   EXPECT_EQ(oracle(dp, {kH1}, {kH1}, c), kF1);
   dp.c_entry = AccumulatorEntry::added_after_blocks;
   EXPECT_EQ(oracle(dp, {kH1}, {kH1}, c), 0x3F800001u);
-  EXPECT_EQ(oracle(dp, {}, {}, kFNeg0), kF0);
+  EXPECT_EQ(oracle(dp, {kH0}, {kH0}, kFNeg0), kF0);
+  EXPECT_EQ(oracle(dp, {}, {}, kFNeg0), kFNeg0);
   EXPECT_EQ(oracle(dp, {kHInf}, {kH1}, kFNegInf), kFNan);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <variant>
 
 #include <tcemu/emulator/datapath.hpp>
@@ -47,6 +48,11 @@ struct Options {
   // Bytes of backend memory allocated once by the handle for remainders, slices, exponents,
   // products and sums; m and n are blocked to stay inside it.
   std::size_t workspace_bytes = std::size_t{512} << 20;
+  // When set, called on the calling thread after each slice product with the fraction of the
+  // call's products done, in (0, 1] (each block of C counts equally). Tensor-core products then
+  // go to the backend one per Backend::mma_gemm_batch call instead of a stack at a time: the
+  // same bits, but no batching on a backend that batches (the GPU's cuBLAS engine).
+  std::function<void(double fraction)> progress = {};
 };
 
 // What one call did. Phase times are wall-clock seconds with the backend synchronised at each
