@@ -82,9 +82,10 @@ void bind_matmul(nb::module_& m) {
         const std::string where = backend.value_or(device >= 0 ? "gpu" : "emulator");
         if (where == "emulator" && device < 0) return emulated(datapath, options, oa, ob, oc);
         if (where != "gpu") {
-          throw nb::value_error(
-              ("backend must be 'emulator' or 'gpu' (CUDA arrays: 'gpu'), got '" + where + "'")
-                  .c_str());
+          throw nb::value_error((device >= 0
+                                     ? "CUDA arrays run on backend 'gpu', got '" + where + "'"
+                                     : "backend must be 'emulator' or 'gpu', got '" + where + "'")
+                                    .c_str());
         }
         const auto gpu = make_backend("gpu", threads, std::max(device, 0), engine);
         return on_backend(*gpu, datapath, options, oa, ob, oc, device);

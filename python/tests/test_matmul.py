@@ -133,3 +133,12 @@ def test_errors_carry_the_cpp_message():
     with pytest.raises(ValueError, match="alpha"):
         tcemu.matmul(a, a.T, np.zeros((4, 4), np.float32), datapath=dp, alpha=2.0,
                      c_input="initial_accumulator")
+
+
+def test_backend_words():
+    dp = tcemu.preset("sm90", "fp16", "fp32")
+    a = np.zeros((2, 2), np.float16)
+    with pytest.raises(ValueError, match="backend must be 'emulator' or 'gpu', got 'cpu64'"):
+        tcemu.matmul(a, a, datapath=dp, backend="cpu64")
+    with pytest.raises(ValueError, match="backend must be 'emulator', 'cpu64' or 'gpu'"):
+        tcemu.ozaki_gemm(a.astype(np.float64), a.astype(np.float64), backend="tpu")
