@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what tcemu needs from Debian's packages, only what is missing; safe to run again.
+# Installs what tcemu needs from Debian's packages, and what the Python package (python/) needs
+# to build and test from PyPI with python3's pip, only what is missing; safe to run again.
 # The CUDA toolkit is not installed here: gpu/ is built when nvcc is found, skipped otherwise.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   libmpfr-dev libgmp-dev          # reference/ oracles
   libeigen3-dev                   # the benchmark's baseline GEMM
   python3-matplotlib              # experiment plots
+  python3-dev python3-pip         # the Python package's build (Debian's python3; pip below)
   clang libclang-rt-dev           # the libFuzzer targets of fuzz/ (scripts/fuzz.sh)
 )
 
@@ -20,12 +22,31 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]} == 0)); then
-  echo "setup: every package is installed"
-  exit 0
+  echo "setup: every Debian package is installed"
+else
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-echo "setup: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The Python package: its build backend and bindings (pip install .), its dependencies and its
+# tests (pytest python/tests; the example plots with matplotlib). Module name = package name.
+python_packages=(scikit_build_core=scikit-build-core nanobind numpy ml_dtypes pytest matplotlib)
+missing=()
+for p in "${python_packages[@]}"; do
+  if ! python3 -c "import ${p%%=*}" 2>/dev/null; then missing+=("${p#*=}"); fi
+done
+if ((${#missing[@]} == 0)); then
+  echo "setup: every Python package is installed"
+  exit 0
+fi
+pip_flags=()
+# Debian's own python3 refuses pip installs (PEP 668) unless told otherwise.
+if python3 -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  pip_flags+=(--break-system-packages)
+fi
+echo "setup: pip installing ${missing[*]}"
+python3 -m pip install -q "${pip_flags[@]}" "${missing[@]}"

@@ -1,0 +1,102 @@
+// Arrays between Python and the libraries. NumPy arrays and DLPack producers come in as
+// nb::ndarray views of their own memory; each argument is checked for dtype, rank, shape and
+// device, and a 2-D one is described as the libraries describe a matrix (rows, cols, ld, layout)
+// where its strides allow, else copied once into a contiguous row-major buffer. Results are new
+// NumPy arrays that own their memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <tcemu/backend/buffer_matrix.hpp>
+#include <tcemu/emulator/format.hpp>
+#include <tcemu/emulator/matrix.hpp>
+
+namespace tcemu::python {
+
+namespace nb = nanobind;
+
+using AnyArray = nb::ndarray<nb::ro>;
+
+// An array argument and the number format its dtype names.
+struct Operand {
+  AnyArray array;
+  // float16: fp16, bfloat16: bf16, float32: fp32, float8_e4m3fn: e4m3, float8_e5m2: e5m2;
+  // nullopt for unsigned integers (bit patterns) and float64 (`real` says which).
+  std::optional<FloatFormat> typed;
+  std::optional<Real> real;  // float64 or float32
+  std::string name;          // the argument's name in messages
+  std::string dtype;         // the dtype's name in messages
+};
+
+// `object`: a NumPy array (ml_dtypes' bfloat16, float8_e4m3fn and float8_e5m2 arrays are viewed
+// as their unsigned bit patterns, without a copy) or any object with __dlpack__. Raises TypeError
+// for anything else and for a dtype that is neither a float format nor unsigned integers.
+Operand operand(nb::handle object, const char* name);
+
+// Whether the array lives in CUDA device memory.
+bool on_gpu(const Operand& op);
+
+// Raises ValueError unless the array has `ndim` dimensions.
+void require_ndim(const Operand& op, std::size_t ndim);
+
+// Raises TypeError unless the dtype holds `format`: that float format (fp32 also for tf32) or
+// unsigned integers as wide as its container.
+void require_format(const Operand& op, const FloatFormat& format);
+
+// Raises TypeError unless the dtype is `real` (float64 or float32).
+void require_real(const Operand& op, Real real);
+
+// A contiguous copy of a 2-D host array in `layout`.
+std::vector<unsigned char> copy_2d(const Operand& op, Layout layout);
+
+// A 2-D array of bit patterns as a matrix view of host memory: the array's own memory where its
+// strides are row-major or column-major with a leading dimension, else `storage` holds a
+// row-major copy. Raises TypeError/ValueError for the wrong dtype, rank or device.
+struct BitMatrix {
+  ConstMatrixView view;
+  std::vector<unsigned char> storage;
+};
+BitMatrix bit_matrix(const Operand& op, const FloatFormat& format);
+
+// A 1-D array of bit patterns, one per element.
+std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& format);
+
+// A 2-D float64 or float32 host array as BLAS takes it, column-major: op(X) = X with ld for a
+// column-major array, X^T ('T') of the row-major transpose for a row-major one, or a
+// column-major copy.
+struct BlasMatrix {
+  const void* data;
+  char trans;
+  std::int64_t rows, cols;  // of the array
+  std::int64_t ld;
+  Real real;
+  std::vector<unsigned char> storage;
+};
+BlasMatrix blas_matrix(const Operand& op);
+
+// How an array of n x m elements is laid out in memory when it has a leading dimension.
+struct Strided {
+  Layout layout;
+  std::int64_t ld;
+};
+std::optional<Strided> strided_2d(const Operand& op);
+
+// A new host array that owns its memory: NumPy's view of it and its data, uninitialised.
+struct NewArray {
+  nb::object object;
+  void* data;
+};
+nb::dlpack::dtype dtype_of(const FloatFormat& format);  // float32 or float16 (accumulators)
+nb::dlpack::dtype dtype_of(Real real);
+NewArray new_array(const std::vector<std::size_t>& shape, nb::dlpack::dtype dtype,
+                   Layout layout = Layout::row_major);
+
+}  // namespace tcemu::python

@@ -1,0 +1,25 @@
+// The backends a scheme or a GEMM runs on, by the words of `tcemu gemm --backend`.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <tcemu/backend/backend.hpp>
+
+namespace tcemu::python {
+
+// "emulator": host memory, the emulated tensor cores (any datapath); "cpu64": the same host
+// backend whose Ozaki products are binary64 (DGEMM-DP-CR); "gpu": CUDA device `device` with our
+// kernels (the emulator's bits; `engine` "mma_sync", "wgmma", "fastest" or "cublas"). ValueError
+// for another word; RuntimeError for "gpu" in a build without the CUDA backend or on a machine
+// without a GPU.
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads, int device = 0,
+                                      const std::string& engine = "fastest");
+
+// Whether this build has the CUDA backend.
+bool gpu_built();
+
+// The RuntimeError of a GPU call in a build without the CUDA backend; `what` names the call.
+[[noreturn]] void no_gpu_build(const std::string& what);
+
+}  // namespace tcemu::python

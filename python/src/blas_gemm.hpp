@@ -1,0 +1,30 @@
+// A BLAS-shaped GEMM (C := alpha op(A) op(B) + beta C, column-major, blas_routines.hpp) of host
+// arrays, as `tcemu gemm` drives the schemes: A and B are described without a copy (blas_matrix),
+// C is a new column-major array holding a copy of c (zeros without one) that the routine
+// overwrites with the result.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <tcemu/backend/blas_routines.hpp>
+
+#include "arrays.hpp"
+
+namespace tcemu::python {
+
+struct BlasGemm {
+  Real real;
+  BlasMatrix a, b;
+  std::int64_t m, n, k;
+  NewArray c;
+};
+
+// Raises TypeError for dtypes other than float64 or float32 or differing among the arrays,
+// ValueError for shapes that do not multiply (A [m, k], B [k, n], C [m, n]).
+BlasGemm blas_gemm(const Operand& a, const Operand& b, const std::optional<Operand>& c);
+
+// routines.dgemm or routines.sgemm on the arrays (alpha and beta rounded to binary32 for sgemm).
+void run_gemm(BlasRoutines& routines, BlasGemm& g, double alpha, double beta);
+
+}  // namespace tcemu::python

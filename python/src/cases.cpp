@@ -1,0 +1,85 @@
+#include "cases.hpp"
+
+#include <algorithm>
+
+#include <tcemu/emulator/case_generator.hpp>
+
+namespace tcemu::python {
+namespace {
+
+// A new [rows, cols] (cols 0: [rows]) array of `format`'s containers as unsigned integers, with
+// element (i, k) = get(i, k).
+template <class Get>
+nb::object bits_array(std::size_t rows, std::size_t cols, const FloatFormat& format, Get get) {
+  const NewArray out =
+      new_array(cols == 0 ? std::vector<std::size_t>{rows} : std::vector<std::size_t>{rows, cols},
+                {static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt),
+                 static_cast<std::uint8_t>(8 * container_bytes(format)), 1});
+  const auto width = static_cast<std::int64_t>(std::max<std::size_t>(cols, 1));
+  const MatrixView v{{static_cast<unsigned char*>(out.data), format,
+                      static_cast<std::int64_t>(rows), width, width, Layout::row_major}};
+  for (std::int64_t i = 0; i < v.rows; ++i) {
+    for (std::int64_t k = 0; k < width; ++k) {
+      v.set(i, k, get(static_cast<std::size_t>(i), static_cast<std::size_t>(k)));
+    }
+  }
+  return out.object;
+}
+
+}  // namespace
+
+ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::uint64_t seed) {
+  ProbeCases out;
+  CaseGenerator generator(shape, seed);
+  out.cases.resize(random);
+  out.names.resize(random);
+  for (MmaCase& c : out.cases) generator.next(c, static_cast<std::size_t>(k));
+  for (NamedCase& nc : crafted_cases(shape.input, shape.accumulator, k)) {
+    out.cases.push_back(std::move(nc.values));
+    out.names.push_back(std::move(nc.name));
+  }
+  return out;
+}
+
+std::vector<MmaCase> cases_from(nb::handle a, nb::handle b, nb::handle c, nb::handle d,
+                                const FloatFormat& input, const FloatFormat& accumulator) {
+  const BitMatrix ma = bit_matrix(operand(a, "a"), input);
+  const BitMatrix mb = bit_matrix(operand(b, "b"), input);
+  const std::vector<std::uint32_t> vc = bit_vector(operand(c, "c"), accumulator);
+  std::vector<std::uint32_t> vd;
+  if (!d.is_none()) vd = bit_vector(operand(d, "d"), accumulator);
+  const std::int64_t n = ma.view.rows, k = ma.view.cols;
+  if (mb.view.rows != n || mb.view.cols != k || static_cast<std::int64_t>(vc.size()) != n ||
+      (!d.is_none() && static_cast<std::int64_t>(vd.size()) != n)) {
+    throw nb::value_error(("a and b must be [cases, K] and c, d [cases]: a is [" +
+                           std::to_string(n) + ", " + std::to_string(k) + "], b [" +
+                           std::to_string(mb.view.rows) + ", " + std::to_string(mb.view.cols) +
+                           "], c [" + std::to_string(vc.size()) + "]" +
+                           (d.is_none() ? "" : ", d [" + std::to_string(vd.size()) + "]"))
+                              .c_str());
+  }
+  std::vector<MmaCase> cases(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    MmaCase& x = cases[static_cast<std::size_t>(i)];
+    for (std::int64_t j = 0; j < k; ++j) {
+      x.a.push_back(ma.view.get(i, j));
+      x.b.push_back(mb.view.get(i, j));
+    }
+    x.c = vc[static_cast<std::size_t>(i)];
+    if (!vd.empty()) x.d = vd[static_cast<std::size_t>(i)];
+  }
+  return cases;
+}
+
+nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint32_t>& d,
+                  const FloatFormat& input, const FloatFormat& accumulator) {
+  const std::size_t n = cases.size(), k = n == 0 ? 0 : cases.front().a.size();
+  nb::dict out;
+  out["a"] = bits_array(n, k, input, [&](std::size_t i, std::size_t j) { return cases[i].a[j]; });
+  out["b"] = bits_array(n, k, input, [&](std::size_t i, std::size_t j) { return cases[i].b[j]; });
+  out["c"] = bits_array(n, 0, accumulator, [&](std::size_t i, std::size_t) { return cases[i].c; });
+  out["d"] = bits_array(n, 0, accumulator, [&](std::size_t i, std::size_t) { return d[i]; });
+  return out;
+}
+
+}  // namespace tcemu::python

@@ -1,0 +1,85 @@
+// ozaki_gemm(): the Ozaki scheme, DGEMM-TC and SGEMM-TC in modes dp, cr, sp and tunable
+// (tcemu/ozaki/handle.hpp), on the emulator (tensor-core products through any datapath), cpu64
+// (binary64 products, DGEMM-DP-CR) or the GPU, as `tcemu gemm --scheme dgemm-tc|sgemm-tc` runs it.
+#include <optional>
+#include <string>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/ozaki/handle.hpp>
+
+#include "arrays.hpp"
+#include "backends.hpp"
+#include "bindings.hpp"
+#include "blas_gemm.hpp"
+#include "buffers.hpp"
+
+namespace tcemu::python {
+namespace {
+
+ozaki::Mode mode_named(const std::string& word) {
+  if (word == "dp") return ozaki::Mode::dp;
+  if (word == "cr") return ozaki::Mode::cr;
+  if (word == "sp") return ozaki::Mode::sp;
+  if (word == "tunable") return ozaki::Mode::tunable;
+  throw nb::value_error(("mode must be 'dp', 'cr', 'sp' or 'tunable', got '" + word + "'").c_str());
+}
+
+}  // namespace
+
+void bind_ozaki(nb::module_& m) {
+  m.def(
+      "ozaki_gemm",
+      [](nb::handle a, nb::handle b, nb::handle c, double alpha, double beta,
+         std::optional<std::string> mode, int splits, bool fast, int max_splits,
+         std::size_t workspace_mib, const std::string& backend, std::optional<Datapath> datapath,
+         int threads, const std::string& engine) {
+        const Operand oa = operand(a, "a"), ob = operand(b, "b");
+        std::optional<Operand> oc;
+        if (!c.is_none()) oc = operand(c, "c");
+        const int device = oc ? cuda_device({&oa, &ob, &*oc}) : cuda_device({&oa, &ob});
+        const Real real = oa.real.value_or(Real::fp64);
+        ozaki::Options options{.mode = mode_named(mode.value_or(real == Real::fp64 ? "dp" : "sp")),
+                               .splits = splits,
+                               .fast = fast,
+                               .max_splits = max_splits,
+                               .workspace_bytes = workspace_mib << 20};
+        const ozaki::Products products =
+            backend == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
+                               : ozaki::Products(ozaki::TensorCoreProducts{datapath.value_or(
+                                     preset("sm90", formats::fp16, formats::fp32))});
+        const auto machine =
+            make_backend(device >= 0 ? "gpu" : backend, threads, std::max(device, 0), engine);
+        ozaki::Handle handle(*machine, products, options);
+        if (device < 0) {
+          BlasGemm g = blas_gemm(oa, ob, oc);
+          run_gemm(handle, g, alpha, beta);
+          return g.c.object;
+        }
+        const auto ba = to_buffer(*machine, oa, real);
+        const auto bb = to_buffer(*machine, ob, real);
+        const auto bc = oc ? to_buffer(*machine, *oc, real)
+                           : new_buffer(*machine, real, ba.shape.rows, bb.shape.cols);
+        {
+          nb::gil_scoped_release release;
+          handle.gemm(alpha, ba.view(), bb.view(), beta, bc.view());
+          machine->synchronize();
+        }
+        return from_buffer(*machine, bc, true, device);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("c") = nb::none(), nb::kw_only(), nb::arg("alpha") = 1.0,
+      nb::arg("beta") = 0.0, nb::arg("mode") = nb::none(), nb::arg("splits") = 0,
+      nb::arg("fast") = true, nb::arg("max_splits") = 48, nb::arg("workspace_mib") = 512,
+      nb::arg("backend") = "emulator", nb::arg("datapath") = nb::none(), nb::arg("threads") = 0,
+      nb::arg("engine") = "fastest",
+      "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
+      "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
+      "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "
+      "'emulator' (slice products on the emulated tensor cores through `datapath`, default "
+      "sm90 fp16 -> fp32), 'cpu64' (binary64 products, DGEMM-DP-CR) or 'gpu' (CUDA arrays run "
+      "there without leaving the device). Returns a new array.");
+}
+
+}  // namespace tcemu::python

@@ -1,0 +1,46 @@
+"""tcemu: a bit-exact model of NVIDIA Tensor Core MMA, and the accurate-GEMM schemes built on it.
+
+Arrays go in as NumPy arrays (float16, float32, float64, ml_dtypes' bfloat16/float8_e4m3fn/
+float8_e5m2, or uint8/uint16/uint32 bit patterns) or any DLPack producer, without a copy where
+their strides allow. python/README.md has a tour; help(tcemu.matmul) and the others say more.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from ._tcemu import (
+    NO_ALIGNMENT_FLOOR,
+    Comparison,
+    Datapath,
+    DatapathFit,
+    Format,
+    PresetEntry,
+    accurate_gemm,
+    block_datapath,
+    compare,
+    detect,
+    detect_gpu,
+    devices,
+    formats,
+    gpu_built,
+    gpu_mma,
+    instruction_names,
+    markidis_datapath,
+    markidis_gemm,
+    markidis_scheme,
+    markidis_schemes,
+    matmul,
+    mma,
+    ozaki_gemm,
+    preset,
+    preset_names,
+    presets,
+    probe,
+    validate,
+)
+
+try:
+    __version__ = version("tcemu")
+except PackageNotFoundError:  # imported from the source tree
+    __version__ = "0.1.0"
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("PackageNotFoundError", "version")]

@@ -1,0 +1,97 @@
+"""GPU calls: on a machine without a GPU each raises RuntimeError saying so; with one, the GPU
+backend gives the emulator's bits and probe() records the device's own."""
+
+import numpy as np
+import pytest
+from conftest import from_float
+from exact import exact_sums, round_to
+
+import tcemu
+
+HAS_GPU = bool(tcemu.devices())
+NO_GPU = "no GPU|no CUDA device"
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a GPU is present")
+def test_gpu_calls_say_no_gpu():
+    a = np.zeros((16, 16), np.float16)
+    dp = tcemu.preset("sm90", "fp16", "fp32")
+    calls = [
+        lambda: tcemu.probe(random=10),
+        lambda: tcemu.detect_gpu(random=10),
+        lambda: tcemu.gpu_mma(a, a, np.zeros(16, np.float32), input="fp16", accumulator="fp32"),
+        lambda: tcemu.matmul(a, a, datapath=dp, backend="gpu"),
+        lambda: tcemu.ozaki_gemm(a.astype(np.float64), a.astype(np.float64), backend="gpu"),
+        lambda: tcemu.markidis_gemm(a.astype(np.float32), a.astype(np.float32), backend="gpu"),
+        lambda: tcemu.accurate_gemm(a.astype(np.float64), a.astype(np.float64), backend="gpu"),
+    ]
+    for call in calls:
+        with pytest.raises(RuntimeError, match=NO_GPU):
+            call()
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_gpu_matmul_and_schemes_give_the_emulator_bits(rng):
+    arch = tcemu.devices()[0]["arch_preset"]
+    dp = tcemu.preset(arch, "fp16", "fp32")
+    a = from_float(rng.standard_normal((70, 100)), "fp16")
+    b = from_float(rng.standard_normal((100, 40)), "fp16")
+    c = rng.standard_normal((70, 40)).astype(np.float32)
+    for options in [{}, {"beta": 1.0}, {"beta": 1.0, "c_input": "initial_accumulator"}]:
+        expected = tcemu.matmul(a, b, c, datapath=dp, **options)
+        for engine in ["mma_sync", "fastest"]:
+            got = tcemu.matmul(a.T.copy().T, b, c, datapath=dp, backend="gpu", engine=engine,
+                               **options)
+            np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+    x = rng.standard_normal((9, 30)) * 2.0 ** rng.integers(-20, 20, (9, 30))
+    y = rng.standard_normal((30, 5))
+    exact = round_to(exact_sums(x, y), np.float64)
+    np.testing.assert_array_equal(tcemu.ozaki_gemm(x, y, mode="cr", backend="gpu"), exact)
+    np.testing.assert_array_equal(tcemu.accurate_gemm(x, y, backend="gpu"), exact)
+    x32, y32 = x.astype(np.float32), y.astype(np.float32)
+    np.testing.assert_array_equal(
+        tcemu.markidis_gemm(x32 * 2.0**-20, y32, backend="gpu", arch=arch),
+        tcemu.markidis_gemm(x32 * 2.0**-20, y32, arch=arch),
+    )
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_probe_matches_the_preset_of_the_device():
+    cases = tcemu.probe("fp16", "fp32", random=2000, seed=3)
+    dp = tcemu.preset(cases["arch"], "fp16", "fp32")
+    d = tcemu.mma(dp, cases["a"], cases["b"], cases["c"]).view(np.uint32)
+    assert np.count_nonzero(d != cases["d"]) == 0
+    again = tcemu.gpu_mma(cases["a"], cases["b"], cases["c"], input="fp16", accumulator="fp32")
+    np.testing.assert_array_equal(again, cases["d"])
+    fits = tcemu.detect_gpu("fp16", "fp32", random=2000)
+    assert len(fits) == 1 and fits[0].mismatches == 0
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_cuda_tensors_stay_on_the_device(rng):
+    torch = pytest.importorskip("torch")
+    arch = tcemu.devices()[0]["arch_preset"]
+    for fmt, dtype in [("fp16", torch.float16), ("bf16", torch.bfloat16)]:
+        dp = tcemu.preset(arch, fmt, "fp32")
+        a = from_float(rng.standard_normal((48, 80)), fmt)
+        b = from_float(rng.standard_normal((80, 24)), fmt)
+        expected = tcemu.matmul(a, b, datapath=dp)
+        ta = torch.from_numpy(a.view(np.int16).copy()).view(dtype).cuda()
+        tb = torch.from_numpy(b.view(np.int16).T.copy()).view(dtype).cuda().t()  # column-major
+        d = tcemu.matmul(ta, tb, datapath=dp)
+        assert d.__dlpack_device__()[0] == 2  # kDLCUDA
+        got = torch.from_dlpack(d).cpu().numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+    x = rng.standard_normal((9, 30)) * 2.0 ** rng.integers(-20, 20, (9, 30))
+    y = rng.standard_normal((30, 5))
+    exact = round_to(exact_sums(x, y), np.float64)
+    tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    for result in [tcemu.ozaki_gemm(tx, ty, mode="cr"), tcemu.accurate_gemm(tx, ty)]:
+        np.testing.assert_array_equal(torch.from_dlpack(result).cpu().numpy(), exact)
+    x32, y32 = (x * 2.0**-20).astype(np.float32), y.astype(np.float32)
+    on_host = tcemu.markidis_gemm(x32, y32, arch=arch)
+    on_gpu = tcemu.markidis_gemm(torch.from_numpy(x32).cuda(), torch.from_numpy(y32).cuda(),
+                                 arch=arch)
+    np.testing.assert_array_equal(torch.from_dlpack(on_gpu).cpu().numpy(), on_host)
+    with pytest.raises(ValueError, match="mix of host and CUDA"):
+        tcemu.matmul(ta, b, datapath=tcemu.preset(arch, "bf16", "fp32"))

@@ -1,0 +1,111 @@
+"""The accurate-GEMM schemes: Ozaki, Markidis, Dot2 and ExBLAS, against exact products."""
+
+import numpy as np
+import pytest
+from exact import exact_sums, round_to, ulps
+
+import tcemu
+
+
+def wide(rng, shape, spread=30):
+    """Values whose magnitudes spread over 2^-spread .. 2^spread, half of them negative."""
+    return rng.standard_normal(shape) * 2.0 ** rng.integers(-spread, spread, shape)
+
+
+@pytest.fixture
+def problem(rng):
+    a = wide(rng, (5, 24))
+    b = wide(rng, (24, 4))
+    b[:, 1] = -b[:, 0] * (1 + 2.0**-40)  # near-cancelling columns: naive sums lose everything
+    return a, b, round_to(exact_sums(a, b), np.float64)
+
+
+@pytest.mark.parametrize(
+    "backend,preset",
+    [("emulator", None), ("emulator", ("sm70", "fp16")), ("emulator", ("sm80", "bf16")),
+     ("cpu64", None)],
+)
+def test_ozaki_cr_is_correctly_rounded(problem, backend, preset):
+    a, b, expected = problem
+    datapath = tcemu.preset(*preset, "fp32") if preset else None
+    d = tcemu.ozaki_gemm(a, b, mode="cr", backend=backend, datapath=datapath)
+    np.testing.assert_array_equal(d, expected)
+    # Any layout of the operands gives the same bits.
+    np.testing.assert_array_equal(
+        tcemu.ozaki_gemm(np.asfortranarray(a), b.T.copy().T, mode="cr", backend=backend), d
+    )
+
+
+def test_ozaki_dp_tunable_and_sgemm(rng, problem):
+    a, b, expected = problem
+    scale = np.abs(a) @ np.abs(b)
+    d = tcemu.ozaki_gemm(a, b, mode="dp")
+    assert np.all(np.abs(d - expected) <= 4 * 2.0**-53 * scale)
+    c = wide(rng, (5, 4))
+    exact_ab = round_to(exact_sums(a, b, 2.0, c, -1.0), np.float64)
+    d = tcemu.ozaki_gemm(a, b, c, alpha=2.0, beta=-1.0, mode="dp")
+    assert np.all(np.abs(d - exact_ab) <= 8 * 2.0**-53 * (2 * scale + np.abs(c)))
+    few = tcemu.ozaki_gemm(a, b, mode="tunable", splits=1, fast=False)
+    assert np.max(np.abs(few - expected) / scale) > np.max(np.abs(d - exact_ab) / scale)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    s = tcemu.ozaki_gemm(a32, b32)
+    assert s.dtype == np.float32
+    exact32 = round_to(exact_sums(a32, b32), np.float32)
+    assert np.all(np.abs(s - exact32) <= 4 * 2.0**-24 * (np.abs(a32) @ np.abs(b32)))
+    with pytest.raises(ValueError, match="splits"):
+        tcemu.ozaki_gemm(a, b, mode="tunable")
+    with pytest.raises(ValueError, match="mode must be"):
+        tcemu.ozaki_gemm(a, b, mode="fast")
+
+
+@pytest.mark.parametrize("backend", ["cpu64", "emulator"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_exblas_is_correctly_rounded_and_dot2_within_an_ulp(problem, backend, dtype):
+    a, b, _ = problem
+    a, b = a.astype(dtype), b.astype(dtype)
+    expected = round_to(exact_sums(a, b), dtype)
+    d = tcemu.accurate_gemm(a, b, method="exblas", backend=backend, threads=2)
+    assert d.dtype == dtype
+    np.testing.assert_array_equal(d, expected)
+    dot2 = tcemu.accurate_gemm(a, b, method="dot2", backend=backend)
+    assert np.max(ulps(dot2, expected)) <= 1
+    with pytest.raises(ValueError, match="method must be"):
+        tcemu.accurate_gemm(a, b, method="kahan")
+
+
+def test_markidis_schemes(rng):
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 8)).astype(np.float32)
+    exact = round_to(exact_sums(a, b), np.float32)
+    scale = np.abs(a) @ np.abs(b)
+    names = tcemu.markidis_schemes()
+    assert {"markidis", "halfhalf", "tf32tf32", "3xtf32", "bf16x3", "bf16x9"} <= set(names)
+    plain = tcemu.matmul(a, b, datapath=tcemu.preset("sm80", "tf32", "fp32"))
+    for name in ["halfhalf", "tf32tf32", "3xtf32", "bf16x9"]:
+        d = tcemu.markidis_gemm(a, b, scheme=name, threads=1)
+        assert d.dtype == np.float32
+        err = np.max(np.abs(d - exact) / scale)
+        assert err < 2.0**-20, name
+        assert err < np.max(np.abs(plain - exact) / scale) / 8, name  # beats one tf32 GEMM
+        np.testing.assert_array_equal(
+            tcemu.markidis_gemm(np.asfortranarray(a), b, scheme=name, threads=3), d
+        )
+    c = rng.standard_normal((16, 8)).astype(np.float32)
+    d = tcemu.markidis_gemm(a, b, c, scheme="halfhalf", alpha=2.0, beta=1.0)
+    assert np.max(np.abs(d - (2 * exact + c)) / (2 * scale + np.abs(c))) < 2.0**-20
+    dp = tcemu.markidis_datapath("halfhalf", "sm70")
+    assert dp.input.name == "fp16"
+    assert tcemu.markidis_gemm(a, b, scheme="halfhalf", datapath=dp).shape == (16, 8)
+    assert "halfhalf" in tcemu.markidis_scheme("halfhalf")
+
+
+def test_markidis_errors():
+    a = np.ones((2, 2), np.float32)
+    with pytest.raises(ValueError, match="halfhalf"):
+        tcemu.markidis_gemm(a, a, scheme="quarterquarter")
+    with pytest.raises(TypeError, match="float64 is not float32"):
+        tcemu.markidis_gemm(a.astype(np.float64), a)
+    with pytest.raises(ValueError, match="overflow|range|fp16"):
+        tcemu.markidis_gemm(a * 1e6, a, scheme="halfhalf")
+    with pytest.raises(ValueError, match="backend must be"):
+        tcemu.markidis_gemm(a, a, backend="cpu64")
