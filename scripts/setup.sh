@@ -32,8 +32,10 @@ else
 fi
 
 # The Python package: its build backend and bindings (pip install .), its dependencies and its
-# tests (pytest python/tests; the example plots with matplotlib). Module name = package name.
-python_packages=(scikit_build_core=scikit-build-core nanobind numpy ml_dtypes pytest matplotlib)
+# tests (pytest python/tests; the example and the notebooks plot with matplotlib; nbclient and
+# ipykernel run the notebooks of python/notebooks headless). Module name = package name.
+python_packages=(scikit_build_core=scikit-build-core nanobind numpy ml_dtypes pytest matplotlib
+                 nbclient nbformat ipykernel)
 missing=()
 for p in "${python_packages[@]}"; do
   if ! python3 -c "import ${p%%=*}" 2>/dev/null; then missing+=("${p#*=}"); fi
