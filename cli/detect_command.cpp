@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/detect.hpp>
 #include <tcemu/emulator/presets.hpp>
 #if TCEMU_WITH_GPU

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <tcemu/emulator/case_file.hpp>
+#include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #if TCEMU_WITH_GPU

@@ -319,4 +319,17 @@ std::size_t CaseGenerator::random_k() {
   return impl_->random_k();
 }
 
+ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::uint64_t seed) {
+  ProbeCases out;
+  CaseGenerator generator(shape, seed);
+  out.cases.resize(random);
+  out.names.resize(random);
+  for (MmaCase& c : out.cases) generator.next(c, static_cast<std::size_t>(k));
+  for (NamedCase& nc : crafted_cases(shape.input, shape.accumulator, k)) {
+    out.cases.push_back(std::move(nc.values));
+    out.names.push_back(std::move(nc.name));
+  }
+  return out;
+}
+
 }  // namespace tcemu

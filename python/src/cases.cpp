@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <tcemu/emulator/case_generator.hpp>
-
 namespace tcemu::python {
 namespace {
 
@@ -27,19 +25,6 @@ nb::object bits_array(std::size_t rows, std::size_t cols, const FloatFormat& for
 }
 
 }  // namespace
-
-ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::uint64_t seed) {
-  ProbeCases out;
-  CaseGenerator generator(shape, seed);
-  out.cases.resize(random);
-  out.names.resize(random);
-  for (MmaCase& c : out.cases) generator.next(c, static_cast<std::size_t>(k));
-  for (NamedCase& nc : crafted_cases(shape.input, shape.accumulator, k)) {
-    out.cases.push_back(std::move(nc.values));
-    out.names.push_back(std::move(nc.name));
-  }
-  return out;
-}
 
 std::vector<MmaCase> cases_from(nb::handle a, nb::handle b, nb::handle c, nb::handle d,
                                 const FloatFormat& input, const FloatFormat& accumulator) {

@@ -1,5 +1,5 @@
-// MMA cases (tcemu/emulator/case_file.hpp MmaCase) between arrays and the libraries, and the
-// cases probe() and detect_gpu() run on a GPU, as `tcemu probe` and `tcemu detect` do.
+// MMA cases (tcemu/emulator/case_file.hpp MmaCase) between arrays and the libraries (the cases
+// probe() and detect_gpu() run are the emulator's probe_cases, case_generator.hpp).
 #pragma once
 
 #include <cstdint>
@@ -12,14 +12,6 @@
 #include "arrays.hpp"
 
 namespace tcemu::python {
-
-// `random` cases of CaseGenerator, then every crafted case, all of K terms; names[i] is the
-// crafted case's name, "" for a random one.
-struct ProbeCases {
-  std::vector<MmaCase> cases;
-  std::vector<std::string> names;
-};
-ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::uint64_t seed);
 
 // Cases from a, b [cases, K] of `input` and c [cases] (and d [cases], recorded results, unless
 // None) of `accumulator`. ValueError for shapes that do not agree.

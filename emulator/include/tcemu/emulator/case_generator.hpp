@@ -44,15 +44,25 @@ class CaseGenerator {
 namespace tcemu {
 
 // Hand-made cases whose results discriminate the datapath fields that random inputs do not
-// (Fasi et al. 2021; Khattak and Mikaitis 2025; docs/presets.md): signed zeros, NaN and Inf rules, overflow, subnormal products, the
-// alignment floor, the number of alignment bits, the block size (a small term moved from index
-// 1 to K-1) and the rounding of the block result. Every case has exactly k terms; values a
-// format cannot hold are skipped. Each case comes with a short name of what it probes.
+// (Fasi et al. 2021; Khattak and Mikaitis 2025; docs/presets.md): signed zeros, NaN and Inf rules,
+// overflow, subnormal products, the alignment floor, the number of alignment bits, the block size
+// (a small term moved from index 1 to K-1) and the rounding of the block result. Every case has
+// exactly k terms; values a format cannot hold are skipped. Each case comes with a short name of
+// what it probes.
 struct NamedCase {
   std::string name;
   MmaCase values;
 };
 std::vector<NamedCase> crafted_cases(const FloatFormat& input, const FloatFormat& accumulator,
                                      int k);
+
+// The cases a probe of one instruction runs (`tcemu probe`, `tcemu detect`, the Python package's
+// probe and detect_gpu): `random` cases of CaseGenerator(shape, seed), then every crafted case,
+// all of k terms; names[i] is the crafted case's name, "" for a random one.
+struct ProbeCases {
+  std::vector<MmaCase> cases;
+  std::vector<std::string> names;
+};
+ProbeCases probe_cases(const Datapath& shape, int k, std::size_t random, std::uint64_t seed);
 
 }  // namespace tcemu
