@@ -17,17 +17,9 @@ namespace {
 ozaki::Options ozaki_options(const Arguments& args, Real element) {
   ozaki::Options o;
   const std::string mode = args.value_or("mode", element == Real::fp64 ? "dp" : "sp");
-  if (mode == "dp") {
-    o.mode = ozaki::Mode::dp;
-  } else if (mode == "cr") {
-    o.mode = ozaki::Mode::cr;
-  } else if (mode == "sp") {
-    o.mode = ozaki::Mode::sp;
-  } else if (mode == "tunable") {
-    o.mode = ozaki::Mode::tunable;
-  } else {
-    throw UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
-  }
+  const std::optional<ozaki::Mode> named = ozaki::mode_by_name(mode);
+  if (!named) throw UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
+  o.mode = *named;
   if (const auto d = args.integer("splits")) {
     if (*d < 1 || *d > 1000) throw UsageError("--splits must be in [1, 1000]");
     o.splits = static_cast<int>(*d);

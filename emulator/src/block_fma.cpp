@@ -150,10 +150,6 @@ std::uint32_t round_sum(const Datapath& dp, const TermList& list, std::optional<
              : rounded;
 }
 
-}  // namespace
-
-namespace {
-
 std::uint32_t traced_block_fma(const Datapath& dp, std::span<const Decoded> a,
                                std::span<const Decoded> b, std::uint32_t c, BlockTrace* trace) {
   if (a.size() != b.size() || a.size() > static_cast<std::size_t>(kMaxBlockTerms)) {

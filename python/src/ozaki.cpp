@@ -20,10 +20,7 @@ namespace tcemu::python {
 namespace {
 
 ozaki::Mode mode_named(const std::string& word) {
-  if (word == "dp") return ozaki::Mode::dp;
-  if (word == "cr") return ozaki::Mode::cr;
-  if (word == "sp") return ozaki::Mode::sp;
-  if (word == "tunable") return ozaki::Mode::tunable;
+  if (const std::optional<ozaki::Mode> mode = ozaki::mode_by_name(word)) return *mode;
   throw nb::value_error(("mode must be 'dp', 'cr', 'sp' or 'tunable', got '" + word + "'").c_str());
 }
 

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <variant>
 
 #include <tcemu/emulator/datapath.hpp>
@@ -26,6 +28,16 @@ enum class Mode {
   sp,       // SGEMM-TC: fp32 operands, d chosen as in dp, fast mode
   tunable,  // the user's d, fast mode on or off
 };
+
+// The mode called `name` ("dp", "cr", "sp", "tunable"), or nothing: the words of `tcemu gemm
+// --mode` and of the Python package's ozaki_gemm(mode=...).
+constexpr std::optional<Mode> mode_by_name(std::string_view name) {
+  if (name == "dp") return Mode::dp;
+  if (name == "cr") return Mode::cr;
+  if (name == "sp") return Mode::sp;
+  if (name == "tunable") return Mode::tunable;
+  return std::nullopt;
+}
 
 // Products on tensor cores through a datapath: slices are stored in datapath.input, products
 // come out in datapath.accumulator (fp32), and the slice width makes every product exact
