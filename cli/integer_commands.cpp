@@ -73,17 +73,26 @@ std::string integer_options_help() {
   --b-type FORMAT        B's operand format (default: --type; PTX mixes s8/u8 or s4/u4)
   --acc s32              the accumulator (the default with an integer --type)
   --arch ARCH            sm75 sm80 sm89 sm90 sm100 (default sm90)
-  --instr NAME           mma.sync (the largest-K shape: m16n8k32 for s8/u8, m16n8k64 for s4/u4
-                         from sm80; m8n8k16 / m8n8k32 on sm75), mma.sync.m8n8k16,
-                         mma.sync.m16n8k16, mma.sync.m16n8k32 (s8/u8), mma.sync.m8n8k32,
-                         mma.sync.m16n8k32, mma.sync.m16n8k64 (s4/u4), wgmma.m64nNk32 (sm90,
-                         s8/u8), tcgen05.mma.kind::i8 (sm100, s8/u8); `tcemu presets` lists them
+  --instr NAME           mma.sync (the largest-K shape of the width) or one of the names below;
+                         `tcemu presets` lists what each architecture has
   --satfinite            PTX's .satfinite: each instruction clamps its result to int32 instead
                          of wrapping modulo 2^32
   --instruction-k N      K of one instruction (override)
   An instruction computes c + the exact sum of its K products and wraps (or clamps) once; a
-  longer K is a chain of instructions in k order. SASS beside PTX on the H100 (sm_90a):
-  docs/presets.md (for example mma.sync.m16n8k32 .s8 is IMMA.16832.S8.S8).
+  longer K is a chain of instructions in k order.
+
+  PTX name            operands  SASS on sm_90a (cuobjdump -sass; measured on the H100)
+  mma.sync.m8n8k16    s8/u8     IMMA.8816.S8.S8    (.satfinite: IMMA.8816.S8.S8.SAT)
+  mma.sync.m16n8k16   s8/u8     IMMA.16816.S8.S8   (U8 in place of S8 for u8 operands)
+  mma.sync.m16n8k32   s8/u8     IMMA.16832.S8.S8
+  mma.sync.m8n8k32    s4/u4     2 x IMMA.8816.S8.S8 on operands widened to 8 bits, + adds
+  mma.sync.m16n8k32   s4/u4     2 x IMMA.16816.S8.S8, + adds
+  mma.sync.m16n8k64   s4/u4     2 x IMMA.16832.S8.S8, + adds
+  wgmma.m64nNk32      s8/u8     sm_90a warpgroup MMA (not probed)
+  tcgen05.mma.kind::i8 s8/u8    sm_100a, no .satfinite (not probed)
+  So IMMA.16832 in a kernel's SASS is mma.sync.m16n8k32 (s8/u8, or s4/u4 m16n8k64 when two of
+  them from RZ meet integer adds), IMMA.16816 is m16n8k16, IMMA.8816 is m8n8k16. More in
+  docs/presets.md.
 )";
 }
 
