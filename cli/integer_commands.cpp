@@ -20,6 +20,9 @@
 namespace tcemu::cli {
 namespace {
 
+// The integer wgmma of the presets (probed as m64n8k32 on sm_90a).
+constexpr std::string_view kWgmma = "wgmma.m64nNk32";
+
 // Floating-point datapath options that mean nothing to an integer datapath.
 constexpr const char* kFloatOnlyOptions[] = {
     "block-terms",     "k-group", "alignment-bits", "alignment-floor", "block-rounding",
@@ -88,7 +91,7 @@ std::string integer_options_help() {
   mma.sync.m8n8k32    s4/u4     2 x IMMA.8816.S8.S8 on operands widened to 8 bits, + adds
   mma.sync.m16n8k32   s4/u4     2 x IMMA.16816.S8.S8, + adds
   mma.sync.m16n8k64   s4/u4     2 x IMMA.16832.S8.S8, + adds
-  wgmma.m64nNk32      s8/u8     sm_90a warpgroup MMA (not probed)
+  wgmma.m64nNk32      s8/u8     IGMMA.64xNx32.S8.S8 (measured for N = 8)
   tcgen05.mma.kind::i8 s8/u8    sm_100a, no .satfinite (not probed)
   So IMMA.16832 in a kernel's SASS is mma.sync.m16n8k32 (s8/u8, or s4/u4 m16n8k64 when two of
   them from RZ meet integer adds), IMMA.16816 is m16n8k16, IMMA.8816 is m8n8k16. More in
@@ -244,15 +247,19 @@ int integer_probe(const Arguments& args) {
   std::filesystem::create_directories(*dir);
   std::size_t total_mismatches = 0, shapes_run = 0;
   for (const auto& [fa, fb] : pairs) {
-    for (const std::string_view shape : gpu::imma_sync_shapes(cc, fa.bits)) {
+    std::vector<std::string_view> shapes = gpu::imma_sync_shapes(cc, fa.bits);
+    if (cc == 90 && fa.bits == 8) shapes.push_back(kWgmma);
+    for (const std::string_view shape : shapes) {
       if (only_shape && *only_shape != shape) continue;
       ++shapes_run;
       for (const bool satfinite : {false, true}) {
         const IntegerDatapath dp = integer_preset(arch, fa, fb, shape, satfinite);
         const IntegerProbeCases probe =
             integer_probe_cases(fa, fb, dp.instruction_k, static_cast<std::size_t>(random), seed);
+        const bool wgmma = shape == kWgmma;
         const std::vector<std::int32_t> d =
-            gpu::run_imma_sync(shape, fa, fb, satfinite, probe.cases);
+            wgmma ? gpu::run_imma_wgmma(fa, fb, satfinite, probe.cases)
+                  : gpu::run_imma_sync(shape, fa, fb, satfinite, probe.cases);
         std::vector<char> differs(d.size(), 0);
         detail::parallel_for(0, static_cast<std::int64_t>(d.size()), 4096,
                              [&](std::int64_t begin, std::int64_t end) {
@@ -264,7 +271,13 @@ int integer_probe(const Arguments& args) {
         const auto mismatches =
             static_cast<std::size_t>(std::count(differs.begin(), differs.end(), 1));
         total_mismatches += mismatches;
-        const std::string stem = std::string(shape.substr(shape.rfind('.') + 1));
+        // The PTX instruction of one case, and the file name's part for it.
+        const std::string ptx =
+            (wgmma ? std::string("wgmma.mma_async.m64n8k32") : std::string(shape) + ".row.col") +
+            (satfinite ? ".satfinite" : "") + ".s32." + std::string(fa.name) + "." +
+            std::string(fb.name) + (wgmma ? "" : ".s32");
+        const std::string stem =
+            wgmma ? "wgmma-m64n8k32" : std::string(shape.substr(shape.rfind('.') + 1));
         const std::filesystem::path path =
             std::filesystem::path(*dir) /
             ("probe-" + gpu_name + "-imma-" + stem + "-" + std::string(fa.name) + "-" +
@@ -276,11 +289,10 @@ int integer_probe(const Arguments& args) {
         const std::size_t crafted_kept = std::min(keep, crafted);
         std::ofstream out(path);
         out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major
-            << device.compute_minor << "), " << shape << ".row.col"
-            << (satfinite ? ".satfinite" : "") << ".s32." << fa.name << "." << fb.name << ".s32, "
-            << random << " random cases (seed " << seed << ") and " << crafted << " crafted, "
-            << mismatches << " mismatches against the emulator; this file keeps " << random_kept
-            << " random and " << crafted_kept << " crafted\n"
+            << device.compute_minor << "), " << ptx << ", " << random << " random cases (seed "
+            << seed << ") and " << crafted << " crafted, " << mismatches
+            << " mismatches against the emulator; this file keeps " << random_kept << " random and "
+            << crafted_kept << " crafted\n"
             << "# validate: tcemu validate --arch " << arch << " --instr " << shape << " --type "
             << fa.name << " --b-type " << fb.name << " --acc s32"
             << (satfinite ? " --satfinite" : "") << " " << path.filename().string() << '\n';

@@ -34,8 +34,8 @@ input format and accumulator the GPU supports (or the one named): N random cases
 line 'K a... b... c d' with the GPU's result d. The file's header names the device and the
 `tcemu validate` command that replays it.
 
-With --instr imma (or an integer --type): every integer mma.sync shape of the GPU
-(imma_runner.hpp), for every pair of s8/u8 (s4/u4) operand formats or the one named, without
+With --instr imma (or an integer --type): every integer mma.sync shape of the GPU, and on an
+sm_90a GPU the wgmma m64n8k32 (imma_runner.hpp), for every pair of s8/u8 (s4/u4) operand formats or the one named, without
 and with .satfinite: N random cases then the crafted ones of integer_probe_cases.hpp, each
 checked on the spot against the emulator's preset for the GPU's architecture and shape (the
 count of mismatches is printed, with the first --show N of them, default 3; exit 1 if any).

@@ -11,7 +11,7 @@
 //  * What one instruction computes: c + the exact sum of its K products, wrapped modulo 2^32
 //    (no .satfinite) or clamped to int32 once (.satfinite). Measured on the H100 for every
 //    mma.sync shape and pair of operand formats, 0 mismatches in 10^6 random and every crafted
-//    case each (docs/presets.md), among them, for every ordered pair of positions (p, q), a sum
+//    case each, and the same for wgmma m64n8k32 (docs/presets.md), among them, for every ordered pair of positions (p, q), a sum
 //    that leaves int32 after the product at p and comes back after the one at q: no partial sum
 //    is clamped, in any k order. The rows of other architectures follow the PTX ISA.
 #include <tcemu/emulator/integer_presets.hpp>
@@ -55,7 +55,7 @@ std::vector<IntegerInstruction> table() {
   mma_sync("sm89", true, "", "", "", "", "", "");
   mma_sync("sm90", true, kSm90Sass8K16, kSm90Sass8K32, kSm90Sass4K32, kSm90Sass4K64, kSm90Sass8M8,
            kSm90Sass4M8);
-  rows.push_back({"sm90", "wgmma.m64nNk32", 64, 0, 32, 8, true, ""});
+  rows.push_back({"sm90", "wgmma.m64nNk32", 64, 0, 32, 8, true, "IGMMA.64xNx32.S8.S8"});
   mma_sync("sm100", true, "", "", "", "", "", "");
   rows.push_back({"sm100", "tcgen05.mma.kind::i8", 128, 0, 32, 8, false, ""});
   return rows;

@@ -63,9 +63,9 @@ TEST(H100ImmaProbe, EveryRecordedCaseReplaysThroughTheSm90Preset) {
     variants.insert(instruction + " " + std::string(dp->a_format.name) + " " +
                     std::string(dp->b_format.name) + " " + std::string(name_of(dp->overflow)));
   }
-  // Six shapes x four format pairs x wrap / .satfinite, one file each.
-  EXPECT_EQ(files, 48u);
-  EXPECT_EQ(variants.size(), 48u);
+  // Six mma.sync shapes and wgmma x four format pairs x wrap / .satfinite, one file each.
+  EXPECT_EQ(files, 56u);
+  EXPECT_EQ(variants.size(), 56u);
 }
 
 }  // namespace

@@ -52,6 +52,40 @@ TEST(ImmaRunner, EveryShapeMatchesItsPreset) {
   EXPECT_EQ(shapes, cc >= 80 ? 24u : 8u);
 }
 
+TEST(ImmaRunner, WgmmaMatchesItsPreset) {
+  const auto devices = gpu::list_devices();
+  if (devices.empty()) GTEST_SKIP() << "no CUDA device";
+  const gpu::DeviceInfo& device = devices.front();
+  if (device.compute_major != 9 || device.compute_minor != 0) {
+    GTEST_SKIP() << device.name << " has no wgmma (sm_90a only)";
+  }
+  using namespace integer_formats;
+  const std::pair<IntegerFormat, IntegerFormat> pairs[] = {{s8, s8}, {s8, u8}, {u8, s8}, {u8, u8}};
+  for (const auto& [a, b] : pairs) {
+    for (const bool satfinite : {false, true}) {
+      const IntegerDatapath dp = integer_preset("sm90", a, b, "wgmma.m64nNk32", satfinite);
+      const IntegerProbeCases probe = integer_probe_cases(a, b, 32, 5000, 15);
+      const std::vector<std::int32_t> d = gpu::run_imma_wgmma(a, b, satfinite, probe.cases);
+      ASSERT_EQ(d.size(), probe.cases.size());
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        const IntegerMmaCase& c = probe.cases[i];
+        const std::int32_t expected = integer_mma_element(dp, c.a, c.b, c.c);
+        if (expected != d[i] && ++mismatches <= 3) {
+          ADD_FAILURE() << "wgmma" << (satfinite ? ".satfinite " : " ") << a.name << " x " << b.name
+                        << " " << (probe.names[i].empty() ? "random" : probe.names[i]) << ": GPU "
+                        << to_hex(s32, d[i]) << ", emulated " << to_hex(s32, expected) << "\n  "
+                        << format_integer_case_line(c, a, b);
+        }
+      }
+      EXPECT_EQ(mismatches, 0u) << "wgmma " << a.name << " x " << b.name;
+    }
+  }
+  IntegerMmaCase four{std::vector<std::int32_t>(32, 1), std::vector<std::int32_t>(32, 1), 0,
+                      std::nullopt};
+  EXPECT_THROW(gpu::run_imma_wgmma(s4, s4, false, {&four, 1}), std::invalid_argument);
+}
+
 TEST(ImmaRunner, RefusesCasesThatDoNotFitTheShape) {
   using namespace integer_formats;
   IntegerMmaCase short_case{{1, 2}, {3, 4}, 0, std::nullopt};

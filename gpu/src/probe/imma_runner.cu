@@ -12,10 +12,12 @@
 #include <stdexcept>
 #include <string>
 
+#include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/imma_runner.hpp>
 
 #include "cuda_check.hpp"
 #include "device_words.hpp"
+#include "wgmma_operands.cuh"
 
 namespace tcemu::gpu {
 namespace {
@@ -120,53 +122,139 @@ __global__ void imma_cases(const std::uint32_t* a_values, const std::uint32_t* b
   if (lane == 0) d_values[warp] = static_cast<std::uint32_t>(rd[0]);
 }
 
+// The cases' values on the device, one word each, and room for the results.
+class DeviceCases {
+ public:
+  explicit DeviceCases(std::span<const IntegerMmaCase> cases)
+      : count_(cases.size()),
+        a_(words(cases, &IntegerMmaCase::a)),
+        b_(words(cases, &IntegerMmaCase::b)),
+        c_(c_words(cases)),
+        d_(cases.size()) {}
+  const std::uint32_t* a() const { return a_.get(); }
+  const std::uint32_t* b() const { return b_.get(); }
+  const std::uint32_t* c() const { return c_.get(); }
+  std::uint32_t* d() const { return d_.get(); }
+  std::size_t count() const { return count_; }
+  // The results, once the launch has finished.
+  std::vector<std::int32_t> results() const {
+    TCEMU_CUDA_CHECK(cudaGetLastError());
+    TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::uint32_t> d = d_.to_host();
+    return std::vector<std::int32_t>(d.begin(), d.end());
+  }
+
+ private:
+  static std::vector<std::uint32_t> words(std::span<const IntegerMmaCase> cases,
+                                          std::vector<std::int32_t> IntegerMmaCase::*operand) {
+    std::vector<std::uint32_t> out;
+    out.reserve(cases.empty() ? 0 : cases.size() * (cases[0].*operand).size());
+    for (const IntegerMmaCase& x : cases) {
+      for (std::int32_t v : x.*operand) out.push_back(static_cast<std::uint32_t>(v));
+    }
+    return out;
+  }
+  static std::vector<std::uint32_t> c_words(std::span<const IntegerMmaCase> cases) {
+    std::vector<std::uint32_t> out;
+    out.reserve(cases.size());
+    for (const IntegerMmaCase& x : cases) out.push_back(static_cast<std::uint32_t>(x.c));
+    return out;
+  }
+  std::size_t count_;
+  detail::DeviceWords a_, b_, c_, d_;
+};
+
 template <int M, int K, int Bits, bool ASigned, bool BSigned, bool Saturate>
 std::vector<std::int32_t> launch(std::span<const IntegerMmaCase> cases) {
-  const std::size_t n = cases.size();
-  if (n == 0) return {};
-  std::vector<std::uint32_t> a, b, c;
-  a.reserve(n * K);
-  b.reserve(n * K);
-  c.reserve(n);
-  for (const IntegerMmaCase& x : cases) {
-    for (std::int32_t v : x.a) a.push_back(static_cast<std::uint32_t>(v));
-    for (std::int32_t v : x.b) b.push_back(static_cast<std::uint32_t>(v));
-    c.push_back(static_cast<std::uint32_t>(x.c));
-  }
-  const detail::DeviceWords da(a), db(b), dc(c);
-  detail::DeviceWords dd(n);
+  if (cases.empty()) return {};
+  const DeviceCases dc(cases);
   constexpr int kThreads = 256;
-  const auto blocks = static_cast<unsigned>((n * 32 + kThreads - 1) / kThreads);
+  const auto blocks = static_cast<unsigned>((dc.count() * 32 + kThreads - 1) / kThreads);
   imma_cases<M, K, Bits, ASigned, BSigned, Saturate>
-      <<<blocks, kThreads>>>(da.get(), db.get(), dc.get(), dd.get(), static_cast<int>(n));
-  TCEMU_CUDA_CHECK(cudaGetLastError());
-  TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<std::uint32_t> d = dd.to_host();
-  return std::vector<std::int32_t>(d.begin(), d.end());
+      <<<blocks, kThreads>>>(dc.a(), dc.b(), dc.c(), dc.d(), static_cast<int>(dc.count()));
+  return dc.results();
+}
+
+// f(std::bool_constant<a_signed>, std::bool_constant<b_signed>, std::bool_constant<saturate>).
+template <typename F>
+std::vector<std::int32_t> with_variant(bool a_signed, bool b_signed, bool saturate, F f) {
+  const auto b_and_saturate = [&](auto a) {
+    const auto saturate_only = [&](auto b) {
+      return saturate ? f(a, b, std::true_type{}) : f(a, b, std::false_type{});
+    };
+    return b_signed ? saturate_only(std::true_type{}) : saturate_only(std::false_type{});
+  };
+  return a_signed ? b_and_saturate(std::true_type{}) : b_and_saturate(std::false_type{});
 }
 
 template <int M, int K, int Bits>
 std::vector<std::int32_t> launch_variant(bool a_signed, bool b_signed, bool saturate,
                                          std::span<const IntegerMmaCase> cases) {
-  const int variant = (a_signed ? 4 : 0) + (b_signed ? 2 : 0) + (saturate ? 1 : 0);
-  switch (variant) {
-    case 0:
-      return launch<M, K, Bits, false, false, false>(cases);
-    case 1:
-      return launch<M, K, Bits, false, false, true>(cases);
-    case 2:
-      return launch<M, K, Bits, false, true, false>(cases);
-    case 3:
-      return launch<M, K, Bits, false, true, true>(cases);
-    case 4:
-      return launch<M, K, Bits, true, false, false>(cases);
-    case 5:
-      return launch<M, K, Bits, true, false, true>(cases);
-    case 6:
-      return launch<M, K, Bits, true, true, false>(cases);
-    default:
-      return launch<M, K, Bits, true, true, true>(cases);
+  return with_variant(a_signed, b_signed, saturate, [&](auto a, auto b, auto s) {
+    return launch<M, K, Bits, decltype(a)::value, decltype(b)::value, decltype(s)::value>(cases);
+  });
+}
+
+// D(0, 0) += row 0 of A . column 0 of B through one wgmma.mma_async.m64n8k32 (sm_90a), waited
+// for; the fences as in wgmma_runner.cu.
+template <bool ASigned, bool BSigned, bool Saturate>
+__device__ void imma_wgmma(std::uint64_t a, std::uint64_t b, int (&d)[4]) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])::"memory");
+#define TCEMU_WGMMA_S32(TYPES)                                                                \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\nwgmma.mma_async.sync.aligned." TYPES \
+               " {%0,%1,%2,%3}, %4, %5, p;\n}\n"                                              \
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])                               \
+               : "l"(a), "l"(b), "r"(1))
+#define TCEMU_WGMMA_SIGNS(SAT)                    \
+  if constexpr (ASigned && BSigned) {             \
+    TCEMU_WGMMA_S32("m64n8k32" SAT ".s32.s8.s8"); \
+  } else if constexpr (ASigned) {                 \
+    TCEMU_WGMMA_S32("m64n8k32" SAT ".s32.s8.u8"); \
+  } else if constexpr (BSigned) {                 \
+    TCEMU_WGMMA_S32("m64n8k32" SAT ".s32.u8.s8"); \
+  } else {                                        \
+    TCEMU_WGMMA_S32("m64n8k32" SAT ".s32.u8.u8"); \
   }
+  if constexpr (Saturate) {
+    TCEMU_WGMMA_SIGNS(".satfinite")
+  } else {
+    TCEMU_WGMMA_SIGNS("")
+  }
+#undef TCEMU_WGMMA_SIGNS
+#undef TCEMU_WGMMA_S32
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#else
+  __trap();  // the host refuses devices other than sm_90 before launching
+#endif
+}
+
+// One block (one warpgroup) per case; a and b hold 32 values per case (one word each).
+template <bool ASigned, bool BSigned, bool Saturate>
+__global__ void imma_wgmma_cases(const std::uint32_t* a_values, const std::uint32_t* b_values,
+                                 const std::uint32_t* c_values, std::uint32_t* d_values) {
+  __shared__ __align__(128) unsigned char a[detail::kWgmmaOperandBytes];
+  __shared__ __align__(128) unsigned char b[detail::kWgmmaOperandBytes];
+  constexpr int k = 32;
+  const int lane = static_cast<int>(threadIdx.x);
+  const long long id = blockIdx.x;
+  for (int i = lane; i < detail::kWgmmaOperandBytes; i += blockDim.x) a[i] = b[i] = 0;
+  __syncthreads();
+  if (lane == 0) {
+    detail::put_wgmma_row(a, a_values + id * k, k, 1);
+    detail::put_wgmma_row(b, b_values + id * k, k, 1);
+  }
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+  __syncthreads();
+  int d[4] = {0, 0, 0, 0};
+  if (lane == 0) d[0] = static_cast<int>(c_values[id]);
+  imma_wgmma<ASigned, BSigned, Saturate>(detail::wgmma_descriptor(a), detail::wgmma_descriptor(b),
+                                         d);
+  if (lane == 0) d_values[id] = static_cast<std::uint32_t>(d[0]);
 }
 
 struct Shape {
@@ -180,6 +268,28 @@ constexpr Shape kShapes[] = {
     {"mma.sync.m16n8k32", 16, 32, 4, 80}, {"mma.sync.m16n8k64", 16, 64, 4, 80},
 };
 
+// Throws std::invalid_argument naming the first case whose K is not k or whose values lie outside
+// the formats.
+void check_cases(const char* caller, std::string_view shape, int k, const IntegerFormat& a_format,
+                 const IntegerFormat& b_format, std::span<const IntegerMmaCase> cases) {
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const IntegerMmaCase& x = cases[i];
+    if (x.a.size() != static_cast<std::size_t>(k) || x.b.size() != x.a.size()) {
+      throw std::invalid_argument(std::string(caller) + ": case " + std::to_string(i + 1) +
+                                  " has K = " + std::to_string(x.a.size()) + ", " +
+                                  std::string(shape) + " takes K = " + std::to_string(k));
+    }
+    for (std::size_t p = 0; p < x.a.size(); ++p) {
+      if (!a_format.holds(x.a[p]) || !b_format.holds(x.b[p])) {
+        throw std::invalid_argument(std::string(caller) + ": case " + std::to_string(i + 1) +
+                                    " has an operand outside " + std::string(a_format.name) +
+                                    " x " + std::string(b_format.name) +
+                                    " at k = " + std::to_string(p));
+      }
+    }
+  }
+}
+
 int compute_capability() {
   int device = 0, major = 0, minor = 0;
   TCEMU_CUDA_CHECK(cudaGetDevice(&device));
@@ -189,6 +299,30 @@ int compute_capability() {
 }
 
 }  // namespace
+
+std::vector<std::int32_t> run_imma_wgmma(const IntegerFormat& a_format,
+                                         const IntegerFormat& b_format, bool satfinite,
+                                         std::span<const IntegerMmaCase> cases) {
+  if (a_format.bits != 8 || b_format.bits != 8) {
+    throw std::invalid_argument("run_imma_wgmma: wgmma takes s8/u8 operands, not " +
+                                std::string(a_format.name) + " x " + std::string(b_format.name));
+  }
+  check_cases("run_imma_wgmma", "wgmma.m64n8k32", 32, a_format, b_format, cases);
+  const DeviceInfo device = require_device();
+  if (device.compute_major != 9 || device.compute_minor != 0) {
+    throw std::runtime_error("wgmma needs an sm_90a device (compute capability 9.0); " +
+                             device.name + " has " + std::to_string(device.compute_major) + "." +
+                             std::to_string(device.compute_minor));
+  }
+  if (cases.empty()) return {};
+  return with_variant(
+      a_format.is_signed, b_format.is_signed, satfinite, [&](auto a, auto b, auto s) {
+        const DeviceCases dc(cases);
+        imma_wgmma_cases<decltype(a)::value, decltype(b)::value, decltype(s)::value>
+            <<<static_cast<unsigned>(dc.count()), 128>>>(dc.a(), dc.b(), dc.c(), dc.d());
+        return dc.results();
+      });
+}
 
 std::vector<std::string_view> imma_sync_shapes(int cc, int operand_bits) {
   std::vector<std::string_view> names;
@@ -210,22 +344,7 @@ std::vector<std::int32_t> run_imma_sync(std::string_view shape, const IntegerFor
     throw std::invalid_argument("run_imma_sync: no integer " + std::string(shape) + " for " +
                                 std::string(a_format.name) + " operands");
   }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const IntegerMmaCase& x = cases[i];
-    if (x.a.size() != static_cast<std::size_t>(s->k) || x.b.size() != x.a.size()) {
-      throw std::invalid_argument("run_imma_sync: case " + std::to_string(i + 1) +
-                                  " has K = " + std::to_string(x.a.size()) + ", " +
-                                  std::string(shape) + " takes K = " + std::to_string(s->k));
-    }
-    for (std::size_t p = 0; p < x.a.size(); ++p) {
-      if (!a_format.holds(x.a[p]) || !b_format.holds(x.b[p])) {
-        throw std::invalid_argument("run_imma_sync: case " + std::to_string(i + 1) +
-                                    " has an operand outside " + std::string(a_format.name) +
-                                    " x " + std::string(b_format.name) +
-                                    " at k = " + std::to_string(p));
-      }
-    }
-  }
+  check_cases("run_imma_sync", shape, s->k, a_format, b_format, cases);
   const int cc = compute_capability();
   if (cc < s->min_cc) {
     throw std::runtime_error(std::string(shape) + " needs compute capability " +

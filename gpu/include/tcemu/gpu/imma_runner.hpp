@@ -27,4 +27,11 @@ std::vector<std::int32_t> run_imma_sync(std::string_view shape, const IntegerFor
                                         const IntegerFormat& b_format, bool satfinite,
                                         std::span<const IntegerMmaCase> cases);
 
+// The same through one warpgroup-level wgmma.mma_async.m64n8k32 (.s32 with s8/u8 operands, A
+// and B K-major in shared memory), which only sm_90a devices have: K = 32 per case. Throws as
+// run_imma_sync does, and std::runtime_error on any device other than compute capability 9.0.
+std::vector<std::int32_t> run_imma_wgmma(const IntegerFormat& a_format,
+                                         const IntegerFormat& b_format, bool satfinite,
+                                         std::span<const IntegerMmaCase> cases);
+
 }  // namespace tcemu::gpu
