@@ -44,12 +44,26 @@ IntegerFormat operand_option(const Arguments& args, const std::string& name,
 }
 
 // Runs every case of `in` through the datapath, one result per line.
-bool mma_stream(std::istream& in, const std::string& name, const IntegerDatapath& dp) {
+// Throws CaseFileError unless a case of K terms fits the instruction the arguments name
+// (check_integer_shape_k).
+void check_case_k(const Arguments& args, const IntegerDatapath& dp, std::size_t k,
+                  std::size_t line) {
+  try {
+    check_integer_shape_k(args.value_or("arch", "sm90"), dp.a_format.bits,
+                          args.value_or("instr", "mma.sync"), k);
+  } catch (const std::invalid_argument& e) {
+    throw CaseFileError(line, e.what());
+  }
+}
+
+bool mma_stream(std::istream& in, const std::string& name, const Arguments& args,
+                const IntegerDatapath& dp) {
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
     try {
       const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
       if (!c) continue;
+      check_case_k(args, dp, c->a.size(), line);
       std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c)) << '\n';
     } catch (const CaseFileError& e) {
       std::cout.flush();
@@ -151,7 +165,7 @@ int integer_mma(const Arguments& args) {
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!mma_stream(std::cin, "<stdin>", dp)) return 1;
+      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 1;
       continue;
     }
     std::ifstream in;
@@ -162,7 +176,7 @@ int integer_mma(const Arguments& args) {
       std::cerr << "tcemu mma: " << e.what() << '\n';
       return 1;
     }
-    if (!mma_stream(in, file, dp)) return 1;
+    if (!mma_stream(in, file, args, dp)) return 1;
   }
   return 0;
 }
@@ -186,6 +200,7 @@ int integer_validate(const Arguments& args, std::size_t show) {
       try {
         c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
         if (c && !c->d) throw CaseFileError(line, "no recorded result d to validate against");
+        if (c) check_case_k(args, dp, c->a.size(), line);
       } catch (const CaseFileError& e) {
         throw std::runtime_error(file + ": " + e.what());
       }

@@ -11,9 +11,10 @@
 //  * What one instruction computes: c + the exact sum of its K products, wrapped modulo 2^32
 //    (no .satfinite) or clamped to int32 once (.satfinite). Measured on the H100 for every
 //    mma.sync shape and pair of operand formats, 0 mismatches in 10^6 random and every crafted
-//    case each, and the same for wgmma m64n8k32 (docs/presets.md), among them, for every ordered pair of positions (p, q), a sum
-//    that leaves int32 after the product at p and comes back after the one at q: no partial sum
-//    is clamped, in any k order. The rows of other architectures follow the PTX ISA.
+//    case each, and the same for wgmma m64n8k32 (docs/presets.md), among them, for every ordered
+//    pair of positions (p, q), a sum that leaves int32 after the product at p and comes back after
+//    the one at q: no partial sum is clamped, in any k order. The rows of other architectures
+//    follow the PTX ISA.
 #include <tcemu/emulator/integer_presets.hpp>
 
 #include <sstream>
@@ -130,6 +131,21 @@ IntegerDatapath integer_preset(std::string_view arch, const IntegerFormat& a,
   }
   dp.instruction_k = row.k;
   return dp;
+}
+
+void check_integer_shape_k(std::string_view arch, int operand_bits, std::string_view instruction,
+                           std::size_t k) {
+  const IntegerInstruction row = integer_instruction(arch, operand_bits, instruction);
+  const bool plain = instruction == "mma.sync" || row.name == "tcgen05.mma.kind::i8";
+  if (plain || k % static_cast<std::size_t>(row.k) == 0) return;
+  std::string shapes;
+  for (const IntegerInstruction& r : integer_instructions(arch, operand_bits)) {
+    shapes +=
+        (shapes.empty() ? "" : ", ") + std::string(r.name) + " (K " + std::to_string(r.k) + ")";
+  }
+  throw std::invalid_argument("K = " + std::to_string(k) + " is not a multiple of " +
+                              std::string(row.name) + "'s K = " + std::to_string(row.k) + "; " +
+                              std::string(arch) + " has " + shapes + ", and mma.sync takes any K");
 }
 
 std::string describe(const IntegerDatapath& dp) {

@@ -57,6 +57,13 @@ TEST(IntegerCli, BadInputIsRefusedNamingIt) {
       run("mma --type s8 --arch sm100 --instr tcgen05.mma.kind::i8 --satfinite", "");
   EXPECT_EQ(tcgen.status, 2);
   EXPECT_NE(tcgen.output.find("has no .satfinite"), std::string::npos) << tcgen.output;
+  const Result k = run("mma --type s8 --instr mma.sync.m16n8k16", "1 01 01 00000000\n");
+  EXPECT_EQ(k.status, 1);
+  EXPECT_NE(k.output.find("line 1: K = 1 is not a multiple of mma.sync.m16n8k16's K = 16; sm90 "
+                          "has mma.sync.m8n8k16 (K 16)"),
+            std::string::npos)
+      << k.output;
+  EXPECT_EQ(run("mma --type s8", "1 01 01 00000000\n").output, "00000001\n");  // any K
   const Result override = run("mma --type s8 --block-terms 4", "");
   EXPECT_EQ(override.status, 2);
   EXPECT_NE(override.output.find("--block-terms is a floating-point datapath option"),

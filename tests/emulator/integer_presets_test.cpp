@@ -85,6 +85,20 @@ TEST(IntegerPresets, RefusalsNameWhatIsMissing) {
             std::string::npos);
 }
 
+TEST(IntegerPresets, NamedShapesTakeMultiplesOfTheirK) {
+  EXPECT_NO_THROW(check_integer_shape_k("sm90", 8, "mma.sync.m16n8k32", 64));
+  EXPECT_NO_THROW(check_integer_shape_k("sm90", 8, "mma.sync", 5));
+  EXPECT_NO_THROW(check_integer_shape_k("sm100", 8, "tcgen05.mma.kind::i8", 5));
+  EXPECT_NO_THROW(check_integer_shape_k("sm90", 4, "mma.sync.m16n8k64", 0));
+  const std::string message =
+      thrown_message([] { check_integer_shape_k("sm90", 4, "mma.sync.m16n8k64", 32); });
+  EXPECT_NE(message.find("K = 32 is not a multiple of mma.sync.m16n8k64's K = 64"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("mma.sync.m16n8k32 (K 32)"), std::string::npos) << message;
+  EXPECT_THROW(check_integer_shape_k("sm90", 8, "wgmma.m64nNk32", 16), std::invalid_argument);
+}
+
 TEST(IntegerCaseFile, LinesRoundTripWithTheirDigitCounts) {
   const auto c = parse_integer_case_line("2 7f 80 01 ff 7ffffffe 800000fd", 1, s8, u8);
   ASSERT_TRUE(c.has_value());
@@ -151,8 +165,8 @@ TEST(IntegerProbeCases, RandomCasesAreInRangeOverflowOftenAndIgnoreThreads) {
     }
     EXPECT_EQ(in_range, 4000u);
     EXPECT_GT(overflow, 320u) << a.name << " x " << b.name;  // more than 8 % overflow
-    EXPECT_GT(extremes, 4000u * k / 20);  // more than 5 % of a at its extremes
-    EXPECT_LT(overflow, 3000u);  // and most do not
+    EXPECT_GT(extremes, 4000u * k / 20);                     // more than 5 % of a at its extremes
+    EXPECT_LT(overflow, 3000u);                              // and most do not
   }
 }
 

@@ -41,6 +41,12 @@ IntegerDatapath integer_preset(std::string_view arch, const IntegerFormat& a,
 IntegerInstruction integer_instruction(std::string_view arch, int operand_bits,
                                        std::string_view instruction);
 
+// Throws std::invalid_argument unless k is a multiple of the K of a named shape (every name but
+// the plain mma.sync and tcgen05.mma.kind::i8, which accept any K as a chain with a shorter last
+// instruction). The message names the instruction, its K and the shapes the architecture has.
+void check_integer_shape_k(std::string_view arch, int operand_bits, std::string_view instruction,
+                           std::size_t k);
+
 // One line describing the datapath ("s8 x u8 -> s32, K = 32 per instruction, wrap").
 std::string describe(const IntegerDatapath& datapath);
 
