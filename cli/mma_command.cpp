@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "input_file.hpp"
+#include "integer_commands.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -21,7 +22,8 @@ line, and writes one result per line to standard output:
 
 Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digits, tf32: the
 8-digit fp32 container, e4m3/e5m2: 2 digits; c and the result: 8 digits for an fp32
-accumulator, 4 for fp16). A line is one output element of one MMA instruction with that K; a
+accumulator, 4 for fp16; integer formats: 2 digits per s8/u8 operand, 1 per s4/u4, 8 for an
+s32 c and result). A line is one output element of one MMA instruction with that K; a
 larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
 A malformed line stops the run with an error naming the file and line.
 
@@ -48,11 +50,15 @@ bool run_stream(std::istream& in, const std::string& name, const Datapath& dp) {
 
 int mma_command(const std::vector<std::string>& words) {
   auto names = datapath_option_names();
-  const Arguments args(words, names, {"help"});
+  names.merge(integer_value_option_names());
+  auto flags = integer_flag_names();
+  flags.insert("help");
+  const Arguments args(words, names, flags);
   if (args.flag("help")) {
-    std::cout << kUsage << datapath_options_help();
+    std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
     return 0;
   }
+  if (integer_requested(args)) return integer_mma(args);
   const Datapath dp = datapath_from(args);
   std::vector<std::string> files = args.positional();
   if (files.empty()) files.push_back("-");

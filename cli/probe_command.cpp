@@ -15,6 +15,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "integer_commands.hpp"
 #include "probe_cases.hpp"
 
 namespace tcemu::cli {
@@ -22,6 +23,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: tcemu probe --out-dir DIR [--type FORMAT --acc FORMAT]
                    [--instr mma.sync|wgmma] [--random N] [--seed S]
+       tcemu probe --out-dir DIR --instr imma [--type s8|u8|s4|u4 [--b-type F]]
+                   [--shape mma.sync.mMnNkK] [--random N] [--seed S] [--record N] [--show N]
 
 Runs cases through the warp-level mma.sync instruction of the present GPU, or with --instr wgmma
 through the warpgroup-level wgmma of an sm_90a GPU (one case per instruction: row 0 of A,
@@ -30,6 +33,14 @@ input format and accumulator the GPU supports (or the one named): N random cases
 100000) from the scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each
 line 'K a... b... c d' with the GPU's result d. The file's header names the device and the
 `tcemu validate` command that replays it.
+
+With --instr imma (or an integer --type): every integer mma.sync shape of the GPU, and on an
+sm_90a GPU the wgmma m64n8k32 (imma_runner.hpp), for every pair of s8/u8 (s4/u4) operand formats or the one named, without
+and with .satfinite: N random cases then the crafted ones of integer_probe_cases.hpp, each
+checked on the spot against the emulator's preset for the GPU's architecture and shape (the
+count of mismatches is printed, with the first --show N of them, default 3; exit 1 if any).
+DIR/probe-GPU-imma-SHAPE-A-B[-satfinite].txt keeps the first --record N random cases and N
+crafted ones evenly spaced (default: every case), as integer case lines with the GPU's d.
 
 )";
 
@@ -74,10 +85,19 @@ void probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, c
 }  // namespace
 
 int probe_command(const std::vector<std::string>& words) {
-  const Arguments args(words, {"out-dir", "type", "acc", "instr", "random", "seed"}, {"help"});
+  const Arguments args(
+      words,
+      {"out-dir", "type", "acc", "instr", "random", "seed", "b-type", "shape", "record", "show"},
+      {"help"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
+  }
+  if (args.value_or("instr", "") == "imma" || integer_requested(args)) return integer_probe(args);
+  for (const char* integer_only : {"b-type", "shape", "record", "show"}) {
+    if (args.value(integer_only)) {
+      throw UsageError("--" + std::string(integer_only) + " applies to --instr imma only");
+    }
   }
 #if TCEMU_WITH_GPU
   const auto dir = args.value("out-dir");

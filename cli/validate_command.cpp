@@ -13,6 +13,7 @@
 #include "datapath_options.hpp"
 #include "gemm_operands.hpp"
 #include "input_file.hpp"
+#include "integer_commands.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -87,13 +88,21 @@ int validate_command(const std::vector<std::string>& words) {
   names.merge(gemm_operand_option_names());
   names.insert("show");
   names.insert("d");
-  const Arguments args(words, names, {"help"});
+  names.merge(integer_value_option_names());
+  auto flags = integer_flag_names();
+  flags.insert("help");
+  const Arguments args(words, names, flags);
   if (args.flag("help")) {
-    std::cout << kUsage << gemm_operand_options_help() << '\n' << datapath_options_help();
+    std::cout << kUsage << gemm_operand_options_help() << '\n'
+              << datapath_options_help() << '\n'
+              << integer_options_help();
     return 0;
   }
   const long long show_option = args.integer("show").value_or(5);
   if (show_option < 0) throw UsageError("--show must be 0 or positive");
+  if (integer_requested(args)) {
+    return integer_validate(args, static_cast<std::size_t>(show_option));
+  }
   const Datapath dp = datapath_from(args);
   if (args.value("d")) {
     std::cout << "datapath: " << describe(dp) << '\n';

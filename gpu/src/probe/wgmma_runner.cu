@@ -1,13 +1,5 @@
-// One wgmma per case (sm_90a), for `tcemu probe --instr wgmma` and the wgmma tests.
-//
-// A warpgroup (128 threads) runs wgmma.mma_async m64n8kK with A and B in shared memory, K-major,
-// without swizzling: each operand is a grid of "core matrices" of 8 rows x 16 bytes, 128
-// contiguous bytes each, and the descriptor gives the byte distance between core matrices
-// adjacent in K (leading byte offset) and adjacent in M or N (stride byte offset). Both are 128
-// here, so core matrix (i, j) sits at (i + j) * 128 whichever way round the hardware reads the two
-// fields: row 0 of A and column 0 of B, the only nonzero data, live in core matrices (0, 0) and
-// (0, 1) at bytes 0-15 and 128-143. Other rows overlap, which changes only rows of D other than
-// row 0. D(0, 0) is register 0 of thread 0 (the mma.sync C/D layout, per warp of 16 rows).
+// One wgmma per case (sm_90a), for `tcemu probe --instr wgmma` and the wgmma tests: the operands
+// and the descriptors are those of wgmma_operands.cuh.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -19,21 +11,13 @@
 #include "cuda_check.hpp"
 #include "device_words.hpp"
 #include "gemm/mma_fragments.cuh"
+#include "wgmma_operands.cuh"
 
 namespace tcemu::gpu {
 namespace {
 
 using detail::DeviceWords;
 using detail::Instruction;
-
-constexpr int kCoreBytes = 128;
-constexpr int kOperandBytes = 2048;  // covers (7 + 1) core matrices at 128-byte steps
-
-__device__ inline std::uint64_t descriptor(const void* shared) {
-  const auto address = static_cast<std::uint64_t>(__cvta_generic_to_shared(shared));
-  constexpr std::uint64_t offset = kCoreBytes >> 4;
-  return ((address & 0x3FFFF) >> 4) | (offset << 16) | (offset << 32);  // swizzle bits 62-63: 0
-}
 
 // d += A B through one wgmma, waited for. The fences order the accumulator registers (written
 // by ordinary instructions) before the asynchronous instruction reads them.
@@ -83,33 +67,21 @@ __device__ void wgmma(std::uint64_t a, std::uint64_t b, unsigned (&d)[4]) {
 #endif
 }
 
-// Element e of a K-major row of 32 bytes: bytes 0-15 in core matrix (0, 0), 16-31 in (0, 1).
-__device__ inline void put_row(unsigned char* operand, const std::uint32_t* elements, int k,
-                               int element_bytes) {
-  for (int e = 0; e < k; ++e) {
-    for (int byte = 0; byte < element_bytes; ++byte) {
-      const int offset = e * element_bytes + byte;
-      operand[offset < 16 ? offset : kCoreBytes + offset - 16] =
-          static_cast<unsigned char>(elements[e] >> (8 * byte));
-    }
-  }
-}
-
 // One block (one warpgroup) per case; inputs are K container words per case.
 template <Instruction I>
 __global__ void wgmma_cases(const std::uint32_t* a_bits, const std::uint32_t* b_bits,
                             const std::uint32_t* c_bits, std::uint32_t* d_bits) {
-  __shared__ __align__(128) unsigned char a[kOperandBytes];
-  __shared__ __align__(128) unsigned char b[kOperandBytes];
+  __shared__ __align__(128) unsigned char a[detail::kWgmmaOperandBytes];
+  __shared__ __align__(128) unsigned char b[detail::kWgmmaOperandBytes];
   constexpr int k = detail::instruction_k(I);
   constexpr bool half = detail::fp16_accumulator(I);
   const int lane = static_cast<int>(threadIdx.x);
   const long long id = blockIdx.x;
-  for (int i = lane; i < kOperandBytes; i += blockDim.x) a[i] = b[i] = 0;
+  for (int i = lane; i < detail::kWgmmaOperandBytes; i += blockDim.x) a[i] = b[i] = 0;
   __syncthreads();
   if (lane == 0) {
-    put_row(a, a_bits + id * k, k, detail::input_bytes(I));
-    put_row(b, b_bits + id * k, k, detail::input_bytes(I));
+    detail::put_wgmma_row(a, a_bits + id * k, k, detail::input_bytes(I));
+    detail::put_wgmma_row(b, b_bits + id * k, k, detail::input_bytes(I));
   }
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // Ordinary stores that the tensor cores read next: order them for the async proxy.
@@ -118,7 +90,7 @@ __global__ void wgmma_cases(const std::uint32_t* a_bits, const std::uint32_t* b_
   __syncthreads();
   unsigned d[4] = {0, 0, 0, 0};
   if (lane == 0) d[0] = half ? (c_bits[id] & 0xFFFFu) : c_bits[id];
-  wgmma<I>(descriptor(a), descriptor(b), d);
+  wgmma<I>(detail::wgmma_descriptor(a), detail::wgmma_descriptor(b), d);
   if (lane == 0) d_bits[id] = half ? (d[0] & 0xFFFFu) : d[0];
 }
 
