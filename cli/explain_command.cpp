@@ -312,8 +312,9 @@ void show_summation(const Setting& s, const Operands& x, const ScaledProducts& p
 void show_rho(explain::Document& d, const Datapath& dp, std::int64_t k, int p_bits) {
   d.heading("Why rho (the slice width) is what it is");
   d.paragraph(
-      "The split adds sigma = 1.5 x 2^(E + rho), rho = 53 - b: (x + sigma) - sigma keeps "
-      "the bits of x from 2^E down to 2^(E + 1 - b) and the remainder is exact (Ozaki, "
+      "The split adds sigma = 0.75 x 2^(tau + rho), tau = ceil(log2 max|x|), rho = 53 - b: "
+      "(x + sigma) - sigma keeps the bits of x from 2^tau down to 2^(tau - b) and the "
+      "remainder is exact (Ozaki, "
       "Ogita, Oishi and Rump 2012). b is the widest slice whose products stay exact: k "
       "products of integers <= 2^b sum to at most k 2^(2b), which must stay below 2^P, "
       "the bits a product keeps (ozaki/split_rule.hpp: b = floor((P - bit_width(k)) / 2), "
@@ -374,9 +375,9 @@ explain::Document ozaki_document(const Arguments& args) {
   backend->copy_in(x.b.data(), b_buf, x.b.size() * 8);
   const RealMatrix ra{&a_buf, 0, Real::fp64, x.m, x.k, x.k, Layout::row_major};
   const RealMatrix rb{&b_buf, 0, Real::fp64, x.k, x.n, x.k, Layout::column_major};
-  s.out << "2. Split (Algorithm 1). Per vector: E = exponent of the largest remainder "
-           "magnitude (read from its bits),\n"
-           "   u = 2^(E + 1 - b), slice = (x + sigma) - sigma with sigma = 1.5 * 2^(E + 53 - b): "
+  s.out << "2. Split (Algorithm 1). Per vector: tau = ceil(log2 of the largest remainder "
+           "magnitude) (read from its bits),\n"
+           "   u = 2^(tau - b), slice = (x + sigma) - sigma with sigma = 0.75 * 2^(tau + 53 - b): "
            "x rounded to a\n"
            "   multiple of u (an integer of <= b bits times u), stored as slice / u in "
         << dp.input.name << "; remainder x - slice, exact.\n";

@@ -33,9 +33,13 @@ int slice_bits(const Products& products, std::int64_t k) {
   const int cap = tc == nullptr ? 51
                                 : std::min(tc->datapath.input.fraction_bits + 1,
                                            tc->datapath.input.max_exponent());
-  // With w = bit_width(k), k in [2^(w-1), 2^w): k < 2^(p - 2b) <=> w <= p - 2b.
-  const int width =
-      static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(k, 1))));
+  const auto kk = static_cast<std::uint64_t>(std::max<std::int64_t>(k, 1));
+  // Every product kind but binary64 (tensor cores): k 2^(2b) < 2^P; with w = bit_width(k), k in
+  // [2^(w-1), 2^w): k < 2^(P - 2b) <=> w <= P - 2b. Binary64: k 2^(2b) <= 2^53 (the rule of
+  // Ozaki et al. behind Algorithm 1's rho = ceil((log2 u^-1 + log2 k) / 2), u = 2^-53, b = 53 -
+  // rho); with c = ceil(log2 k) = bit_width(k - 1): k <= 2^(53 - 2b) <=> c <= 53 - 2b.
+  const bool binary64 = std::holds_alternative<Fp64Products>(products);
+  const int width = static_cast<int>(binary64 ? std::bit_width(kk - 1) : std::bit_width(kk));
   const int b = std::min((p - width) / 2, cap);
   if (b < 1) {
     throw std::invalid_argument(

@@ -85,10 +85,11 @@ TEST(OzakiElements, ExactBinary32TermIsTheRoundedAddition) {
   }
 }
 
-// LeadingMagnitude gives split_level_of what the largest finite magnitude gives it (the leading
-// exponent, zero or not), alone and as the largest value() of several bounds, on vectors of
-// normals, of subnormals with bits in the high or only in the low word, and of zeros.
-TEST(OzakiElements, LeadingMagnitudeHasTheLargestMagnitudesLeadingExponent) {
+// LeadingMagnitude is the largest finite magnitude (all of its bits: Algorithm 1's tau =
+// ceil(log2 mu) depends on whether mu is a power of two), alone and as the largest value() of
+// several bounds, on vectors of normals, of subnormals with bits in the high or only in the low
+// word, and of zeros.
+TEST(OzakiElements, LeadingMagnitudeIsTheLargestMagnitude) {
   std::mt19937_64 rng(7);
   const auto random_value = [&](int kind) {
     const std::uint64_t sign = (rng() & 1) << 63, fraction = rng() & ((std::uint64_t{1} << 52) - 1);
@@ -107,10 +108,7 @@ TEST(OzakiElements, LeadingMagnitudeHasTheLargestMagnitudesLeadingExponent) {
     std::uint64_t largest = 0;
     for (const double v : values)
       largest = std::max(largest, fp64::finite_magnitude(fp64::bits(v)));
-    ASSERT_EQ(bound == 0, largest == 0);
-    if (largest != 0) {
-      EXPECT_EQ(fp64::leading_exponent(bound), fp64::leading_exponent(largest));
-    }
+    EXPECT_EQ(bound, largest);
   };
   for (int trial = 0; trial < 4000; ++trial) {
     // A mix of up to two kinds, split between two bounds.
@@ -126,6 +124,32 @@ TEST(OzakiElements, LeadingMagnitudeHasTheLargestMagnitudesLeadingExponent) {
     for (const double v : values) whole.add(v);
     check(values, whole.value());
     check(values, std::max(first.value(), second.value()));
+  }
+}
+
+// ceil_log2_magnitude is ceil(log2 mu) (Algorithm 1's tau), from the bits: the leading exponent
+// for powers of two, one more for everything else, normal or subnormal.
+TEST(OzakiElements, CeilLog2MagnitudeIsTauOfAlgorithm1) {
+  const auto tau = [](double mu) { return ozaki_elements::ceil_log2_magnitude(fp64::bits(mu)); };
+  EXPECT_EQ(tau(1.0), 0);
+  EXPECT_EQ(tau(0x1.0000000000001p0), 1);
+  EXPECT_EQ(tau(0x1.fffffffffffffp-1), 0);
+  EXPECT_EQ(tau(0x1p1023), 1023);
+  EXPECT_EQ(tau(0x1.8p1023), 1024);
+  EXPECT_EQ(tau(0x1p-1022), -1022);
+  EXPECT_EQ(tau(0x1p-1074), -1074);
+  EXPECT_EQ(tau(0x1p-1060), -1060);
+  EXPECT_EQ(tau(0x3p-1074), -1072);
+  EXPECT_EQ(tau(0x1.8p-1030), -1029);
+  // Against the definition on random normals and subnormals, and their powers of two.
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::uint64_t b = rng() >> (1 + rng() % 12);
+    const std::uint64_t mu = trial % 2 ? b : b & ~fp64::kFractionMask;
+    if (mu == 0 || !fp64::is_finite(mu)) continue;
+    const int e = fp64::leading_exponent(mu);
+    const bool power = fp64::value(mu) == std::ldexp(1.0, e);
+    EXPECT_EQ(ozaki_elements::ceil_log2_magnitude(mu), power ? e : e + 1) << std::hex << mu;
   }
 }
 

@@ -137,6 +137,23 @@ TEST(SplitLevel, RoundsTiesToTheEvenMultipleAndSkipsNonFiniteElements) {
                std::invalid_argument);
 }
 
+// Algorithm 1's tau = ceil(log2 mu): a row whose largest magnitude is exactly 2^E gets the unit
+// 2^(E - bits), so its first slice holds 2^E as 2^bits units (a normal and a subnormal row).
+TEST(SplitLevel, ARowWhoseLargestMagnitudeIsAPowerOfTwoGetsTheUnitBelowIt) {
+  auto backend = host::make_emulator_backend();
+  // Row 0: max 1 = 2^0, bits 2: u = 2^-2; 0.125 is a tie (to 0). Row 1: max 2^-1072, u = 2^-1074.
+  const std::vector<double> x = {1.0, 0.25, 0.125, 0x1p-1072, 0x1p-1074, -0x3p-1074};
+  Matrix rem = upload(*backend, x, 2, 3, Layout::row_major);
+  Matrix slice = upload(*backend, std::vector<double>(6), 2, 3, Layout::row_major);
+  Buffer exps = backend->allocate(8);
+  backend->split_level(rem.view, SplitAxis::rows, 2, slice.view, {&exps, 0, 2});
+  std::vector<std::int32_t> e(2);
+  backend->copy_out(exps, e.data(), 8);
+  EXPECT_EQ(e, (std::vector<std::int32_t>{-2, -1074}));
+  EXPECT_EQ(download(*backend, slice.buffer), (std::vector<double>{4, 1, 0, 4, 1, -3}));
+  EXPECT_EQ(download(*backend, rem.buffer), (std::vector<double>{0, 0, 0.125, 0, 0, 0}));
+}
+
 // The correctly rounded sum of the stack's terms, by MPFR.
 double mpfr_sum(const std::vector<double>& terms) {
   MpfrNumber s(Precision{4400});

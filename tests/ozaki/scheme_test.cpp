@@ -54,10 +54,54 @@ TEST(SplitRule, SliceBitsKeepEveryProductExact) {
       EXPECT_GE(static_cast<double>(k) * std::ldexp(1.0, 2 * b + 2), 0x1p24) << k;  // widest
     }
   }
+  // Binary64 slices: the rule of Ozaki et al. behind Algorithm 1 (and OzBLAS's getRho), rho =
+  // ceil((53 + log2 k) / 2) and b = 53 - rho, the widest b with k 2^(2b) <= 2^53 (partial sums
+  // up to 2^53 are exact in binary64): at k = 2^j with j odd one bit wider than a strict bound.
+  EXPECT_EQ(slice_bits(Fp64Products{}, 32), 24);
+  EXPECT_EQ(slice_bits(Fp64Products{}, 2), 26);
+  for (std::int64_t k :
+       {1, 2, 3, 8, 32, 64, 100, 128, 257, 512, 1000, 1024, 2048, 8192, 65536, 1 << 20}) {
+    const int b = slice_bits(Fp64Products{}, k);
+    const double kd = static_cast<double>(k);
+    EXPECT_LE(kd * std::ldexp(1.0, 2 * b), 0x1p53) << k;
+    EXPECT_GT(kd * std::ldexp(1.0, 2 * b + 2), 0x1p53) << k;  // the widest
+    EXPECT_EQ(b, 53 - static_cast<int>(std::ceil((53.0 + std::log2(kd)) / 2.0))) << k;
+  }
   // sm70 keeps 23 alignment bits: P = 24 as well; an fp16 accumulator is refused.
   EXPECT_EQ(exact_product_bits(tensor_cores("sm70")), 24);
   EXPECT_THROW(exact_product_bits(TensorCoreProducts{preset("sm90", formats::fp16, formats::fp16)}),
                std::invalid_argument);
+}
+
+// Algorithm 1 of Mukunoki et al. (ISC 2020) takes tau = ceil(log2 mu) for a vector whose
+// largest magnitude is mu, and sigma = 0.75 * 2^(rho + tau): its first slice keeps every
+// multiple of 2^(tau - b) up to 2^tau. Row 0 of A has mu = 1 = 2^0, so one slice (tunable,
+// d = 1) holds 1 and 2^-b exactly and the product with a column of ones is 1 + 2^-b. Row 1 has
+// mu = 1.5, tau = 1: 2^-b is half its unit, a tie rounded to the even 0, so the product is 1.5.
+// (A unit taken from the leading exponent plus one, 2^(1 - b) for both rows, gives 1 for row
+// 0.) On tensor cores (fp16 slices) and on binary64 slices, on both host backends.
+TEST(SplitRule, AlgorithmOnesTauKeepsTheBitBelowAPowerOfTwoMaximum) {
+  auto emulator = host::make_emulator_backend();
+  auto cpu64 = host::make_cpu64_backend();
+  const std::int64_t k = 2;
+  struct Run {
+    Backend* backend;
+    Products products;
+  };
+  for (const Run& r : {Run{emulator.get(), tensor_cores()}, Run{emulator.get(), Fp64Products{}},
+                       Run{cpu64.get(), Fp64Products{}}}) {
+    const int b = slice_bits(r.products, k);
+    const double below = std::ldexp(1.0, -b);
+    const std::vector<double> a = {1.0, 1.5, below, below};  // 2 x 2, column-major
+    const std::vector<double> ones = {1.0, 1.0};
+    Report report;
+    const std::vector<double> c =
+        run(*r.backend, r.products, {.mode = Mode::tunable, .splits = 1, .fast = false}, 2, 1, k, a,
+            ones, &report);
+    EXPECT_EQ(report.slices_a, 1);
+    EXPECT_EQ(c[0], 1.0 + below) << "b = " << b;
+    EXPECT_EQ(c[1], 1.5) << "b = " << b;
+  }
 }
 
 struct CrCase {

@@ -26,9 +26,24 @@ struct SplitLevel {
   int t;
 };
 
+// ceil(log2 mu) for the bits of a finite nonzero magnitude: the leading exponent E (mu in
+// [2^E, 2^(E+1))), plus one unless mu is exactly 2^E (a normal with a zero fraction field, or a
+// subnormal with a single bit set).
+TCEMU_HOST_DEVICE inline int ceil_log2_magnitude(std::uint64_t mu) {
+  const bool normal = (mu >> 52) != 0;
+  const bool power_of_two = normal ? (mu & fp64::kFractionMask) == 0 : (mu & (mu - 1)) == 0;
+  return fp64::leading_exponent(mu) + (power_of_two ? 0 : 1);
+}
+
+// Algorithm 1 of Mukunoki et al. (ISC 2020), one level: tau = ceil(log2 mu) and sigma =
+// 0.75 * 2^(rho + tau) with rho = 53 - bits (the slice keeps `bits` bits below 2^tau), so
+// sigma = 1.5 * 2^(tau + 52 - bits), whose spacing is u = 2^(tau - bits). With tau =
+// ceil(log2 mu) rather than the leading exponent + 1, a vector whose largest magnitude is
+// exactly 2^E gets the unit 2^(E - bits), one bit finer: its first slice holds 2^E as 2^bits
+// units (OzBLAS's ozblasSplitCKernel does the same).
 TCEMU_HOST_DEVICE inline SplitLevel split_level_of(std::uint64_t mu, int bits) {
-  const int e = fp64::leading_exponent(mu);
-  return {e + 1 - bits, e + 53 - bits};
+  const int tau = ceil_log2_magnitude(mu);
+  return {tau - bits, tau + 52 - bits};
 }
 
 // The usual level: sigma = 1.5 * 2^t and 2^-unit both normal binary64 numbers.
@@ -62,28 +77,21 @@ TCEMU_HOST_DEVICE inline double split_normal_element(double& v, NormalSplitLevel
   return split_finite_normal_element(v, level);
 }
 
-// What split_level_of reads of the largest magnitude of some finite values (its leading
-// exponent, and whether it is zero), gathered by 32-bit steps: the largest high word of the
-// magnitudes and the OR of the low words. value() is a magnitude with that leading exponent (0
-// when every value was zero). Proof: the largest magnitude has the largest high word; when that
-// word h is nonzero, the leading bit of the magnitude is in h (the exponent field, or a
-// subnormal's fraction bits), as it is in h * 2^32. When it is zero every value is a subnormal
-// below 2^-1042 whose leading bit is that of its low word, and the OR has the highest of those.
-// The largest value() of several such bounds is the value() of their union by the same cases.
+// The largest finite magnitude of some values (as bits; finite_magnitude orders as the
+// magnitudes do), all that split_level_of reads: value() is its bits, 0 when every value was
+// zero. The largest value() of several such bounds is the value() of their union. (Algorithm 1's
+// tau = ceil(log2 mu) needs the whole magnitude: whether mu is exactly a power of two depends on
+// every fraction bit.)
 class LeadingMagnitude {
  public:
   TCEMU_HOST_DEVICE void add(double finite) {
-    const std::uint64_t b = fp64::bits(finite);
-    const auto high = static_cast<std::uint32_t>(b >> 32) & 0x7FFFFFFFu;
-    high_ = high > high_ ? high : high_;
-    low_ |= static_cast<std::uint32_t>(b);
+    const std::uint64_t m = fp64::finite_magnitude(fp64::bits(finite));
+    largest_ = m > largest_ ? m : largest_;
   }
-  TCEMU_HOST_DEVICE std::uint64_t value() const {
-    return high_ != 0 ? std::uint64_t{high_} << 32 : low_;
-  }
+  TCEMU_HOST_DEVICE std::uint64_t value() const { return largest_; }
 
  private:
-  std::uint32_t high_ = 0, low_ = 0;
+  std::uint64_t largest_ = 0;
 };
 
 // One element: returns q = round_half_even(v / u) (+0 when it is zero) and replaces v by

@@ -64,28 +64,31 @@ class OzakiSteps : public virtual MemorySpace {
   // element is +0 and they stay in x unchanged):
   //   mu = max |v_j|; if mu == 0 (or no element is finite): every slice element is +0, the
   //   exponent written is 0 and v is unchanged. Otherwise:
-  //   E = the exponent of mu's leading bit, from its bit fields (mu in [2^E, 2^(E+1)); a
-  //       subnormal's leading bit counts: E in [-1074, 1023]);
-  //   u = 2^(E + 1 - bits), the unit of the slice; the exponent written is E + 1 - bits;
+  //   tau = ceil(log2 mu), from its bit fields (Algorithm 1's tau: the exponent E of mu's
+  //       leading bit, mu in [2^E, 2^(E+1)), plus one unless mu == 2^E; a subnormal's leading
+  //       bit counts: tau in [-1074, 1024]);
+  //   u = 2^(tau - bits), the unit of the slice (Algorithm 1's sigma = 0.75 * 2^(rho + tau) with
+  //       rho = 53 - bits has spacing u); the exponent written is tau - bits;
   //   q_j = round_half_even(v_j / u), an integer in [-2^bits, 2^bits]: the slice element,
   //         written exactly (a zero as +0) as binary64 or in the slice's tensor-core format
   //         (refused with std::invalid_argument before anything is written unless that format
   //         holds every integer of magnitude <= 2^bits exactly);
   //   v_j = v_j - q_j u, exact (see below).
-  //   With T = E + 53 - bits and sigma = 1.5 * 2^T (whose spacing is u), binary64 RN gives them
-  //   as follows (slice = q_j u, every operation one RN operation):
+  //   With T = tau + 52 - bits and sigma = 1.5 * 2^T (whose spacing is u), binary64 RN gives
+  //   them as follows (slice = q_j u, every operation one RN operation):
   //     -1022 <= T <= 1023: slice = (v_j + sigma) - sigma, v_j = v_j - slice;
   //     T < -1022:          q_j u = v_j (u < 2^-1074 divides v_j), v_j = +0;
   //     T > 1023 (sigma would overflow, and q_j u can be 2^1024): w = v_j * 2^-128,
   //       s = 1.5 * 2^(T - 128), slice' = (w + s) - s = q_j u 2^-128, and v_j = (w - slice')
   //       * 2^128 when slice' != 0 (w is then exact); v_j unchanged when slice' == 0.
-  // Why it is exact (T = E + 53 - bits, so sigma = 1.5 * 2^T and u = 2^(T - 52)): |v_j| <
-  // 2^(E+1) <= 2^(T-1) for bits <= 51, so v_j + sigma lies in [2^T, 2^(T+1)), the binade whose
-  // spacing is u: the addition rounds v_j to the nearest multiple of u (ties to the even
-  // multiple) plus sigma, and subtracting sigma is exact (both in one binade, Sterbenz), giving
-  // |slice_j| <= 2^(E+1). v_j - slice_j is a multiple of min(ulp(v_j), u) of magnitude <= u / 2,
-  // and u / 2 <= |v_j| whenever slice_j != 0, so it has at most 53 significant bits: exact.
-  // On return every |v_j| <= u / 2 = 2^(E - bits): the next level's E is at least `bits` lower.
+  // Why it is exact (sigma = 1.5 * 2^T and u = 2^(T - 52)): |v_j| <= mu <= 2^tau <= 2^(T-1) for
+  // bits <= 51, so v_j + sigma lies in [2^T, 2^(T+1)] (the upper end only for v_j = 2^(T-1),
+  // where the sum is exact), the binade whose spacing is u: the addition rounds v_j to the
+  // nearest multiple of u (ties to the even multiple) plus sigma, and subtracting sigma is exact
+  // (Sterbenz), giving |slice_j| <= 2^tau. v_j - slice_j is a multiple of min(ulp(v_j), u) of
+  // magnitude <= u / 2, and u / 2 <= |v_j| whenever slice_j != 0, so it has at most 53
+  // significant bits: exact. On return every |v_j| <= u / 2 = 2^(tau - bits - 1): the next
+  // level's tau is at least bits + 1 lower.
   // `exponents` has one element per vector (x.rows for rows, x.cols for columns); the slice has
   // x's shape.
   void split_level(const RealMatrix& x, SplitAxis axis, int bits, const SliceMatrix& slice,
@@ -108,7 +111,7 @@ class OzakiSteps : public virtual MemorySpace {
   // c = a b in binary64 (a: m x k, b: k x n, c: m x n, all fp64; c must not overlap a or b).
   // Each c_ij is sum_p a_ip b_pj with every product and partial sum rounded to binary64 in an
   // order the backend chooses (fused multiply-adds allowed): the Ozaki scheme calls it only
-  // where every partial sum is an integer of magnitude < 2^53, which every order sums exactly.
+  // where every partial sum is an integer of magnitude <= 2^53, which every order sums exactly.
   void fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c);
 
   // Scaled accumulation of partial products p_0, ..., p_{count-1} (the matrices of `products`,

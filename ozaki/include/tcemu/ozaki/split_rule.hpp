@@ -10,10 +10,13 @@
 //    RZ and RN are exact; the next block starts from an exact c. An alignment floor f only
 //    matters when f - nf > 0 (grid above 1), which is refused. Hence the GPU's accumulation order
 //    does not matter and every datapath with the same P gives the same product bits.
-//  * FP64 GEMM: P = 53; partial sums are integers below 2^53, exact in binary64 in any order,
-//    with or without fused multiply-adds.
-// The widest b with k 2^(2b) < 2^P, i.e. k < 2^(P - 2b), capped by what the slice format holds
-// (fp16: 11 bits, binary64: 51, the limit of split_level).
+//  * FP64 GEMM: P = 53; k 2^(2b) <= 2^53 suffices: partial sums are integers of magnitude
+//    <= 2^53, all exact in binary64, in any order, with or without fused multiply-adds. This is
+//    the slice width of Ozaki et al. (2012) that Algorithm 1 of Mukunoki et al. (ISC 2020) and
+//    OzBLAS's getRho use for binary64 slices, rho = ceil((53 + log2 k) / 2) and b = 53 - rho:
+//    one bit wider than the strict bound when k = 2^j with j odd (k = 2, 8, 32, 128, ...).
+// The widest b with k 2^(2b) < 2^P (tensor cores) or <= 2^53 (binary64), capped by what the
+// slice format holds (fp16: 11 bits, binary64: 51, the limit of split_level).
 #pragma once
 
 #include <cstdint>
