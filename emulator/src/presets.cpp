@@ -50,22 +50,34 @@ constexpr Datapath narrow_fp8(const FloatFormat& input, const FloatFormat& accum
   return dp;
 }
 
-// fp8 mma.sync on Hopper and Blackwell, through the fp16 datapath: two interleaved 16-term
-// halves (k = 0,1,4,5,... then 2,3,6,7,...) from 0, 25 alignment bits, c added at the end with a
+// fp8 mma.sync on Hopper and Blackwell, through the fp16 datapath: two interleaved halves of K/2
+// terms (k = 0,1,4,5,... then 2,3,6,7,...) from 0, 25 alignment bits, c added at the end with a
 // round-to-nearest addition.
-constexpr Datapath fp8_halves(const FloatFormat& input, const FloatFormat& accumulator) {
-  Datapath dp = block(input, accumulator, 32, 16, 25);
+constexpr Datapath fp8_halves(const FloatFormat& input, const FloatFormat& accumulator, int k) {
+  Datapath dp = block(input, accumulator, k, k / 2, 25);
   dp.k_group = 2;
   dp.c_entry = AccumulatorEntry::added_after_blocks;
   return dp;
 }
 
-// fp8 mma.sync m16n8k16 on Hopper: one 16-term block of the fp16 datapath from 0, c added at the
-// end with a round-to-nearest addition (the k32 shape's structure with one half).
-constexpr Datapath fp8_16(const FloatFormat& input, const FloatFormat& accumulator) {
-  Datapath dp = block(input, accumulator, 16, 16, 25);
-  dp.c_entry = AccumulatorEntry::added_after_blocks;
-  return dp;
+// m8n8k4 on sm90: no tensor-core instruction but ptxas's emulation (SASS HFMA2.MMA): the products
+// (exact in fp32) are added one at a time by round-to-nearest FMAs from 0, c added last.
+constexpr Datapath fma_chain(const FloatFormat& input, const FloatFormat& accumulator, int k) {
+  return Datapath{
+      .input = input,
+      .accumulator = accumulator,
+      .instruction_k = k,
+      .block_terms = 1,
+      .k_group = 1,
+      .alignment_fraction_bits = std::nullopt,
+      .alignment_floor = kNoAlignmentFloor,
+      .block_rounding = Rounding::nearest_even,
+      .block_result_precision = accumulator.fraction_bits + 1,
+      .c_entry = AccumulatorEntry::added_after_blocks,
+      .overflow = Overflow::ieee,
+      .zero_sign = ZeroSign::ieee,
+      .nan_bits = accumulator == formats::fp32 ? kGpuFp32Nan : kFp16Nan,
+  };
 }
 
 // What we measured on the H100 with mma.sync (docs/presets.md): the alignment floor is -133 (as
@@ -124,17 +136,11 @@ constexpr PresetEntry kPresets[] = {
     {"sm70", "mma.sync.m8n8k4", block(fp16, fp32, 4, 4, 23), "lit; cap (V100)"},
     {"sm70", "mma.sync.m8n8k4", block(fp16, fp16, 4, 4, 23), "lit; cap (V100)"},
     // T4: m16n8k8 (HMMA.1688) in 8-term blocks with one extra bit (lit; no published T4 data).
-    // m8n8k4 runs on the same datapath with 4 terms (inferred).
-    {"sm75", "mma.sync.m8n8k4", block(fp16, fp32, 4, 4, 24), "inferred (sm75 8-term datapath)"},
-    {"sm75", "mma.sync.m8n8k4", block(fp16, fp16, 4, 4, 24), "inferred (sm75 8-term datapath)"},
     {"sm75", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 24), "lit"},
     {"sm75", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 24), "lit"},
     // A100/A2: m16n8k16 runs as two 8-term halves, m16n8k8 tf32 as two 4-term halves; one extra
     // bit (lit; cap A100, A2). The half-K shapes are one such half each (lit: the captures of
-    // A100/A2 are K = 8 rows for fp16/bf16 and K = 4 for tf32); m8n8k4 is a 4-term block
-    // (inferred).
-    {"sm80", "mma.sync.m8n8k4", block(fp16, fp32, 4, 4, 24), "inferred (sm80 8-term blocks)"},
-    {"sm80", "mma.sync.m8n8k4", block(fp16, fp16, 4, 4, 24), "inferred (sm80 8-term blocks)"},
+    // A100/A2 are K = 8 rows for fp16/bf16 and K = 4 for tf32).
     {"sm80", "mma.sync.m16n8k4", block(tf32, fp32, 4, 4, 24), "lit; cap (A100, A2: K = 4)"},
     {"sm80", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 24), "lit; cap (A100, A2: K = 8)"},
     {"sm80", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 24), "lit; cap (A100, A2: K = 8)"},
@@ -145,8 +151,6 @@ constexpr PresetEntry kPresets[] = {
     {"sm80", "mma.sync.m16n8k16", block(bf16, fp32, 16, 8, 24), "lit; cap (A100, A2)"},
     // Ada/L40S: fp16, bf16 and tf32 as sm80; m16n8k32 fp8 in two 16-term blocks of the narrow
     // fp8 datapath (lit; cap Ada, L40S); m16n8k16 fp8 one such block (inferred).
-    {"sm89", "mma.sync.m8n8k4", block(fp16, fp32, 4, 4, 24), "inferred (sm80 8-term blocks)"},
-    {"sm89", "mma.sync.m8n8k4", block(fp16, fp16, 4, 4, 24), "inferred (sm80 8-term blocks)"},
     {"sm89", "mma.sync.m16n8k4", block(tf32, fp32, 4, 4, 24), "lit; cap (Ada, L40S: K = 4)"},
     {"sm89", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 24), "lit; cap (Ada, L40S: K = 8)"},
     {"sm89", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 24), "lit; cap (Ada, L40S: K = 8)"},
@@ -163,11 +167,14 @@ constexpr PresetEntry kPresets[] = {
     {"sm89", "mma.sync.m16n8k32", narrow_fp8(e4m3, fp16, 32, 16), "lit; cap (Ada, L40S)"},
     {"sm89", "mma.sync.m16n8k32", narrow_fp8(e5m2, fp32, 32, 16), "lit; cap (Ada, L40S)"},
     {"sm89", "mma.sync.m16n8k32", narrow_fp8(e5m2, fp16, 32, 16), "lit; cap (Ada, L40S)"},
-    // H100/H200 mma.sync: one block per instruction with two extra bits, for every shape (lit and
-    // cap for m16n8k16; ours for every shape: docs/presets.md). fp8 m16n8k32: the interleaved
-    // halves with c added after them, m16n8k16: ### (ours).
-    {"sm90", "mma.sync.m8n8k4", hopper(block(fp16, fp32, 4, 4, 25)), "ours"},
-    {"sm90", "mma.sync.m8n8k4", hopper(block(fp16, fp16, 4, 4, 25)), "ours"},
+    // H100/H200 mma.sync: one block per HMMA instruction with two extra bits, for every shape
+    // (lit and cap for m16n8k16; ours for every shape: docs/presets.md). fp8 is converted to fp16
+    // and run as two HMMAs of interleaved pairs of k, from 0, c added after them by an RN
+    // addition: m16n8k32 as two 16-term HMMA.16816, m16n8k16 as two 8-term HMMA.1688 (ours).
+    // m8n8k4 is no tensor-core instruction here: ptxas emulates it (HFMA2.MMA), and with an fp32
+    // accumulator it is a chain of round-to-nearest FMAs from 0 with c added last (ours); the
+    // fp16-accumulator m8n8k4 fits no datapath of this model and has no preset (docs/presets.md).
+    {"sm90", "mma.sync.m8n8k4", fma_chain(fp16, fp32, 4), "ours"},
     {"sm90", "mma.sync.m16n8k4", hopper(block(tf32, fp32, 4, 4, 25)), "ours"},
     {"sm90", "mma.sync.m16n8k8", hopper(block(fp16, fp32, 8, 8, 25)), "ours"},
     {"sm90", "mma.sync.m16n8k8", hopper(block(fp16, fp16, 8, 8, 25)), "ours"},
@@ -176,14 +183,14 @@ constexpr PresetEntry kPresets[] = {
     {"sm90", "mma.sync.m16n8k16", hopper(block(fp16, fp32, 16, 16, 25)), "lit; cap; ours"},
     {"sm90", "mma.sync.m16n8k16", hopper(block(fp16, fp16, 16, 16, 25)), "lit; cap; ours"},
     {"sm90", "mma.sync.m16n8k16", hopper(block(bf16, fp32, 16, 16, 25)), "lit; cap; ours"},
-    {"sm90", "mma.sync.m16n8k16", hopper(fp8_16(e4m3, fp32)), "ours"},
-    {"sm90", "mma.sync.m16n8k16", hopper(fp8_16(e4m3, fp16)), "ours"},
-    {"sm90", "mma.sync.m16n8k16", hopper(fp8_16(e5m2, fp32)), "ours"},
-    {"sm90", "mma.sync.m16n8k16", hopper(fp8_16(e5m2, fp16)), "ours"},
-    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e4m3, fp32)), "ours; cap (fp16 acc)"},
-    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e4m3, fp16)), "ours; cap (fp16 acc)"},
-    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e5m2, fp32)), "ours; cap (fp16 acc)"},
-    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e5m2, fp16)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e4m3, fp32, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e4m3, fp16, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e5m2, fp32, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e5m2, fp16, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e4m3, fp32, 32)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e4m3, fp16, 32)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e5m2, fp32, 32)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e5m2, fp16, 32)), "ours; cap (fp16 acc)"},
     // H100/H200 wgmma (m64nNkK, the same datapath for every N; measured at N = 8): fp16, bf16 and
     // tf32 as mma.sync (ours). fp8: one 32-term block of the narrow fp8 datapath (lit; cap: the
     // H100/H200 fp8 sets with an fp32 accumulator, which our mma.sync measurements show cannot
@@ -198,9 +205,8 @@ constexpr PresetEntry kPresets[] = {
     {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp16, 32, 32)), "lit; ours"},
     // B200 mma.sync: every shape as sm90 but with the literature's floor and zero sign (lit; cap
     // B200 for m16n8k16 fp16/bf16 and m16n8k32 fp8: fitted; the other shapes inferred from
-    // sm90's).
-    {"sm100", "mma.sync.m8n8k4", block(fp16, fp32, 4, 4, 25), "inferred (sm90 shape)"},
-    {"sm100", "mma.sync.m8n8k4", block(fp16, fp16, 4, 4, 25), "inferred (sm90 shape)"},
+    // sm90's: CUDA 13.0 compiles each to the same SASS for sm_100a as for sm_90a). m8n8k4 compiles
+    // to an emulation we have not measured there: no preset.
     {"sm100", "mma.sync.m16n8k4", block(tf32, fp32, 4, 4, 25), "inferred (sm90 shape)"},
     {"sm100", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 25), "inferred (sm90 shape)"},
     {"sm100", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 25), "inferred (sm90 shape)"},
@@ -209,14 +215,14 @@ constexpr PresetEntry kPresets[] = {
     {"sm100", "mma.sync.m16n8k16", block(fp16, fp32, 16, 16, 25), "lit; cap (B200)"},
     {"sm100", "mma.sync.m16n8k16", block(fp16, fp16, 16, 16, 25), "lit; cap (B200)"},
     {"sm100", "mma.sync.m16n8k16", block(bf16, fp32, 16, 16, 25), "lit; cap (B200)"},
-    {"sm100", "mma.sync.m16n8k16", fp8_16(e4m3, fp32), "inferred (sm90 shape)"},
-    {"sm100", "mma.sync.m16n8k16", fp8_16(e4m3, fp16), "inferred (sm90 shape)"},
-    {"sm100", "mma.sync.m16n8k16", fp8_16(e5m2, fp32), "inferred (sm90 shape)"},
-    {"sm100", "mma.sync.m16n8k16", fp8_16(e5m2, fp16), "inferred (sm90 shape)"},
-    {"sm100", "mma.sync.m16n8k32", fp8_halves(e4m3, fp32), "cap (B200: fitted)"},
-    {"sm100", "mma.sync.m16n8k32", fp8_halves(e4m3, fp16), "cap (B200: fitted)"},
-    {"sm100", "mma.sync.m16n8k32", fp8_halves(e5m2, fp32), "cap (B200: fitted)"},
-    {"sm100", "mma.sync.m16n8k32", fp8_halves(e5m2, fp16), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e4m3, fp32, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e4m3, fp16, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e5m2, fp32, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e5m2, fp16, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e4m3, fp32, 32), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e4m3, fp16, 32), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e5m2, fp32, 32), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e5m2, fp16, 32), "cap (B200: fitted)"},
     // B200 tcgen05: fp8 in one 32-term block with two extra bits (lit). fp16, bf16 and tf32 as
     // sm100 mma.sync (docs/presets.md gives no separate tcgen05 values for them).
     {"sm100", "tcgen05", block(fp16, fp32, 16, 16, 25), "as sm100 mma.sync"},
@@ -249,9 +255,12 @@ constexpr PresetEntry kPresets[] = {
 
 // WMMA fragment shapes and the mma.sync shape each compiles to, per architecture: a WMMA
 // instruction is one or more of those mma.sync instructions over the fragment (each output
-// element is computed by one chain of them in k order), so it has that shape's datapath. sm90
-// and the CUDA 13.0 targets sm75 to sm100: seen in cuobjdump -sass (docs/presets.md); sm70: the
-// literature (HMMA.884, Jia et al. 2018; Fasi et al. 2021 measured V100 through WMMA).
+// element is computed by one chain of them in k order), so it has that shape's datapath. Seen
+// with cuobjdump -sass for the CUDA 13.0 targets sm_75 to sm_100a (scripts/shape_sass.sh,
+// docs/presets.md): fp16/bf16 k16 shapes are two HMMA.16816 (sm75: four HMMA.1688), tf32
+// m16n16k8 is four HMMA.1684, i.e. a chain of two k4 instructions per element (measured on the
+// H100). sm70: the literature (HMMA.884, Jia et al. 2018; Fasi et al. 2021 measured V100
+// through WMMA).
 struct WmmaShape {
   std::string_view arch;
   std::string_view name;
@@ -271,28 +280,28 @@ constexpr WmmaShape kWmma[] = {
     {"sm80", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
     {"sm80", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
     {"sm80", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
-    {"sm80", "wmma.m16n16k8", tf32, "mma.sync.m16n8k8"},
+    {"sm80", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
     {"sm89", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
     {"sm89", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
     {"sm89", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
     {"sm89", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
     {"sm89", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
     {"sm89", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
-    {"sm89", "wmma.m16n16k8", tf32, "mma.sync.m16n8k8"},
+    {"sm89", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
     {"sm90", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
     {"sm90", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
     {"sm90", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
     {"sm90", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
     {"sm90", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
     {"sm90", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
-    {"sm90", "wmma.m16n16k8", tf32, "mma.sync.m16n8k8"},
+    {"sm90", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
     {"sm100", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
     {"sm100", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
     {"sm100", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
     {"sm100", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
     {"sm100", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
     {"sm100", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
-    {"sm100", "wmma.m16n16k8", tf32, "mma.sync.m16n8k8"},
+    {"sm100", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
 };
 
 constexpr bool same_key(const PresetEntry& row, std::string_view arch, std::string_view instruction,
