@@ -11,9 +11,11 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: tcemu presets [--all | datapath options]
 
-Without options (or with --all) lists every preset, instruction path, input format and
-accumulator the emulator knows, with all datapath fields. With datapath options prints that one
-datapath after the overrides.
+Without options (or with --all) lists, per architecture, every instruction shape, input format
+and accumulator the emulator knows, with all datapath fields and where they come from (lit,
+cap, ours, inferred: docs/presets.md), then the names that stand for one of them: mma.sync (the
+largest-K shape of the format) and each WMMA fragment shape (the mma.sync shape it compiles to
+on that architecture). With datapath options prints that one datapath after the overrides.
 
 )";
 
@@ -27,8 +29,33 @@ int presets_command(const std::vector<std::string>& words) {
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument " + args.positional()[0]);
   if (words.empty() || args.flag("all")) {
-    for (const PresetEntry& e : all_presets()) {
-      std::cout << e.arch << ' ' << e.instruction << ": " << describe(e.datapath) << '\n';
+    const std::vector<PresetEntry> entries = all_presets();
+    for (std::string_view arch : preset_names()) {
+      for (const PresetEntry& e : entries) {
+        if (e.arch != arch) continue;
+        std::cout << e.arch << ' ' << e.instruction << ": " << describe(e.datapath) << " ("
+                  << e.source << ")\n";
+      }
+      // The alias names, resolved for every pair the architecture has.
+      for (const PresetEntry& e : entries) {
+        if (e.arch != arch) continue;
+        const FloatFormat& in = e.datapath.input;
+        const FloatFormat& acc = e.datapath.accumulator;
+        const auto names = instruction_names(arch, in, acc);
+        if (e.instruction != names[names.size() > 1 ? 1 : 0]) continue;  // once per pair
+        for (std::string_view name : names) {
+          if (name != "mma.sync" && !name.starts_with("wmma.")) continue;
+          const Datapath dp = preset(arch, in, acc, name);
+          for (const PresetEntry& target : entries) {
+            if (target.arch == arch && target.datapath == dp && target.instruction != name &&
+                (name == "mma.sync" || target.instruction == wmma_target(arch, name, in))) {
+              std::cout << arch << ' ' << name << ' ' << in.name << " -> " << acc.name << " = "
+                        << target.instruction << '\n';
+              break;
+            }
+          }
+        }
+      }
     }
     return 0;
   }
