@@ -23,8 +23,7 @@ Datapath datapath_from(const Arguments& args, const std::string& default_type = 
 // Throws CaseFileError at `line` when --instr names an instruction shape (mma.sync.mMnNkK,
 // wmma.mMnNkK, wgmma.m64nNkK) and k is not a multiple of its K; the message lists the shapes the
 // architecture has for the formats. Plain names (mma.sync, wgmma, tcgen05) take any K.
-void check_case_k(const Arguments& args, const Datapath& datapath, std::size_t k,
-                  std::size_t line);
+void check_case_k(const Arguments& args, const Datapath& datapath, std::size_t k, std::size_t line);
 
 // The options that give `datapath` on top of `arch`'s preset: every field spelled out, so the
 // line reproduces the datapath whatever the preset's defaults are.

@@ -59,8 +59,8 @@ std::string file_name(const std::string& device, const std::string& instruction,
 }
 
 // Returns the number of mismatches against the preset.
-std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruction,
-                       const Pair& p, std::size_t random, std::uint64_t seed, std::size_t keep,
+std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, const Pair& p,
+                       std::size_t random, std::uint64_t seed, std::size_t keep,
                        const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
@@ -86,10 +86,10 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
   const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
       << "), " << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
-      << ", input " << input.name << ", accumulator " << accumulator.name << ", " << kept
-      << " of " << random << " random cases (seed " << seed << ") and "
-      << probe.cases.size() - random << " crafted; " << mismatches << " of "
-      << probe.cases.size() << " cases differ from the " << arch << " preset\n"
+      << ", input " << input.name << ", accumulator " << accumulator.name << ", " << kept << " of "
+      << random << " random cases (seed " << seed << ") and " << probe.cases.size() - random
+      << " crafted; " << mismatches << " of " << probe.cases.size() << " cases differ from the "
+      << arch << " preset\n"
       << "# validate: tcemu validate --arch " << arch
       << (instruction == "mma.sync" ? "" : " --instr " + instruction) << " --type " << input.name
       << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
@@ -100,9 +100,9 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
   }
   if (!out) throw std::runtime_error("cannot write " + path.string());
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
-            << probe.cases.size() - random << " crafted), " << mismatches
-            << " mismatches against " << arch << " " << instruction << " " << input.name << " -> "
-            << accumulator.name << "\n";
+            << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
+            << arch << " " << instruction << " " << input.name << " -> " << accumulator.name
+            << "\n";
   return mismatches;
 }
 #endif

@@ -71,15 +71,15 @@ TEST(H100Probe, EveryInstructionShapeReplaysThroughItsPreset) {
     const FloatFormat& accumulator = e.datapath.accumulator;
     for (std::string_view name : instruction_names("sm90", input, accumulator)) {
       // Each (name, pair) once: on the row of the pair's first instruction.
-      if (name == "mma.sync" ||
-          e.instruction != instruction_names("sm90", input, accumulator)[1])
+      if (name == "mma.sync" || e.instruction != instruction_names("sm90", input, accumulator)[1])
         continue;
       const Datapath dp = preset("sm90", input, accumulator, name);
       const auto file = std::filesystem::path(TCEMU_H100_SHAPES_DIR) /
                         (std::string(name) + "-" + std::string(input.name) + "-" +
                          std::string(accumulator.name) + ".txt");
       ASSERT_TRUE(std::filesystem::exists(file)) << file;
-      const auto k = static_cast<std::size_t>(instruction_shape_k("sm90", input, accumulator, name));
+      const auto k =
+          static_cast<std::size_t>(instruction_shape_k("sm90", input, accumulator, name));
       const Replay r = replay_file(file, dp, k);
       EXPECT_GE(r.cases, 300u + r.crafted) << file;
       EXPECT_GE(r.crafted, 15u) << file;

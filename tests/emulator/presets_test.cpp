@@ -75,8 +75,9 @@ TEST(Presets, MissingHardwareIsAClearError) {
              "no preset: sm90 mma.sync.m16n8k4 has no fp16 MMA with an fp32 accumulator; sm90 "
              "runs fp16 -> fp32 on: mma.sync, mma.sync.m8n8k4, mma.sync.m16n8k8, "
              "mma.sync.m16n8k16, wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16, wgmma"));
-  EXPECT_NE(message_of([] { preset("sm90", formats::fp16, formats::fp32, "mma.sync.m16n8k64"); })
-                .find("sm90 has no instruction 'mma.sync.m16n8k64'"),
+  EXPECT_NE(message_of([] {
+              preset("sm90", formats::fp16, formats::fp32, "mma.sync.m16n8k64");
+            }).find("sm90 has no instruction 'mma.sync.m16n8k64'"),
             std::string::npos);
   // wgmma's N: multiples of 8 up to 256; its K is the format's.
   EXPECT_NO_THROW(preset("sm90", formats::fp16, formats::fp32, "wgmma.m64n256k16"));
@@ -119,11 +120,11 @@ TEST(Presets, EveryShapeHasItsOwnK) {
     for (std::string_view name : instruction_names(arch)) {
       bool some = false;
       for (const PresetEntry& e : all_presets()) {
-        some = some || (e.arch == arch &&
-                        !instruction_names(arch, e.datapath.input, e.datapath.accumulator).empty() &&
-                        std::ranges::count(instruction_names(arch, e.datapath.input,
-                                                             e.datapath.accumulator),
-                                           name) == 1);
+        some = some ||
+               (e.arch == arch &&
+                !instruction_names(arch, e.datapath.input, e.datapath.accumulator).empty() &&
+                std::ranges::count(
+                    instruction_names(arch, e.datapath.input, e.datapath.accumulator), name) == 1);
       }
       EXPECT_TRUE(some) << arch << " " << name;
     }

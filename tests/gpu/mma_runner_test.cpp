@@ -21,7 +21,7 @@ namespace tcemu {
 namespace {
 
 using Runner = std::function<std::vector<std::uint32_t>(const FloatFormat&, const FloatFormat&,
-                                                         std::span<const MmaCase>)>;
+                                                        std::span<const MmaCase>)>;
 
 // `generated` generated and all crafted cases per format pair through `run`, against the preset
 // of this GPU's architecture for `instruction`, of that instruction's K.

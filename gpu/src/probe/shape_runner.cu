@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
@@ -47,8 +47,8 @@ enum class Op {
 
 __host__ __device__ constexpr int op_k(Op op) {
   return op == Op::tf32_k4_f32 || op == Op::f16_m884_f32 || op == Op::f16_m884_f16 ? 4
-         : op >= Op::e4m3_k16_f32                                                   ? 16
-                                                                                    : 8;
+         : op >= Op::e4m3_k16_f32                                                  ? 16
+                                                                                   : 8;
 }
 __host__ __device__ constexpr int op_bits(Op op) {
   return op == Op::tf32_k4_f32 ? 32 : op >= Op::e4m3_k16_f32 ? 8 : 16;
@@ -61,15 +61,17 @@ __host__ __device__ constexpr bool op_m884(Op op) {
   return op == Op::f16_m884_f32 || op == Op::f16_m884_f16;
 }
 // Slots per lane: A 2 registers for every shape here; B 1 register, 2 for m8n8k4.
-__host__ __device__ constexpr int op_b_registers(Op op) { return op_m884(op) ? 2 : 1; }
+__host__ __device__ constexpr int op_b_registers(Op op) {
+  return op_m884(op) ? 2 : 1;
+}
 
 // k index of A slot e and B slot e of a lane (elements packed low first in each register).
 template <Op O>
 __device__ int a_k(int tig, int e) {
-  if constexpr (op_m884(O)) return e;                  // row-major A: a_i is column i
-  if constexpr (O == Op::tf32_k4_f32) return tig;      // a0 row g, a1 row g + 8
+  if constexpr (op_m884(O)) return e;                       // row-major A: a_i is column i
+  if constexpr (O == Op::tf32_k4_f32) return tig;           // a0 row g, a1 row g + 8
   if constexpr (op_bits(O) == 8) return tig * 4 + (e & 3);  // a0-a3 row g, a4-a7 row g + 8
-  return tig * 2 + (e & 1);                             // a0, a1 row g; a2, a3 row g + 8
+  return tig * 2 + (e & 1);                                 // a0, a1 row g; a2, a3 row g + 8
 }
 template <Op O>
 __device__ int b_k(int tig, int e) {
@@ -82,13 +84,13 @@ __device__ int b_k(int tig, int e) {
 template <Op O>
 __device__ void issue(const unsigned (&a)[2], const unsigned (&b)[2], unsigned c,
                       unsigned (&d)[8]) {
-#define TCEMU_F32_4(SHAPE_TYPES, A, B)                                                        \
+#define TCEMU_F32_4(SHAPE_TYPES, A, B)                                                          \
   asm volatile("mma.sync.aligned." SHAPE_TYPES " {%0,%1,%2,%3}, " A ", " B ", {%6,%6,%6,%6};\n" \
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                               \
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                 \
                : "r"(a[0]), "r"(a[1]), "r"(c), "r"(b[0]), "r"(b[1]))
-#define TCEMU_F16_2(SHAPE_TYPES, A, B)                                                 \
+#define TCEMU_F16_2(SHAPE_TYPES, A, B)                                              \
   asm volatile("mma.sync.aligned." SHAPE_TYPES " {%0,%1}, " A ", " B ", {%4,%4};\n" \
-               : "=r"(d[0]), "=r"(d[1])                                                \
+               : "=r"(d[0]), "=r"(d[1])                                             \
                : "r"(a[0]), "r"(a[1]), "r"(c), "r"(b[0]), "r"(b[1]))
   // Operands: %N of the outputs first; then a[0] a[1] c b[0] b[1].
   if constexpr (O == Op::f16_k8_f32) {
@@ -175,7 +177,7 @@ std::vector<std::uint32_t> launch_shape(std::span<const MmaCase> cases) {
   constexpr int kThreads = 256;
   const auto blocks = static_cast<unsigned>((cases.size() * 32 + kThreads - 1) / kThreads);
   shape_cases<O><<<blocks, kThreads>>>(words.a.get(), words.b.get(), words.c.get(), d.get(),
-                                        static_cast<int>(cases.size()));
+                                       static_cast<int>(cases.size()));
   TCEMU_CUDA_CHECK(cudaGetLastError());
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
   return d.to_host();
@@ -232,9 +234,9 @@ std::vector<std::uint32_t> launch_wmma(std::span<const MmaCase> cases) {
   constexpr std::size_t kMaxBlocks = 1u << 30;
   for (std::size_t first = 0; first < cases.size(); first += kMaxBlocks) {
     const std::size_t count = std::min(kMaxBlocks, cases.size() - first);
-    wmma_cases<T, M, N, K, Acc><<<static_cast<unsigned>(count), 32>>>(
-        words.a.get() + first * K, words.b.get() + first * K, words.c.get() + first,
-        d.get() + first);
+    wmma_cases<T, M, N, K, Acc>
+        <<<static_cast<unsigned>(count), 32>>>(words.a.get() + first * K, words.b.get() + first * K,
+                                               words.c.get() + first, d.get() + first);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
   TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
@@ -266,9 +268,8 @@ std::vector<std::uint32_t> wmma_16bit(const FloatFormat& input, bool fp32,
 }  // namespace
 
 std::vector<std::string_view> probe_instructions(int compute_capability) {
-  std::vector<std::string_view> out = {"mma.sync.m8n8k4",   "mma.sync.m16n8k4",
-                                       "mma.sync.m16n8k8",  "mma.sync.m16n8k16",
-                                       "wmma.m16n16k16",    "wmma.m32n8k16",
+  std::vector<std::string_view> out = {"mma.sync.m8n8k4",   "mma.sync.m16n8k4", "mma.sync.m16n8k8",
+                                       "mma.sync.m16n8k16", "wmma.m16n16k16",   "wmma.m32n8k16",
                                        "wmma.m8n32k16",     "wmma.m16n16k8"};
   if (compute_capability >= 89) out.push_back("mma.sync.m16n8k32");
   if (compute_capability == 90) out.push_back("wgmma");
@@ -298,9 +299,10 @@ std::vector<std::uint32_t> run_instruction(std::string_view instruction, const F
   const bool e4m3 = input == formats::e4m3;
   const auto check_k = [&](int k) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      if (cases[i].a.size() != static_cast<std::size_t>(k) || cases[i].b.size() != cases[i].a.size())
-        throw std::invalid_argument("case " + std::to_string(i + 1) + " has K = " +
-                                    std::to_string(cases[i].a.size()) + ", " +
+      if (cases[i].a.size() != static_cast<std::size_t>(k) ||
+          cases[i].b.size() != cases[i].a.size())
+        throw std::invalid_argument("case " + std::to_string(i + 1) +
+                                    " has K = " + std::to_string(cases[i].a.size()) + ", " +
                                     std::string(instruction) + " takes K = " + std::to_string(k));
     }
   };
@@ -332,9 +334,12 @@ std::vector<std::uint32_t> run_instruction(std::string_view instruction, const F
                         : launch_shape<Op::e5m2_k16_f16>(cases));
   }
   if (input == formats::fp16 || input == formats::bf16) {
-    if (instruction == "wmma.m16n16k16") return check_k(16), wmma_16bit<16, 16, 16>(input, fp32, cases);
-    if (instruction == "wmma.m32n8k16") return check_k(16), wmma_16bit<32, 8, 16>(input, fp32, cases);
-    if (instruction == "wmma.m8n32k16") return check_k(16), wmma_16bit<8, 32, 16>(input, fp32, cases);
+    if (instruction == "wmma.m16n16k16")
+      return check_k(16), wmma_16bit<16, 16, 16>(input, fp32, cases);
+    if (instruction == "wmma.m32n8k16")
+      return check_k(16), wmma_16bit<32, 8, 16>(input, fp32, cases);
+    if (instruction == "wmma.m8n32k16")
+      return check_k(16), wmma_16bit<8, 32, 16>(input, fp32, cases);
   }
   if (instruction == "wmma.m16n16k8" && input == formats::tf32) {
     check_k(8);
