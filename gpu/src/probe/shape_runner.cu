@@ -13,6 +13,7 @@
 #include <mma.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -32,7 +33,7 @@ using detail::DeviceWords;
 // The new mma.sync shapes. Each: K, element bits, A and B registers per lane, the k index of
 // slot e of a lane (tig = lane % 4), and the instruction on (a, b, c) registers; c holds the
 // broadcast accumulator in every register.
-enum class Op {
+enum class Op {  // the fp8 shapes last: op_k and op_bits rely on it
   f16_k8_f32,
   f16_k8_f16,
   bf16_k8_f32,
@@ -283,8 +284,7 @@ std::vector<std::pair<FloatFormat, FloatFormat>> instruction_pairs(std::string_v
   // sm90 preset table says which pairs each takes.
   std::vector<std::pair<FloatFormat, FloatFormat>> out;
   for (const auto& pair : mma_sync_pairs(compute_capability)) {
-    if (!instruction_names("sm90", pair.first, pair.second).empty() &&
-        std::ranges::count(instruction_names("sm90", pair.first, pair.second), instruction) == 1)
+    if (std::ranges::count(instruction_names("sm90", pair.first, pair.second), instruction) == 1)
       out.push_back(pair);
   }
   return out;
@@ -294,55 +294,54 @@ std::vector<std::uint32_t> run_instruction(std::string_view instruction, const F
                                            const FloatFormat& accumulator,
                                            std::span<const MmaCase> cases) {
   check_mma_sync(input, accumulator);  // every shape takes a subset of mma.sync's pairs
-  const bool fp32 = accumulator == formats::fp32;
-  const bool fp8 = input == formats::e4m3 || input == formats::e5m2;
-  const bool e4m3 = input == formats::e4m3;
-  const auto check_k = [&](int k) {
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      if (cases[i].a.size() != static_cast<std::size_t>(k) ||
-          cases[i].b.size() != cases[i].a.size())
-        throw std::invalid_argument("case " + std::to_string(i + 1) +
-                                    " has K = " + std::to_string(cases[i].a.size()) + ", " +
-                                    std::string(instruction) + " takes K = " + std::to_string(k));
-    }
-  };
   if (instruction == "wgmma") return run_wgmma(input, accumulator, cases);
-  if (instruction == "mma.sync" ||
-      (instruction == "mma.sync.m16n8k16" && (input == formats::fp16 || input == formats::bf16)) ||
+  const bool fp16_or_bf16 = input == formats::fp16 || input == formats::bf16;
+  const bool fp8 = input == formats::e4m3 || input == formats::e5m2;
+  if (instruction == "mma.sync" || (instruction == "mma.sync.m16n8k16" && fp16_or_bf16) ||
       (instruction == "mma.sync.m16n8k8" && input == formats::tf32) ||
       (instruction == "mma.sync.m16n8k32" && fp8))
     return run_mma_sync(input, accumulator, cases);
+  if (std::ranges::count(probe_instructions(90), instruction) == 0) {
+    not_probed(instruction, input, accumulator);
+  }
+  // The K of the shape's name (the digits after its last 'k'), which every case must have.
+  const std::size_t k_at = instruction.rfind('k');
+  const std::size_t k =
+      k_at == std::string_view::npos ? 0 : std::strtoul(instruction.data() + k_at + 1, nullptr, 10);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].a.size() != k || cases[i].b.size() != k) {
+      throw std::invalid_argument("case " + std::to_string(i + 1) +
+                                  " has K = " + std::to_string(cases[i].a.size()) + ", " +
+                                  std::string(instruction) + " takes K = " + std::to_string(k));
+    }
+  }
   if (cases.empty()) return {};
-  if (instruction == "mma.sync.m16n8k8" && (input == formats::fp16 || input == formats::bf16)) {
-    check_k(8);
+  const bool fp32 = accumulator == formats::fp32;
+  const bool e4m3 = input == formats::e4m3;
+  if (instruction == "mma.sync.m16n8k8" && fp16_or_bf16) {
     if (input == formats::bf16) return launch_shape<Op::bf16_k8_f32>(cases);
     return fp32 ? launch_shape<Op::f16_k8_f32>(cases) : launch_shape<Op::f16_k8_f16>(cases);
   }
   if (instruction == "mma.sync.m16n8k4" && input == formats::tf32) {
-    check_k(4);
     return launch_shape<Op::tf32_k4_f32>(cases);
   }
+  // Both accumulators, though only the fp32 one has a preset (docs/presets.md).
   if (instruction == "mma.sync.m8n8k4" && input == formats::fp16) {
-    check_k(4);
     return fp32 ? launch_shape<Op::f16_m884_f32>(cases) : launch_shape<Op::f16_m884_f16>(cases);
   }
   if (instruction == "mma.sync.m16n8k16" && fp8) {
-    check_k(16);
     return e4m3 ? (fp32 ? launch_shape<Op::e4m3_k16_f32>(cases)
                         : launch_shape<Op::e4m3_k16_f16>(cases))
                 : (fp32 ? launch_shape<Op::e5m2_k16_f32>(cases)
                         : launch_shape<Op::e5m2_k16_f16>(cases));
   }
-  if (input == formats::fp16 || input == formats::bf16) {
-    if (instruction == "wmma.m16n16k16")
-      return check_k(16), wmma_16bit<16, 16, 16>(input, fp32, cases);
-    if (instruction == "wmma.m32n8k16")
-      return check_k(16), wmma_16bit<32, 8, 16>(input, fp32, cases);
-    if (instruction == "wmma.m8n32k16")
-      return check_k(16), wmma_16bit<8, 32, 16>(input, fp32, cases);
-  }
+  if (instruction == "wmma.m16n16k16" && fp16_or_bf16)
+    return wmma_16bit<16, 16, 16>(input, fp32, cases);
+  if (instruction == "wmma.m32n8k16" && fp16_or_bf16)
+    return wmma_16bit<32, 8, 16>(input, fp32, cases);
+  if (instruction == "wmma.m8n32k16" && fp16_or_bf16)
+    return wmma_16bit<8, 32, 16>(input, fp32, cases);
   if (instruction == "wmma.m16n16k8" && input == formats::tf32) {
-    check_k(8);
     return launch_wmma<nvcuda::wmma::precision::tf32, 16, 16, 8, float>(cases);
   }
   not_probed(instruction, input, accumulator);
