@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 
@@ -61,7 +62,15 @@ std::string datapath_options_help() {
   --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 exact-rn exact-rz (default sm90)
   --type FORMAT          input format: fp16 bf16 tf32 e4m3 e5m2 (default fp16)
   --acc FORMAT           accumulator: fp32 or fp16 (default fp32)
-  --instr PATH           mma.sync (default; WMMA compiles to it), wgmma (sm90), tcgen05 (sm100)
+  --instr NAME           the instruction, with its shape: mma.sync (default: the largest-K
+                         shape of the format), mma.sync.mMnNkK (e.g. mma.sync.m16n8k8),
+                         wmma.mMnNkK (the datapath of the mma.sync shape it compiles to),
+                         wgmma or wgmma.m64nNkK (sm90), tcgen05 (sm100); `tcemu presets`
+                         lists each architecture's names. A named shape refuses cases whose K
+                         is not a multiple of its K. Which one a kernel runs: its SASS
+                         (cuobjdump -sass), e.g. HMMA.16816.F32 = mma.sync.m16n8k16 f32.f16,
+                         HMMA.1688.F32.TF32 = mma.sync.m16n8k8 tf32, HGMMA.64x8x16 = wgmma
+                         (docs/presets.md has the table)
   --block-terms N        products fused per block
   --instruction-k N      K of one instruction (a multiple of --block-terms)
   --k-group N            consecutive k dealt together to a block (block-terms: k order)
@@ -135,6 +144,15 @@ Datapath datapath_from(const Arguments& args, const std::string& default_type) {
     throw UsageError(e.what());
   }
   return dp;
+}
+
+void check_case_k(const Arguments& args, const Datapath& dp, std::size_t k, std::size_t line) {
+  try {
+    check_shape_k(args.value_or("arch", "sm90"), dp.input, dp.accumulator,
+                  args.value_or("instr", "mma.sync"), k);
+  } catch (const std::invalid_argument& e) {
+    throw CaseFileError(line, e.what());
+  }
 }
 
 std::string datapath_options(const std::string& arch, const Datapath& dp) {

@@ -2,6 +2,7 @@
 // single fields, shared by every command that runs the emulator.
 #pragma once
 
+#include <cstddef>
 #include <set>
 #include <string>
 
@@ -18,6 +19,11 @@ std::string datapath_options_help();
 // applied and validated. Throws UsageError naming a bad value.
 // `default_type` is the input format when --type is not given.
 Datapath datapath_from(const Arguments& args, const std::string& default_type = "fp16");
+
+// Throws CaseFileError at `line` when --instr names an instruction shape (mma.sync.mMnNkK,
+// wmma.mMnNkK, wgmma.m64nNkK) and k is not a multiple of its K; the message lists the shapes the
+// architecture has for the formats. Plain names (mma.sync, wgmma, tcgen05) take any K.
+void check_case_k(const Arguments& args, const Datapath& datapath, std::size_t k, std::size_t line);
 
 // The options that give `datapath` on top of `arch`'s preset: every field spelled out, so the
 // line reproduces the datapath whatever the preset's defaults are.

@@ -22,13 +22,15 @@ namespace tcemu::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: tcemu detect [--type FORMAT --acc FORMAT] [--random N] [--seed S]
+    R"(usage: tcemu detect [--type FORMAT --acc FORMAT] [--instr NAME|all] [--random N] [--seed S]
        tcemu detect --type FORMAT --acc FORMAT --from FILE
 
 Infers the datapath (block size and k grouping, alignment bits, alignment floor, block
 rounding, result precision, how c enters, zero sign, overflow, NaN bits) that reproduces the
-results of the present GPU's mma.sync on N random cases (default 20000) and the crafted cases,
-for every input format and accumulator it supports (or the one named). With --from, the cases
+results of the present GPU's mma.sync (or, with --instr, of the named instruction shape, as
+`tcemu probe` names them; 'all': every shape the probe runners have) on N random cases
+(default 20000) and the crafted cases, for every input format and accumulator it takes (or
+the one named). With --from, the cases
 and results are read from a file written by `tcemu probe` instead, and no GPU is needed.
 Prints, per format, the number of mismatches left, the datapath as `tcemu mma` options, and the
 fields the cases leave undetermined.
@@ -71,7 +73,7 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
 }  // namespace
 
 int detect_command(const std::vector<std::string>& words) {
-  const Arguments args(words, {"type", "acc", "random", "seed", "from"}, {"help"});
+  const Arguments args(words, {"type", "acc", "instr", "random", "seed", "from"}, {"help"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
@@ -93,20 +95,32 @@ int detect_command(const std::vector<std::string>& words) {
   const gpu::DeviceInfo device = gpu::require_device();
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
   const auto named = named_pair(args);
-  const auto pairs = named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named}
-                           : gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
+  const int cc = device.compute_major * 10 + device.compute_minor;
+  const std::string instruction = args.value_or("instr", "mma.sync");
+  std::vector<std::string> instructions;
+  for (std::string_view name : gpu::probe_instructions(cc)) {
+    if (instruction == "all" || name == instruction) instructions.emplace_back(name);
+  }
+  if (instruction == "mma.sync") instructions = {"mma.sync"};
+  if (instructions.empty()) throw UsageError("--instr: no probe runner for '" + instruction + "'");
   std::size_t total_mismatches = 0;
-  std::cout << "detecting the mma.sync datapath of " << device.name << " (sm_"
-            << device.compute_major << device.compute_minor << ")\n";
-  for (const auto& [input, accumulator] : pairs) {
-    const int k = gpu::mma_sync_k(input);
-    ProbeCases probe =
-        probe_cases(preset(arch, input, accumulator), k, static_cast<std::size_t>(random), seed);
-    const auto d = gpu::run_mma_sync(input, accumulator, probe.cases);
-    for (std::size_t i = 0; i < d.size(); ++i) probe.cases[i].d = d[i];
-    const DatapathFit fit = fit_datapath(baseline_datapath(input, accumulator, k), probe.cases);
-    report(std::string(input.name) + " -> " + std::string(accumulator.name), arch, fit);
-    total_mismatches += fit.mismatches;
+  for (const std::string& name : instructions) {
+    std::cout << "detecting the " << name << " datapath of " << device.name << " (sm_"
+              << device.compute_major << device.compute_minor << ")\n";
+    const auto pairs = named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named}
+                       : name == "mma.sync" ? gpu::mma_sync_pairs(cc)
+                                            : gpu::instruction_pairs(name, cc);
+    for (const auto& [input, accumulator] : pairs) {
+      const int k = instruction_shape_k(arch, input, accumulator, name);
+      ProbeCases probe = probe_cases(preset(arch, input, accumulator, name), k,
+                                     static_cast<std::size_t>(random), seed);
+      const auto d = gpu::run_instruction(name, input, accumulator, probe.cases);
+      for (std::size_t i = 0; i < d.size(); ++i) probe.cases[i].d = d[i];
+      const DatapathFit fit = fit_datapath(baseline_datapath(input, accumulator, k), probe.cases);
+      report(name + " " + std::string(input.name) + " -> " + std::string(accumulator.name), arch,
+             fit);
+      total_mismatches += fit.mismatches;
+    }
   }
   return total_mismatches == 0 ? 0 : 1;
 #else

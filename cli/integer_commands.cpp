@@ -238,7 +238,7 @@ int integer_probe(const Arguments& args) {
   const auto dir = args.value("out-dir");
   if (!dir) throw UsageError("--out-dir is required");
   const long long random = args.integer_or("random", 100000, 0, 100'000'000);
-  const long long record = args.integer_or("record", -1, -1, 100'000'000);
+  const long long keep_option = args.integer_or("keep", -1, -1, 100'000'000);
   const long long show = args.integer_or("show", 3, 0, 1000);
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
   const gpu::DeviceInfo device = gpu::require_device();
@@ -298,7 +298,8 @@ int integer_probe(const Arguments& args) {
             ("probe-" + gpu_name + "-imma-" + stem + "-" + std::string(fa.name) + "-" +
              std::string(fb.name) + (satfinite ? "-satfinite" : "") + ".txt");
         const std::size_t crafted = probe.cases.size() - static_cast<std::size_t>(random);
-        const std::size_t keep = record < 0 ? probe.cases.size() : static_cast<std::size_t>(record);
+        const std::size_t keep =
+            keep_option < 0 ? probe.cases.size() : static_cast<std::size_t>(keep_option);
         const std::size_t random_kept =
             std::min<std::size_t>(keep, static_cast<std::size_t>(random));
         const std::size_t crafted_kept = std::min(keep, crafted);

@@ -30,12 +30,14 @@ A malformed line stops the run with an error naming the file and line.
 )";
 
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
-bool run_stream(std::istream& in, const std::string& name, const Datapath& dp) {
+bool run_stream(std::istream& in, const std::string& name, const Arguments& args,
+                const Datapath& dp) {
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
     try {
       const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
       if (!c) continue;
+      check_case_k(args, dp, c->a.size(), line);
       std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
     } catch (const CaseFileError& e) {
       std::cout.flush();
@@ -65,7 +67,7 @@ int mma_command(const std::vector<std::string>& words) {
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!run_stream(std::cin, "<stdin>", dp)) return 1;
+      if (!run_stream(std::cin, "<stdin>", args, dp)) return 1;
       continue;
     }
     std::ifstream in;
@@ -76,7 +78,7 @@ int mma_command(const std::vector<std::string>& words) {
       std::cerr << "tcemu mma: " << e.what() << '\n';
       return 1;
     }
-    if (!run_stream(in, file, dp)) return 1;
+    if (!run_stream(in, file, args, dp)) return 1;
   }
   return 0;
 }

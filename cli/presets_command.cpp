@@ -13,28 +13,56 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: tcemu presets [--all | datapath options]
 
-Without options (or with --all) lists every preset, instruction path, input format and
-accumulator the emulator knows, with all datapath fields, then every integer MMA instruction
-(IMMA) per architecture. With datapath options prints that one datapath after the overrides.
+Without options (or with --all) lists, per architecture, every instruction shape, input format
+and accumulator the emulator knows, with all datapath fields and where they come from (lit,
+cap, ours, inferred: docs/presets.md), then the names that stand for one of them: mma.sync (the
+largest-K shape of the format) and each WMMA fragment shape (the mma.sync shape it compiles to
+on that architecture); then every integer MMA instruction (IMMA) per architecture. With datapath
+options (integer ones too: --type s8 --acc s32 ...) prints that one datapath after the overrides.
 
 )";
 
 }  // namespace
 
 int presets_command(const std::vector<std::string>& words) {
-  auto names = datapath_option_names();
-  names.merge(integer_value_option_names());
+  auto option_names = datapath_option_names();
+  option_names.merge(integer_value_option_names());
   auto flags = integer_flag_names();
   flags.insert({"help", "all"});
-  const Arguments args(words, names, flags);
+  const Arguments args(words, option_names, flags);
   if (args.flag("help")) {
     std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument " + args.positional()[0]);
   if (words.empty() || args.flag("all")) {
-    for (const PresetEntry& e : all_presets()) {
-      std::cout << e.arch << ' ' << e.instruction << ": " << describe(e.datapath) << '\n';
+    const std::vector<PresetEntry> entries = all_presets();
+    for (std::string_view arch : preset_names()) {
+      for (const PresetEntry& e : entries) {
+        if (e.arch != arch) continue;
+        std::cout << e.arch << ' ' << e.instruction << ": " << describe(e.datapath) << " ("
+                  << e.source << ")\n";
+      }
+      // The alias names, resolved for every pair the architecture has.
+      for (const PresetEntry& e : entries) {
+        if (e.arch != arch) continue;
+        const FloatFormat& in = e.datapath.input;
+        const FloatFormat& acc = e.datapath.accumulator;
+        const auto names = instruction_names(arch, in, acc);
+        if (e.instruction != names[names.size() > 1 ? 1 : 0]) continue;  // once per pair
+        for (std::string_view name : names) {
+          if (name != "mma.sync" && !name.starts_with("wmma.")) continue;
+          const Datapath dp = preset(arch, in, acc, name);
+          for (const PresetEntry& target : entries) {
+            if (target.arch == arch && target.datapath == dp && target.instruction != name &&
+                (name == "mma.sync" || target.instruction == wmma_target(arch, name, in))) {
+              std::cout << arch << ' ' << name << ' ' << in.name << " -> " << acc.name << " = "
+                        << target.instruction << '\n';
+              break;
+            }
+          }
+        }
+      }
     }
     print_integer_presets();
     return 0;

@@ -1,5 +1,7 @@
-// tcemu probe: runs random and crafted cases through the present GPU's mma.sync instructions and
+// tcemu probe: runs random and crafted cases through the present GPU's MMA instruction shapes and
 // writes them, with the GPU's results, as case files that `tcemu validate` replays.
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -7,6 +9,7 @@
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/parallel_for.hpp>
 #include <tcemu/emulator/presets.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>
@@ -22,24 +25,36 @@ namespace tcemu::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: tcemu probe --out-dir DIR [--type FORMAT --acc FORMAT]
-                   [--instr mma.sync|wgmma] [--random N] [--seed S]
+                   [--instr NAME|all] [--random N] [--seed S] [--keep N]
        tcemu probe --out-dir DIR --instr imma [--type s8|u8|s4|u4 [--b-type F]]
-                   [--shape mma.sync.mMnNkK] [--random N] [--seed S] [--record N] [--show N]
+                   [--shape mma.sync.mMnNkK] [--random N] [--seed S] [--keep N] [--show N]
 
-Runs cases through the warp-level mma.sync instruction of the present GPU, or with --instr wgmma
-through the warpgroup-level wgmma of an sm_90a GPU (one case per instruction: row 0 of A,
-column 0 of B, C(0,0)), and writes DIR/probe-GPU[-wgmma]-TYPE-ACC.txt for every
-input format and accumulator the GPU supports (or the one named): N random cases (default
-100000) from the scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each
-line 'K a... b... c d' with the GPU's result d. The file's header names the device and the
+Runs cases through one instruction shape of the present GPU (one case per instruction: the case
+is every row of A, every column of B and every element of C, or, for the mma.sync m16n8k16
+fp16/bf16, m16n8k8 tf32, m16n8k32 fp8 and wgmma runners, row 0 of A, column 0 of B and C(0,0)
+with the rest zero) and writes DIR/probe-GPU[-INSTR]-TYPE-ACC.txt for every input format and
+accumulator the shape takes (or the one named): N random cases (default 100000) from the
+scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each line
+'K a... b... c d' with the GPU's result d. The file's header names the device and the
 `tcemu validate` command that replays it.
+
+--instr names the instruction as the presets do (tcemu presets): mma.sync (default: the
+largest-K mma.sync shape of each format), mma.sync.m8n8k4, mma.sync.m16n8k4, mma.sync.m16n8k8,
+mma.sync.m16n8k16, mma.sync.m16n8k32 (sm_89+), wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16,
+wmma.m16n16k8, wgmma (sm_90a); 'all' probes every one of them the GPU has, one file per shape
+and format pair.
+
+Every GPU result is also compared with the emulator's preset of the device's architecture for
+that instruction; a line per file prints the count of cases and of mismatches. --keep N writes
+only the first N random cases (and every crafted one) to the file: the comparison still covers
+all of them.
 
 With --instr imma (or an integer --type): every integer mma.sync shape of the GPU, and on an
 sm_90a GPU the wgmma m64n8k32 (imma_runner.hpp), for every pair of s8/u8 (s4/u4) operand formats or the one named, without
 and with .satfinite: N random cases then the crafted ones of integer_probe_cases.hpp, each
 checked on the spot against the emulator's preset for the GPU's architecture and shape (the
 count of mismatches is printed, with the first --show N of them, default 3; exit 1 if any).
-DIR/probe-GPU-imma-SHAPE-A-B[-satfinite].txt keeps the first --record N random cases and N
+DIR/probe-GPU-imma-SHAPE-A-B[-satfinite].txt keeps the first --keep N random cases and N
 crafted ones evenly spaced (default: every case), as integer case lines with the GPU's d.
 
 )";
@@ -50,35 +65,56 @@ using Pair = std::pair<FloatFormat, FloatFormat>;
 std::string file_name(const std::string& device, const std::string& instruction, const Pair& p) {
   std::string gpu;
   for (char ch : device) gpu += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return "probe-" + gpu + (instruction == "wgmma" ? "-wgmma-" : "-") + std::string(p.first.name) +
-         "-" + std::string(p.second.name) + ".txt";
+  return "probe-" + gpu + (instruction == "mma.sync" ? "-" : "-" + instruction + "-") +
+         std::string(p.first.name) + "-" + std::string(p.second.name) + ".txt";
 }
 
-void probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, const Pair& p,
-                std::size_t random, std::uint64_t seed, const std::filesystem::path& path) {
+// Returns the number of mismatches against the preset.
+std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, const Pair& p,
+                       std::size_t random, std::uint64_t seed, std::size_t keep,
+                       const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
-  const int k = gpu::mma_sync_k(input);
-  const bool wgmma = instruction == "wgmma";
-  // The generator needs the instruction's shape; any preset of the formats gives it.
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  ProbeCases probe = probe_cases(preset(arch, input, accumulator), k, random, seed);
-  const std::vector<std::uint32_t> d = wgmma ? gpu::run_wgmma(input, accumulator, probe.cases)
-                                             : gpu::run_mma_sync(input, accumulator, probe.cases);
+  const Datapath dp = preset(arch, input, accumulator, instruction);
+  const int k = instruction_shape_k(arch, input, accumulator, instruction);
+  ProbeCases probe = probe_cases(dp, k, random, seed);
+  const std::vector<std::uint32_t> d =
+      gpu::run_instruction(instruction, input, accumulator, probe.cases);
+  for (std::size_t i = 0; i < probe.cases.size(); ++i) probe.cases[i].d = d[i];
+  // The comparison through the preset, on all cases.
+  std::atomic<std::size_t> differing{0};
+  detail::parallel_for(0, static_cast<std::int64_t>(probe.cases.size()), 65536,
+                       [&](std::int64_t begin, std::int64_t end) {
+                         std::size_t local = 0;
+                         for (std::int64_t i = begin; i < end; ++i) {
+                           const MmaCase& c = probe.cases[static_cast<std::size_t>(i)];
+                           if (mma_element(dp, c.a, c.b, c.c) != *c.d) ++local;
+                         }
+                         differing += local;
+                       });
+  const std::size_t mismatches = differing;
   std::ofstream out(path);
+  const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
-      << "), " << (wgmma ? "wgmma m64n8k" : "mma.sync m16n8k") << k << ", input " << input.name
-      << ", accumulator " << accumulator.name << ", " << random << " random cases (seed " << seed
-      << ") and " << probe.cases.size() - random << " crafted\n"
-      << "# validate: tcemu validate --arch " << arch << (wgmma ? " --instr wgmma" : "")
-      << " --type " << input.name << " --acc " << accumulator.name << " "
-      << path.filename().string() << '\n';
+      << "), " << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
+      << ", input " << input.name << ", accumulator " << accumulator.name << ", " << kept << " of "
+      << random << " random cases (seed " << seed << ") and " << probe.cases.size() - random
+      << " crafted; " << mismatches << " of " << probe.cases.size() << " cases differ from the "
+      << arch << " preset\n"
+      << "# validate: tcemu validate --arch " << arch
+      << (instruction == "mma.sync" ? "" : " --instr " + instruction) << " --type " << input.name
+      << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
   for (std::size_t i = 0; i < probe.cases.size(); ++i) {
+    if (i >= kept && i < random) continue;
     if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
-    probe.cases[i].d = d[i];
     out << format_case_line(probe.cases[i], input, accumulator) << '\n';
   }
   if (!out) throw std::runtime_error("cannot write " + path.string());
-  std::cout << path.string() << ": " << probe.cases.size() << " cases\n";
+  std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
+            << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
+            << arch << " " << instruction << " " << input.name << " -> " << accumulator.name
+            << "\n";
+  return mismatches;
 }
 #endif
 
@@ -87,14 +123,14 @@ void probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, c
 int probe_command(const std::vector<std::string>& words) {
   const Arguments args(
       words,
-      {"out-dir", "type", "acc", "instr", "random", "seed", "b-type", "shape", "record", "show"},
+      {"out-dir", "type", "acc", "instr", "random", "seed", "keep", "b-type", "shape", "show"},
       {"help"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
   }
   if (args.value_or("instr", "") == "imma" || integer_requested(args)) return integer_probe(args);
-  for (const char* integer_only : {"b-type", "shape", "record", "show"}) {
+  for (const char* integer_only : {"b-type", "shape", "show"}) {
     if (args.value(integer_only)) {
       throw UsageError("--" + std::string(integer_only) + " applies to --instr imma only");
     }
@@ -104,23 +140,49 @@ int probe_command(const std::vector<std::string>& words) {
   if (!dir) throw UsageError("--out-dir is required");
   const long long random = args.integer("random").value_or(100000);
   if (random < 0) throw UsageError("--random must not be negative");
+  const long long keep = args.integer("keep").value_or(random);
+  if (keep < 0) throw UsageError("--keep must not be negative");
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
   const gpu::DeviceInfo device = gpu::require_device();
   const std::string instruction = args.value_or("instr", "mma.sync");
-  if (instruction != "mma.sync" && instruction != "wgmma") {
-    throw UsageError("--instr: '" + instruction + "' is neither mma.sync nor wgmma");
-  }
   const int cc = device.compute_major * 10 + device.compute_minor;
-  const auto named = named_pair(args);
-  const std::vector<Pair> pairs =
-      named ? std::vector<Pair>{*named}
-            : (instruction == "wgmma" ? gpu::wgmma_pairs(cc) : gpu::mma_sync_pairs(cc));
-  if (pairs.empty()) throw std::runtime_error(device.name + " has no " + instruction);
-  std::filesystem::create_directories(*dir);
-  for (const Pair& p : pairs) {
-    probe_pair(device, instruction, p, static_cast<std::size_t>(random), seed,
-               std::filesystem::path(*dir) / file_name(device.name, instruction, p));
+  std::vector<std::string> instructions;
+  if (instruction == "all") {
+    for (std::string_view name : gpu::probe_instructions(cc)) instructions.emplace_back(name);
+  } else {
+    const auto known = gpu::probe_instructions(cc);
+    if (instruction != "mma.sync" &&
+        std::find(known.begin(), known.end(), instruction) == known.end()) {
+      std::string names;
+      for (std::string_view n : known) names += " " + std::string(n);
+      throw UsageError("--instr: " + device.name + " has no probe runner for '" + instruction +
+                       "'; it has: mma.sync all" + names);
+    }
+    instructions.push_back(instruction);
   }
+  const auto named = named_pair(args);
+  std::filesystem::create_directories(*dir);
+  std::size_t files = 0;
+  for (const std::string& name : instructions) {
+    const std::vector<Pair> pairs =
+        named ? std::vector<Pair>{*named}
+              : (name == "mma.sync" ? gpu::mma_sync_pairs(cc) : gpu::instruction_pairs(name, cc));
+    if (pairs.empty() && instruction != "all") {
+      throw std::runtime_error(device.name + " has no " + name);
+    }
+    for (const Pair& p : pairs) {
+      if (named && instruction == "all" && gpu::instruction_pairs(name, cc).size() > 0 &&
+          std::ranges::count_if(gpu::instruction_pairs(name, cc), [&](const Pair& q) {
+            return q.first == p.first && q.second == p.second;
+          }) == 0)
+        continue;  // --instr all with a pair: only the shapes that take it
+      probe_pair(device, name, p, static_cast<std::size_t>(random), seed,
+                 static_cast<std::size_t>(keep),
+                 std::filesystem::path(*dir) / file_name(device.name, name, p));
+      ++files;
+    }
+  }
+  if (files == 0) throw std::runtime_error("no instruction of " + device.name + " takes that pair");
   return 0;
 #else
   throw std::runtime_error("this tcemu was built without the CUDA backend (no CUDA toolkit found)");

@@ -42,8 +42,8 @@ struct Counts {
   std::size_t mismatches = 0;
 };
 
-Counts validate_file(std::istream& in, const std::string& file, const Datapath& dp,
-                     std::size_t show) {
+Counts validate_file(std::istream& in, const std::string& file, const Arguments& args,
+                     const Datapath& dp, std::size_t show) {
   Counts counts;
   std::string text, name;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
@@ -54,6 +54,7 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
     const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
     if (!c) continue;
     if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
+    check_case_k(args, dp, c->a.size(), line);
     ++counts.cases;
     const std::uint32_t got = mma_element(dp, c->a, c->b, c->c);
     if (got != *c->d) {
@@ -119,7 +120,7 @@ int validate_command(const std::vector<std::string>& words) {
     std::ifstream in = open_input(file);
     Counts counts;
     try {
-      counts = validate_file(in, file, dp, show);
+      counts = validate_file(in, file, args, dp, show);
     } catch (const CaseFileError& e) {
       throw std::runtime_error(file + ": " + e.what());
     }

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -40,23 +41,43 @@ constexpr Datapath block(const FloatFormat& input, const FloatFormat& accumulato
   };
 }
 
-// The narrow fp8 block of Ada (mma.sync) and Hopper (wgmma): a 32-term instruction in blocks of
-// `block_terms`, 13 alignment bits, results kept to 13 fraction bits (14 significant bits).
+// The narrow fp8 block of Ada (mma.sync) and Hopper (wgmma): blocks of `block_terms`, 13
+// alignment bits, results kept to 13 fraction bits (14 significant bits).
 constexpr Datapath narrow_fp8(const FloatFormat& input, const FloatFormat& accumulator,
-                              int block_terms) {
-  Datapath dp = block(input, accumulator, 32, block_terms, 13);
+                              int instruction_k, int block_terms) {
+  Datapath dp = block(input, accumulator, instruction_k, block_terms, 13);
   dp.block_result_precision = std::min(dp.block_result_precision, 14);
   return dp;
 }
 
-// fp8 mma.sync on Hopper and Blackwell, through the fp16 datapath: two interleaved 16-term
-// halves (k = 0,1,4,5,... then 2,3,6,7,...) from 0, 25 alignment bits, c added at the end with a
+// fp8 mma.sync on Hopper and Blackwell, through the fp16 datapath: two interleaved halves of K/2
+// terms (k = 0,1,4,5,... then 2,3,6,7,...) from 0, 25 alignment bits, c added at the end with a
 // round-to-nearest addition.
-constexpr Datapath fp8_halves(const FloatFormat& input, const FloatFormat& accumulator) {
-  Datapath dp = block(input, accumulator, 32, 16, 25);
+constexpr Datapath fp8_halves(const FloatFormat& input, const FloatFormat& accumulator, int k) {
+  Datapath dp = block(input, accumulator, k, k / 2, 25);
   dp.k_group = 2;
   dp.c_entry = AccumulatorEntry::added_after_blocks;
   return dp;
+}
+
+// m8n8k4 on sm90: no tensor-core instruction but ptxas's emulation (SASS HFMA2.MMA): the products
+// (exact in fp32) are added one at a time by round-to-nearest FMAs from 0, c added last.
+constexpr Datapath fma_chain(const FloatFormat& input, const FloatFormat& accumulator, int k) {
+  return Datapath{
+      .input = input,
+      .accumulator = accumulator,
+      .instruction_k = k,
+      .block_terms = 1,
+      .k_group = 1,
+      .alignment_fraction_bits = std::nullopt,
+      .alignment_floor = kNoAlignmentFloor,
+      .block_rounding = Rounding::nearest_even,
+      .block_result_precision = accumulator.fraction_bits + 1,
+      .c_entry = AccumulatorEntry::added_after_blocks,
+      .overflow = Overflow::ieee,
+      .zero_sign = ZeroSign::ieee,
+      .nan_bits = accumulator == formats::fp32 ? kGpuFp32Nan : kFp16Nan,
+  };
 }
 
 // What we measured on the H100 with mma.sync (docs/presets.md): the alignment floor is -133 (as
@@ -100,97 +121,187 @@ using formats::tf32;
 constexpr Rounding rn = Rounding::nearest_even;
 constexpr Rounding rz = Rounding::toward_zero;
 
-// Every preset: one row per architecture, instruction path, input and accumulator the hardware
+// Every preset: one row per architecture, instruction shape, input and accumulator the hardware
 // has. The order is that of `tcemu presets` and all_presets(): architectures as preset_names()
-// lists them, then instruction paths, then inputs fp16, bf16, tf32, e4m3, e5m2, then accumulators
-// fp32, fp16. Only fp16 and fp8 inputs have an fp16-accumulator MMA. Sources, as docs/presets.md
-// marks them: lit (published: Fasi et al. 2021, Khattak and Mikaitis 2025, FTTN 2024, MMA-Sim
-// 2025), cap (fits the GPU captures of Khattak and Mikaitis), ours (measured on the lent H100
-// and H200).
+// lists them, then instructions (mma.sync shapes by increasing K, wgmma, tcgen05), then inputs
+// fp16, bf16, tf32, e4m3, e5m2, then accumulators fp32, fp16. Only fp16 and fp8 inputs have an
+// fp16-accumulator MMA. The last field says where the row comes from, as docs/presets.md marks
+// it: lit (published: Fasi et al. 2021, Khattak and Mikaitis 2025, FTTN 2024, MMA-Sim 2025),
+// cap (fits the GPU captures of Khattak and Mikaitis), ours (measured on the lent H100 and H200:
+// docs/presets.md gives the GPU, date, command and SASS), inferred (no measurement or publication
+// of this shape: the block structure of the architecture's measured shape applied to this K, as
+// the row's comment says).
 constexpr PresetEntry kPresets[] = {
-    // V100 mma.sync m8n8k4: 4-term blocks, no extra alignment bit (Fasi et al. 2021; lit, cap).
-    {"sm70", "mma.sync", block(fp16, fp32, 4, 4, 23)},
-    {"sm70", "mma.sync", block(fp16, fp16, 4, 4, 23)},
-    // T4 m16n8k8: 8-term blocks, one extra bit (lit; no published T4 data).
-    {"sm75", "mma.sync", block(fp16, fp32, 8, 8, 24)},
-    {"sm75", "mma.sync", block(fp16, fp16, 8, 8, 24)},
+    // V100: only m8n8k4 (HMMA.884): 4-term blocks, no extra alignment bit (Fasi et al. 2021).
+    {"sm70", "mma.sync.m8n8k4", block(fp16, fp32, 4, 4, 23), "lit; cap (V100)"},
+    {"sm70", "mma.sync.m8n8k4", block(fp16, fp16, 4, 4, 23), "lit; cap (V100)"},
+    // T4: m16n8k8 (HMMA.1688) in 8-term blocks with one extra bit (lit; no published T4 data).
+    {"sm75", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 24), "lit"},
+    {"sm75", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 24), "lit"},
     // A100/A2: m16n8k16 runs as two 8-term halves, m16n8k8 tf32 as two 4-term halves; one extra
-    // bit (lit; cap A100, A2).
-    {"sm80", "mma.sync", block(fp16, fp32, 16, 8, 24)},
-    {"sm80", "mma.sync", block(fp16, fp16, 16, 8, 24)},
-    {"sm80", "mma.sync", block(bf16, fp32, 16, 8, 24)},
-    {"sm80", "mma.sync", block(tf32, fp32, 8, 4, 24)},
+    // bit (lit; cap A100, A2). The half-K shapes are one such half each (lit: the captures of
+    // A100/A2 are K = 8 rows for fp16/bf16 and K = 4 for tf32).
+    {"sm80", "mma.sync.m16n8k4", block(tf32, fp32, 4, 4, 24), "lit; cap (A100, A2: K = 4)"},
+    {"sm80", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 24), "lit; cap (A100, A2: K = 8)"},
+    {"sm80", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 24), "lit; cap (A100, A2: K = 8)"},
+    {"sm80", "mma.sync.m16n8k8", block(bf16, fp32, 8, 8, 24), "lit; cap (A100, A2: K = 8)"},
+    {"sm80", "mma.sync.m16n8k8", block(tf32, fp32, 8, 4, 24), "lit; cap (A100, A2)"},
+    {"sm80", "mma.sync.m16n8k16", block(fp16, fp32, 16, 8, 24), "lit; cap (A100, A2)"},
+    {"sm80", "mma.sync.m16n8k16", block(fp16, fp16, 16, 8, 24), "lit; cap (A100, A2)"},
+    {"sm80", "mma.sync.m16n8k16", block(bf16, fp32, 16, 8, 24), "lit; cap (A100, A2)"},
     // Ada/L40S: fp16, bf16 and tf32 as sm80; m16n8k32 fp8 in two 16-term blocks of the narrow
-    // fp8 datapath (lit; cap Ada, L40S).
-    {"sm89", "mma.sync", block(fp16, fp32, 16, 8, 24)},
-    {"sm89", "mma.sync", block(fp16, fp16, 16, 8, 24)},
-    {"sm89", "mma.sync", block(bf16, fp32, 16, 8, 24)},
-    {"sm89", "mma.sync", block(tf32, fp32, 8, 4, 24)},
-    {"sm89", "mma.sync", narrow_fp8(e4m3, fp32, 16)},
-    {"sm89", "mma.sync", narrow_fp8(e4m3, fp16, 16)},
-    {"sm89", "mma.sync", narrow_fp8(e5m2, fp32, 16)},
-    {"sm89", "mma.sync", narrow_fp8(e5m2, fp16, 16)},
-    // H100/H200 mma.sync: one block per instruction (16 terms, tf32 8), two extra bits (lit; cap
-    // H100, H200; ours). fp8: the interleaved halves, measured for both accumulators (ours; cap
-    // for the fp16 accumulator).
-    {"sm90", "mma.sync", hopper(block(fp16, fp32, 16, 16, 25))},
-    {"sm90", "mma.sync", hopper(block(fp16, fp16, 16, 16, 25))},
-    {"sm90", "mma.sync", hopper(block(bf16, fp32, 16, 16, 25))},
-    {"sm90", "mma.sync", hopper(block(tf32, fp32, 8, 8, 25))},
-    {"sm90", "mma.sync", hopper(fp8_halves(e4m3, fp32))},
-    {"sm90", "mma.sync", hopper(fp8_halves(e4m3, fp16))},
-    {"sm90", "mma.sync", hopper(fp8_halves(e5m2, fp32))},
-    {"sm90", "mma.sync", hopper(fp8_halves(e5m2, fp16))},
-    // H100/H200 wgmma: fp16, bf16 and tf32 as mma.sync (ours, on the H200). fp8: one 32-term
-    // block of the narrow fp8 datapath (lit; cap: the H100/H200 fp8 sets with an fp32
-    // accumulator, which our mma.sync measurements show cannot come from mma.sync; ours, both
-    // accumulators on the H200).
-    {"sm90", "wgmma", hopper(block(fp16, fp32, 16, 16, 25))},
-    {"sm90", "wgmma", hopper(block(fp16, fp16, 16, 16, 25))},
-    {"sm90", "wgmma", hopper(block(bf16, fp32, 16, 16, 25))},
-    {"sm90", "wgmma", hopper(block(tf32, fp32, 8, 8, 25))},
-    {"sm90", "wgmma", hopper(narrow_fp8(e4m3, fp32, 32))},
-    {"sm90", "wgmma", hopper(narrow_fp8(e4m3, fp16, 32))},
-    {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp32, 32))},
-    {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp16, 32))},
-    // B200 mma.sync: fp16, bf16 and tf32 as sm90 but with the literature's floor and zero sign
-    // (lit; cap B200). fp8: the interleaved halves (cap: fitted to the B200 sets).
-    {"sm100", "mma.sync", block(fp16, fp32, 16, 16, 25)},
-    {"sm100", "mma.sync", block(fp16, fp16, 16, 16, 25)},
-    {"sm100", "mma.sync", block(bf16, fp32, 16, 16, 25)},
-    {"sm100", "mma.sync", block(tf32, fp32, 8, 8, 25)},
-    {"sm100", "mma.sync", fp8_halves(e4m3, fp32)},
-    {"sm100", "mma.sync", fp8_halves(e4m3, fp16)},
-    {"sm100", "mma.sync", fp8_halves(e5m2, fp32)},
-    {"sm100", "mma.sync", fp8_halves(e5m2, fp16)},
+    // fp8 datapath (lit; cap Ada, L40S); m16n8k16 fp8 one such block (inferred).
+    {"sm89", "mma.sync.m16n8k4", block(tf32, fp32, 4, 4, 24), "lit; cap (Ada, L40S: K = 4)"},
+    {"sm89", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 24), "lit; cap (Ada, L40S: K = 8)"},
+    {"sm89", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 24), "lit; cap (Ada, L40S: K = 8)"},
+    {"sm89", "mma.sync.m16n8k8", block(bf16, fp32, 8, 8, 24), "lit; cap (Ada, L40S: K = 8)"},
+    {"sm89", "mma.sync.m16n8k8", block(tf32, fp32, 8, 4, 24), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k16", block(fp16, fp32, 16, 8, 24), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k16", block(fp16, fp16, 16, 8, 24), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k16", block(bf16, fp32, 16, 8, 24), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k16", narrow_fp8(e4m3, fp32, 16, 16), "inferred (one k32 block)"},
+    {"sm89", "mma.sync.m16n8k16", narrow_fp8(e4m3, fp16, 16, 16), "inferred (one k32 block)"},
+    {"sm89", "mma.sync.m16n8k16", narrow_fp8(e5m2, fp32, 16, 16), "inferred (one k32 block)"},
+    {"sm89", "mma.sync.m16n8k16", narrow_fp8(e5m2, fp16, 16, 16), "inferred (one k32 block)"},
+    {"sm89", "mma.sync.m16n8k32", narrow_fp8(e4m3, fp32, 32, 16), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k32", narrow_fp8(e4m3, fp16, 32, 16), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k32", narrow_fp8(e5m2, fp32, 32, 16), "lit; cap (Ada, L40S)"},
+    {"sm89", "mma.sync.m16n8k32", narrow_fp8(e5m2, fp16, 32, 16), "lit; cap (Ada, L40S)"},
+    // H100/H200 mma.sync: one block per HMMA instruction with two extra bits, for every shape
+    // (lit and cap for m16n8k16; ours for every shape: docs/presets.md). fp8 is converted to fp16
+    // and run as two HMMAs of interleaved pairs of k, from 0, c added after them by an RN
+    // addition: m16n8k32 as two 16-term HMMA.16816, m16n8k16 as two 8-term HMMA.1688 (ours).
+    // m8n8k4 is no tensor-core instruction here: ptxas emulates it (HFMA2.MMA), and with an fp32
+    // accumulator it is a chain of round-to-nearest FMAs from 0 with c added last (ours); the
+    // fp16-accumulator m8n8k4 fits no datapath of this model and has no preset (docs/presets.md).
+    {"sm90", "mma.sync.m8n8k4", fma_chain(fp16, fp32, 4), "ours"},
+    {"sm90", "mma.sync.m16n8k4", hopper(block(tf32, fp32, 4, 4, 25)), "ours"},
+    {"sm90", "mma.sync.m16n8k8", hopper(block(fp16, fp32, 8, 8, 25)), "ours"},
+    {"sm90", "mma.sync.m16n8k8", hopper(block(fp16, fp16, 8, 8, 25)), "ours"},
+    {"sm90", "mma.sync.m16n8k8", hopper(block(bf16, fp32, 8, 8, 25)), "ours"},
+    {"sm90", "mma.sync.m16n8k8", hopper(block(tf32, fp32, 8, 8, 25)), "lit; cap (K = 4); ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(block(fp16, fp32, 16, 16, 25)), "lit; cap; ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(block(fp16, fp16, 16, 16, 25)), "lit; cap; ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(block(bf16, fp32, 16, 16, 25)), "lit; cap; ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e4m3, fp32, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e4m3, fp16, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e5m2, fp32, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k16", hopper(fp8_halves(e5m2, fp16, 16)), "ours"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e4m3, fp32, 32)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e4m3, fp16, 32)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e5m2, fp32, 32)), "ours; cap (fp16 acc)"},
+    {"sm90", "mma.sync.m16n8k32", hopper(fp8_halves(e5m2, fp16, 32)), "ours; cap (fp16 acc)"},
+    // H100/H200 wgmma (m64nNkK, the same datapath for every N; measured at N = 8): fp16, bf16 and
+    // tf32 as mma.sync (ours). fp8: one 32-term block of the narrow fp8 datapath (lit; cap: the
+    // H100/H200 fp8 sets with an fp32 accumulator, which our mma.sync measurements show cannot
+    // come from mma.sync; ours, both accumulators).
+    {"sm90", "wgmma", hopper(block(fp16, fp32, 16, 16, 25)), "ours"},
+    {"sm90", "wgmma", hopper(block(fp16, fp16, 16, 16, 25)), "ours"},
+    {"sm90", "wgmma", hopper(block(bf16, fp32, 16, 16, 25)), "ours"},
+    {"sm90", "wgmma", hopper(block(tf32, fp32, 8, 8, 25)), "ours"},
+    {"sm90", "wgmma", hopper(narrow_fp8(e4m3, fp32, 32, 32)), "lit; cap; ours"},
+    {"sm90", "wgmma", hopper(narrow_fp8(e4m3, fp16, 32, 32)), "lit; ours"},
+    {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp32, 32, 32)), "lit; cap; ours"},
+    {"sm90", "wgmma", hopper(narrow_fp8(e5m2, fp16, 32, 32)), "lit; ours"},
+    // B200 mma.sync: every shape as sm90 but with the literature's floor and zero sign (lit; cap
+    // B200 for m16n8k16 fp16/bf16 and m16n8k32 fp8: fitted; the other shapes inferred from
+    // sm90's: CUDA 13.0 compiles each to the same SASS for sm_100a as for sm_90a). m8n8k4 compiles
+    // to an emulation we have not measured there: no preset.
+    {"sm100", "mma.sync.m16n8k4", block(tf32, fp32, 4, 4, 25), "inferred (sm90 shape)"},
+    {"sm100", "mma.sync.m16n8k8", block(fp16, fp32, 8, 8, 25), "inferred (sm90 shape)"},
+    {"sm100", "mma.sync.m16n8k8", block(fp16, fp16, 8, 8, 25), "inferred (sm90 shape)"},
+    {"sm100", "mma.sync.m16n8k8", block(bf16, fp32, 8, 8, 25), "inferred (sm90 shape)"},
+    {"sm100", "mma.sync.m16n8k8", block(tf32, fp32, 8, 8, 25), "lit; cap (B200: K = 4)"},
+    {"sm100", "mma.sync.m16n8k16", block(fp16, fp32, 16, 16, 25), "lit; cap (B200)"},
+    {"sm100", "mma.sync.m16n8k16", block(fp16, fp16, 16, 16, 25), "lit; cap (B200)"},
+    {"sm100", "mma.sync.m16n8k16", block(bf16, fp32, 16, 16, 25), "lit; cap (B200)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e4m3, fp32, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e4m3, fp16, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e5m2, fp32, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k16", fp8_halves(e5m2, fp16, 16), "inferred (sm90's SASS)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e4m3, fp32, 32), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e4m3, fp16, 32), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e5m2, fp32, 32), "cap (B200: fitted)"},
+    {"sm100", "mma.sync.m16n8k32", fp8_halves(e5m2, fp16, 32), "cap (B200: fitted)"},
     // B200 tcgen05: fp8 in one 32-term block with two extra bits (lit). fp16, bf16 and tf32 as
     // sm100 mma.sync (docs/presets.md gives no separate tcgen05 values for them).
-    {"sm100", "tcgen05", block(fp16, fp32, 16, 16, 25)},
-    {"sm100", "tcgen05", block(fp16, fp16, 16, 16, 25)},
-    {"sm100", "tcgen05", block(bf16, fp32, 16, 16, 25)},
-    {"sm100", "tcgen05", block(tf32, fp32, 8, 8, 25)},
-    {"sm100", "tcgen05", block(e4m3, fp32, 32, 32, 25)},
-    {"sm100", "tcgen05", block(e4m3, fp16, 32, 32, 25)},
-    {"sm100", "tcgen05", block(e5m2, fp32, 32, 32, 25)},
-    {"sm100", "tcgen05", block(e5m2, fp16, 32, 32, 25)},
+    {"sm100", "tcgen05", block(fp16, fp32, 16, 16, 25), "as sm100 mma.sync"},
+    {"sm100", "tcgen05", block(fp16, fp16, 16, 16, 25), "as sm100 mma.sync"},
+    {"sm100", "tcgen05", block(bf16, fp32, 16, 16, 25), "as sm100 mma.sync"},
+    {"sm100", "tcgen05", block(tf32, fp32, 8, 8, 25), "as sm100 mma.sync"},
+    {"sm100", "tcgen05", block(e4m3, fp32, 32, 32, 25), "lit"},
+    {"sm100", "tcgen05", block(e4m3, fp16, 32, 32, 25), "lit"},
+    {"sm100", "tcgen05", block(e5m2, fp32, 32, 32, 25), "lit"},
+    {"sm100", "tcgen05", block(e5m2, fp16, 32, 32, 25), "lit"},
     // Ootomo and Yokota's idealised RN and RZ Tensor Cores, one block per sm90-shaped
     // instruction: 16 terms, tf32 8, fp8 32.
-    {"exact-rn", "mma.sync", exact(fp16, fp32, 16, rn)},
-    {"exact-rn", "mma.sync", exact(fp16, fp16, 16, rn)},
-    {"exact-rn", "mma.sync", exact(bf16, fp32, 16, rn)},
-    {"exact-rn", "mma.sync", exact(tf32, fp32, 8, rn)},
-    {"exact-rn", "mma.sync", exact(e4m3, fp32, 32, rn)},
-    {"exact-rn", "mma.sync", exact(e4m3, fp16, 32, rn)},
-    {"exact-rn", "mma.sync", exact(e5m2, fp32, 32, rn)},
-    {"exact-rn", "mma.sync", exact(e5m2, fp16, 32, rn)},
-    {"exact-rz", "mma.sync", exact(fp16, fp32, 16, rz)},
-    {"exact-rz", "mma.sync", exact(fp16, fp16, 16, rz)},
-    {"exact-rz", "mma.sync", exact(bf16, fp32, 16, rz)},
-    {"exact-rz", "mma.sync", exact(tf32, fp32, 8, rz)},
-    {"exact-rz", "mma.sync", exact(e4m3, fp32, 32, rz)},
-    {"exact-rz", "mma.sync", exact(e4m3, fp16, 32, rz)},
-    {"exact-rz", "mma.sync", exact(e5m2, fp32, 32, rz)},
-    {"exact-rz", "mma.sync", exact(e5m2, fp16, 32, rz)},
+    {"exact-rn", "mma.sync", exact(fp16, fp32, 16, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(fp16, fp16, 16, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(bf16, fp32, 16, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(tf32, fp32, 8, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(e4m3, fp32, 32, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(e4m3, fp16, 32, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(e5m2, fp32, 32, rn), "idealised"},
+    {"exact-rn", "mma.sync", exact(e5m2, fp16, 32, rn), "idealised"},
+    {"exact-rz", "mma.sync", exact(fp16, fp32, 16, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(fp16, fp16, 16, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(bf16, fp32, 16, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(tf32, fp32, 8, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(e4m3, fp32, 32, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(e4m3, fp16, 32, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(e5m2, fp32, 32, rz), "idealised"},
+    {"exact-rz", "mma.sync", exact(e5m2, fp16, 32, rz), "idealised"},
+};
+
+// WMMA fragment shapes and the mma.sync shape each compiles to, per architecture: a WMMA
+// instruction is one or more of those mma.sync instructions over the fragment (each output
+// element is computed by one chain of them in k order), so it has that shape's datapath. Seen
+// with cuobjdump -sass for the CUDA 13.0 targets sm_75 to sm_100a (scripts/shape_sass.sh,
+// docs/presets.md): fp16/bf16 k16 shapes are two HMMA.16816 (sm75: four HMMA.1688), tf32
+// m16n16k8 is four HMMA.1684, i.e. a chain of two k4 instructions per element (measured on the
+// H100). sm70: the literature (HMMA.884, Jia et al. 2018; Fasi et al. 2021 measured V100
+// through WMMA).
+struct WmmaShape {
+  std::string_view arch;
+  std::string_view name;
+  FloatFormat input;
+  std::string_view compiles_to;
+};
+constexpr WmmaShape kWmma[] = {
+    {"sm70", "wmma.m16n16k16", fp16, "mma.sync.m8n8k4"},
+    {"sm70", "wmma.m32n8k16", fp16, "mma.sync.m8n8k4"},
+    {"sm70", "wmma.m8n32k16", fp16, "mma.sync.m8n8k4"},
+    {"sm75", "wmma.m16n16k16", fp16, "mma.sync.m16n8k8"},
+    {"sm75", "wmma.m32n8k16", fp16, "mma.sync.m16n8k8"},
+    {"sm75", "wmma.m8n32k16", fp16, "mma.sync.m16n8k8"},
+    {"sm80", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
+    {"sm80", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
+    {"sm80", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
+    {"sm80", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
+    {"sm80", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
+    {"sm80", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
+    {"sm80", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
+    {"sm89", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
+    {"sm89", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
+    {"sm89", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
+    {"sm89", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
+    {"sm89", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
+    {"sm89", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
+    {"sm89", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
+    {"sm90", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
+    {"sm90", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
+    {"sm90", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
+    {"sm90", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
+    {"sm90", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
+    {"sm90", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
+    {"sm90", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
+    {"sm100", "wmma.m16n16k16", fp16, "mma.sync.m16n8k16"},
+    {"sm100", "wmma.m16n16k16", bf16, "mma.sync.m16n8k16"},
+    {"sm100", "wmma.m32n8k16", fp16, "mma.sync.m16n8k16"},
+    {"sm100", "wmma.m32n8k16", bf16, "mma.sync.m16n8k16"},
+    {"sm100", "wmma.m8n32k16", fp16, "mma.sync.m16n8k16"},
+    {"sm100", "wmma.m8n32k16", bf16, "mma.sync.m16n8k16"},
+    {"sm100", "wmma.m16n16k8", tf32, "mma.sync.m16n8k4"},
 };
 
 constexpr bool same_key(const PresetEntry& row, std::string_view arch, std::string_view instruction,
@@ -199,7 +310,7 @@ constexpr bool same_key(const PresetEntry& row, std::string_view arch, std::stri
          row.datapath.accumulator == accumulator;
 }
 
-// No key twice; the rows of one architecture together, and those of one instruction path of it
+// No key twice; the rows of one architecture together, and those of one instruction of it
 // (preset_names() and instruction_names() list them in the order they first appear).
 constexpr bool well_formed(const auto& table) {
   for (std::size_t j = 1; j < std::size(table); ++j) {
@@ -220,11 +331,110 @@ constexpr bool well_formed(const auto& table) {
 }
 static_assert(well_formed(kPresets));
 
+// Every WMMA row names an mma.sync shape of its architecture that takes its input.
+constexpr bool wmma_resolves(const auto& wmma, const auto& table) {
+  for (const WmmaShape& w : wmma) {
+    if (std::none_of(std::begin(table), std::end(table), [&](const PresetEntry& row) {
+          return row.arch == w.arch && row.instruction == w.compiles_to &&
+                 row.datapath.input == w.input;
+        }))
+      return false;
+  }
+  return true;
+}
+static_assert(wmma_resolves(kWmma, kPresets));
+
+constexpr std::string_view kMmaSync = "mma.sync";
+constexpr std::string_view kShapePrefix = "mma.sync.";
+
+// The numbers of a name ending in ".mMnNkK" (m, n, k), or nullopt.
+struct Mnk {
+  int m, n, k;
+};
+std::optional<Mnk> shape_of(std::string_view name) {
+  const std::size_t dot = name.rfind(".m");
+  if (dot == std::string_view::npos) return std::nullopt;
+  int values[3] = {0, 0, 0};
+  const char letters[3] = {'m', 'n', 'k'};
+  std::size_t at = dot + 1;
+  for (int i = 0; i < 3; ++i) {
+    if (at >= name.size() || name[at] != letters[i]) return std::nullopt;
+    ++at;
+    const std::size_t digits = at;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && at - digits < 4) {
+      values[i] = values[i] * 10 + (name[at] - '0');
+      ++at;
+    }
+    if (at == digits) return std::nullopt;
+  }
+  if (at != name.size()) return std::nullopt;
+  return Mnk{values[0], values[1], values[2]};
+}
+
+const PresetEntry* find_row(std::string_view arch, std::string_view instruction,
+                            const FloatFormat& input, const FloatFormat& accumulator) {
+  for (const PresetEntry& row : kPresets) {
+    if (same_key(row, arch, instruction, input, accumulator)) return &row;
+  }
+  return nullptr;
+}
+
+// The row an instruction name stands for: the row of that name; for "mma.sync" the mma.sync
+// shape of the largest K; for a WMMA shape the mma.sync shape it compiles to; for wgmma.m64nNkK
+// (N a multiple of 8 up to 256, K the wgmma K of the input) the wgmma row. nullptr: none.
+const PresetEntry* resolve(std::string_view arch, std::string_view instruction,
+                           const FloatFormat& input, const FloatFormat& accumulator) {
+  if (const PresetEntry* row = find_row(arch, instruction, input, accumulator)) return row;
+  if (instruction == kMmaSync) {
+    const PresetEntry* best = nullptr;
+    for (const PresetEntry& row : kPresets) {
+      if (row.arch == arch && row.instruction.starts_with(kShapePrefix) &&
+          row.datapath.input == input && row.datapath.accumulator == accumulator &&
+          (best == nullptr || shape_of(row.instruction)->k > shape_of(best->instruction)->k))
+        best = &row;
+    }
+    return best;
+  }
+  if (instruction.starts_with("wmma.")) {
+    const std::string_view target = wmma_target(arch, instruction, input);
+    return target.empty() ? nullptr : find_row(arch, target, input, accumulator);
+  }
+  if (instruction.starts_with("wgmma.m64n")) {
+    const auto mnk = shape_of(instruction);
+    const PresetEntry* row = find_row(arch, "wgmma", input, accumulator);
+    if (mnk && row && mnk->m == 64 && mnk->n >= 8 && mnk->n <= 256 && mnk->n % 8 == 0 &&
+        mnk->k == row->datapath.instruction_k)
+      return row;
+  }
+  return nullptr;
+}
+
+std::string joined(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view name : names) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
 [[noreturn]] void unsupported(std::string_view arch, std::string_view instruction,
                               const FloatFormat& input, const FloatFormat& accumulator) {
-  throw std::invalid_argument("no preset: " + std::string(arch) + " " + std::string(instruction) +
-                              " has no " + std::string(input.name) + " MMA with an " +
-                              std::string(accumulator.name) + " accumulator");
+  std::string message = "no preset: " + std::string(arch) + " " + std::string(instruction) +
+                        " has no " + std::string(input.name) + " MMA with an " +
+                        std::string(accumulator.name) + " accumulator";
+  const std::vector<std::string_view> all = instruction_names(arch);
+  const std::vector<std::string_view> fitting = instruction_names(arch, input, accumulator);
+  if (std::find(all.begin(), all.end(), instruction) == all.end() &&
+      !instruction.starts_with("wgmma.m64n")) {
+    message += "; " + std::string(arch) + " has no instruction '" + std::string(instruction) + "'";
+  }
+  if (fitting.empty()) {
+    message += "; " + std::string(arch) + " has no " + std::string(input.name) + " -> " +
+               std::string(accumulator.name) + " MMA at all (its instructions: " + joined(all) +
+               ")";
+  } else {
+    message += "; " + std::string(arch) + " runs " + std::string(input.name) + " -> " +
+               std::string(accumulator.name) + " on: " + joined(fitting);
+  }
+  throw std::invalid_argument(message);
 }
 
 }  // namespace
@@ -244,24 +454,47 @@ std::vector<std::string_view> preset_names() {
 
 std::vector<std::string_view> instruction_names(std::string_view arch) {
   std::vector<std::string_view> out;
+  const auto add = [&](std::string_view name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  add(kMmaSync);  // every architecture, and the default path of an unknown one
   for (const PresetEntry& row : kPresets) {
-    if (row.arch == arch && std::find(out.begin(), out.end(), row.instruction) == out.end())
-      out.push_back(row.instruction);
+    if (row.arch == arch && row.instruction.starts_with(kShapePrefix)) add(row.instruction);
   }
-  if (out.empty()) out.push_back("mma.sync");  // an unknown architecture: the default path
+  for (const WmmaShape& w : kWmma) {
+    if (w.arch == arch) add(w.name);
+  }
+  for (const PresetEntry& row : kPresets) {
+    if (row.arch == arch) add(row.instruction);
+  }
   return out;
+}
+
+std::vector<std::string_view> instruction_names(std::string_view arch, const FloatFormat& input,
+                                                const FloatFormat& accumulator) {
+  std::vector<std::string_view> out;
+  for (std::string_view name : instruction_names(arch)) {
+    if (resolve(arch, name, input, accumulator)) out.push_back(name);
+  }
+  return out;
+}
+
+std::string_view wmma_target(std::string_view arch, std::string_view wmma,
+                             const FloatFormat& input) {
+  for (const WmmaShape& w : kWmma) {
+    if (w.arch == arch && w.name == wmma && w.input == input) return w.compiles_to;
+  }
+  return {};
 }
 
 Datapath preset(std::string_view arch, const FloatFormat& input, const FloatFormat& accumulator,
                 std::string_view instruction) {
-  for (const PresetEntry& row : kPresets) {
-    if (same_key(row, arch, instruction, input, accumulator)) {
-      Datapath dp = row.datapath;
-      // FloatFormat's == compares fields, not names: the caller's formats are the ones returned.
-      dp.input = input;
-      dp.accumulator = accumulator;
-      return dp;
-    }
+  if (const PresetEntry* row = resolve(arch, instruction, input, accumulator)) {
+    Datapath dp = row->datapath;
+    // FloatFormat's == compares fields, not names: the caller's formats are the ones returned.
+    dp.input = input;
+    dp.accumulator = accumulator;
+    return dp;
   }
   // Not in the table. An architecture that has no row is named as unknown, except where the
   // accumulator or the instruction alone rules the combination out: an accumulator other than
@@ -271,10 +504,30 @@ Datapath preset(std::string_view arch, const FloatFormat& input, const FloatForm
                                       [&](const PresetEntry& row) { return row.arch == arch; });
   const bool fp16_or_fp8_in = input == fp16 || input == e4m3 || input == e5m2;
   const bool possible = accumulator == fp32 || (accumulator == fp16 && fp16_or_fp8_in);
-  if (!known_arch && possible && instruction == "mma.sync") {
+  if (!known_arch && possible && instruction == kMmaSync) {
     throw std::invalid_argument("unknown architecture preset '" + std::string(arch) + "'");
   }
   unsupported(arch, instruction, input, accumulator);
+}
+
+int instruction_shape_k(std::string_view arch, const FloatFormat& input,
+                        const FloatFormat& accumulator, std::string_view instruction) {
+  const Datapath dp = preset(arch, input, accumulator, instruction);
+  const auto mnk = shape_of(instruction);
+  return mnk ? mnk->k : dp.instruction_k;
+}
+
+void check_shape_k(std::string_view arch, const FloatFormat& input, const FloatFormat& accumulator,
+                   std::string_view instruction, std::size_t k) {
+  if (!shape_of(instruction)) return;
+  const int shape_k = instruction_shape_k(arch, input, accumulator, instruction);
+  if (k % static_cast<std::size_t>(shape_k) == 0) return;
+  throw std::invalid_argument(
+      "K = " + std::to_string(k) + " is not a multiple of " + std::string(instruction) +
+      "'s K = " + std::to_string(shape_k) + "; " + std::string(arch) + " runs " +
+      std::string(input.name) + " -> " + std::string(accumulator.name) +
+      " on: " + joined(instruction_names(arch, input, accumulator)) +
+      " (mma.sync, wgmma and tcgen05 take any K as a chain of instructions)");
 }
 
 std::vector<PresetEntry> all_presets() {

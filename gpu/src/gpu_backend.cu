@@ -267,7 +267,9 @@ class GpuBackend final : public Backend {
            datapath.accumulator == formats::fp32 &&
            detail::wgmma_computes(
                detail::mma_sync_instruction(datapath.input, datapath.accumulator)) &&
-           datapath == preset(device_.arch_preset(), datapath.input, datapath.accumulator, "wgmma");
+           datapath ==
+               preset(device_.arch_preset(), datapath.input, datapath.accumulator,
+                      kernel_instruction(GemmEngine::wgmma, datapath.input, datapath.accumulator));
   }
 
   // The device's instruction (mma.sync or wgmma) is the only datapath our kernels compute.
@@ -286,7 +288,8 @@ class GpuBackend final : public Backend {
                                     std::string(datapath.accumulator.name));
       }
     }
-    const char* instruction = wgmma ? "wgmma" : "mma.sync";
+    const std::string instruction = kernel_instruction(
+        wgmma ? GemmEngine::wgmma : GemmEngine::mma_sync, datapath.input, datapath.accumulator);
     const std::string arch = device_.arch_preset();
     const Datapath hardware = preset(arch, datapath.input, datapath.accumulator, instruction);
     if (!(datapath == hardware)) {
@@ -417,6 +420,22 @@ class GpuBackend final : public Backend {
 };
 
 }  // namespace
+
+std::string kernel_instruction(GemmEngine engine, const FloatFormat& input,
+                               const FloatFormat& accumulator) {
+  check_mma_sync(input, accumulator);
+  const detail::Instruction instruction = detail::mma_sync_instruction(input, accumulator);
+  const std::string k = std::to_string(detail::instruction_k(instruction));
+  if (engine == GemmEngine::mma_sync) return "mma.sync.m16n8k" + k;
+  if (engine == GemmEngine::wgmma && detail::wgmma_computes(instruction)) {
+    return "wgmma.m64n256k" + k;
+  }
+  throw std::invalid_argument("kernel_instruction: " +
+                              std::string(engine == GemmEngine::wgmma
+                                              ? "the wgmma kernel takes fp16, bf16 or tf32 -> fp32"
+                                              : "only the mma_sync and wgmma engines have one "
+                                                "instruction shape"));
+}
 
 std::unique_ptr<Backend> make_gpu_backend(const GpuBackendOptions& options) {
   return std::make_unique<GpuBackend>(options);

@@ -100,11 +100,21 @@ void bind_datapath(nb::module_& m) {
       nb::arg("arch"), nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32",
       nb::arg("instr") = "mma.sync",
       "The datapath of `arch` (sm70, sm75, sm80, sm89, sm90, sm100, exact-rn, exact-rz) running "
-      "`instr` (mma.sync, wgmma on sm90, tcgen05 on sm100) on `input` with an `accumulator` "
-      "accumulator. ValueError for a combination the hardware lacks.");
+      "`instr` on `input` with an `accumulator` accumulator. `instr` names the instruction shape "
+      "the kernel issues: mma.sync (the largest-K shape of the format), mma.sync.mMnNkK (e.g. "
+      "mma.sync.m16n8k8), wmma.mMnNkK (the mma.sync shape it compiles to), wgmma or "
+      "wgmma.m64nNkK (sm90), tcgen05 (sm100); instruction_names(arch) lists them. ValueError for "
+      "a combination the hardware lacks, naming the shapes it has.");
   m.def("preset_names", &preset_names, "The architecture presets.");
-  m.def("instruction_names", &instruction_names, nb::arg("arch"),
-        "The instruction paths of an architecture.");
+  m.def(
+      "instruction_names",
+      [](const std::string& arch) {
+        const auto names = instruction_names(arch);
+        return std::vector<std::string>(names.begin(), names.end());
+      },
+      nb::arg("arch"),
+      "Every instruction name an architecture accepts: mma.sync, its mma.sync.mMnNkK shapes, its "
+      "WMMA shapes, wgmma (sm90), tcgen05 (sm100).");
   m.def(
       "block_datapath",
       [](const FormatArg& input, const FormatArg& accumulator, int instruction_k, int block_terms,
@@ -120,6 +130,7 @@ void bind_datapath(nb::module_& m) {
       .def_prop_ro("arch", [](const PresetEntry& e) { return std::string(e.arch); })
       .def_prop_ro("instruction", [](const PresetEntry& e) { return std::string(e.instruction); })
       .def_ro("datapath", &PresetEntry::datapath)
+      .def_prop_ro("source", [](const PresetEntry& e) { return std::string(e.source); })
       .def("__repr__", [](const PresetEntry& e) {
         return "tcemu.PresetEntry(" + std::string(e.arch) + ", " + std::string(e.instruction) +
                ", " + std::string(e.datapath.input.name) + " -> " +

@@ -69,4 +69,17 @@ def test_presets_table():
             e.datapath
         )
     assert "wgmma" in tcemu.instruction_names("sm90")
+    assert "mma.sync.m16n8k8" in tcemu.instruction_names("sm90")
+    assert "wmma.m16n16k8" in tcemu.instruction_names("sm80")
+
+
+def test_instruction_shapes_have_their_own_datapath():
+    # On the H100 fp8 m16n8k16 runs as two interleaved 8-term halves; wmma m16n16k8 tf32 is a
+    # chain of two m16n8k4 instructions.
+    assert tcemu.preset("sm90", "e4m3", "fp32", "mma.sync.m16n8k16").block_terms == 8
+    assert tcemu.preset("sm90", "tf32", "fp32", "wmma.m16n16k8") == tcemu.preset(
+        "sm90", "tf32", "fp32", "mma.sync.m16n8k4")
+    with pytest.raises(ValueError, match="sm90 runs fp16 -> fp32 on: mma.sync, mma.sync.m8n8k4"):
+        tcemu.preset("sm90", "fp16", "fp32", "mma.sync.m16n8k4")
+    assert all(e.source for e in tcemu.presets())
     assert [f.name for f in tcemu.formats()] == ["fp32", "fp16", "bf16", "tf32", "e4m3", "e5m2"]

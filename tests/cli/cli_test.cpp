@@ -89,6 +89,34 @@ TEST(Cli, UnknownPresetAndBadOverrideAreUsageErrors) {
   EXPECT_NE(r.output.find("unknown option --frobnicate"), std::string::npos);
 }
 
+TEST(Cli, InstructionShapesAreCheckedAndListed) {
+  // A named shape refuses a K that is not a multiple of its own K, naming the shapes there are.
+  Result r = run("mma --instr mma.sync.m16n8k16",
+                 "8 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 "
+                 "3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 00000000\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("line 1: K = 8 is not a multiple of mma.sync.m16n8k16's K = 16; sm90 "
+                          "runs fp16 -> fp32 on: mma.sync, mma.sync.m8n8k4, mma.sync.m16n8k8"),
+            std::string::npos)
+      << r.output;
+  // The same case through the k8 shape: 8 * 1 * 1 = 8.
+  r = run("mma --instr mma.sync.m16n8k8",
+          "8 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 "
+          "3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 00000000\n");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "41000000\n");
+  r = run("presets --arch sm80 --instr wgmma");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("sm80 has no instruction 'wgmma'; sm80 runs fp16 -> fp32 on: mma.sync"),
+            std::string::npos)
+      << r.output;
+  r = run("presets");
+  EXPECT_NE(r.output.find("sm90 wmma.m16n16k8 tf32 -> fp32 = mma.sync.m16n8k4\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("sm90 mma.sync e4m3 -> fp32 = mma.sync.m16n8k32\n"), std::string::npos);
+}
+
 TEST(Cli, CapturesReplayWithZeroMismatches) {
   const Result r = run("captures");
   EXPECT_EQ(r.status, 0) << r.output;

@@ -1,6 +1,6 @@
-// The mma.sync results we recorded on the H100 (tests/data/h100-probe) replay through the sm90
-// presets with zero mismatches: the presets' measured fields (alignment floor -133, +0 for every
-// zero, the fp8 halves) are what that hardware does.
+// The results we recorded on the H100 (tests/data/h100-probe) replay through the sm90 presets with
+// zero mismatches: the presets' measured fields (alignment floor -133, +0 for every zero, the fp8
+// halves, each instruction shape's block structure) are what that hardware does.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,7 +19,8 @@ struct Replay {
   std::size_t mismatches = 0;
 };
 
-Replay replay_file(const std::filesystem::path& file, const Datapath& dp) {
+Replay replay_file(const std::filesystem::path& file, const Datapath& dp,
+                   std::size_t expected_k = 0) {
   std::ifstream in(file);
   EXPECT_TRUE(in) << "cannot open " << file;
   Replay r;
@@ -29,6 +30,10 @@ Replay replay_file(const std::filesystem::path& file, const Datapath& dp) {
     const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
     if (!c) continue;
     ++r.cases;
+    if (expected_k != 0 && c->a.size() != expected_k) {
+      ADD_FAILURE() << file.filename() << ":" << line << ": K = " << c->a.size() << ", expected "
+                    << expected_k;
+    }
     const std::uint32_t got = mma_element(dp, c->a, c->b, c->c);
     if (got == c->d) continue;
     if (++r.mismatches <= 3) {
@@ -52,6 +57,38 @@ TEST(H100Probe, EveryRecordedCaseReplaysThroughTheSm90Preset) {
     EXPECT_GE(r.crafted, 15u) << file;
     EXPECT_EQ(r.mismatches, 0u) << file << " through " << describe(dp);
   }
+}
+
+// Every sm90 instruction shape we probed (tcemu probe --instr all --random 1000000 --keep 300,
+// docs/presets.md): 300 random and every crafted case per shape, input and accumulator, each
+// replayed through that shape's preset. The files expected are every name instruction_names()
+// gives sm90 for the pair, but the plain mma.sync (its shape's file covers it).
+TEST(H100Probe, EveryInstructionShapeReplaysThroughItsPreset) {
+  std::size_t files = 0;
+  for (const PresetEntry& e : all_presets()) {
+    if (e.arch != "sm90") continue;
+    const FloatFormat& input = e.datapath.input;
+    const FloatFormat& accumulator = e.datapath.accumulator;
+    for (std::string_view name : instruction_names("sm90", input, accumulator)) {
+      // Each (name, pair) once: on the row of the pair's first instruction.
+      if (name == "mma.sync" || e.instruction != instruction_names("sm90", input, accumulator)[1])
+        continue;
+      const Datapath dp = preset("sm90", input, accumulator, name);
+      const auto file = std::filesystem::path(TCEMU_H100_SHAPES_DIR) /
+                        (std::string(name) + "-" + std::string(input.name) + "-" +
+                         std::string(accumulator.name) + ".txt");
+      ASSERT_TRUE(std::filesystem::exists(file)) << file;
+      const auto k =
+          static_cast<std::size_t>(instruction_shape_k("sm90", input, accumulator, name));
+      const Replay r = replay_file(file, dp, k);
+      EXPECT_GE(r.cases, 300u + r.crafted) << file;
+      EXPECT_GE(r.crafted, 15u) << file;
+      EXPECT_EQ(r.mismatches, 0u) << file << " through " << describe(dp);
+      ++files;
+    }
+  }
+  // 8 pairs x mma.sync shapes, WMMA shapes and wgmma: the 35 files of the archive.
+  EXPECT_EQ(files, 35u);
 }
 
 }  // namespace

@@ -192,7 +192,13 @@ TEST(GpuBackend, TiledMmaSyncGemmIsBitIdenticalToTheEmulatedGemm) {
                                         : std::vector<Shape>{{1024, 1024, 1024}, {1000, 77, 333}};
   for (const Shape s : shapes) {
     for (const auto& [input, accumulator] : pairs_of_this_gpu()) {
-      const Datapath dp = preset(arch, input, accumulator, "mma.sync");
+      // The shape the kernel issues (m16n8k16 fp16/bf16, m16n8k8 tf32, m16n8k32 fp8), which is
+      // also the plain mma.sync preset's.
+      const std::string shape =
+          gpu::kernel_instruction(gpu::GemmEngine::mma_sync, input, accumulator);
+      EXPECT_EQ(shape,
+                "mma.sync.m16n8k" + std::to_string(preset(arch, input, accumulator).instruction_k));
+      const Datapath dp = preset(arch, input, accumulator, shape);
       HostMatrix a(input, s.m, s.k, Layout::row_major), b(input, s.k, s.n, Layout::column_major);
       HostMatrix c(accumulator, s.m, s.n, Layout::row_major),
           d(accumulator, s.m, s.n, Layout::row_major);
@@ -301,7 +307,10 @@ TEST(GpuBackend, WgmmaGemmIsBitIdenticalToTheEmulatedGemm) {
                       : std::vector<Shape>{{1024, 1024, 1024}, {1000, 77, 333}, {130, 300, 5}};
   for (const Shape s : shapes) {
     for (const FloatFormat& input : {formats::fp16, formats::bf16, formats::tf32}) {
-      const Datapath dp = preset(device.arch_preset(), input, formats::fp32, "wgmma");
+      // The shape the kernel issues: wgmma.m64n256k16 (tf32 k8), N = 128 with take-out.
+      const Datapath dp =
+          preset(device.arch_preset(), input, formats::fp32,
+                 gpu::kernel_instruction(gpu::GemmEngine::wgmma, input, formats::fp32));
       for (const Layout la : {Layout::row_major, Layout::column_major}) {
         HostMatrix a(input, s.m, s.k, la), b(input, s.k, s.n, Layout::column_major);
         HostMatrix c(formats::fp32, s.m, s.n, Layout::row_major),

@@ -1,8 +1,10 @@
-// The present GPU's mma.sync against the emulator preset of its architecture, bit for bit, on
-// generated and crafted cases of every input format and accumulator it supports.
+// The present GPU's MMA instructions (mma.sync, every probed instruction shape, wgmma) against the
+// emulator preset of its architecture for that instruction, bit for bit, on generated and crafted
+// cases of every input format and accumulator each takes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,18 +20,20 @@
 namespace tcemu {
 namespace {
 
-using Runner = std::vector<std::uint32_t> (*)(const FloatFormat&, const FloatFormat&,
-                                              std::span<const MmaCase>);
+using Runner = std::function<std::vector<std::uint32_t>(const FloatFormat&, const FloatFormat&,
+                                                        std::span<const MmaCase>)>;
 
-// 20000 generated and all crafted cases per format pair through `run`, against the preset of
-// this GPU's architecture for `instruction`.
+// `generated` generated and all crafted cases per format pair through `run`, against the preset
+// of this GPU's architecture for `instruction`, of that instruction's K.
 void expect_gpu_matches_preset(const std::string& arch, const std::string& instruction,
                                const std::vector<std::pair<FloatFormat, FloatFormat>>& pairs,
-                               Runner run) {
+                               const Runner& run, std::size_t generated = 20000) {
+  ASSERT_FALSE(pairs.empty()) << instruction;
   for (const auto& [input, accumulator] : pairs) {
     const Datapath dp = preset(arch, input, accumulator, instruction);
-    const auto k = static_cast<std::size_t>(gpu::mma_sync_k(input));
-    std::vector<MmaCase> cases(20000);
+    const auto k =
+        static_cast<std::size_t>(instruction_shape_k(arch, input, accumulator, instruction));
+    std::vector<MmaCase> cases(generated);
     CaseGenerator generator(dp, 2026);
     for (MmaCase& c : cases) generator.next(c, k);
     for (NamedCase& c : crafted_cases(input, accumulator, static_cast<int>(k))) {
@@ -80,6 +84,36 @@ TEST(WgmmaRunner, EveryFormatMatchesTheWgmmaPresetOfThisGpu) {
   if (gpu::wgmma_pairs(cc).empty()) GTEST_SKIP() << devices.front().name << " has no wgmma";
   expect_gpu_matches_preset(devices.front().arch_preset(), "wgmma", gpu::wgmma_pairs(cc),
                             gpu::run_wgmma);
+}
+
+// Every instruction shape the probe runners issue (mma.sync m8n8k4 to m16n8k32, the WMMA shapes,
+// wgmma), 5000 generated and all crafted cases per shape and format pair.
+TEST(ShapeRunner, EveryShapeMatchesItsPresetOfThisGpu) {
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+  const std::string arch = devices.front().arch_preset();
+  if (arch != "sm90") GTEST_SKIP() << "the shape presets are measured on sm90 only";
+  const int cc = devices.front().compute_major * 10 + devices.front().compute_minor;
+  for (std::string_view name : gpu::probe_instructions(cc)) {
+    const std::string instruction(name);
+    expect_gpu_matches_preset(
+        arch, instruction, gpu::instruction_pairs(name, cc),
+        [&](const FloatFormat& in, const FloatFormat& acc, std::span<const MmaCase> cases) {
+          return gpu::run_instruction(instruction, in, acc, cases);
+        },
+        5000);
+  }
+}
+
+TEST(ShapeRunner, WrongKAndMissingShapesAreRefused) {
+  std::vector<MmaCase> cases(1);
+  cases[0].a.assign(16, 0);
+  cases[0].b.assign(16, 0);
+  EXPECT_THROW(gpu::run_instruction("mma.sync.m16n8k8", formats::fp16, formats::fp32, cases),
+               std::invalid_argument);
+  EXPECT_THROW(gpu::run_instruction("mma.sync.m16n8k64", formats::fp16, formats::fp32, cases),
+               std::invalid_argument);
 }
 
 TEST(WgmmaRunner, ElsewhereItIsRefused) {

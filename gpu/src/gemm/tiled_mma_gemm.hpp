@@ -1,6 +1,11 @@
 // Our fast mma.sync GEMM: D = A B (+ C) as chains of warp-level mma.sync instructions, the
 // hardware counterpart of tcemu::emulated_gemm with the GPU's mma.sync preset, bit for bit.
 //
+// Instruction shape (gpu::kernel_instruction, presets.hpp names): mma.sync.m16n8k16 for fp16 and
+// bf16 (SASS HMMA.16816.F32 / .F16 / .F32.BF16), mma.sync.m16n8k8 for tf32 (HMMA.1688.F32.TF32),
+// mma.sync.m16n8k32 for e4m3/e5m2 (on sm_90 two HMMA.16816 each): the largest-K shapes, which
+// the plain "mma.sync" preset also names.
+//
 // The k order is fixed and documented, because the bits depend on it: every output element is the
 // chain of instructions over k = 0, K, 2K, ... in increasing order (K = 16 for fp16/bf16, 8 for
 // tf32, 32 for fp8), each instruction taking the previous result as its C, exactly as

@@ -2,6 +2,10 @@
 // accumulator, D = A B (+ C), the hardware counterpart of emulated_gemm with the sm90 wgmma preset,
 // with or without take-out.
 //
+// Instruction shape (gpu::kernel_instruction, presets.hpp names): wgmma.m64n256k16 for fp16 and
+// bf16 and wgmma.m64n256k8 for tf32 without take-out, N = 128 with take-out; the sm90 wgmma
+// preset is the same datapath for every N.
+//
 // k order, fixed as in tiled_mma_gemm.hpp: every output element is the chain of wgmma
 // instructions (m64nNk16 for fp16/bf16, m64nNk8 for tf32) over k = 0, K, 2K, ... in increasing
 // order, each taking the previous result as its accumulator; no split-k. (On the H200 wgmma's

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include <tcemu/backend/backend.hpp>
+#include <tcemu/emulator/format.hpp>
 
 namespace tcemu::gpu {
 
@@ -59,6 +61,16 @@ struct GpuBackendOptions {
   // kBatchedGemmMaxMultiplyAdds, or another limit (0: never batched).
   std::int64_t batched_gemm_max_multiply_adds = kBatchedGemmMaxMultiplyAdds;
 };
+
+// The instruction shape our kernel of `engine` (mma_sync or wgmma) issues for the formats, as the
+// presets name it (presets.hpp): the mma.sync kernel issues mma.sync.m16n8k16 (fp16, bf16; SASS
+// HMMA.16816), mma.sync.m16n8k8 (tf32; HMMA.1688.F32.TF32) or mma.sync.m16n8k32 (e4m3, e5m2;
+// two HMMA.16816 on sm_90); the wgmma kernel wgmma.m64n256k16 (fp16, bf16; HGMMA.64x256x16) or
+// wgmma.m64n256k8 (tf32), and with take-out the same with N = 128 (one datapath for every N).
+// preset(arch, input, accumulator, kernel_instruction(...)) is the datapath whose bits the
+// kernel gives. Throws std::invalid_argument for another engine or a pair the kernel lacks.
+std::string kernel_instruction(GemmEngine engine, const FloatFormat& input,
+                               const FloatFormat& accumulator);
 
 // Throws std::runtime_error when there is no such device, when it is older than sm_80 (the
 // kernels need cp.async and ldmatrix), or when the CUDA or cuBLAS context cannot be created.

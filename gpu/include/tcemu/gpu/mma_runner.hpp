@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,5 +44,23 @@ std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFor
 std::vector<std::pair<FloatFormat, FloatFormat>> wgmma_pairs(int compute_capability);
 std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat& accumulator,
                                      std::span<const MmaCase> cases);
+
+// Every instruction shape the probe runners issue on a GPU of this compute capability (x10, sm_80
+// or newer): the mma.sync shapes m8n8k4, m16n8k4, m16n8k8, m16n8k16 (and m16n8k32 from sm_89),
+// the WMMA shapes m16n16k16, m32n8k16, m8n32k16 and m16n16k8, and wgmma on sm_90a. Names as
+// presets.hpp spells them.
+std::vector<std::string_view> probe_instructions(int compute_capability);
+
+// The (input, accumulator) pairs the named instruction takes on that GPU (the sm90 preset table's
+// pairs of the shape, within mma_sync_pairs(); wgmma_pairs() for wgmma).
+std::vector<std::pair<FloatFormat, FloatFormat>> instruction_pairs(std::string_view instruction,
+                                                                   int compute_capability);
+
+// D(0, 0) of one instruction of the named shape per case (probe_instructions() names them;
+// "mma.sync" is run_mma_sync). Every case must have the shape's K. Throws as run_mma_sync, and
+// std::invalid_argument for an instruction or format pair the runners do not cover.
+std::vector<std::uint32_t> run_instruction(std::string_view instruction, const FloatFormat& input,
+                                           const FloatFormat& accumulator,
+                                           std::span<const MmaCase> cases);
 
 }  // namespace tcemu::gpu
