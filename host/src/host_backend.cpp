@@ -1,7 +1,7 @@
 // The CPU backends (host_backends.hpp): buffers in host memory, and every step family delegated
 // to its own source file (tensor_core_steps.cpp, fp32_split_steps.cpp, ozaki_steps.cpp with
-// fp64_gemm.cpp, inner_product_steps.cpp). "emulator" and "cpu64" are the same class under two
-// names.
+// fp64_gemm.cpp, inner_product_steps.cpp, integer_gemm_steps.cpp). "emulator" and "cpu64" are the
+// same class under two names.
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -12,6 +12,7 @@
 
 #include "fp32_split_steps.hpp"
 #include "inner_product_steps.hpp"
+#include "integer_gemm_steps.hpp"
 #include "ozaki_steps.hpp"
 #include "tensor_core_steps.hpp"
 
@@ -111,6 +112,12 @@ class HostBackend final : public Backend {
   void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
                               double alpha, double beta, const RealMatrix& c) override {
     detail::host_inner_products(method, a, b, alpha, beta, c, threads_);
+  }
+
+  // Integer GEMM step
+  void integer_gemm_checked(const IntegerMatrix& a, const IntegerMatrix& b,
+                            const RealMatrix& c) override {
+    detail::host_integer_gemm(a, b, c, threads_);
   }
 
  private:

@@ -8,6 +8,7 @@
 namespace tcemu::ozaki {
 
 int exact_product_bits(const Products& products) {
+  if (std::holds_alternative<IntegerProducts>(products)) return 31;  // int32 sums below 2^31
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
   if (tc == nullptr) return 53;
   const Datapath& dp = tc->datapath;
@@ -30,9 +31,11 @@ int slice_bits(const Products& products, std::int64_t k) {
   const int p = exact_product_bits(products);
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
   // The slice format holds every integer up to 2^b (split_level's check).
-  const int cap = tc == nullptr ? 51
-                                : std::min(tc->datapath.input.fraction_bits + 1,
-                                           tc->datapath.input.max_exponent());
+  // int8: -128 .. 127 holds every integer of magnitude <= 2^6.
+  const int cap = std::holds_alternative<IntegerProducts>(products) ? 6
+                  : tc == nullptr                                   ? 51
+                                  : std::min(tc->datapath.input.fraction_bits + 1,
+                                             tc->datapath.input.max_exponent());
   // With w = bit_width(k), k in [2^(w-1), 2^w): k < 2^(p - 2b) <=> w <= p - 2b.
   const int width =
       static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(k, 1))));

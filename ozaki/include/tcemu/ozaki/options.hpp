@@ -48,7 +48,12 @@ struct TensorCoreProducts {
 // Products by Backend::fp64_gemm on binary64 slices (the OzBLAS DGEMM-DP-CR of the paper's
 // Table 1, the "cpu64" backend).
 struct Fp64Products {};
-using Products = std::variant<TensorCoreProducts, Fp64Products>;
+// Products on integer tensor cores (ozIMMU-style Ozaki-I): slices stored as int8 (bits <= 6, so
+// that an int8 holds every slice integer of magnitude <= 2^bits), products by
+// Backend::integer_gemm (s8 x s8 -> s32: every sum of k < 2^(31 - 2 bits) products exact),
+// widened to binary64 (the "dgemm-int8" / "sgemm-int8" schemes).
+struct IntegerProducts {};
+using Products = std::variant<TensorCoreProducts, Fp64Products, IntegerProducts>;
 
 struct Options {
   Mode mode = Mode::dp;

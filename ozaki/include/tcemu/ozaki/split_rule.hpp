@@ -12,8 +12,10 @@
 //    does not matter and every datapath with the same P gives the same product bits.
 //  * FP64 GEMM: P = 53; partial sums are integers below 2^53, exact in binary64 in any order,
 //    with or without fused multiply-adds.
+//  * Integer GEMM (IntegerProducts): P = 31; partial sums are integers below 2^31, exact in
+//    int32 in any order (Backend::integer_gemm).
 // The widest b with k 2^(2b) < 2^P, i.e. k < 2^(P - 2b), capped by what the slice format holds
-// (fp16: 11 bits, binary64: 51, the limit of split_level).
+// (fp16: 11 bits, int8: 6, binary64: 51, the limit of split_level).
 #pragma once
 
 #include <cstdint>
