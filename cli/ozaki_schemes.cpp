@@ -1,7 +1,8 @@
 // dgemm-tc and sgemm-tc for `tcemu gemm`: the Ozaki handle (ozaki/handle.hpp) on the chosen
 // backend, with the slice products the backend choice implies (backend_choice.hpp): binary64
 // slices (DGEMM-DP-CR, --backend cpu64) or tensor-core products through the datapath the
-// datapath options describe.
+// datapath options describe. dgemm-int8 and sgemm-int8: the same handle with int8 slices and
+// integer tensor-core products (ozaki::IntegerProducts) on any backend.
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -59,31 +60,46 @@ std::vector<std::string> describe(const ozaki::Report& r) {
   return {line.str(), times.str()};
 }
 
-GemmScheme ozaki_entry(const std::string& name, Real element) {
+// Slice products on int8 integer tensor cores (dgemm-int8, sgemm-int8) or through a datapath.
+enum class SliceKind { datapath, int8 };
+
+GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
   GemmScheme s;
   s.name = name;
   s.element = element;
-  s.summary = element == Real::fp64
-                  ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
-                  : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
-  s.options = datapath_option_names();
+  if (kind == SliceKind::int8) {
+    s.summary = element == Real::fp64 ? "Ozaki-I on int8 slices and integer tensor cores "
+                                        "(ozIMMU-style): modes dp, cr, tunable"
+                                      : "Ozaki-I on int8 slices for fp32 operands: modes sp, "
+                                        "tunable";
+  } else {
+    s.summary = element == Real::fp64
+                    ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
+                    : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
+  }
+  if (kind == SliceKind::datapath) s.options = datapath_option_names();
   for (const char* o : {"mode", "splits", "fast", "max-splits", "workspace-mib"})
     s.options.insert(o);
   s.options_help = std::string(R"(Ozaki options:
-  --mode M               dp (default for dgemm-tc), cr (correctly rounded), sp (default for
-                         sgemm-tc), tunable
+  --mode M               dp (default for dgemm-*), cr (correctly rounded), sp (default for
+                         sgemm-*), tunable
   --splits d             slices of A and of B in tunable mode
   --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
-The tensor-core slice products run on the datapath the datapath options below describe
+)") + (kind == SliceKind::int8
+           ? R"(Slices are int8 integers of 6 bits (and sign), multiplied exactly by the backend's
+integer GEMM (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA).
+)"
+           : R"(The tensor-core slice products run on the datapath the datapath options below describe
 (--type default fp16); --backend cpu64 multiplies binary64 slices instead and ignores them.
 )");
-  s.run = [element](const Arguments& args, Backend& backend, const BackendChoice& choice,
-                    GemmProblem& p, const ProgressHook& progress) {
+  s.run = [element, kind](const Arguments& args, Backend& backend, const BackendChoice& choice,
+                          GemmProblem& p, const ProgressHook& progress) {
     const ozaki::Products products =
-        choice.products == SliceProducts::binary64
+        kind == SliceKind::int8 ? ozaki::Products(ozaki::IntegerProducts{})
+        : choice.products == SliceProducts::binary64
             ? ozaki::Products(ozaki::Fp64Products{})
             : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
     ozaki::Options options = ozaki_options(args, element);
@@ -109,7 +125,10 @@ The tensor-core slice products run on the datapath the datapath options below de
 }  // namespace
 
 std::vector<GemmScheme> ozaki_schemes() {
-  return {ozaki_entry("dgemm-tc", Real::fp64), ozaki_entry("sgemm-tc", Real::fp32)};
+  return {ozaki_entry("dgemm-tc", Real::fp64, SliceKind::datapath),
+          ozaki_entry("sgemm-tc", Real::fp32, SliceKind::datapath),
+          ozaki_entry("dgemm-int8", Real::fp64, SliceKind::int8),
+          ozaki_entry("sgemm-int8", Real::fp32, SliceKind::int8)};
 }
 
 }  // namespace tcemu::cli
