@@ -225,7 +225,7 @@ class GpuBackend final : public Backend {
                             const RealMatrix& c) override {
     detail::integer_gemm(
         cublas_, a, b, c,
-        scratch(step_scratch_, detail::integer_gemm_scratch_bytes(c.rows, c.cols)));
+        scratch(step_scratch_, detail::integer_gemm_scratch_bytes(c.rows, c.cols, a.cols)));
   }
   void synchronize_checked() override { TCEMU_CUDA_CHECK(cudaDeviceSynchronize()); }
 

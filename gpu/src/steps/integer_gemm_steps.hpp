@@ -14,8 +14,9 @@
 
 namespace tcemu::gpu::detail {
 
-// Device bytes integer_gemm needs in `scratch` for an m x n result (its int32 form).
-std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n);
+// Device bytes integer_gemm needs in `scratch` for an m x n result over k (its int32 form, and
+// copies of A and B with k padded where cuBLAS's alignment rules need them).
+std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
 
 void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
                   const RealMatrix& c, void* scratch);
