@@ -34,6 +34,8 @@
 #include <tcemu/ozaki/level_order.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 
+#include "crt_scheme.hpp"
+
 namespace tcemu::ozaki::detail {
 namespace {
 
@@ -54,17 +56,6 @@ constexpr int kFirstSplitSlices = 24;
 
 std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
-// The sub-matrix of rows [i0, i0 + rows) and columns [j0, j0 + cols).
-RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std::int64_t rows,
-               std::int64_t cols) {
-  const std::int64_t index = x.layout == Layout::row_major ? i0 * x.ld + j0 : j0 * x.ld + i0;
-  RealMatrix s = x;
-  s.offset_bytes += static_cast<std::size_t>(index) * real_bytes(x.format);
-  s.rows = rows;
-  s.cols = cols;
-  return s;
 }
 
 // Workspace bytes of one block.
@@ -465,6 +456,10 @@ void epilogue(const Context& c, const Plan& plan, const BlockProducts& products,
 
 void run_scheme(Backend& backend, const Products& products, const Options& options,
                 const Buffer& workspace, const Problem& problem, Report& report) {
+  if (std::holds_alternative<CrtProducts>(products)) {
+    run_crt_scheme(backend, options, workspace, problem, report);
+    return;
+  }
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   // The slice width for this k.
   const Context c{backend,

@@ -8,7 +8,10 @@
 namespace tcemu::ozaki {
 
 int exact_product_bits(const Products& products) {
-  if (std::holds_alternative<IntegerProducts>(products)) return 31;  // int32 sums below 2^31
+  if (std::holds_alternative<IntegerProducts>(products) ||
+      std::holds_alternative<CrtProducts>(products)) {
+    return 31;  // int32 sums below 2^31
+  }
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
   if (tc == nullptr) return 53;
   const Datapath& dp = tc->datapath;
