@@ -5,9 +5,11 @@
 // relative error and the sampled elements that are not correctly rounded. Methods: cublasDgemm;
 // cuBLAS FP64 emulation (cublasGemmEx, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, strategy EAGER)
 // with its dynamic mantissa and each fixed width of --bits; Ozaki-I on int8 slices
-// (ozaki::IntegerProducts) in modes dp and cr and tunable with each --splits; DGEMM-TC-DP (fp16
-// slices) for N <= --fp16-max-n. One CSV row per (N, phi, method); progress on stderr;
-// experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md has the page.
+// (ozaki::IntegerProducts) in modes dp and cr and tunable with each --splits; Ozaki scheme II
+// (ozaki::CrtProducts) in mode cr (moduli from the inputs, correctly rounded) and tunable with
+// each --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n. One CSV row per (N, phi, method);
+// progress on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md
+// has the page.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -95,7 +97,8 @@ struct Result {
 
 constexpr const char* kUsage =
     R"(usage: int8_ozaki_table [--out FILE] [--n N,...] [--phis PHI,...] [--runs R] [--bits B,...]
-                         [--splits D,...] [--samples S] [--fp16-max-n N] [--cr-max-n N]
+                         [--splits D,...] [--moduli N,...] [--samples S] [--fp16-max-n N]
+                         [--cr-max-n N] [--int8-max-n N]
 
 Ozaki-I on int8 slices (integer tensor cores, cublasGemmEx int8 -> int32) beside cublasDgemm and
 cuBLAS's FP64 emulation on device 0: TFLOP/s at m = n = k = N (median of R runs after a
@@ -108,9 +111,12 @@ Options:
   --runs R               timed runs per method (default 2)
   --bits B,...           cuBLAS emulation's fixed mantissa widths (default 55,79)
   --splits D,...         tunable-mode slice counts of the int8 scheme (default 7,9)
+  --moduli N,...         tunable-mode moduli counts of the CRT scheme (default 14,18)
   --samples S            sampled elements for the accuracy (default 512)
   --fp16-max-n N         DGEMM-TC-DP (fp16 slices) only up to this size (default 8192)
   --cr-max-n N           the int8 CR mode only up to this size (default 16384)
+  --int8-max-n N         the int8 Ozaki-I scheme (every mode) only up to this size (default
+                         16384)
 )";
 
 int run(const cli::Arguments& args) {
@@ -128,6 +134,10 @@ int run(const cli::Arguments& args) {
     widths.push_back(static_cast<int>(cli::integer_in("--bits", bits, 1, 1000)));
   for (const std::string& d : args.list_or("splits", "7,9"))
     splits.push_back(static_cast<int>(cli::integer_in("--splits", d, 1, 64)));
+  std::vector<int> moduli;
+  for (const std::string& d : args.list_or("moduli", "14,18"))
+    moduli.push_back(static_cast<int>(cli::integer_in("--moduli", d, 1, 48)));
+  const std::int64_t int8_max_n = args.integer_or("int8-max-n", 16384, 0, 1'000'000);
   const int runs = static_cast<int>(args.integer_or("runs", 2, 1, 1000));
   const std::int64_t samples = args.integer_or("samples", 512, 1, 1'000'000);
   const std::int64_t fp16_max_n = args.integer_or("fp16-max-n", 8192, 0, 1'000'000);
@@ -313,13 +323,21 @@ int run(const cli::Arguments& args) {
         }
         add(r);
       };
-      const ozaki::Products int8 = ozaki::IntegerProducts{};
-      ozaki_run("int8 Ozaki-I dp", int8, {.mode = ozaki::Mode::dp});
-      for (const int d : splits) {
-        ozaki_run("int8 Ozaki-I tunable " + std::to_string(d), int8,
-                  {.mode = ozaki::Mode::tunable, .splits = d});
+      const ozaki::Products crt = ozaki::CrtProducts{};
+      ozaki_run("Ozaki-II CRT cr", crt, {.mode = ozaki::Mode::cr});
+      for (const int count : moduli) {
+        ozaki_run("Ozaki-II CRT tunable " + std::to_string(count), crt,
+                  {.mode = ozaki::Mode::tunable, .splits = count});
       }
-      if (n <= cr_max_n) ozaki_run("int8 Ozaki-I cr", int8, {.mode = ozaki::Mode::cr});
+      const ozaki::Products int8 = ozaki::IntegerProducts{};
+      if (n <= int8_max_n) {
+        ozaki_run("int8 Ozaki-I dp", int8, {.mode = ozaki::Mode::dp});
+        for (const int d : splits) {
+          ozaki_run("int8 Ozaki-I tunable " + std::to_string(d), int8,
+                    {.mode = ozaki::Mode::tunable, .splits = d});
+        }
+        if (n <= cr_max_n) ozaki_run("int8 Ozaki-I cr", int8, {.mode = ozaki::Mode::cr});
+      }
       if (n <= fp16_max_n) {
         ozaki_run("DGEMM-TC-DP (fp16 slices)",
                   ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)},
@@ -335,10 +353,10 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
-      {"int8_ozaki_table",
-       kUsage,
-       {"out", "n", "phis", "runs", "bits", "splits", "samples", "fp16-max-n", "cr-max-n"},
-       {}},
-      argc, argv, run);
+  return tcemu::cli::run_program({"int8_ozaki_table",
+                                  kUsage,
+                                  {"out", "n", "phis", "runs", "bits", "splits", "moduli",
+                                   "samples", "fp16-max-n", "cr-max-n", "int8-max-n"},
+                                  {}},
+                                 argc, argv, run);
 }

@@ -35,6 +35,7 @@ Table table(int count) {
   check_count(count);
   Table t;
   t.count = count;
+  for (int l = 0; l < count; ++l) t.moduli[l] = static_cast<std::uint16_t>(kModuli[l]);
   for (int l = 0; l < count; ++l) {
     for (int j = 0; j < l; ++j) {
       t.inverse[l][j] = static_cast<std::uint8_t>(inverse_mod(kModuli[j] % kModuli[l], kModuli[l]));

@@ -18,6 +18,7 @@
 #include "gemm/cublas_gemm.hpp"
 #include "gemm/tiled_mma_gemm.hpp"
 #include "gemm/wgmma_gemm.hpp"
+#include "steps/crt_steps.hpp"
 #include "steps/fp32_split_steps.hpp"
 #include "steps/inner_product_steps.hpp"
 #include "steps/integer_gemm_steps.hpp"
@@ -219,6 +220,20 @@ class GpuBackend final : public Backend {
     void* s = scratch(step_scratch_,
                       detail::inner_products_scratch_bytes(method, c, device_.multiprocessors));
     detail::inner_products(method, a, b, alpha, beta, c, s, device_.multiprocessors);
+  }
+  // CRT steps (crt_steps.cu).
+  int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                        const ExponentVector& shifts) override {
+    return detail::crt_scale(x, axis, max_bits, shifts,
+                             scratch(step_scratch_, detail::kCrtScaleScratchBytes));
+  }
+  void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                            std::span<const IntegerMatrix> out) override {
+    detail::crt_residues(x, axis, shifts, out);
+  }
+  void crt_reconstruct_checked(const RealMatrixStack& products, const crt_elements::Table& table,
+                               const OuterExponents& shifts, const RealMatrix& dst) override {
+    detail::crt_reconstruct(products, table, shifts, dst);
   }
   // Integer GEMM step: cublasGemmEx on IMMA, its int32 result widened (integer_gemm_steps.cu).
   void integer_gemm_checked(const IntegerMatrix& a, const IntegerMatrix& b,

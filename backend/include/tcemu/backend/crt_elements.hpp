@@ -34,10 +34,12 @@ inline constexpr int kModuli[kMaxModuli] = {
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
 
-// What the reconstruction needs about the first `count` moduli: inverse[l][j] = m_j^-1 mod m_l
-// for j < l (the moduli are pairwise coprime), and M (little-endian 32-bit limbs).
+// What the reconstruction needs about the first `count` moduli: the moduli (a copy that device
+// code can read), inverse[l][j] = m_j^-1 mod m_l for j < l (the moduli are pairwise coprime),
+// and M (little-endian 32-bit limbs).
 struct Table {
   int count = 0;
+  std::uint16_t moduli[kMaxModuli] = {};
   std::uint8_t inverse[kMaxModuli][kMaxModuli] = {};
   std::uint32_t product[kLimbs] = {};
 };
@@ -127,7 +129,7 @@ TCEMU_HOST_DEVICE double reconstruct(const Table& t, const Products& products, s
   // Garner: C' mod M = v_0 + m_0 (v_1 + m_1 (v_2 + ...)), 0 <= v_l < m_l.
   int v[kMaxModuli];
   for (int l = 0; l < t.count; ++l) {
-    const int m = kModuli[l];
+    const int m = t.moduli[l];
     int r = static_cast<int>(static_cast<std::int64_t>(products(l)) % m);
     if (r < 0) r += m;
     for (int j = 0; j < l; ++j) {
@@ -139,7 +141,7 @@ TCEMU_HOST_DEVICE double reconstruct(const Table& t, const Products& products, s
   for (int l = t.count - 1; l >= 0; --l) {
     std::uint64_t carry = static_cast<std::uint64_t>(v[l]);
     for (int i = 0; i < kLimbs; ++i) {
-      const std::uint64_t x = static_cast<std::uint64_t>(c[i]) * kModuli[l] + carry;
+      const std::uint64_t x = static_cast<std::uint64_t>(c[i]) * t.moduli[l] + carry;
       c[i] = static_cast<std::uint32_t>(x);
       carry = x >> 32;
     }
