@@ -47,6 +47,16 @@ def test_ozaki_int8_cr_is_correctly_rounded_and_dp_accurate(problem, backend):
         tcemu.ozaki_gemm(a, b, int8=True, datapath=tcemu.preset("sm90", "fp16", "fp32"))
 
 
+@pytest.mark.parametrize("mode", ["dp", "cr"])
+def test_ozaki_crt_is_correctly_rounded(problem, mode):
+    a, b, expected = problem
+    np.testing.assert_array_equal(tcemu.ozaki_gemm(a, b, mode=mode, crt=True), expected)
+    few = tcemu.ozaki_gemm(a, b, mode="tunable", splits=4, crt=True)
+    assert np.any(few != expected)
+    with pytest.raises(ValueError, match="pick one"):
+        tcemu.ozaki_gemm(a, b, int8=True, crt=True)
+
+
 def test_ozaki_dp_tunable_and_sgemm(rng, problem):
     a, b, expected = problem
     scale = np.abs(a) @ np.abs(b)

@@ -54,29 +54,49 @@ __global__ void __launch_bounds__(kThreads)
 struct ResidueTargets {
   std::int8_t* data[el::kMaxModuli];
   std::int64_t ld[el::kMaxModuli];
-  bool row_major[el::kMaxModuli];
+  int moduli[el::kMaxModuli];
+  int row_major[el::kMaxModuli];
   int count;
+  int padding;
 };
 
-__global__ void residues_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
-                                const ResidueTargets out, const el::Table table) {
+// Copies a kernel parameter into shared memory (indexing a parameter with a thread-dependent
+// index would copy it into every thread's local memory).
+template <class T>
+__device__ void stage(const T& from, T& to) {
+  static_assert(sizeof(T) % 4 == 0);
+  const auto* src = reinterpret_cast<const std::uint32_t*>(&from);
+  auto* dst = reinterpret_cast<std::uint32_t*>(&to);
+  for (unsigned w = threadIdx.x; w < sizeof(T) / 4; w += blockDim.x) dst[w] = src[w];
+  __syncthreads();
+}
+
+__global__ void __launch_bounds__(kThreads)
+    residues_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
+                    const ResidueTargets out) {
+  __shared__ ResidueTargets targets;
+  stage(out, targets);
   for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
     const double value = x.get(i, j);
     const int shift = shifts[rows ? i : j];
-    for (int l = 0; l < out.count; ++l) {
-      const std::int64_t at = out.row_major[l] ? i * out.ld[l] + j : j * out.ld[l] + i;
-      out.data[l][at] = static_cast<std::int8_t>(el::scaled_residue(value, shift, table.moduli[l]));
+    for (int l = 0; l < targets.count; ++l) {
+      const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
+      targets.data[l][at] =
+          static_cast<std::int8_t>(el::scaled_residue(value, shift, targets.moduli[l]));
     }
   });
 }
 
-__global__ void reconstruct_kernel(const DeviceReal first, const std::size_t stride,
-                                   const el::Table table, const std::int32_t* row_shifts,
-                                   const std::int32_t* col_shifts, const DeviceReal dst) {
+__global__ void __launch_bounds__(kThreads)
+    reconstruct_kernel(const DeviceReal first, const std::size_t stride, const el::Table table,
+                       const std::int32_t* row_shifts, const std::int32_t* col_shifts,
+                       const DeviceReal dst) {
+  __shared__ el::Table staged;
+  stage(table, staged);
   for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
     const auto product = [&](int l) { return first.layer(l, stride).get(i, j); };
     *dst.fp64_at(i, j) =
-        el::reconstruct(table, product, std::int64_t{row_shifts[i]} + col_shifts[j]);
+        el::reconstruct(staged, product, std::int64_t{row_shifts[i]} + col_shifts[j]);
   });
 }
 
@@ -107,12 +127,12 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
   for (std::size_t l = 0; l < out.size(); ++l) {
     targets.data[l] = static_cast<std::int8_t*>(out[l].buffer->address()) + out[l].offset_bytes;
     targets.ld[l] = out[l].ld;
-    targets.row_major[l] = out[l].layout == Layout::row_major;
+    targets.row_major[l] = out[l].layout == Layout::row_major ? 1 : 0;
+    targets.moduli[l] = el::kModuli[l];
   }
   const DeviceReal in = device_real(x);
   residues_kernel<<<elementwise_grid(x.rows, x.cols, in.row_major, kThreads), kThreads>>>(
-      in, axis == SplitAxis::rows, device_exponents(shifts), targets,
-      el::table(static_cast<int>(out.size())));
+      in, axis == SplitAxis::rows, device_exponents(shifts), targets);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

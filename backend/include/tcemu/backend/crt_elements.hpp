@@ -79,15 +79,39 @@ struct VectorBits {
   TCEMU_HOST_DEVICE int exact_bits() const { return empty() ? 0 : top - low; }
 };
 
-// 2^e mod m for e >= 0 (square and multiply; m <= 256).
+// x mod m for 0 <= x < 2^22 and 2 <= m <= 256, without an integer division (slow on a GPU):
+// q = trunc(x * float(1/m)) is floor(x / m) or off by one (float(1/m) and the product each carry
+// a relative error below 2^-24, so q is within x / m 2^-23 < 1 of x / m), and one correction
+// each way makes the remainder exact; the result is the integer x mod m on every machine.
+TCEMU_HOST_DEVICE inline int mod_small(int x, int m) {
+  const float reciprocal = 1.0f / static_cast<float>(m);
+  const int q = static_cast<int>(static_cast<float>(x) * reciprocal);
+  int r = x - q * m;
+  if (r < 0) r += m;
+  if (r >= m) r -= m;
+  return r;
+}
+
+// 2^e mod m for e >= 0 (square and multiply; m <= 256, so every product is below 2^16).
 TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, int m) {
-  int result = 1 % m, base = 2 % m;
+  int result = mod_small(1, m), base = mod_small(2, m);
   while (e > 0) {
-    if (e & 1) result = result * base % m;
-    base = base * base % m;
+    if (e & 1) result = mod_small(result * base, m);
+    base = mod_small(base * base, m);
     e >>= 1;
   }
   return result;
+}
+
+// s mod m for s < 2^64, from its 16-bit pieces (Horner in base 2^16 mod m: every intermediate
+// is below 256 * 2^16 + 2^16 < 2^22).
+TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, int m) {
+  const int base = mod_small(1 << 16, m);
+  int r = 0;
+  for (int shift = 48; shift >= 0; shift -= 16) {
+    r = mod_small(r * base + static_cast<int>((s >> shift) & 0xFFFF), m);
+  }
+  return r;
 }
 
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
@@ -107,15 +131,15 @@ TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, int m) {
   const int g = f.exponent + shift;
   int r = 0;
   if (g >= 0) {
-    r = static_cast<int>(f.significand % static_cast<std::uint64_t>(m)) * power_of_two_mod(g, m) %
-        m;
+    r = g < 11 ? mod_u64(f.significand << g, m)  // s 2^g < 2^64
+               : mod_small(mod_u64(f.significand, m) * power_of_two_mod(g, m), m);
   } else if (g > -54) {
     const int down = -g;
     std::uint64_t q = f.significand >> down;
     const std::uint64_t rest = f.significand & ((std::uint64_t{1} << down) - 1);
     const std::uint64_t half = std::uint64_t{1} << (down - 1);
     if (rest > half || (rest == half && (q & 1) != 0)) ++q;
-    r = static_cast<int>(q % static_cast<std::uint64_t>(m));
+    r = mod_u64(q, m);
   }
   if (f.negative && r != 0) r = m - r;
   return symmetric(r, m);
@@ -130,10 +154,14 @@ TCEMU_HOST_DEVICE double reconstruct(const Table& t, const Products& products, s
   int v[kMaxModuli];
   for (int l = 0; l < t.count; ++l) {
     const int m = t.moduli[l];
-    int r = static_cast<int>(static_cast<std::int64_t>(products(l)) % m);
-    if (r < 0) r += m;
+    // |products(l)| < 2^31: its residue from the magnitude's 16-bit pieces.
+    const auto p = static_cast<std::int64_t>(products(l));
+    int r = mod_u64(static_cast<std::uint64_t>(p < 0 ? -p : p), m);
+    if (p < 0 && r != 0) r = m - r;
     for (int j = 0; j < l; ++j) {
-      r = (r - v[j] % m + m) % m * t.inverse[l][j] % m;
+      // (r - v_j) m_j^-1 mod m: r - (v_j mod m) + m lies in [1, 2m), times the inverse below
+      // 2^17.
+      r = mod_small((r - mod_small(v[j], m) + m) * t.inverse[l][j], m);
     }
     v[l] = r;
   }
