@@ -76,7 +76,9 @@ __global__ void __launch_bounds__(kThreads)
                     const ResidueTargets out) {
   __shared__ ResidueTargets targets;
   stage(out, targets);
-  for_each_element(x.rows, x.cols, x.row_major, [&](std::int64_t i, std::int64_t j) {
+  // In the residues' order: each element is read once but written once per modulus, so the
+  // byte writes are the ones to coalesce (A's residues are row major, A itself often not).
+  for_each_element(x.rows, x.cols, targets.row_major[0] != 0, [&](std::int64_t i, std::int64_t j) {
     const double value = x.get(i, j);
     const int shift = shifts[rows ? i : j];
     for (int l = 0; l < targets.count; ++l) {
@@ -131,8 +133,8 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
     targets.moduli[l] = el::kModuli[l];
   }
   const DeviceReal in = device_real(x);
-  residues_kernel<<<elementwise_grid(x.rows, x.cols, in.row_major, kThreads), kThreads>>>(
-      in, axis == SplitAxis::rows, device_exponents(shifts), targets);
+  residues_kernel<<<elementwise_grid(x.rows, x.cols, targets.row_major[0] != 0, kThreads),
+                    kThreads>>>(in, axis == SplitAxis::rows, device_exponents(shifts), targets);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
