@@ -109,8 +109,7 @@ TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
     mag >>= (128 - bits);
     if (trial % 4 == 0) {  // a tie at the 54th bit: 2^(bits-1) + 2^(bits-54) (+ 2^(bits-53))
       if (bits < 60) continue;
-      mag = (static_cast<UInt128>(1) << (bits - 1)) |
-            (static_cast<UInt128>(1) << (bits - 55)) |
+      mag = (static_cast<UInt128>(1) << (bits - 1)) | (static_cast<UInt128>(1) << (bits - 55)) |
             (static_cast<UInt128>(trial % 8 == 0) << (bits - 54));
       ++ties;
     }

@@ -65,10 +65,6 @@ struct VectorBits {
     top = lead > top ? lead : top;
     low = f.exponent + trailing < low ? f.exponent + trailing : low;
   }
-  TCEMU_HOST_DEVICE void add(const VectorBits& o) {
-    top = o.top > top ? o.top : top;
-    low = o.low < low ? o.low : low;
-  }
   // The shift of the vector: the least that holds every element exactly (-low), or fewer so
   // that |v 2^shift| < 2^max_bits; 0 for an empty vector.
   TCEMU_HOST_DEVICE int shift(int max_bits) const {
