@@ -43,7 +43,7 @@ struct GemmScheme {
 
 const std::vector<GemmScheme>& gemm_schemes();
 
-// The Ozaki entries: dgemm-tc and sgemm-tc.
+// The Ozaki entries: dgemm-tc, sgemm-tc, dgemm-int8, sgemm-int8, dgemm-crt and sgemm-crt.
 std::vector<GemmScheme> ozaki_schemes();
 // The error-corrected SGEMM entries: markidis, halfhalf, tf32tf32, 3xtf32, bf16x3, bf16x9, ...
 std::vector<GemmScheme> markidis_schemes();

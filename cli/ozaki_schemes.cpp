@@ -1,11 +1,14 @@
 // dgemm-tc and sgemm-tc for `tcemu gemm`: the Ozaki handle (ozaki/handle.hpp) on the chosen
 // backend, with the slice products the backend choice implies (backend_choice.hpp): binary64
 // slices (DGEMM-DP-CR, --backend cpu64) or tensor-core products through the datapath the
-// datapath options describe.
+// datapath options describe. dgemm-int8 and sgemm-int8: the same handle with int8 slices and
+// integer tensor-core products (ozaki::IntegerProducts) on any backend; dgemm-crt and sgemm-crt:
+// Ozaki scheme II (ozaki::CrtProducts).
 #include <iomanip>
 #include <limits>
 #include <sstream>
 
+#include <tcemu/backend/crt_elements.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
 #include "datapath_options.hpp"
@@ -14,18 +17,26 @@
 namespace tcemu::cli {
 namespace {
 
-ozaki::Options ozaki_options(const Arguments& args, Real element) {
+// Slice products on int8 integer tensor cores (dgemm-int8, sgemm-int8), Ozaki scheme II
+// (dgemm-crt, sgemm-crt) or slices through a datapath.
+enum class SliceKind { datapath, int8, crt };
+
+ozaki::Options ozaki_options(const Arguments& args, Real element, SliceKind kind) {
   ozaki::Options o;
   const std::string mode = args.value_or("mode", element == Real::fp64 ? "dp" : "sp");
   const std::optional<ozaki::Mode> named = ozaki::mode_by_name(mode);
   if (!named) throw UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
   o.mode = *named;
-  if (const auto d = args.integer("splits")) {
-    if (*d < 1 || *d > 1000) throw UsageError("--splits must be in [1, 1000]");
+  const std::string count = kind == SliceKind::crt ? "moduli" : "splits";
+  const int most = kind == SliceKind::crt ? crt_elements::kMaxModuli : 1000;
+  if (const auto d = args.integer(count)) {
+    if (*d < 1 || *d > most) {
+      throw UsageError("--" + count + " must be in [1, " + std::to_string(most) + "]");
+    }
     o.splits = static_cast<int>(*d);
   }
   if (o.mode == ozaki::Mode::tunable && o.splits == 0) {
-    throw UsageError("--mode tunable needs --splits d");
+    throw UsageError("--mode tunable needs --" + count + " N");
   }
   const std::string fast = args.value_or("fast", "on");
   if (fast != "on" && fast != "off") throw UsageError("--fast must be on or off");
@@ -48,10 +59,15 @@ ozaki::Options ozaki_options(const Arguments& args, Real element) {
   return o;
 }
 
-std::vector<std::string> describe(const ozaki::Report& r) {
+std::vector<std::string> describe(const ozaki::Report& r, SliceKind kind) {
   std::ostringstream line;
-  line << std::setprecision(3) << "slices of A: " << r.slices_a << ", of B: " << r.slices_b << " ("
-       << r.slice_bits << " bits each), GEMMs: " << r.gemms << ", blocks: " << r.blocks;
+  if (kind == SliceKind::crt) {
+    line << "moduli: " << r.slices_a << ", integers of up to " << r.slice_bits
+         << " bits, int8 GEMMs: " << r.gemms << ", blocks: " << r.blocks;
+  } else {
+    line << "slices of A: " << r.slices_a << ", of B: " << r.slices_b << " (" << r.slice_bits
+         << " bits each), GEMMs: " << r.gemms << ", blocks: " << r.blocks;
+  }
   std::ostringstream times;
   times << std::setprecision(3) << "time (s): split A " << r.seconds_split_a << ", split B "
         << r.seconds_split_b << ", products " << r.seconds_products << ", summation "
@@ -59,34 +75,65 @@ std::vector<std::string> describe(const ozaki::Report& r) {
   return {line.str(), times.str()};
 }
 
-GemmScheme ozaki_entry(const std::string& name, Real element) {
+GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
   GemmScheme s;
   s.name = name;
   s.element = element;
-  s.summary = element == Real::fp64
-                  ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
-                  : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
-  s.options = datapath_option_names();
-  for (const char* o : {"mode", "splits", "fast", "max-splits", "workspace-mib"})
-    s.options.insert(o);
-  s.options_help = std::string(R"(Ozaki options:
-  --mode M               dp (default for dgemm-tc), cr (correctly rounded), sp (default for
-                         sgemm-tc), tunable
+  if (kind == SliceKind::crt) {
+    s.summary = element == Real::fp64
+                    ? "Ozaki scheme II (CRT, GEMMul8-style) on int8 integer tensor cores: modes dp "
+                      "and cr (correctly rounded, moduli from the inputs), tunable (--moduli N)"
+                    : "Ozaki scheme II (CRT) for fp32 operands: modes sp, tunable (--moduli N)";
+  } else if (kind == SliceKind::int8) {
+    s.summary = element == Real::fp64 ? "Ozaki-I on int8 slices and integer tensor cores "
+                                        "(ozIMMU-style): modes dp, cr, tunable"
+                                      : "Ozaki-I on int8 slices for fp32 operands: modes sp, "
+                                        "tunable";
+  } else {
+    s.summary = element == Real::fp64
+                    ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
+                    : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
+  }
+  if (kind == SliceKind::datapath) s.options = datapath_option_names();
+  if (kind == SliceKind::crt) {
+    for (const char* o : {"mode", "moduli", "workspace-mib"}) s.options.insert(o);
+    s.options_help = R"(Ozaki scheme II options:
+  --mode M               dp (default for dgemm-crt) and cr: as many moduli as hold A and B
+                         exactly (the correctly rounded product); sp (default for sgemm-crt):
+                         the same, rounded to fp32; tunable: --moduli N
+  --moduli N             tunable mode: N of the 48 moduli (the GEMMul8 behaviour: a fixed count)
+  --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
+One int8 GEMM per modulus (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA),
+the product rebuilt by the Chinese remainder theorem and rounded once.
+)";
+  } else {
+    for (const char* o : {"mode", "splits", "fast", "max-splits", "workspace-mib"})
+      s.options.insert(o);
+    s.options_help = std::string(R"(Ozaki options:
+  --mode M               dp (default for dgemm-*), cr (correctly rounded), sp (default for
+                         sgemm-*), tunable
   --splits d             slices of A and of B in tunable mode
   --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
-The tensor-core slice products run on the datapath the datapath options below describe
+)") + (kind == SliceKind::int8
+           ? R"(Slices are int8 integers of 6 bits (and sign), multiplied exactly by the backend's
+integer GEMM (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA).
+)"
+           : R"(The tensor-core slice products run on the datapath the datapath options below describe
 (--type default fp16); --backend cpu64 multiplies binary64 slices instead and ignores them.
 )");
-  s.run = [element](const Arguments& args, Backend& backend, const BackendChoice& choice,
-                    GemmProblem& p, const ProgressHook& progress) {
+  }
+  s.run = [element, kind](const Arguments& args, Backend& backend, const BackendChoice& choice,
+                          GemmProblem& p, const ProgressHook& progress) {
     const ozaki::Products products =
-        choice.products == SliceProducts::binary64
+        kind == SliceKind::crt    ? ozaki::Products(ozaki::CrtProducts{})
+        : kind == SliceKind::int8 ? ozaki::Products(ozaki::IntegerProducts{})
+        : choice.products == SliceProducts::binary64
             ? ozaki::Products(ozaki::Fp64Products{})
             : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
-    ozaki::Options options = ozaki_options(args, element);
+    ozaki::Options options = ozaki_options(args, element, kind);
     options.progress = progress;
     ozaki::Handle h(backend, products, options);
     if (element == Real::fp64) {
@@ -101,7 +148,7 @@ The tensor-core slice products run on the datapath the datapath options below de
               static_cast<float>(p.beta), c.data(), std::max<std::int64_t>(1, p.m));
       p.c.assign(c.begin(), c.end());
     }
-    return describe(h.report());
+    return describe(h.report(), kind);
   };
   return s;
 }
@@ -109,7 +156,12 @@ The tensor-core slice products run on the datapath the datapath options below de
 }  // namespace
 
 std::vector<GemmScheme> ozaki_schemes() {
-  return {ozaki_entry("dgemm-tc", Real::fp64), ozaki_entry("sgemm-tc", Real::fp32)};
+  return {ozaki_entry("dgemm-tc", Real::fp64, SliceKind::datapath),
+          ozaki_entry("sgemm-tc", Real::fp32, SliceKind::datapath),
+          ozaki_entry("dgemm-int8", Real::fp64, SliceKind::int8),
+          ozaki_entry("sgemm-int8", Real::fp32, SliceKind::int8),
+          ozaki_entry("dgemm-crt", Real::fp64, SliceKind::crt),
+          ozaki_entry("sgemm-crt", Real::fp32, SliceKind::crt)};
 }
 
 }  // namespace tcemu::cli

@@ -52,6 +52,14 @@ void OzakiSteps::check_split(const RealMatrix& x, SplitAxis axis, int bits,
       refuse(name(), "slice format " + std::string(f.name) + " cannot hold integers up to 2^" +
                          std::to_string(bits));
     }
+  } else if (const auto* s8 = std::get_if<IntegerMatrix>(&slice)) {
+    check(*s8, "slice");
+    same_shape(name(), *s8, "slice", x.rows, x.cols);
+    // int8 holds -128 .. 127: every integer of magnitude <= 2^bits for bits <= 6.
+    if (s8->format != Integer::s8 || bits > 6) {
+      refuse(name(), "an integer slice must be int8 (s8) and bits <= 6, got bits = " +
+                         std::to_string(bits));
+    }
   } else {
     const RealMatrix& r = std::get<RealMatrix>(slice);
     check(r, "slice");

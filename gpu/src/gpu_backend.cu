@@ -18,8 +18,10 @@
 #include "gemm/cublas_gemm.hpp"
 #include "gemm/tiled_mma_gemm.hpp"
 #include "gemm/wgmma_gemm.hpp"
+#include "steps/crt_steps.hpp"
 #include "steps/fp32_split_steps.hpp"
 #include "steps/inner_product_steps.hpp"
+#include "steps/integer_gemm_steps.hpp"
 #include "steps/ozaki_steps.hpp"
 #include "steps/tensor_core_steps.hpp"
 
@@ -152,6 +154,13 @@ class GpuBackend final : public Backend {
              formats::fp32,
              8,
              nullptr};
+      } else if (const auto* s8 = std::get_if<IntegerMatrix>(&slices[s])) {
+        t.data = static_cast<unsigned char*>(s8->buffer->address()) + s8->offset_bytes;
+        t.ld = s8->ld;
+        t.row_major = s8->layout == Layout::row_major;
+        t.format = formats::fp32;  // unused by an int8 slice
+        t.element_bytes = 1;
+        t.int8 = true;
       } else {
         const auto& b = std::get<BufferMatrix>(slices[s]);
         t = {static_cast<unsigned char*>(b.buffer->address()) + b.offset_bytes,
@@ -211,6 +220,27 @@ class GpuBackend final : public Backend {
     void* s = scratch(step_scratch_,
                       detail::inner_products_scratch_bytes(method, c, device_.multiprocessors));
     detail::inner_products(method, a, b, alpha, beta, c, s, device_.multiprocessors);
+  }
+  // CRT steps (crt_steps.cu).
+  int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                        const ExponentVector& shifts) override {
+    return detail::crt_scale(x, axis, max_bits, shifts,
+                             scratch(step_scratch_, detail::kCrtScaleScratchBytes));
+  }
+  void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                            std::span<const IntegerMatrix> out) override {
+    detail::crt_residues(x, axis, shifts, out);
+  }
+  void crt_reconstruct_checked(const RealMatrixStack& products, const crt_elements::Table& table,
+                               const OuterExponents& shifts, const RealMatrix& dst) override {
+    detail::crt_reconstruct(products, table, shifts, dst);
+  }
+  // Integer GEMM step: cublasGemmEx on IMMA, its int32 result widened (integer_gemm_steps.cu).
+  void integer_gemm_checked(const IntegerMatrix& a, const IntegerMatrix& b,
+                            const RealMatrix& c) override {
+    detail::integer_gemm(
+        cublas_, a, b, c,
+        scratch(step_scratch_, detail::integer_gemm_scratch_bytes(c.rows, c.cols, a.cols)));
   }
   void synchronize_checked() override { TCEMU_CUDA_CHECK(cudaDeviceSynchronize()); }
 

@@ -1,7 +1,7 @@
 // The CPU backends (host_backends.hpp): buffers in host memory, and every step family delegated
 // to its own source file (tensor_core_steps.cpp, fp32_split_steps.cpp, ozaki_steps.cpp with
-// fp64_gemm.cpp, inner_product_steps.cpp). "emulator" and "cpu64" are the same class under two
-// names.
+// fp64_gemm.cpp, inner_product_steps.cpp, integer_gemm_steps.cpp, crt_steps.cpp). "emulator" and
+// "cpu64" are the same class under two names.
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -10,8 +10,10 @@
 
 #include <tcemu/host/host_backends.hpp>
 
+#include "crt_steps.hpp"
 #include "fp32_split_steps.hpp"
 #include "inner_product_steps.hpp"
+#include "integer_gemm_steps.hpp"
 #include "ozaki_steps.hpp"
 #include "tensor_core_steps.hpp"
 
@@ -111,6 +113,26 @@ class HostBackend final : public Backend {
   void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
                               double alpha, double beta, const RealMatrix& c) override {
     detail::host_inner_products(method, a, b, alpha, beta, c, threads_);
+  }
+
+  // CRT steps
+  int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                        const ExponentVector& shifts) override {
+    return detail::host_crt_scale(x, axis, max_bits, shifts, threads_);
+  }
+  void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                            std::span<const IntegerMatrix> out) override {
+    detail::host_crt_residues(x, axis, shifts, out, threads_);
+  }
+  void crt_reconstruct_checked(const RealMatrixStack& products, const crt_elements::Table& table,
+                               const OuterExponents& shifts, const RealMatrix& dst) override {
+    detail::host_crt_reconstruct(products, table, shifts, dst, threads_);
+  }
+
+  // Integer GEMM step
+  void integer_gemm_checked(const IntegerMatrix& a, const IntegerMatrix& b,
+                            const RealMatrix& c) override {
+    detail::host_integer_gemm(a, b, c, threads_);
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <tcemu/backend/ozaki_elements.hpp>
@@ -62,13 +63,17 @@ int host_split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
   const int stored = static_cast<int>(slices.size());
   // zero_after[v]: the levels after which vector v is zero (levels + 1: not within `levels`).
   std::vector<int> zero_after(static_cast<std::size_t>(vectors), 1);
-  // Each level's slice as binary64 (out64[s].data != nullptr) or in a tensor-core format.
+  // Each level's slice as binary64 (out64[s].data != nullptr), int8 (out8[s] set) or in a
+  // tensor-core format.
   std::vector<HostReal> out64(slices.size());
+  std::vector<std::optional<IntegerMatrix>> out8(slices.size());
   std::vector<MatrixView> out_tc(slices.size(),
                                  MatrixView{{nullptr, formats::fp16, 0, 0, 1, x.layout}});
   for (std::size_t s = 0; s < slices.size(); ++s) {
     if (const auto* r = std::get_if<RealMatrix>(&slices[s])) {
       out64[s] = HostReal(*r);
+    } else if (const auto* s8 = std::get_if<IntegerMatrix>(&slices[s])) {
+      out8[s] = *s8;
     } else {
       out_tc[s] = host_view(std::get<BufferMatrix>(slices[s]));
     }
@@ -81,6 +86,11 @@ int host_split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
         const std::int64_t i = by_rows ? v : p, j = by_rows ? p : v;
         if (out64[s].data != nullptr) {
           out64[s].set_bits(i, j, fp64::bits(q));
+        } else if (out8[s]) {
+          const IntegerMatrix& t = *out8[s];
+          const std::int64_t index = t.layout == Layout::row_major ? i * t.ld + j : j * t.ld + i;
+          static_cast<std::int8_t*>(t.buffer->address())[t.offset_bytes + index] =
+              static_cast<std::int8_t>(q);  // |q| <= 2^bits <= 64 (check_split)
         } else {
           out_tc[s].set(i, j, el::slice_bits(q, out_tc[s].format));
         }

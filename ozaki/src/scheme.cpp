@@ -34,6 +34,8 @@
 #include <tcemu/ozaki/level_order.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 
+#include "crt_scheme.hpp"
+
 namespace tcemu::ozaki::detail {
 namespace {
 
@@ -54,17 +56,6 @@ constexpr int kFirstSplitSlices = 24;
 
 std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
-// The sub-matrix of rows [i0, i0 + rows) and columns [j0, j0 + cols).
-RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std::int64_t rows,
-               std::int64_t cols) {
-  const std::int64_t index = x.layout == Layout::row_major ? i0 * x.ld + j0 : j0 * x.ld + i0;
-  RealMatrix s = x;
-  s.offset_bytes += static_cast<std::size_t>(index) * real_bytes(x.format);
-  s.rows = rows;
-  s.cols = cols;
-  return s;
 }
 
 // Workspace bytes of one block.
@@ -107,6 +98,11 @@ class Carver {
         take(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * container_bytes(f));
     return {&workspace_, at, f, rows, cols, ld, layout};
   }
+  IntegerMatrix int8(std::int64_t rows, std::int64_t cols, Layout layout) {
+    const std::int64_t ld = std::max<std::int64_t>(1, layout == Layout::row_major ? cols : rows);
+    const std::size_t at = take(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    return {&workspace_, at, Integer::s8, rows, cols, ld, layout};
+  }
   ExponentVector exponents(std::int64_t size) {
     return {&workspace_, take(static_cast<std::size_t>(size) * 4), size};
   }
@@ -145,7 +141,8 @@ struct Context {
   Backend& backend;
   const Problem& problem;
   const Buffer& workspace;
-  const TensorCoreProducts* tc;  // nullptr: binary64 slices (Fp64Products)
+  const TensorCoreProducts* tc;  // nullptr: binary64 or int8 slices
+  bool integer;                  // IntegerProducts: int8 slices, Backend::integer_gemm
   bool cr;                       // Mode::cr: one sum per product and the exact sum
   Mode mode;
   int bits;  // integer bits per slice (split_rule.hpp)
@@ -168,7 +165,10 @@ struct Plan {
 // the blocks are the whole matrices, the larger block dimension halved until everything fits.
 // Nothing when not even a 1 x 1 block fits.
 std::optional<Plan> try_plan(const Context& c, int slices, int group, int sum_layers) {
-  const Sizes sizes{slices, c.tc ? container_bytes(c.tc->datapath.input) : 8,
+  const Sizes sizes{slices,
+                    c.tc        ? container_bytes(c.tc->datapath.input)
+                    : c.integer ? 1
+                                : 8,
                     c.tc ? std::size_t{4} : 8, group, sum_layers};
   Plan p;
   p.mb = c.m;
@@ -188,6 +188,9 @@ std::optional<Plan> try_plan(const Context& c, int slices, int group, int sum_la
     if (c.tc) {
       p.a.slice.emplace_back(carve.low(c.tc->datapath.input, p.mb, c.k, Layout::row_major));
       p.b.slice.emplace_back(carve.low(c.tc->datapath.input, c.k, p.nb, Layout::column_major));
+    } else if (c.integer) {
+      p.a.slice.emplace_back(carve.int8(p.mb, c.k, Layout::row_major));
+      p.b.slice.emplace_back(carve.int8(c.k, p.nb, Layout::column_major));
     } else {
       p.a.slice.emplace_back(carve.real(Real::fp64, p.mb, c.k, Layout::row_major));
       p.b.slice.emplace_back(carve.real(Real::fp64, c.k, p.nb, Layout::column_major));
@@ -335,7 +338,8 @@ class BlockProducts {
         computed_(std::move(computed)) {}
 
   // Issues the product of slice pair.p of A and pair.q of B into the stack, after add_held when
-  // the stack is full. Tensor-core products are only queued; binary64 products are computed.
+  // the stack is full. Tensor-core products are only queued; binary64 and integer products are
+  // computed.
   void issue(SlicePair pair) {
     if (static_cast<int>(scales_.size()) == plan_.group) add_held();
     const RealMatrix out = product(static_cast<std::int64_t>(scales_.size()));
@@ -344,6 +348,9 @@ class BlockProducts {
           {std::get<BufferMatrix>(plan_.a.slice[pair.p - 1]),
            std::get<BufferMatrix>(plan_.b.slice[pair.q - 1]),
            {out.buffer, out.offset_bytes, formats::fp32, out.rows, out.cols, out.ld, out.layout}});
+    } else if (c_.integer) {
+      c_.backend.integer_gemm(std::get<IntegerMatrix>(plan_.a.slice[pair.p - 1]),
+                              std::get<IntegerMatrix>(plan_.b.slice[pair.q - 1]), out);
     } else {
       c_.backend.fp64_gemm(std::get<RealMatrix>(plan_.a.slice[pair.p - 1]),
                            std::get<RealMatrix>(plan_.b.slice[pair.q - 1]), out);
@@ -449,12 +456,17 @@ void epilogue(const Context& c, const Plan& plan, const BlockProducts& products,
 
 void run_scheme(Backend& backend, const Products& products, const Options& options,
                 const Buffer& workspace, const Problem& problem, Report& report) {
+  if (std::holds_alternative<CrtProducts>(products)) {
+    run_crt_scheme(backend, options, workspace, problem, report);
+    return;
+  }
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   // The slice width for this k.
   const Context c{backend,
                   problem,
                   workspace,
                   std::get_if<TensorCoreProducts>(&products),
+                  std::holds_alternative<IntegerProducts>(products),
                   options.mode == Mode::cr,
                   options.mode,
                   slice_bits(products, k),

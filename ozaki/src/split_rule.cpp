@@ -8,6 +8,10 @@
 namespace tcemu::ozaki {
 
 int exact_product_bits(const Products& products) {
+  if (std::holds_alternative<IntegerProducts>(products) ||
+      std::holds_alternative<CrtProducts>(products)) {
+    return 31;  // int32 sums below 2^31
+  }
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
   if (tc == nullptr) return 53;
   const Datapath& dp = tc->datapath;
@@ -30,12 +34,14 @@ int slice_bits(const Products& products, std::int64_t k) {
   const int p = exact_product_bits(products);
   const auto* tc = std::get_if<TensorCoreProducts>(&products);
   // The slice format holds every integer up to 2^b (split_level's check).
-  const int cap = tc == nullptr ? 51
-                                : std::min(tc->datapath.input.fraction_bits + 1,
-                                           tc->datapath.input.max_exponent());
+  // int8: -128 .. 127 holds every integer of magnitude <= 2^6.
+  const int cap = std::holds_alternative<IntegerProducts>(products) ? 6
+                  : tc == nullptr                                   ? 51
+                                  : std::min(tc->datapath.input.fraction_bits + 1,
+                                             tc->datapath.input.max_exponent());
   const auto kk = static_cast<std::uint64_t>(std::max<std::int64_t>(k, 1));
-  // Every product kind but binary64 (tensor cores): k 2^(2b) < 2^P; with w = bit_width(k), k in
-  // [2^(w-1), 2^w): k < 2^(P - 2b) <=> w <= P - 2b. Binary64: k 2^(2b) <= 2^53 (the rule of
+  // Every product kind but binary64 (tensor cores, int32): k 2^(2b) < 2^P; with w = bit_width(k),
+  // k in [2^(w-1), 2^w): k < 2^(P - 2b) <=> w <= P - 2b. Binary64: k 2^(2b) <= 2^53 (the rule of
   // Ozaki et al. behind Algorithm 1's rho = ceil((log2 u^-1 + log2 k) / 2), u = 2^-53, b = 53 -
   // rho); with c = ceil(log2 k) = bit_width(k - 1): k <= 2^(53 - 2b) <=> c <= 53 - 2b.
   const bool binary64 = std::holds_alternative<Fp64Products>(products);

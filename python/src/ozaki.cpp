@@ -1,6 +1,8 @@
 // ozaki_gemm(): the Ozaki scheme, DGEMM-TC and SGEMM-TC in modes dp, cr, sp and tunable
 // (tcemu/ozaki/handle.hpp), on the emulator (tensor-core products through any datapath), cpu64
-// (binary64 products, DGEMM-DP-CR) or the GPU, as `tcemu gemm --scheme dgemm-tc|sgemm-tc` runs it.
+// (binary64 products, DGEMM-DP-CR) or the GPU, as `tcemu gemm --scheme dgemm-tc|sgemm-tc` runs it;
+// with int8=True Ozaki-I on int8 slices and integer products (`--scheme dgemm-int8|sgemm-int8`),
+// with crt=True Ozaki scheme II (`--scheme dgemm-crt|sgemm-crt`; `splits`: the moduli).
 #include <optional>
 #include <string>
 
@@ -32,7 +34,7 @@ void bind_ozaki(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle c, double alpha, double beta,
          std::optional<std::string> mode, int splits, bool fast, int max_splits,
          std::size_t workspace_mib, const std::string& backend, std::optional<Datapath> datapath,
-         int threads, const std::string& engine) {
+         int threads, const std::string& engine, bool int8, bool crt) {
         const Operand oa = operand(a, "a"), ob = operand(b, "b");
         std::optional<Operand> oc;
         if (!c.is_none()) oc = operand(c, "c");
@@ -43,10 +45,16 @@ void bind_ozaki(nb::module_& m) {
                                .fast = fast,
                                .max_splits = max_splits,
                                .workspace_bytes = workspace_mib << 20};
+        if ((int8 || crt) && datapath) {
+          throw nb::value_error("int8=True and crt=True multiply int8 integers; no datapath");
+        }
+        if (int8 && crt) throw nb::value_error("int8=True and crt=True are two schemes: pick one");
         const ozaki::Products products =
-            backend == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
-                               : ozaki::Products(ozaki::TensorCoreProducts{datapath.value_or(
-                                     preset("sm90", formats::fp16, formats::fp32))});
+            crt                  ? ozaki::Products(ozaki::CrtProducts{})
+            : int8               ? ozaki::Products(ozaki::IntegerProducts{})
+            : backend == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
+                                 : ozaki::Products(ozaki::TensorCoreProducts{datapath.value_or(
+                                       preset("sm90", formats::fp16, formats::fp32))});
         const auto machine =
             make_backend(device >= 0 ? "gpu" : backend, threads, std::max(device, 0), engine);
         ozaki::Handle handle(*machine, products, options);
@@ -70,13 +78,17 @@ void bind_ozaki(nb::module_& m) {
       nb::arg("beta") = 0.0, nb::arg("mode") = nb::none(), nb::arg("splits") = 0,
       nb::arg("fast") = true, nb::arg("max_splits") = 48, nb::arg("workspace_mib") = 512,
       nb::arg("backend") = "emulator", nb::arg("datapath") = nb::none(), nb::arg("threads") = 0,
-      nb::arg("engine") = "fastest",
+      nb::arg("engine") = "fastest", nb::arg("int8") = false, nb::arg("crt") = false,
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
       "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "
       "'emulator' (slice products on the emulated tensor cores through `datapath`, default "
       "sm90 fp16 -> fp32), 'cpu64' (binary64 products, DGEMM-DP-CR) or 'gpu' (CUDA arrays run "
-      "there without leaving the device). Returns a new array.");
+      "there without leaving the device). int8=True: Ozaki-I on int8 slices (6 bits and sign) "
+      "with exact integer products (integer tensor cores: cublasGemmEx int8 -> int32 on the "
+      "GPU), on any backend. crt=True: Ozaki scheme II (Chinese remainder theorem, one int8 GEMM "
+      "per modulus): modes 'dp' and 'cr' give the correctly rounded product, 'tunable' takes "
+      "`splits` moduli. Returns a new array.");
 }
 
 }  // namespace tcemu::python

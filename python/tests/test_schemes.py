@@ -36,6 +36,27 @@ def test_ozaki_cr_is_correctly_rounded(problem, backend, preset):
     )
 
 
+@pytest.mark.parametrize("backend", ["emulator", "cpu64"])
+def test_ozaki_int8_cr_is_correctly_rounded_and_dp_accurate(problem, backend):
+    a, b, expected = problem
+    cr = tcemu.ozaki_gemm(a, b, mode="cr", int8=True, backend=backend)
+    np.testing.assert_array_equal(cr, expected)
+    d = tcemu.ozaki_gemm(a, b, mode="dp", int8=True, backend=backend)
+    assert np.all(np.abs(d - expected) <= 4 * 2.0**-53 * (np.abs(a) @ np.abs(b)))
+    with pytest.raises(ValueError, match="no datapath"):
+        tcemu.ozaki_gemm(a, b, int8=True, datapath=tcemu.preset("sm90", "fp16", "fp32"))
+
+
+@pytest.mark.parametrize("mode", ["dp", "cr"])
+def test_ozaki_crt_is_correctly_rounded(problem, mode):
+    a, b, expected = problem
+    np.testing.assert_array_equal(tcemu.ozaki_gemm(a, b, mode=mode, crt=True), expected)
+    few = tcemu.ozaki_gemm(a, b, mode="tunable", splits=4, crt=True)
+    assert np.any(few != expected)
+    with pytest.raises(ValueError, match="pick one"):
+        tcemu.ozaki_gemm(a, b, int8=True, crt=True)
+
+
 def test_ozaki_dp_tunable_and_sgemm(rng, problem):
     a, b, expected = problem
     scale = np.abs(a) @ np.abs(b)

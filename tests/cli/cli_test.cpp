@@ -366,6 +366,58 @@ TEST(Cli, GemmGeneratedInputsReportAccuracy) {
   EXPECT_NE(unknown.output.find("halfhalf"), std::string::npos) << unknown.output;
 }
 
+// Ozaki-I on int8 slices: dgemm-int8 in CR mode is correctly rounded on the emulator (and the
+// GPU where there is one), DP and tunable run, sgemm-int8 multiplies fp32 files; bad modes and
+// a --splits outside tunable's range are refused.
+TEST(Cli, GemmInt8SchemesRun) {
+  const Result cr = run("gemm --scheme dgemm-int8 --mode cr --m 12 --n 10 --k 30 --phi 4");
+  EXPECT_EQ(cr.status, 0) << cr.output;
+  EXPECT_NE(cr.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+      << cr.output;
+  EXPECT_NE(cr.output.find("(6 bits each)"), std::string::npos) << cr.output;
+  expect_correctly_rounded_on_gpu(
+      run("gemm --scheme dgemm-int8 --backend gpu --mode cr --m 12 --n 10 --k 30"));
+  const Result tunable =
+      run("gemm --scheme dgemm-int8 --mode tunable --splits 3 --m 8 --n 8 --k 16");
+  EXPECT_EQ(tunable.status, 0) << tunable.output;
+  EXPECT_NE(tunable.output.find("GEMMs: 6,"), std::string::npos) << tunable.output;
+  EXPECT_EQ(run("gemm --scheme dgemm-int8 --mode tunable --splits 0 --m 4 --n 4 --k 4").status, 2);
+  const TempFile a32("tcemu_a32", "1 2\n3f800000 40000000\n");
+  const TempFile b32("tcemu_b32", "2 1\n40400000\n40800000\n");
+  const TempFile out("tcemu_out");
+  const Result s = run("gemm --scheme sgemm-int8 --a " + a32.path.string() + " --b " +
+                       b32.path.string() + " --out " + out.path.string());
+  EXPECT_EQ(s.status, 0) << s.output;
+  EXPECT_EQ(out.slurp(), "1 1\n41300000\n");  // [1 2] [3; 4] = 11
+}
+
+// Ozaki scheme II: dgemm-crt is correctly rounded in modes dp and cr on the emulator (and the
+// GPU where there is one), tunable takes --moduli, sgemm-crt multiplies fp32 files.
+TEST(Cli, GemmCrtSchemesRun) {
+  for (const char* mode : {"dp", "cr"}) {
+    const Result r = run(std::string("gemm --scheme dgemm-crt --mode ") + mode +
+                         " --m 12 --n 10 --k 30 --phi 4");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+        << r.output;
+  }
+  expect_correctly_rounded_on_gpu(
+      run("gemm --scheme dgemm-crt --backend gpu --m 12 --n 10 --k 30"));
+  const Result tunable =
+      run("gemm --scheme dgemm-crt --mode tunable --moduli 5 --m 8 --n 8 --k 16");
+  EXPECT_EQ(tunable.status, 0) << tunable.output;
+  EXPECT_NE(tunable.output.find("moduli: 5,"), std::string::npos) << tunable.output;
+  EXPECT_EQ(run("gemm --scheme dgemm-crt --mode tunable --moduli 49 --m 4 --n 4 --k 4").status, 2);
+  EXPECT_EQ(run("gemm --scheme dgemm-crt --mode tunable --m 4 --n 4 --k 4").status, 2);
+  const TempFile a32("tcemu_a32", "1 2\n3f800000 40000000\n");
+  const TempFile b32("tcemu_b32", "2 1\n40400000\n40800000\n");
+  const TempFile out("tcemu_out");
+  const Result s = run("gemm --scheme sgemm-crt --a " + a32.path.string() + " --b " +
+                       b32.path.string() + " --out " + out.path.string());
+  EXPECT_EQ(s.status, 0) << s.output;
+  EXPECT_EQ(out.slurp(), "1 1\n41300000\n");  // [1 2] [3; 4] = 11
+}
+
 // The accuracy report compares with what the scheme computes: alpha times the correctly rounded
 // product (a correctly rounded scheme is then exact with --alpha 2, not "64 of 64" wrong); a NaN
 // shows in the maximum as NaN, and the oracle's NaN agrees with a scheme's NaN of another sign.

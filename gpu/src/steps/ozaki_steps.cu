@@ -101,10 +101,11 @@ __device__ SliceVector slice_vector(const SliceTarget& t, bool rows, std::int64_
 }
 
 // How a split writes its slice elements; one kind for all the targets of a call.
-enum class SliceStore { binary64, fp16, bf16, tf32, other };
+enum class SliceStore { binary64, int8, fp16, bf16, tf32, other };
 
 SliceStore slice_store(const SliceTarget& t) {
   if (t.fp64) return SliceStore::binary64;
+  if (t.int8) return SliceStore::int8;
   switch (t.hardware) {
     case HardwareFormat::fp16:
       return SliceStore::fp16;
@@ -128,6 +129,11 @@ __device__ void write_slice(const SliceTarget& t, std::int64_t at, const double 
 #pragma unroll
     for (int w = 0; w < Width; ++w) out.v[w] = q[w];
     *reinterpret_cast<Pack<double, Width>*>(t.data + at * sizeof(double)) = out;
+  } else if constexpr (Store == SliceStore::int8) {
+    Pack<std::int8_t, Width> out;
+#pragma unroll
+    for (int w = 0; w < Width; ++w) out.v[w] = static_cast<std::int8_t>(q[w]);  // |q| <= 64
+    *reinterpret_cast<Pack<std::int8_t, Width>*>(t.data + at) = out;
   } else if constexpr (Store == SliceStore::fp16 || Store == SliceStore::bf16 ||
                        Store == SliceStore::tf32) {
     constexpr HardwareFormat format = Store == SliceStore::fp16   ? HardwareFormat::fp16
@@ -522,6 +528,9 @@ int split(const DeviceReal& x, bool rows, int bits, int levels,
   switch (store) {
     case binary64:
       launch(std::integral_constant<SliceStore, binary64>{});
+      break;
+    case int8:
+      launch(std::integral_constant<SliceStore, int8>{});
       break;
     case fp16:
       launch(std::integral_constant<SliceStore, fp16>{});

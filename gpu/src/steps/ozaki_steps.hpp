@@ -29,6 +29,7 @@ struct SliceTarget {
   std::int32_t* exponents;
   HardwareFormat hardware =
       HardwareFormat::none;  // hardware_format(format) of a non-binary64 slice
+  bool int8 = false;         // an int8 slice (element_bytes 1; format and hardware unused)
 };
 
 // Device bytes split() needs in `scratch` for `stored` levels.

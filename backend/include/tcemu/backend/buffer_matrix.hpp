@@ -3,7 +3,8 @@
 // consecutive rows (row major) or columns (column major). The tensor-core and fp32 split steps
 // work on BufferMatrix (bit patterns of a FloatFormat, in the containers of matrix.hpp), the
 // Ozaki and inner-product steps on RealMatrix (IEEE binary32/binary64, the host's native
-// little-endian float/double bit patterns); both are one template.
+// little-endian float/double bit patterns), the integer GEMM step on IntegerMatrix (two's
+// complement int8 / int32); all are one template.
 #pragma once
 
 #include <cstddef>
@@ -24,12 +25,23 @@ constexpr std::size_t real_bytes(Real r) {
   return r == Real::fp64 ? 8 : 4;
 }
 
+// Two's complement integers of the integer tensor cores (IMMA): int8 operands (the slices of the
+// integer Ozaki schemes) and int32 results.
+enum class Integer { s8, s32 };
+
+constexpr std::size_t integer_bytes(Integer i) {
+  return i == Integer::s8 ? 1 : 4;
+}
+
 // The bytes of one element of either kind of matrix.
 constexpr std::size_t element_bytes(const FloatFormat& f) {
   return container_bytes(f);
 }
 constexpr std::size_t element_bytes(Real r) {
   return real_bytes(r);
+}
+constexpr std::size_t element_bytes(Integer i) {
+  return integer_bytes(i);
 }
 
 template <class Format>
@@ -45,5 +57,6 @@ struct BufferMatrixOf {
 
 using BufferMatrix = BufferMatrixOf<FloatFormat>;
 using RealMatrix = BufferMatrixOf<Real>;
+using IntegerMatrix = BufferMatrixOf<Integer>;
 
 }  // namespace tcemu

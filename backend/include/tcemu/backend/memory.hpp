@@ -1,7 +1,8 @@
 // The memory space of a backend (backend.hpp): a scheme allocates buffers there once, moves its
 // inputs in, runs steps on them and moves the result out, so a GPU backend never copies matrices
 // back to the host between steps. Every step family (tensor_core_steps.hpp, fp32_split_steps.hpp,
-// ozaki_steps.hpp, inner_product_steps.hpp) checks its matrices against this memory with check().
+// ozaki_steps.hpp, inner_product_steps.hpp, integer_gemm_steps.hpp) checks its matrices against
+// this memory with check().
 #pragma once
 
 #include <cstddef>
@@ -57,6 +58,7 @@ class MemorySpace {
   // past its buffer (std::out_of_range); `name` names it in the message.
   void check(const BufferMatrix& m, const char* name) const;
   void check(const RealMatrix& m, const char* name) const;
+  void check(const IntegerMatrix& m, const char* name) const;
 
  protected:
   // What each backend implements; arguments are already checked.

@@ -44,8 +44,9 @@ struct OuterExponents {
 enum class SplitAxis { rows, columns };
 
 // Where a split level writes its slice: a matrix of a tensor-core input format (fp16, bf16, tf32,
-// ...) or a binary64 matrix (for products by an FP64 GEMM).
-using SliceMatrix = std::variant<BufferMatrix, RealMatrix>;
+// ...), a binary64 matrix (for products by an FP64 GEMM) or an int8 matrix (Integer::s8, for
+// integer_gemm; it holds every integer of magnitude <= 2^bits for bits <= 6).
+using SliceMatrix = std::variant<BufferMatrix, RealMatrix, IntegerMatrix>;
 
 class OzakiSteps : public virtual MemorySpace {
  public:
@@ -70,9 +71,9 @@ class OzakiSteps : public virtual MemorySpace {
   //   u = 2^(tau - bits), the unit of the slice (Algorithm 1's sigma = 0.75 * 2^(rho + tau) with
   //       rho = 53 - bits has spacing u); the exponent written is tau - bits;
   //   q_j = round_half_even(v_j / u), an integer in [-2^bits, 2^bits]: the slice element,
-  //         written exactly (a zero as +0) as binary64 or in the slice's tensor-core format
-  //         (refused with std::invalid_argument before anything is written unless that format
-  //         holds every integer of magnitude <= 2^bits exactly);
+  //         written exactly (a zero as +0) as binary64, as int8 or in the slice's tensor-core
+  //         format (refused with std::invalid_argument before anything is written unless that
+  //         format holds every integer of magnitude <= 2^bits exactly: int8 for bits <= 6);
   //   v_j = v_j - q_j u, exact (see below).
   //   With T = tau + 52 - bits and sigma = 1.5 * 2^T (whose spacing is u), binary64 RN gives
   //   them as follows (slice = q_j u, every operation one RN operation):

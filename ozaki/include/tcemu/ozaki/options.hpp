@@ -48,7 +48,22 @@ struct TensorCoreProducts {
 // Products by Backend::fp64_gemm on binary64 slices (the OzBLAS DGEMM-DP-CR of the paper's
 // Table 1, the "cpu64" backend).
 struct Fp64Products {};
-using Products = std::variant<TensorCoreProducts, Fp64Products>;
+// Products on integer tensor cores (ozIMMU-style Ozaki-I): slices stored as int8 (bits <= 6, so
+// that an int8 holds every slice integer of magnitude <= 2^bits), products by
+// Backend::integer_gemm (s8 x s8 -> s32: every sum of k < 2^(31 - 2 bits) products exact),
+// widened to binary64 (the "dgemm-int8" / "sgemm-int8" schemes).
+struct IntegerProducts {};
+// Ozaki scheme II (Ozaki, Uchino, Imamura 2025; GEMMul8-style) instead of slices: A and B scaled
+// to integers, one int8 GEMM (Backend::integer_gemm) per modulus of crt_elements.hpp, and the
+// product rebuilt by the Chinese remainder theorem and rounded once ("dgemm-crt" / "sgemm-crt").
+// Modes dp and cr: the moduli chosen from the inputs so that the scaled integers hold A and B
+// exactly: the result is the correctly rounded product (alpha = 1, beta = 0), which is FP64
+// accuracy whatever the exponent spread; refused (std::runtime_error) when that needs more than
+// crt_elements::kMaxModuli moduli. sp: the same for fp32 operands, rounded to fp32. tunable:
+// Options::splits moduli, the widest integers they hold exactly (the GEMMul8 behaviour: the
+// accuracy then falls with the spread).
+struct CrtProducts {};
+using Products = std::variant<TensorCoreProducts, Fp64Products, IntegerProducts, CrtProducts>;
 
 struct Options {
   Mode mode = Mode::dp;

@@ -15,8 +15,10 @@
 //    the slice width of Ozaki et al. (2012) that Algorithm 1 of Mukunoki et al. (ISC 2020) and
 //    OzBLAS's getRho use for binary64 slices, rho = ceil((53 + log2 k) / 2) and b = 53 - rho:
 //    one bit wider than the strict bound when k = 2^j with j odd (k = 2, 8, 32, 128, ...).
-// The widest b with k 2^(2b) < 2^P (tensor cores) or <= 2^53 (binary64), capped by what the
-// slice format holds (fp16: 11 bits, binary64: 51, the limit of split_level).
+//  * Integer GEMM (IntegerProducts): P = 31; partial sums are integers below 2^31, exact in
+//    int32 in any order (Backend::integer_gemm).
+// The widest b with k 2^(2b) < 2^P (tensor cores, int32) or <= 2^53 (binary64), capped by what
+// the slice format holds (fp16: 11 bits, int8: 6, binary64: 51, the limit of split_level).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,48 @@
+// The CRT steps of a backend (backend.hpp): the scaling, residue and reconstruction steps of
+// Ozaki scheme II on integer tensor cores (ozaki/, CrtProducts), around Backend::integer_gemm.
+// crt_elements.hpp states the arithmetic and its bounds; the checks are in crt_steps.cpp; the
+// host implementations in host/src/crt_steps.cpp, the GPU's in gpu/src/steps/crt_steps.cu.
+#pragma once
+
+#include <span>
+
+#include <tcemu/backend/buffer_matrix.hpp>
+#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/memory.hpp>
+#include <tcemu/backend/ozaki_steps.hpp>
+
+namespace tcemu {
+
+class CrtSteps : public virtual MemorySpace {
+ public:
+  // For every row (SplitAxis::rows) or column v of x (fp64 or fp32; Inf and NaN elements take no
+  // part): shifts[v] = crt_elements::VectorBits::shift(max_bits) of its finite elements, the
+  // power of two that makes them integers held exactly (or of magnitude below 2^max_bits when
+  // that takes fewer bits). Returns the largest VectorBits::exact_bits over the vectors (0 when
+  // x has no nonzero finite element). 1 <= max_bits <= 4096.
+  int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts);
+
+  // out[l] (int8) = crt_elements::scaled_residue(x_ip, shifts[v], m_l) for the first
+  // out.size() moduli of crt_elements::kModuli, v the row (rows) or column of the element;
+  // every out[l] has x's shape (any layouts).
+  void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                    std::span<const IntegerMatrix> out);
+
+  // dst_ij (fp64) = crt_elements::reconstruct of the products' elements (products.count layers,
+  // fp64 integers as integer_gemm writes them, the l-th for the l-th modulus) with shift
+  // shifts.rows_i + shifts.columns_j.
+  void crt_reconstruct(const RealMatrixStack& products, const OuterExponents& shifts,
+                       const RealMatrix& dst);
+
+ protected:
+  virtual int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                                const ExponentVector& shifts) = 0;
+  virtual void crt_residues_checked(const RealMatrix& x, SplitAxis axis,
+                                    const ExponentVector& shifts,
+                                    std::span<const IntegerMatrix> out) = 0;
+  virtual void crt_reconstruct_checked(const RealMatrixStack& products,
+                                       const crt_elements::Table& table,
+                                       const OuterExponents& shifts, const RealMatrix& dst) = 0;
+};
+
+}  // namespace tcemu

@@ -1,0 +1,362 @@
+// The integer Ozaki schemes on the GPU beside cublasDgemm and cuBLAS's own FP64 emulation (issue
+// 17): TFLOP/s at m = n = k = N for inputs (rand - 0.5) exp(phi randn), and the accuracy of each
+// method on sampled elements against the exact product (each sampled element's exact sum of
+// exact products in a long accumulator, rounded once: the correctly rounded value): the largest
+// relative error and the sampled elements that are not correctly rounded. Methods: cublasDgemm;
+// cuBLAS FP64 emulation (cublasGemmEx, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, strategy EAGER)
+// with its dynamic mantissa and each fixed width of --bits; Ozaki-I on int8 slices
+// (ozaki::IntegerProducts) in modes dp and cr and tunable with each --splits; Ozaki scheme II
+// (ozaki::CrtProducts) in mode cr (moduli from the inputs, correctly rounded) and tunable with
+// each --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n. One CSV row per (N, phi, method);
+// progress on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md
+// has the page.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <tcemu/backend/long_accumulator.hpp>
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/ozaki/handle.hpp>
+#include <tcemu/reference/phi_values.hpp>
+
+#include "arguments.hpp"
+
+namespace {
+
+using namespace tcemu;
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+  }
+}
+
+std::optional<std::string> failure(cublasStatus_t status) {
+  if (status == CUBLAS_STATUS_SUCCESS) return std::nullopt;
+  return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
+}
+
+// n x n values (rand - 0.5) exp(phi randn), column major, drawn in 64 chunks, chunk c from
+// reference::phi_values with seed `seed` + c, on every hardware thread (the values do not
+// depend on the thread count).
+std::vector<double> phi_matrix(std::int64_t n, double phi, std::uint64_t seed) {
+  constexpr int kChunks = 64;
+  const std::int64_t count = n * n, per = (count + kChunks - 1) / kChunks;
+  std::vector<double> x(static_cast<std::size_t>(count));
+  std::vector<std::thread> workers;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (int c = static_cast<int>(t); c < kChunks; c += static_cast<int>(threads)) {
+        const std::int64_t begin = c * per, end = std::min(count, begin + per);
+        if (begin >= end) continue;
+        const auto v =
+            reference::phi_values(end - begin, phi, seed + static_cast<std::uint64_t>(c));
+        std::copy(v.begin(), v.end(), x.begin() + begin);
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  return x;
+}
+
+struct Sample {
+  std::int64_t i, j;
+  double exact;  // the correctly rounded value of sum_p A(i, p) B(p, j)
+};
+
+struct Accuracy {
+  double max_relative_error = 0;
+  std::int64_t not_correctly_rounded = 0;
+};
+
+struct Result {
+  std::string method;
+  int mantissa_bits = 0;  // cuBLAS emulation: the width asked for (0: dynamic) and used
+  int used_bits = 0;
+  ozaki::Report report;
+  double seconds = 0;
+  Accuracy accuracy;
+  std::string note;
+};
+
+constexpr const char* kUsage =
+    R"(usage: int8_ozaki_table [--out FILE] [--n N,...] [--phis PHI,...] [--runs R] [--bits B,...]
+                         [--splits D,...] [--moduli N,...] [--samples S] [--fp16-max-n N]
+                         [--cr-max-n N] [--int8-max-n N]
+
+Ozaki-I on int8 slices (integer tensor cores, cublasGemmEx int8 -> int32) beside cublasDgemm and
+cuBLAS's FP64 emulation on device 0: TFLOP/s at m = n = k = N (median of R runs after a
+warm-up) and accuracy on S sampled elements against the exact product (long accumulator).
+
+Options:
+  --out FILE             the CSV written (default int8-ozaki.csv)
+  --n N,...              the sizes (default 8192)
+  --phis PHI,...         exponent spreads of the inputs (default 0.1,1,4,8)
+  --runs R               timed runs per method (default 2)
+  --bits B,...           cuBLAS emulation's fixed mantissa widths (default 55,79)
+  --splits D,...         tunable-mode slice counts of the int8 scheme (default 7,9)
+  --moduli N,...         tunable-mode moduli counts of the CRT scheme (default 14,18)
+  --samples S            sampled elements for the accuracy (default 512)
+  --fp16-max-n N         DGEMM-TC-DP (fp16 slices) only up to this size (default 8192)
+  --cr-max-n N           the int8 CR mode only up to this size (default 16384)
+  --int8-max-n N         the int8 Ozaki-I scheme (every mode) only up to this size (default
+                         16384)
+)";
+
+int run(const cli::Arguments& args) {
+  if (!args.positional().empty()) {
+    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+  }
+  std::vector<std::int64_t> sizes;
+  for (const std::string& n : args.list_or("n", "8192"))
+    sizes.push_back(cli::integer_in("--n", n, 1, 100000));
+  std::vector<double> phis;
+  for (const std::string& phi : args.list_or("phis", "0.1,1,4,8"))
+    phis.push_back(cli::number_in("--phis", phi));
+  std::vector<int> widths, splits;
+  for (const std::string& bits : args.list_or("bits", "55,79"))
+    widths.push_back(static_cast<int>(cli::integer_in("--bits", bits, 1, 1000)));
+  for (const std::string& d : args.list_or("splits", "7,9"))
+    splits.push_back(static_cast<int>(cli::integer_in("--splits", d, 1, 64)));
+  std::vector<int> moduli;
+  for (const std::string& d : args.list_or("moduli", "14,18"))
+    moduli.push_back(static_cast<int>(cli::integer_in("--moduli", d, 1, 48)));
+  const std::int64_t int8_max_n = args.integer_or("int8-max-n", 16384, 0, 1'000'000);
+  const int runs = static_cast<int>(args.integer_or("runs", 2, 1, 1000));
+  const std::int64_t samples = args.integer_or("samples", 512, 1, 1'000'000);
+  const std::int64_t fp16_max_n = args.integer_or("fp16-max-n", 8192, 0, 1'000'000);
+  const std::int64_t cr_max_n = args.integer_or("cr-max-n", 16384, 0, 1'000'000);
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
+  const std::string device = devices.front().name;
+  const std::string arch = devices.front().arch_preset();
+  std::ofstream csv(args.value_or("out", "int8-ozaki.csv"));
+  if (!csv) throw std::runtime_error("cannot write " + args.value_or("out", "int8-ozaki.csv"));
+  csv << "device,n,phi,method,mantissa_bits,used_bits,slices_a,slices_b,slice_bits,gemms,blocks,"
+         "seconds,tflops,seconds_split,seconds_products,seconds_summation,max_relative_error,"
+         "not_correctly_rounded,samples,note\n";
+  const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
+  cublasHandle_t native = nullptr, emulated = nullptr;
+  if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
+  if (auto f = failure(cublasCreate(&emulated))) throw std::runtime_error("cublasCreate: " + *f);
+
+  for (const std::int64_t n : sizes) {
+    const std::size_t bytes = static_cast<std::size_t>(n * n) * 8;
+    Buffer a = backend->allocate(bytes), b = backend->allocate(bytes), c = backend->allocate(bytes);
+    const RealMatrix am{&a, 0, Real::fp64, n, n, n, Layout::column_major};
+    const RealMatrix bm{&b, 0, Real::fp64, n, n, n, Layout::column_major};
+    const RealMatrix cm{&c, 0, Real::fp64, n, n, n, Layout::column_major};
+    const auto* da = static_cast<const double*>(a.address());
+    const auto* db = static_cast<const double*>(b.address());
+    auto* dc = static_cast<double*>(c.address());
+    const int ni = static_cast<int>(n);
+    // cuBLAS emulation's workspace (int8 slices of A and B, up to 10 slices, with a margin) and
+    // the device word where it reports the mantissa width it used.
+    const std::size_t padded = static_cast<std::size_t>((n + 1023) / 1024 * 1024);
+    const std::size_t emulation_workspace = padded * padded * 2 * 10 * 5 / 4 + bytes;
+    Buffer cublas_workspace = backend->allocate(emulation_workspace);
+    Buffer used_bits_word = backend->allocate(sizeof(int));
+    std::optional<std::string> emulation_setup;
+    for (const auto status :
+         {cublasSetWorkspace(emulated, cublas_workspace.address(), emulation_workspace),
+          cublasSetMathMode(emulated, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH),
+          cublasSetEmulationStrategy(emulated, CUBLAS_EMULATION_STRATEGY_EAGER),
+          cublasSetFixedPointEmulationMantissaBitCountPointer(
+              emulated, static_cast<int*>(used_bits_word.address()))}) {
+      if (!emulation_setup) emulation_setup = failure(status);
+    }
+
+    for (const double phi : phis) {
+      std::fprintf(stderr, "n %lld, phi %g: inputs and %lld exact samples...\n",
+                   static_cast<long long>(n), phi, static_cast<long long>(samples));
+      const std::vector<double> ha = phi_matrix(n, phi, 1000), hb = phi_matrix(n, phi, 2000);
+      backend->copy_in(ha.data(), a, bytes);
+      backend->copy_in(hb.data(), b, bytes);
+      std::vector<Sample> picked;
+      std::mt19937_64 rng(7);
+      std::uniform_int_distribution<std::int64_t> index(0, n - 1);
+      for (std::int64_t s = 0; s < samples; ++s) picked.push_back({index(rng), index(rng), 0.0});
+      for (Sample& s : picked) {
+        LongAccumulator sum;
+        for (std::int64_t p = 0; p < n; ++p) {
+          sum.add_product(ha[static_cast<std::size_t>(p * n + s.i)],
+                          hb[static_cast<std::size_t>(s.j * n + p)]);
+        }
+        s.exact = sum.round_to_double();
+      }
+      const auto accuracy = [&] {
+        Accuracy acc;
+        for (const Sample& s : picked) {
+          double x = 0;
+          backend->copy_out(c, &x, 8, static_cast<std::size_t>(s.j * n + s.i) * 8);
+          if (x != s.exact) ++acc.not_correctly_rounded;
+          if (s.exact != 0.0) {
+            acc.max_relative_error =
+                std::fmax(acc.max_relative_error, std::fabs(x - s.exact) / std::fabs(s.exact));
+          }
+        }
+        return acc;
+      };
+      const auto time = [&](const std::function<std::optional<std::string>()>& body,
+                            std::string& note) {
+        std::vector<double> t;
+        for (int r = 0; r <= runs; ++r) {
+          check(cudaDeviceSynchronize(), "synchronize");
+          const auto start = std::chrono::steady_clock::now();
+          if (auto f = body()) {
+            note = *f;
+            return 0.0;
+          }
+          check(cudaDeviceSynchronize(), "synchronize");
+          if (r > 0) {
+            t.push_back(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          }
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+      };
+      const auto add = [&](Result r) {
+        if (r.note.empty()) r.accuracy = accuracy();
+        const double tflops =
+            r.seconds > 0 ? 2.0 * std::pow(static_cast<double>(n), 3) / r.seconds / 1e12 : 0.0;
+        char line[1024];
+        std::snprintf(
+            line, sizeof line,
+            "%s,%lld,%g,%s,%d,%d,%d,%d,%d,%lld,%lld,%.6f,%.2f,%.6f,%.6f,%.6f,%.3e,%lld,"
+            "%lld,%s\n",
+            device.c_str(), static_cast<long long>(n), phi, r.method.c_str(), r.mantissa_bits,
+            r.used_bits, r.report.slices_a, r.report.slices_b, r.report.slice_bits,
+            static_cast<long long>(r.report.gemms), static_cast<long long>(r.report.blocks),
+            r.seconds, tflops, r.report.seconds_split_a + r.report.seconds_split_b,
+            r.report.seconds_products, r.report.seconds_summation, r.accuracy.max_relative_error,
+            static_cast<long long>(r.accuracy.not_correctly_rounded),
+            static_cast<long long>(samples), r.note.c_str());
+        csv << line;
+        csv.flush();
+        std::fprintf(stderr, "  %-34s %7.2f TFLOP/s  max rel. error %.3e  not CR %lld/%lld %s\n",
+                     r.method.c_str(), tflops, r.accuracy.max_relative_error,
+                     static_cast<long long>(r.accuracy.not_correctly_rounded),
+                     static_cast<long long>(samples), r.note.c_str());
+      };
+
+      Result dgemm;
+      dgemm.method = "cublasDgemm";
+      dgemm.used_bits = -1;
+      const double one = 1.0, zero = 0.0;
+      dgemm.seconds = time(
+          [&] {
+            return failure(cublasDgemm(native, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, da, ni,
+                                       db, ni, &zero, dc, ni));
+          },
+          dgemm.note);
+      add(dgemm);
+
+      std::vector<int> emulation_widths = {0};  // 0: dynamic mantissa control
+      emulation_widths.insert(emulation_widths.end(), widths.begin(), widths.end());
+      for (const int width : emulation_widths) {
+        Result e;
+        e.method = width == 0 ? std::string("cuBLAS emulation dynamic")
+                              : "cuBLAS emulation " + std::to_string(width) + " bits";
+        e.mantissa_bits = width;
+        std::optional<std::string> setup = emulation_setup;
+        if (!setup) {
+          setup = failure(cublasSetFixedPointEmulationMantissaControl(
+              emulated, width == 0 ? CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC
+                                   : CUDA_EMULATION_MANTISSA_CONTROL_FIXED));
+        }
+        if (!setup)
+          setup = failure(cublasSetFixedPointEmulationMaxMantissaBitCount(emulated, width));
+        if (setup) {
+          e.note = "not available: " + *setup;
+        } else {
+          e.seconds = time(
+              [&] {
+                return failure(cublasGemmEx(emulated, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one,
+                                            da, CUDA_R_64F, ni, db, CUDA_R_64F, ni, &zero, dc,
+                                            CUDA_R_64F, ni, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
+                                            CUBLAS_GEMM_DEFAULT));
+              },
+              e.note);
+          backend->copy_out(used_bits_word, &e.used_bits, sizeof(int));
+        }
+        add(e);
+      }
+
+      std::size_t free = 0, total = 0;
+      check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+      const std::size_t workspace = free / 10 * 8;
+      const auto ozaki_run = [&](const std::string& method, const ozaki::Products& products,
+                                 ozaki::Options options) {
+        std::fprintf(stderr, "  %s...\n", method.c_str());
+        options.workspace_bytes = workspace;
+        Result r;
+        r.method = method;
+        try {
+          ozaki::Handle h(*backend, products, options);
+          r.seconds = time(
+              [&]() -> std::optional<std::string> {
+                h.gemm(1.0, am, bm, 0.0, cm);
+                return std::nullopt;
+              },
+              r.note);
+          r.report = h.report();
+        } catch (const std::exception& e) {
+          r.note = e.what();
+        }
+        add(r);
+      };
+      const ozaki::Products crt = ozaki::CrtProducts{};
+      ozaki_run("Ozaki-II CRT cr", crt, {.mode = ozaki::Mode::cr});
+      for (const int count : moduli) {
+        ozaki_run("Ozaki-II CRT tunable " + std::to_string(count), crt,
+                  {.mode = ozaki::Mode::tunable, .splits = count});
+      }
+      const ozaki::Products int8 = ozaki::IntegerProducts{};
+      if (n <= int8_max_n) {
+        ozaki_run("int8 Ozaki-I dp", int8, {.mode = ozaki::Mode::dp});
+        for (const int d : splits) {
+          ozaki_run("int8 Ozaki-I tunable " + std::to_string(d), int8,
+                    {.mode = ozaki::Mode::tunable, .splits = d});
+        }
+        if (n <= cr_max_n) ozaki_run("int8 Ozaki-I cr", int8, {.mode = ozaki::Mode::cr});
+      }
+      if (n <= fp16_max_n) {
+        ozaki_run("DGEMM-TC-DP (fp16 slices)",
+                  ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)},
+                  {.mode = ozaki::Mode::dp});
+      }
+    }
+  }
+  cublasDestroy(native);
+  cublasDestroy(emulated);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tcemu::cli::run_program({"int8_ozaki_table",
+                                  kUsage,
+                                  {"out", "n", "phis", "runs", "bits", "splits", "moduli",
+                                   "samples", "fp16-max-n", "cr-max-n", "int8-max-n"},
+                                  {}},
+                                 argc, argv, run);
+}

@@ -1,0 +1,151 @@
+#include "steps/crt_steps.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include <tcemu/backend/crt_elements.hpp>
+
+#include "cuda_check.hpp"
+#include "device_matrix.hpp"
+#include "grid_loop.cuh"
+
+namespace tcemu::gpu::detail {
+namespace {
+
+namespace el = crt_elements;
+
+constexpr int kThreads = 256;
+
+// One block per vector (grid-stride): the block's VectorBits by a shared-memory reduction, the
+// shift written by thread 0 and the exact bits folded into *bits by atomicMax.
+__global__ void __launch_bounds__(kThreads)
+    scale_kernel(const DeviceReal x, const bool rows, const int max_bits, std::int32_t* shifts,
+                 int* bits) {
+  __shared__ int top[kThreads], low[kThreads];
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
+    el::VectorBits mine;
+    for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+      mine.add(rows ? x.get(v, p) : x.get(p, v));
+    }
+    top[threadIdx.x] = mine.top;
+    low[threadIdx.x] = mine.low;
+    __syncthreads();
+    for (int half = kThreads / 2; half > 0; half /= 2) {
+      if (static_cast<int>(threadIdx.x) < half) {
+        top[threadIdx.x] = max(top[threadIdx.x], top[threadIdx.x + half]);
+        low[threadIdx.x] = min(low[threadIdx.x], low[threadIdx.x + half]);
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      el::VectorBits all;
+      all.top = top[0];
+      all.low = low[0];
+      shifts[v] = all.shift(max_bits);
+      atomicMax(bits, all.exact_bits());
+    }
+    __syncthreads();  // the slots are written again for the next vector
+  }
+}
+
+struct ResidueTargets {
+  std::int8_t* data[el::kMaxModuli];
+  std::int64_t ld[el::kMaxModuli];
+  int moduli[el::kMaxModuli];
+  int row_major[el::kMaxModuli];
+  int count;
+  int padding;
+};
+
+// Copies a kernel parameter into shared memory (indexing a parameter with a thread-dependent
+// index would copy it into every thread's local memory).
+template <class T>
+__device__ void stage(const T& from, T& to) {
+  static_assert(sizeof(T) % 4 == 0);
+  const auto* src = reinterpret_cast<const std::uint32_t*>(&from);
+  auto* dst = reinterpret_cast<std::uint32_t*>(&to);
+  for (unsigned w = threadIdx.x; w < sizeof(T) / 4; w += blockDim.x) dst[w] = src[w];
+  __syncthreads();
+}
+
+__global__ void __launch_bounds__(kThreads)
+    residues_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
+                    const ResidueTargets out) {
+  __shared__ ResidueTargets targets;
+  stage(out, targets);
+  // In the residues' order: each element is read once but written once per modulus, so the
+  // byte writes are the ones to coalesce (A's residues are row major, A itself often not).
+  for_each_element(x.rows, x.cols, targets.row_major[0] != 0, [&](std::int64_t i, std::int64_t j) {
+    const double value = x.get(i, j);
+    const int shift = shifts[rows ? i : j];
+    for (int l = 0; l < targets.count; ++l) {
+      const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
+      targets.data[l][at] =
+          static_cast<std::int8_t>(el::scaled_residue(value, shift, targets.moduli[l]));
+    }
+  });
+}
+
+__global__ void __launch_bounds__(kThreads)
+    reconstruct_kernel(const DeviceReal first, const std::size_t stride, const el::Table table,
+                       const std::int32_t* row_shifts, const std::int32_t* col_shifts,
+                       const DeviceReal dst) {
+  __shared__ el::Table staged;
+  stage(table, staged);
+  for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
+    const auto product = [&](int l) { return first.layer(l, stride).get(i, j); };
+    *dst.fp64_at(i, j) =
+        el::reconstruct(staged, product, std::int64_t{row_shifts[i]} + col_shifts[j]);
+  });
+}
+
+}  // namespace
+
+int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
+              void* scratch) {
+  const bool rows = axis == SplitAxis::rows;
+  const std::int64_t vectors = rows ? x.rows : x.cols;
+  auto* bits = static_cast<int*>(scratch);
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(bits, 0, sizeof(int)));
+  if (vectors > 0) {
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
+    scale_kernel<<<grid, kThreads>>>(device_real(x), rows, max_bits, device_exponents(shifts),
+                                     bits);
+    TCEMU_CUDA_CHECK(cudaGetLastError());
+  }
+  int result = 0;
+  TCEMU_CUDA_CHECK(cudaMemcpy(&result, bits, sizeof(int), cudaMemcpyDeviceToHost));
+  return result;
+}
+
+void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                  std::span<const IntegerMatrix> out) {
+  if (x.rows == 0 || x.cols == 0) return;
+  ResidueTargets targets{};
+  targets.count = static_cast<int>(out.size());
+  for (std::size_t l = 0; l < out.size(); ++l) {
+    targets.data[l] = static_cast<std::int8_t*>(out[l].buffer->address()) + out[l].offset_bytes;
+    targets.ld[l] = out[l].ld;
+    targets.row_major[l] = out[l].layout == Layout::row_major ? 1 : 0;
+    targets.moduli[l] = el::kModuli[l];
+  }
+  const DeviceReal in = device_real(x);
+  residues_kernel<<<elementwise_grid(x.rows, x.cols, targets.row_major[0] != 0, kThreads),
+                    kThreads>>>(in, axis == SplitAxis::rows, device_exponents(shifts), targets);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+void crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+                     const OuterExponents& shifts, const RealMatrix& dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const DeviceReal out = device_real(dst);
+  reconstruct_kernel<<<elementwise_grid(dst.rows, dst.cols, out.row_major, kThreads), kThreads>>>(
+      device_real(products.first), products.stride_bytes, table, device_exponents(shifts.rows),
+      device_exponents(shifts.columns), out);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace tcemu::gpu::detail

@@ -1,0 +1,25 @@
+// The GPU kernels of the CRT steps (tcemu/backend/crt_steps.hpp), on the default stream, running
+// the element functions of crt_elements.hpp, so the GPU backend gives the emulator's bits.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include <tcemu/backend/backend.hpp>
+
+namespace tcemu::gpu::detail {
+
+// Device bytes crt_scale needs in `scratch`.
+constexpr std::size_t kCrtScaleScratchBytes = 16;
+
+// Backend::crt_scale: one thread block per vector; synchronizes (returns the bits).
+int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
+              void* scratch);
+// Backend::crt_residues: one thread per element of x, every modulus.
+void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                  std::span<const IntegerMatrix> out);
+// Backend::crt_reconstruct: one thread per element.
+void crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+                     const OuterExponents& shifts, const RealMatrix& dst);
+
+}  // namespace tcemu::gpu::detail

@@ -1,0 +1,18 @@
+// The host implementations of the CRT steps (tcemu/backend/crt_steps.hpp has their semantics);
+// arguments are already checked. `threads` as in parallel_for.hpp; the bits do not depend on it.
+#pragma once
+
+#include <span>
+
+#include <tcemu/backend/backend.hpp>
+
+namespace tcemu::detail {
+
+int host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
+                   int threads);
+void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
+                       std::span<const IntegerMatrix> out, int threads);
+void host_crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+                          const OuterExponents& shifts, const RealMatrix& dst, int threads);
+
+}  // namespace tcemu::detail

@@ -1,0 +1,181 @@
+// Ozaki scheme II (CrtProducts), blocked in m and n:
+//
+//   shifts of every row of A and column of B (Backend::crt_scale), the moduli count: from the
+//     bits the scaled integers need (dp, cr, sp) or the user's (tunable)
+//   for each block of rows of A:      int8 residues of the block for every modulus
+//     for each block of columns of B: int8 residues
+//       one integer_gemm per modulus, crt_reconstruct (exact, rounded once), the epilogue
+//       (alpha, beta, C, and the special values of rows and columns holding Inf or NaN)
+//
+// The bound (crt_elements.hpp): with |A'| <= 2^PA, |B'| <= 2^PB, |C'| <= k 2^(PA + PB) <=
+// 2^(PA + PB + w) for w = ceil(log2 k); the moduli are taken until floor(log2 M) >= PA + PB + w
+// + 2, so M > 2^(PA + PB + w + 1) >= 2 |C'|: C' is the one integer of [-M/2, M/2) with its
+// residues. Every step is exact but the final rounding, so the bits do not depend on the
+// blocking, the backend or the thread count.
+#include "crt_scheme.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tcemu/backend/crt_elements.hpp>
+
+namespace tcemu::ozaki::detail {
+namespace {
+
+constexpr std::size_t kAlign = 64;
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+// Workspace bytes of one block: residues of A (mb x k) and B (k x nb) for every modulus, one
+// fp64 product per modulus and the fp64 value.
+std::size_t block_bytes(int moduli, std::int64_t mb, std::int64_t nb, std::int64_t k) {
+  const auto m = static_cast<std::size_t>(mb), n = static_cast<std::size_t>(nb),
+             kk = static_cast<std::size_t>(k), count = static_cast<std::size_t>(moduli);
+  return count * (aligned(m * kk) + aligned(kk * n) + aligned(m * n * 8)) + aligned(m * n * 8);
+}
+
+void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& seconds) {
+  backend.synchronize();
+  const auto now = std::chrono::steady_clock::now();
+  seconds += std::chrono::duration<double>(now - last).count();
+  last = now;
+}
+
+}  // namespace
+
+void run_crt_scheme(Backend& backend, const Options& options, const Buffer& workspace,
+                    const Problem& problem, Report& report) {
+  namespace el = crt_elements;
+  const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
+  if (k > kIntegerGemmMaxK) {
+    throw std::invalid_argument("ozaki: CRT scheme: k = " + std::to_string(k) +
+                                " is past the integer GEMM's " + std::to_string(kIntegerGemmMaxK));
+  }
+  report = Report{};
+  auto last = std::chrono::steady_clock::now();
+  // The shifts of A's rows and B's columns at the start of the workspace.
+  const std::size_t shifts_bytes =
+      aligned(static_cast<std::size_t>(m) * 4) + aligned(static_cast<std::size_t>(n) * 4);
+  if (shifts_bytes > workspace.bytes()) {
+    throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                             " bytes cannot hold the CRT shifts of " + std::to_string(m) +
+                             " rows and " + std::to_string(n) + " columns");
+  }
+  const ExponentVector shifts_a{&workspace, 0, m};
+  const ExponentVector shifts_b{&workspace, aligned(static_cast<std::size_t>(m) * 4), n};
+  const int w = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(k - 1)));  // ceil log2
+  int moduli = 0;
+  if (options.mode == Mode::tunable) {
+    moduli = options.splits;
+    if (moduli < 1 || moduli > el::kMaxModuli) {
+      throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(moduli) +
+                                  " moduli (1 to " + std::to_string(el::kMaxModuli) + ")");
+    }
+    const int bits = (el::product_bits(moduli) - w - 2) / 2;
+    if (bits < 1) {
+      throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(moduli) +
+                                  " moduli leave no bits for k = " + std::to_string(k));
+    }
+    backend.crt_scale(problem.a, SplitAxis::rows, bits, shifts_a);
+    backend.crt_scale(problem.b, SplitAxis::columns, bits, shifts_b);
+    report.slice_bits = bits;
+  } else {
+    constexpr int kExact = 4096;  // above any spread: every vector held exactly
+    const int bits_a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);
+    const int bits_b = backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b);
+    const int needed = bits_a + bits_b + w + 2;
+    moduli = 1;
+    while (moduli < el::kMaxModuli && el::product_bits(moduli) < needed) ++moduli;
+    if (el::product_bits(moduli) < needed) {
+      throw std::runtime_error(
+          "ozaki: CRT scheme: A and B held exactly need " + std::to_string(bits_a) + " and " +
+          std::to_string(bits_b) + " bits, a product of " + std::to_string(needed) +
+          " bits, more than the " + std::to_string(el::kMaxModuli) + " moduli hold (" +
+          std::to_string(el::product_bits(el::kMaxModuli)) + " bits); use mode tunable");
+    }
+    report.slice_bits = std::max(bits_a, bits_b);
+  }
+  report.slices_a = report.slices_b = moduli;
+  lap(backend, last, report.seconds_split_a);
+
+  // Blocks: the whole matrices, the larger block dimension halved until they fit.
+  const std::size_t room = workspace.bytes() - shifts_bytes;
+  std::int64_t mb = m, nb = n;
+  while (block_bytes(moduli, mb, nb, k) > room) {
+    if (mb == 1 && nb == 1) {
+      throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                               " bytes cannot hold even a 1 x 1 block with k = " +
+                               std::to_string(k) + " and " + std::to_string(moduli) + " moduli");
+    }
+    if (mb >= nb) {
+      mb = (mb + 1) / 2;
+    } else {
+      nb = (nb + 1) / 2;
+    }
+  }
+  report.block_rows = mb;
+  report.block_cols = nb;
+  std::size_t at = shifts_bytes;
+  const auto take = [&](std::size_t bytes) {
+    const std::size_t here = at;
+    at += aligned(bytes);
+    return here;
+  };
+  std::vector<IntegerMatrix> res_a, res_b;
+  for (int l = 0; l < moduli; ++l) {
+    res_a.push_back({&workspace, take(static_cast<std::size_t>(mb * k)), Integer::s8, mb, k,
+                     std::max<std::int64_t>(1, k), Layout::row_major});
+  }
+  for (int l = 0; l < moduli; ++l) {
+    res_b.push_back({&workspace, take(static_cast<std::size_t>(k * nb)), Integer::s8, k, nb,
+                     std::max<std::int64_t>(1, k), Layout::column_major});
+  }
+  const std::size_t product_stride = aligned(static_cast<std::size_t>(mb * nb) * 8);
+  const std::size_t products_at = take(static_cast<std::size_t>(moduli) * product_stride);
+  const std::size_t value_at = take(static_cast<std::size_t>(mb * nb) * 8);
+
+  for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
+    const std::int64_t rows = std::min(mb, m - i0);
+    const RealMatrix a_block = sub(problem.a, i0, 0, rows, k);
+    for (IntegerMatrix& r : res_a) r.rows = rows;
+    const ExponentVector sa{&workspace, shifts_a.offset_bytes + static_cast<std::size_t>(i0) * 4,
+                            rows};
+    backend.crt_residues(a_block, SplitAxis::rows, sa, res_a);
+    lap(backend, last, report.seconds_split_a);
+    for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+      const std::int64_t cols = std::min(nb, n - j0);
+      const RealMatrix b_block = sub(problem.b, 0, j0, k, cols);
+      for (IntegerMatrix& r : res_b) r.cols = cols;
+      const ExponentVector sb{&workspace, shifts_b.offset_bytes + static_cast<std::size_t>(j0) * 4,
+                              cols};
+      backend.crt_residues(b_block, SplitAxis::columns, sb, res_b);
+      lap(backend, last, report.seconds_split_b);
+      const auto matrix = [&](std::size_t offset) {
+        return RealMatrix{
+            &workspace,          offset, Real::fp64, rows, cols, std::max<std::int64_t>(1, rows),
+            Layout::column_major};
+      };
+      for (int l = 0; l < moduli; ++l) {
+        backend.integer_gemm(res_a[static_cast<std::size_t>(l)], res_b[static_cast<std::size_t>(l)],
+                             matrix(products_at + static_cast<std::size_t>(l) * product_stride));
+      }
+      report.gemms += moduli;
+      ++report.blocks;
+      lap(backend, last, report.seconds_products);
+      const RealMatrix value = matrix(value_at);
+      backend.crt_reconstruct({matrix(products_at), moduli, product_stride}, {sa, sb}, value);
+      backend.epilogue(value, std::nullopt, problem.alpha, problem.beta,
+                       sub(problem.c, i0, j0, rows, cols), a_block, b_block,
+                       sub(problem.c, i0, j0, rows, cols));
+      lap(backend, last, report.seconds_summation);
+    }
+  }
+}
+
+}  // namespace tcemu::ozaki::detail

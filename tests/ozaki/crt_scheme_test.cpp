@@ -1,0 +1,262 @@
+// Ozaki scheme II (CrtProducts): the moduli and their table, the residue and reconstruction
+// element functions against direct integer arithmetic, and the scheme through the handle: CR
+// against MPFR at every spread, tunable mode's accuracy against its moduli count,
+// reproducibility across threads and blocking, special values, and the refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/host/host_backends.hpp>
+#include <tcemu/ozaki/handle.hpp>
+
+#include "ozaki_support.hpp"
+
+namespace tcemu::ozaki {
+namespace {
+
+namespace el = crt_elements;
+using testing::correctly_rounded_product;
+using testing::max_relative_error;
+using testing::phi_matrix;
+using testing::plain_dgemm;
+using testing::same_product_bits;
+
+const Products kCrt = CrtProducts{};
+
+// GCC's 128-bit integers (their conversion to double is correctly rounded): the test's oracle.
+__extension__ using Int128 = __int128;
+__extension__ using UInt128 = unsigned __int128;
+
+std::vector<double> run(Backend& backend, Options options, std::int64_t m, std::int64_t n,
+                        std::int64_t k, const std::vector<double>& a, const std::vector<double>& b,
+                        Report* report = nullptr) {
+  Handle h(backend, kCrt, options);
+  std::vector<double> c(static_cast<std::size_t>(m * n), std::numeric_limits<double>::quiet_NaN());
+  h.dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, c.data(), m);
+  if (report) *report = h.report();
+  return c;
+}
+
+TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
+  for (int l = 0; l < el::kMaxModuli; ++l) {
+    EXPECT_LE(el::kModuli[l], 256);
+    for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(el::kModuli[l], el::kModuli[j]), 1) << l << j;
+  }
+  const el::Table t = el::table(el::kMaxModuli);
+  for (int l = 1; l < el::kMaxModuli; ++l) {
+    for (int j = 0; j < l; ++j) {
+      EXPECT_EQ(el::kModuli[j] * t.inverse[l][j] % el::kModuli[l], 1) << l << " " << j;
+    }
+  }
+  // floor(log2 M): 8 for 256 alone, 15 for 256 * 255 = 65280, and growing with every modulus.
+  EXPECT_EQ(el::product_bits(1), 8);
+  EXPECT_EQ(el::product_bits(2), 15);
+  for (int l = 2; l <= el::kMaxModuli; ++l) EXPECT_GT(el::product_bits(l), el::product_bits(l - 1));
+  EXPECT_THROW(el::table(0), std::invalid_argument);
+  EXPECT_THROW(el::table(el::kMaxModuli + 1), std::invalid_argument);
+}
+
+TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> shifts(-10, 62);
+  int rounded = 0, exact = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const double x = std::ldexp(unit(rng), std::uniform_int_distribution<int>(-20, 20)(rng));
+    const int shift = shifts(rng);
+    const double scaled = std::ldexp(x, shift);
+    if (std::fabs(scaled) >= 0x1p62) continue;
+    // nearbyint rounds to nearest even in the default mode; the scaled value is exact.
+    const auto a = static_cast<std::int64_t>(std::nearbyint(scaled));
+    (scaled == std::nearbyint(scaled) ? exact : rounded) += 1;
+    for (const int m : {256, 255, 251, 37}) {
+      std::int64_t r = a % m;
+      if (r < 0) r += m;
+      if (r > (m - 1) / 2) r -= m;
+      ASSERT_EQ(el::scaled_residue(x, shift, m), r) << x << " 2^" << shift << " mod " << m;
+    }
+  }
+  EXPECT_GT(rounded, 1000);  // both paths of scaled_residue taken
+  EXPECT_GT(exact, 1000);
+  EXPECT_EQ(el::scaled_residue(INFINITY, 3, 251), 0);
+  EXPECT_EQ(el::scaled_residue(std::nan(""), 3, 251), 0);
+  EXPECT_EQ(el::scaled_residue(-0.0, 3, 251), 0);
+  EXPECT_EQ(el::scaled_residue(0.5, 0, 251), 0);  // a tie: rounds to the even 0
+  EXPECT_EQ(el::scaled_residue(1.5, 0, 251), 2);  // a tie: rounds to the even 2
+  EXPECT_EQ(el::scaled_residue(-2.5, 0, 251), -2);
+  EXPECT_EQ(el::scaled_residue(0x1p-1074, 1100, 255), el::power_of_two_mod(26, 255));
+}
+
+TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
+  // C' = s (hi 2^64 + lo) with |C'| < 2^127, its residues written as integers that differ from
+  // them by multiples of the modulus (as integer sums do), and the expected value from the
+  // correctly rounded Int128 -> double conversion scaled exactly.
+  std::mt19937_64 rng(5);
+  const el::Table t = el::table(18);  // floor(log2 M) >= 128
+  ASSERT_GE(el::product_bits(18), 129);
+  int ties = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int bits = std::uniform_int_distribution<int>(1, 126)(rng);
+    UInt128 mag = (static_cast<UInt128>(rng()) << 64) | rng();
+    mag >>= (128 - bits);
+    if (trial % 4 == 0) {  // a tie at the 54th bit: 2^(bits-1) + 2^(bits-54) (+ 2^(bits-53))
+      if (bits < 60) continue;
+      mag = (static_cast<UInt128>(1) << (bits - 1)) | (static_cast<UInt128>(1) << (bits - 55)) |
+            (static_cast<UInt128>(trial % 8 == 0) << (bits - 54));
+      ++ties;
+    }
+    const bool negative = (trial & 1) != 0;
+    const Int128 value = negative ? -static_cast<Int128>(mag) : static_cast<Int128>(mag);
+    std::vector<double> products;
+    for (int l = 0; l < t.count; ++l) {
+      const int m = el::kModuli[l];
+      const auto r = static_cast<std::int64_t>(value % m);
+      products.push_back(
+          static_cast<double>(r + m * std::uniform_int_distribution<int>(-1000, 1000)(rng)));
+    }
+    const int shift = std::uniform_int_distribution<int>(-100, 300)(rng);
+    const double expected = std::ldexp(static_cast<double>(value), -shift);
+    const double got = el::reconstruct(
+        t, [&](int l) { return products[static_cast<std::size_t>(l)]; }, shift);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
+        << "bits " << bits << " shift " << shift;
+  }
+  EXPECT_GT(ties, 1000);
+  const auto zero = el::reconstruct(
+      t, [](int l) { return 0.0 * l; }, 0);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(zero), 0u);
+}
+
+struct CrCase {
+  double phi;
+  std::int64_t m, n, k;
+};
+
+class CrtCorrectlyRounded : public ::testing::TestWithParam<CrCase> {};
+
+TEST_P(CrtCorrectlyRounded, EveryElementEqualsMpfrInModesCrAndDp) {
+  const CrCase c = GetParam();
+  const auto a = phi_matrix(c.m, c.k, c.phi, 11);
+  const auto b = phi_matrix(c.k, c.n, c.phi, 12);
+  const auto reference = correctly_rounded_product(c.m, c.n, c.k, a, b);
+  auto backend = host::make_emulator_backend();
+  for (const Mode mode : {Mode::cr, Mode::dp}) {
+    Report report;
+    const auto got = run(*backend, {.mode = mode}, c.m, c.n, c.k, a, b, &report);
+    EXPECT_TRUE(same_product_bits(reference, got, c.m, c.n, c.k, a, b))
+        << "phi " << c.phi << ", " << report.slices_a << " moduli";
+    EXPECT_EQ(report.gemms, report.slices_a);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Phi, CrtCorrectlyRounded,
+                         ::testing::Values(CrCase{0.1, 9, 7, 33}, CrCase{1, 8, 9, 40},
+                                           CrCase{4, 7, 6, 25}, CrCase{8, 6, 5, 20},
+                                           CrCase{1, 3, 4, 1}));
+
+TEST(CrtScheme, MoreModuliForMoreSpreadAndTooManyIsAnError) {
+  const std::int64_t m = 8, n = 8, k = 32;
+  auto backend = host::make_emulator_backend();
+  Report narrow, wide;
+  run(*backend, {.mode = Mode::cr}, m, n, k, phi_matrix(m, k, 0.1, 1), phi_matrix(k, n, 0.1, 2),
+      &narrow);
+  run(*backend, {.mode = Mode::cr}, m, n, k, phi_matrix(m, k, 4, 1), phi_matrix(k, n, 4, 2), &wide);
+  EXPECT_GT(wide.slices_a, narrow.slices_a);
+  auto a = phi_matrix(m, k, 1, 1);
+  a[0] = 0x1p900;
+  a[static_cast<std::size_t>(m)] = 0x1p-900;  // row 0 spans 1800 bits
+  try {
+    run(*backend, {.mode = Mode::cr}, m, n, k, a, phi_matrix(k, n, 1, 2));
+    ADD_FAILURE() << "an 1800-bit spread ran";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("use mode tunable"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run(*backend, {.mode = Mode::tunable, .splits = 49}, m, n, k, a, a),
+               std::invalid_argument);
+}
+
+TEST(CrtScheme, TunableAccuracyGrowsWithTheModuli) {
+  const std::int64_t m = 12, n = 12, k = 64;
+  const auto a = phi_matrix(m, k, 1.0, 41), b = phi_matrix(k, n, 1.0, 42);
+  const auto reference = correctly_rounded_product(m, n, k, a, b);
+  auto backend = host::make_emulator_backend();
+  double previous = INFINITY;
+  for (int moduli : {4, 8, 12, 16}) {
+    Report report;
+    const double error = max_relative_error(
+        run(*backend, {.mode = Mode::tunable, .splits = moduli}, m, n, k, a, b, &report),
+        reference);
+    EXPECT_LT(error, previous) << moduli;
+    EXPECT_EQ(report.gemms, moduli);
+    previous = error;
+  }
+  EXPECT_LE(previous, max_relative_error(plain_dgemm(m, n, k, a, b), reference) * 4);
+}
+
+TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
+  const std::int64_t m = 20, n = 18, k = 50;
+  const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);
+  for (const Options& options :
+       {Options{.mode = Mode::cr}, Options{.mode = Mode::tunable, .splits = 9}}) {
+    auto one_thread = host::make_emulator_backend(1);
+    const auto expected = run(*one_thread, options, m, n, k, a, b);
+    auto three = host::make_emulator_backend(3);
+    EXPECT_TRUE(same_product_bits(expected, run(*three, options, m, n, k, a, b), m, n, k, a, b));
+    Options small = options;
+    small.workspace_bytes = 20 << 10;
+    Report report;
+    EXPECT_TRUE(same_product_bits(expected, run(*one_thread, small, m, n, k, a, b, &report), m, n,
+                                  k, a, b));
+    EXPECT_GT(report.blocks, 1);
+  }
+}
+
+TEST(CrtScheme, InfNanAlphaBetaAndSgemm) {
+  const std::int64_t m = 3, n = 3, k = 4;
+  auto a = phi_matrix(m, k, 1.0, 71), b = phi_matrix(k, n, 1.0, 72);
+  a[0] = INFINITY;
+  b[static_cast<std::size_t>(1 * k + 2)] = NAN;
+  auto backend = host::make_emulator_backend();
+  const auto c = run(*backend, {.mode = Mode::cr}, m, n, k, a, b);
+  const auto plain = plain_dgemm(m, n, k, a, b);
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      const double x = c[static_cast<std::size_t>(j * m + i)],
+                   r = plain[static_cast<std::size_t>(j * m + i)];
+      if (i == 0 || j == 1) {
+        EXPECT_EQ(std::isnan(x), std::isnan(r)) << i << ", " << j;
+        if (!std::isnan(r)) {
+          EXPECT_EQ(x, r) << i << ", " << j;
+        }
+      } else {
+        EXPECT_TRUE(std::isfinite(x)) << i << ", " << j;
+      }
+    }
+  }
+  // alpha and beta as BLAS: C := 2 A B - C, with the correctly rounded A B.
+  const auto a2 = phi_matrix(m, k, 1.0, 73), b2 = phi_matrix(k, n, 1.0, 74);
+  const auto ab = correctly_rounded_product(m, n, k, a2, b2);
+  std::vector<double> c2(static_cast<std::size_t>(m * n), 1.5);
+  Handle h(*backend, kCrt, {.mode = Mode::cr});
+  h.dgemm('N', 'N', m, n, k, 2.0, a2.data(), m, b2.data(), k, -1.0, c2.data(), m);
+  for (std::size_t e = 0; e < c2.size(); ++e) EXPECT_EQ(c2[e], 2.0 * ab[e] - 1.5) << e;
+  // sgemm: the correctly rounded binary64 product rounded to fp32.
+  const std::vector<float> a32(a2.begin(), a2.end()), b32(b2.begin(), b2.end());
+  const std::vector<double> aw(a32.begin(), a32.end()), bw(b32.begin(), b32.end());
+  const auto exact = correctly_rounded_product(m, n, k, aw, bw);
+  std::vector<float> s(static_cast<std::size_t>(m * n));
+  Handle sp(*backend, kCrt, {.mode = Mode::sp});
+  sp.sgemm('N', 'N', m, n, k, 1.0f, a32.data(), m, b32.data(), k, 0.0f, s.data(), m);
+  for (std::size_t e = 0; e < s.size(); ++e) EXPECT_EQ(s[e], static_cast<float>(exact[e])) << e;
+}
+
+}  // namespace
+}  // namespace tcemu::ozaki
