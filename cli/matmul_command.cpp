@@ -6,6 +6,7 @@
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/presets.hpp>
 
+#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "gemm_operands.hpp"
@@ -15,7 +16,8 @@ namespace {
 
 constexpr const char* kUsage =
     R"(usage: tcemu matmul [datapath options] --a FILE --b FILE [--c FILE] [--alpha x --beta y]
-                    [--c-input epilogue|initial] [--takeout KB] [--threads N] --out FILE
+                    [--c-input epilogue|initial] [--takeout KB] [--threads N]
+                    [--backend emulator|gpu] --out FILE
 
 Computes D = alpha A B + beta C through the datapath, bit for bit as the emulated GEMM of
 tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over k in k order
@@ -23,7 +25,38 @@ tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over
 computes it). Writes D (M x N, the accumulator format) to --out: .npy by the name (float32 or
 float16), hex text otherwise. Prints the datapath on standard error.
 
+  --backend NAME          emulator (default): the CPU emulator on --threads threads; gpu: the
+                          same bits on the CUDA device, for any datapath (the GPU backend's
+                          hardware kernels where they compute it, its emulated engine otherwise)
+
 )";
+
+// x's elements in a buffer of `backend`, as a BufferMatrix of the same layout and ld.
+struct OnBackend {
+  Buffer buffer;
+  BufferMatrix matrix;
+};
+OnBackend put(Backend& backend, const ConstMatrixView& x) {
+  const std::int64_t outer = x.layout == Layout::row_major ? x.rows : x.cols;
+  const std::size_t bytes =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, outer * x.ld)) * container_bytes(x.format);
+  OnBackend out{backend.allocate(bytes), {}};
+  if (x.rows > 0 && x.cols > 0) backend.copy_in(x.data, out.buffer, bytes);
+  out.matrix = {&out.buffer, 0, x.format, x.rows, x.cols, x.ld, x.layout};
+  return out;
+}
+
+// D on a backend's mma_gemm: the operands go in, D comes back.
+void gpu_gemm(Backend& backend, const Datapath& dp, const GemmOperands& operands,
+              const MatrixView& d) {
+  const OnBackend a = put(backend, operands.a_view(dp)), b = put(backend, operands.b_view(dp));
+  const OnBackend out = put(backend, d);
+  std::optional<OnBackend> c;
+  if (const auto view = operands.c_view(dp)) c = put(backend, *view);
+  backend.mma_gemm(dp, operands.options, a.matrix, b.matrix,
+                   c ? std::optional(c->matrix) : std::nullopt, out.matrix);
+  if (d.rows > 0 && d.cols > 0) backend.copy_out(out.buffer, d.data, out.buffer.bytes());
+}
 
 }  // namespace
 
@@ -31,6 +64,7 @@ int matmul_command(const std::vector<std::string>& words) {
   auto names = datapath_option_names();
   names.merge(gemm_operand_option_names());
   names.insert("out");
+  names.insert("backend");
   const Arguments args(words, names, {"help"});
   if (args.flag("help")) {
     std::cout << kUsage << gemm_operand_options_help() << '\n' << datapath_options_help();
@@ -62,9 +96,18 @@ int matmul_command(const std::vector<std::string>& words) {
   }
   const MatrixView d_view{{d.bytes.data(), dp.accumulator, d.rows, d.cols,
                            std::max<std::int64_t>(d.cols, 1), Layout::row_major}};
+  const std::string backend = args.value_or("backend", "emulator");
+  if (backend != "emulator" && backend != "gpu") {
+    throw UsageError("--backend must be emulator or gpu, got '" + backend + "'");
+  }
   std::cerr << "datapath: " << describe(dp) << '\n';
-  emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp), operands.c_view(dp),
-                d_view);
+  if (backend == "gpu") {
+    const auto gpu = backend_choice("gpu").make(operands.options.threads);
+    gpu_gemm(*gpu, dp, operands, d_view);
+  } else {
+    emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
+                  operands.c_view(dp), d_view);
+  }
   write_bit_matrix_file(*out, d);
   return 0;
 }

@@ -89,8 +89,7 @@ class Kernel {
     for (int r = 0; r < terms; ++r) {
       const I64 be = b_exponent[r];
       for (int row = 0; row < Rows; ++row) {
-        s[row].emax =
-            raise_alignment<VectorLanes>(s[row].emax, a_exponent[row * a_stride + r] + be);
+        s[row].emax = raise_alignment(s[row].emax, a_exponent[row * a_stride + r] + be);
       }
     }
     F64 scale[Rows];

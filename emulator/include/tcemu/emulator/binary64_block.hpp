@@ -112,10 +112,9 @@ TCEMU_HOST_DEVICE typename L::I c_alignment(const Binary64Grid& g, typename L::F
 }
 
 // The alignment exponent of a product: the sum of its factors' (kZeroExponent for a zero factor
-// stays below every floor), raising the block's.
-template <class L>
-TCEMU_HOST_DEVICE typename L::I raise_alignment(typename L::I emax,
-                                                typename L::I product_exponent) {
+// stays below every floor), raising the block's. Any integer lanes (the GPU's are 32 bits wide).
+template <class I>
+TCEMU_HOST_DEVICE I raise_alignment(I emax, I product_exponent) {
   return product_exponent > emax ? product_exponent : emax;
 }
 
