@@ -31,31 +31,31 @@ float16), hex text otherwise. Prints the datapath on standard error.
 
 )";
 
-// x's elements in a buffer of `backend`, as a BufferMatrix of the same layout and ld.
-struct OnBackend {
-  Buffer buffer;
-  BufferMatrix matrix;
-};
-OnBackend put(Backend& backend, const ConstMatrixView& x) {
+// A buffer of `backend` holding x's storage (x's rows or columns, ld apart).
+Buffer put(Backend& backend, const ConstMatrixView& x) {
   const std::int64_t outer = x.layout == Layout::row_major ? x.rows : x.cols;
   const std::size_t bytes =
       static_cast<std::size_t>(std::max<std::int64_t>(1, outer * x.ld)) * container_bytes(x.format);
-  OnBackend out{backend.allocate(bytes), {}};
-  if (x.rows > 0 && x.cols > 0) backend.copy_in(x.data, out.buffer, bytes);
-  out.matrix = {&out.buffer, 0, x.format, x.rows, x.cols, x.ld, x.layout};
-  return out;
+  Buffer buffer = backend.allocate(bytes);
+  if (x.rows > 0 && x.cols > 0) backend.copy_in(x.data, buffer, bytes);
+  return buffer;
+}
+
+// x's shape, layout and ld in `buffer`.
+BufferMatrix in(const Buffer& buffer, const ConstMatrixView& x) {
+  return {&buffer, 0, x.format, x.rows, x.cols, x.ld, x.layout};
 }
 
 // D on a backend's mma_gemm: the operands go in, D comes back.
 void gpu_gemm(Backend& backend, const Datapath& dp, const GemmOperands& operands,
               const MatrixView& d) {
-  const OnBackend a = put(backend, operands.a_view(dp)), b = put(backend, operands.b_view(dp));
-  const OnBackend out = put(backend, d);
-  std::optional<OnBackend> c;
-  if (const auto view = operands.c_view(dp)) c = put(backend, *view);
-  backend.mma_gemm(dp, operands.options, a.matrix, b.matrix,
-                   c ? std::optional(c->matrix) : std::nullopt, out.matrix);
-  if (d.rows > 0 && d.cols > 0) backend.copy_out(out.buffer, d.data, out.buffer.bytes());
+  const ConstMatrixView a = operands.a_view(dp), b = operands.b_view(dp);
+  const Buffer a_buffer = put(backend, a), b_buffer = put(backend, b), d_buffer = put(backend, d);
+  const std::optional<ConstMatrixView> c = operands.c_view(dp);
+  const std::optional<Buffer> c_buffer = c ? std::optional(put(backend, *c)) : std::nullopt;
+  backend.mma_gemm(dp, operands.options, in(a_buffer, a), in(b_buffer, b),
+                   c ? std::optional(in(*c_buffer, *c)) : std::nullopt, in(d_buffer, d));
+  if (d.rows > 0 && d.cols > 0) backend.copy_out(d_buffer, d.data, d_buffer.bytes());
 }
 
 }  // namespace

@@ -38,8 +38,10 @@ struct VectorLanes {
   static F value(U b) { return std::bit_cast<F>(b); }
   static I to_signed(U x) { return std::bit_cast<I>(x); }
   static U to_unsigned(I x) { return std::bit_cast<U>(x); }
-  static I to_integer(F x) { return __builtin_convertvector(x, I); }  // toward zero
-  static F to_float(I x) { return __builtin_convertvector(x, F); }
+  using S = I64;  // the sum of the truncated terms, exact (binary64_block.hpp)
+  // trunc(x * scale): the conversion rounds toward zero (AVX-512 vcvttpd2qq).
+  static S truncated(F x, F scale) { return __builtin_convertvector(x * scale, I); }
+  static F sum_value(S sum) { return __builtin_convertvector(sum, F); }
 };
 using Sum = BlockSum<VectorLanes>;
 

@@ -25,6 +25,9 @@ constexpr int kTile = kSide * kPerThread;  // outputs along each side of a threa
 constexpr int kThreads = kSide * kSide;    // threads per block
 constexpr int kStageSlots = 32;            // k slots staged at a time (rounded to blocks)
 constexpr int kExactThreads = 128;         // threads per block of the exact kernel
+// Operands one thread stages per stage: a stage holds at most kMaxBlockTerms slots (a whole
+// number of blocks, at least kStageSlots when blocks are small) of kTile rows or columns.
+constexpr int kMaxLoads = kMaxBlockTerms * kTile / kThreads;
 
 // What both kernels need besides the datapath.
 struct Problem {
@@ -119,21 +122,37 @@ __global__ void __launch_bounds__(kThreads)
 
   for (std::int64_t first = 0; first < slots; first += stage_slots) {
     __syncthreads();  // the previous stage is read
-    for (int at = static_cast<int>(threadIdx.x); at < stage_slots * kTile; at += kThreads) {
+    // Every load of the stage is issued before any is decoded, so that their latencies overlap.
+    std::uint32_t a_bits[kMaxLoads], b_bits[kMaxLoads];
+    bool a_term[kMaxLoads], b_term[kMaxLoads];
+#pragma unroll
+    for (int l = 0; l < kMaxLoads; ++l) {
+      const int at = static_cast<int>(threadIdx.x) + l * kThreads;
+      a_term[l] = b_term[l] = false;
+      if (at >= stage_slots * kTile) continue;
       const int slot = at / kTile, x = at % kTile;
       const std::int64_t global = first + slot;
       const std::int64_t t = global / instruction_k;
       const int u = static_cast<int>(global % instruction_k);
       const std::int64_t kk =
           t * instruction_k + tcemu::detail::term_of_slot(dp, u / block_terms, u % block_terms);
+      if (global < slots && kk < p.k) {
+        a_term[l] = row0 + x < p.m;
+        b_term[l] = col0 + x < p.n;
+        if (a_term[l]) a_bits[l] = p.a.get(row0 + x, kk);
+        if (b_term[l]) b_bits[l] = p.b.get(kk, col0 + x);
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < kMaxLoads; ++l) {
+      const int at = static_cast<int>(threadIdx.x) + l * kThreads;
+      if (at >= stage_slots * kTile) continue;
       // Padding (no term, or outside the matrix): a = -0, b = +0, whose product is -0, the
       // neutral term (binary64_block.hpp).
-      Binary64Operand av{-0.0, tcemu::detail::kZeroExponent};
-      Binary64Operand bv{0.0, tcemu::detail::kZeroExponent};
-      if (global < slots && kk < p.k) {
-        if (row0 + x < p.m) av = tcemu::detail::binary64_operand(dp.input, p.a.get(row0 + x, kk));
-        if (col0 + x < p.n) bv = tcemu::detail::binary64_operand(dp.input, p.b.get(kk, col0 + x));
-      }
+      const Binary64Operand av = a_term[l] ? tcemu::detail::binary64_operand(dp.input, a_bits[l])
+                                           : Binary64Operand{-0.0, tcemu::detail::kZeroExponent};
+      const Binary64Operand bv = b_term[l] ? tcemu::detail::binary64_operand(dp.input, b_bits[l])
+                                           : Binary64Operand{0.0, tcemu::detail::kZeroExponent};
       a_value[at] = av.value;
       a_exponent[at] = static_cast<int>(av.exponent);
       b_value[at] = bv.value;
@@ -193,10 +212,11 @@ __global__ void __launch_bounds__(kThreads)
           for (int c = 0; c < kPerThread; ++c) {
             const tcemu::detail::RoundedBlock<Lanes> rounded =
                 tcemu::detail::round_block(g, s[r][c], e[r][c].chain);
-            e[r][c].chain =
-                rounded.fast ? rounded.result
-                             : tcemu::detail::exceptional_block_result(
-                                   dp, g, e[r][c].chain, s[r][c].sum, s[r][c].emax, rounded.exact);
+            e[r][c].chain = rounded.fast
+                                ? rounded.result
+                                : tcemu::detail::exceptional_block_result(
+                                      dp, g, e[r][c].chain, static_cast<std::int64_t>(s[r][c].sum),
+                                      s[r][c].emax, rounded.exact);
           }
         }
       }

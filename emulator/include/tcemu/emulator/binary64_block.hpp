@@ -15,10 +15,14 @@
 //    its bits; multiplying by a power of two is exact because no result leaves binary64's normal
 //    range (|term| * scale lies in [2^-560, 2^(nf+2)]). The conversion to an integer, which
 //    rounds toward zero, then drops exactly the bits below the grid 2^(e - nf) from the
-//    magnitude: the truncation of the model.
+//    magnitude: the truncation of the model. The GPU's lanes truncate without a conversion: for
+//    x = term * scale (|x| < 2^(nf+2) <= 2^50) and M = 2^52 with x's sign, the fused x + M lies
+//    in [2^52, 2^53) in magnitude, where the ulp is 1, so rounding it toward zero keeps exactly
+//    M + trunc(x); subtracting M again is exact.
 //  * Summation. Every truncated term is an integer below 2^(nf+2) and there are at most
 //    block_terms + 1 of them, so every partial sum is an integer below 2^52 when
-//    nf + 2 + bit_width(block_terms + 1) <= 52: 64-bit integers add them exactly, in any order.
+//    nf + 2 + bit_width(block_terms + 1) <= 52: 64-bit integers (the CPU's lanes) and binary64
+//    (the GPU's) add them exactly, in any order.
 //  * Signed zero. A zero sum is -0 under ZeroSign::ieee exactly when every term (product or c) has
 //    its sign bit set: the AND of their binary64 patterns keeps the sign bit then. Padding products
 //    are -0 * +0 = -0, neutral for that AND and for the sum, so partial blocks are exact.
@@ -77,18 +81,40 @@ TCEMU_HOST_DEVICE inline Binary64Grid binary64_grid(const Datapath& dp) {
           to_double(dp.accumulator, encode_max_finite(dp.accumulator, false))};
 }
 
-// One lane per thread: the GPU's lanes (and any scalar caller).
+// One lane per thread: the GPU's lanes (and any scalar caller). The sum of the truncated terms is
+// held in binary64 (S), exact by the proof above, so that no conversion unit is involved.
 struct ScalarLanes {
   using F = double;
   using I = std::int64_t;
   using U = std::uint64_t;
-  TCEMU_HOST_DEVICE static U bits(F x) { return fp64::bits(x); }
-  TCEMU_HOST_DEVICE static F value(U b) { return fp64::value(b); }
-  TCEMU_HOST_DEVICE static I to_signed(U x) { return static_cast<I>(x); }
-  TCEMU_HOST_DEVICE static U to_unsigned(I x) { return static_cast<U>(x); }
-  TCEMU_HOST_DEVICE static I to_integer(F x) { return static_cast<I>(x); }  // toward zero
-  TCEMU_HOST_DEVICE static F to_float(I x) { return static_cast<F>(x); }
-  TCEMU_HOST_DEVICE static bool all(bool mask) { return mask; }
+  using S = double;
+  // trunc(x * scale), an integer, exactly.
+  TCEMU_HOST_DEVICE static S truncated(F x, F scale) {
+#if defined(__CUDA_ARCH__)
+    const F m = value((bits(x) & fp64::kSignBit) | 0x4330000000000000ULL);  // +-2^52, x's sign
+    return __dsub_rn(__fma_rz(x, scale, m), m);
+#else
+    return static_cast<S>(static_cast<I>(x * scale));
+#endif
+  }
+  TCEMU_HOST_DEVICE static F sum_value(S sum) {
+    return sum;
+  }
+  TCEMU_HOST_DEVICE static U bits(F x) {
+    return fp64::bits(x);
+  }
+  TCEMU_HOST_DEVICE static F value(U b) {
+    return fp64::value(b);
+  }
+  TCEMU_HOST_DEVICE static I to_signed(U x) {
+    return static_cast<I>(x);
+  }
+  TCEMU_HOST_DEVICE static U to_unsigned(I x) {
+    return static_cast<U>(x);
+  }
+  TCEMU_HOST_DEVICE static bool all(bool mask) {
+    return mask;
+  }
 };
 
 // The lanes' running state of one block: its alignment exponent, the integer sum of the
@@ -96,7 +122,7 @@ struct ScalarLanes {
 template <class L>
 struct BlockSum {
   typename L::I emax;
-  typename L::I sum;
+  typename L::S sum;
   typename L::U all_negative;
 };
 
@@ -126,7 +152,7 @@ TCEMU_HOST_DEVICE typename L::F start_block(const Binary64Grid& g, BlockSum<L>& 
   using I = typename L::I;
   s.emax = s.emax > kLowestGrid ? s.emax : I{} + kLowestGrid;
   const typename L::F scale = L::value(L::to_unsigned(1023 + g.fraction_bits - s.emax) << 52);
-  s.sum = L::to_integer(c * scale);
+  s.sum = L::truncated(c, scale);
   s.all_negative = L::bits(c);
   return scale;
 }
@@ -135,7 +161,7 @@ TCEMU_HOST_DEVICE typename L::F start_block(const Binary64Grid& g, BlockSum<L>& 
 template <class L>
 TCEMU_HOST_DEVICE void add_product(BlockSum<L>& s, typename L::F product, typename L::F scale) {
   s.all_negative &= L::bits(product);
-  s.sum += L::to_integer(product * scale);
+  s.sum += L::truncated(product, scale);
 }
 
 // The block result sum * 2^(emax - nf) rounded to the block result's precision, in every lane
@@ -155,7 +181,7 @@ TCEMU_HOST_DEVICE RoundedBlock<L> round_block(const Binary64Grid& g, const Block
   using F = typename L::F;
   // v is exact; an exactly zero sum is -0 when every term was negative.
   const F unit = L::value(L::to_unsigned(1023 - g.fraction_bits + s.emax) << 52);
-  U raw = L::bits(L::to_float(s.sum) * unit);
+  U raw = L::bits(L::sum_value(s.sum) * unit);
   raw |= s.sum == 0 ? s.all_negative & g.zero_sign_mask : U{};
   const F v = L::value(raw);
   // Round to nearest, ties to even, on the pattern of a normal binary64 v (every lane that keeps
