@@ -78,7 +78,7 @@ double cpu_rate(const Datapath& dp, std::int64_t n) {
 }
 
 constexpr const char* kUsage =
-    R"(usage: emulated_gpu_benchmark [--n N] [--exact-n N] [--cpu-n N] [--repeats R]
+    R"(usage: emulated_gpu_benchmark [--n N] [--exact-n N] [--cpu-n N] [--repeats R] [--only LIST]
 
 The GPU backend's emulated engine (GemmEngine::emulated: any datapath, the emulator's bits) on
 device 0 against the CPU emulator (emulated_gemm) on every hardware thread of this machine, in
@@ -86,7 +86,9 @@ the same run: D = A B with A, B n x n random of each input format and an fp32 ac
 sm70, sm80 and sm90 mma.sync presets and the sm90 fp16 preset with exact alignment. The GPU runs
 at --n (default 8192; --exact-n, default 2048, for the exact-alignment datapath, whose exact kernel
 is far slower), the best of --repeats (default 2) runs after a warm-up; the CPU at --cpu-n
-(default 2048), one run. Prints a table of emulated multiply-adds per second and GPU / CPU.
+(default 2048), one run. --only runs the rows named in a comma-separated list of ARCH-INPUT
+words (sm70-fp16, sm80-fp16, sm80-bf16, sm80-tf32, sm90-fp16, sm90-bf16, sm90-tf32,
+sm90-fp16-exact). Prints a table of emulated multiply-adds per second and GPU / CPU.
 )";
 
 int run(const cli::Arguments& args) {
@@ -94,6 +96,7 @@ int run(const cli::Arguments& args) {
   const std::int64_t exact_n = args.integer_or("exact-n", 2048, 1, 65536);
   const std::int64_t cpu_n = args.integer_or("cpu-n", 2048, 1, 65536);
   const int repeats = static_cast<int>(args.integer_or("repeats", 2, 1, 100));
+  const std::string only = args.value_or("only", "");
   std::string why;
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
@@ -105,15 +108,17 @@ int run(const cli::Arguments& args) {
     FloatFormat input;
     bool exact;
   };
-  const std::vector<Case> cases = {
-      {"sm70", formats::fp16, false}, {"sm80", formats::fp16, false},
-      {"sm80", formats::bf16, false}, {"sm80", formats::tf32, false},
-      {"sm90", formats::fp16, false}, {"sm90", formats::bf16, false},
-      {"sm90", formats::tf32, false}, {"sm90", formats::fp16, true}};
+  const std::vector<Case> cases = {{"sm70", formats::fp16, false}, {"sm80", formats::fp16, false},
+                                   {"sm80", formats::bf16, false}, {"sm80", formats::tf32, false},
+                                   {"sm90", formats::fp16, false}, {"sm90", formats::bf16, false},
+                                   {"sm90", formats::tf32, false}, {"sm90", formats::fp16, true}};
   std::printf(
       "\n| datapath | GPU n | GPU (emulated MAC/s) | CPU n | CPU (emulated MAC/s) | GPU / CPU "
       "|\n|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
+    const std::string word =
+        std::string(c.arch) + "-" + std::string(c.input.name) + (c.exact ? "-exact" : "");
+    if (!only.empty() && ("," + only + ",").find("," + word + ",") == std::string::npos) continue;
     Datapath dp = preset(c.arch, c.input, formats::fp32, "mma.sync");
     if (c.exact) dp.alignment_fraction_bits = std::nullopt;
     const std::int64_t gpu_n = c.exact ? exact_n : n;
@@ -133,6 +138,6 @@ int run(const cli::Arguments& args) {
 
 int main(int argc, char** argv) {
   return tcemu::cli::run_program(
-      {"emulated_gpu_benchmark", kUsage, {"n", "exact-n", "cpu-n", "repeats"}, {}}, argc, argv,
-      run);
+      {"emulated_gpu_benchmark", kUsage, {"n", "exact-n", "cpu-n", "repeats", "only"}, {}}, argc,
+      argv, run);
 }

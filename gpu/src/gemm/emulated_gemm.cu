@@ -120,8 +120,19 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
 
+  // The k of each slot of the stage (-1: no term), worked out once per stage.
+  __shared__ std::int64_t stage_k[kMaxBlockTerms];
   for (std::int64_t first = 0; first < slots; first += stage_slots) {
     __syncthreads();  // the previous stage is read
+    if (static_cast<int>(threadIdx.x) < stage_slots) {
+      const std::int64_t global = first + static_cast<int>(threadIdx.x);
+      const std::int64_t t = global / instruction_k;
+      const int u = static_cast<int>(global % instruction_k);
+      const std::int64_t kk =
+          t * instruction_k + tcemu::detail::term_of_slot(dp, u / block_terms, u % block_terms);
+      stage_k[threadIdx.x] = global < slots && kk < p.k ? kk : -1;
+    }
+    __syncthreads();
     // Every load of the stage is issued before any is decoded, so that their latencies overlap.
     std::uint32_t a_bits[kMaxLoads], b_bits[kMaxLoads];
     bool a_term[kMaxLoads], b_term[kMaxLoads];
@@ -130,13 +141,9 @@ __global__ void __launch_bounds__(kThreads)
       const int at = static_cast<int>(threadIdx.x) + l * kThreads;
       a_term[l] = b_term[l] = false;
       if (at >= stage_slots * kTile) continue;
-      const int slot = at / kTile, x = at % kTile;
-      const std::int64_t global = first + slot;
-      const std::int64_t t = global / instruction_k;
-      const int u = static_cast<int>(global % instruction_k);
-      const std::int64_t kk =
-          t * instruction_k + tcemu::detail::term_of_slot(dp, u / block_terms, u % block_terms);
-      if (global < slots && kk < p.k) {
+      const int x = at % kTile;
+      const std::int64_t kk = stage_k[at / kTile];
+      if (kk >= 0) {
         a_term[l] = row0 + x < p.m;
         b_term[l] = col0 + x < p.n;
         if (a_term[l]) a_bits[l] = p.a.get(row0 + x, kk);
@@ -160,9 +167,10 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
 
+    // Instruction t, slot u in it, of the stage's first block; blocks never straddle instructions.
+    std::int64_t t = first / instruction_k;
+    int u = static_cast<int>(first % instruction_k);
     for (int b0 = 0; b0 < stage_slots && first + b0 < slots; b0 += block_terms) {
-      const std::int64_t t = (first + b0) / instruction_k;
-      const int u = static_cast<int>((first + b0) % instruction_k);
       const std::int64_t terms = std::min<std::int64_t>(instruction_k, p.k - t * instruction_k);
       // A partial instruction skips its empty blocks after the first (the smallest term of block
       // q is q * k_group).
@@ -220,10 +228,13 @@ __global__ void __launch_bounds__(kThreads)
           }
         }
       }
-      if (u + block_terms == instruction_k) {
+      u += block_terms;
+      if (u == instruction_k) {
         for (int r = 0; r < kPerThread; ++r) {
           for (int c = 0; c < kPerThread; ++c) e[r][c].end_instruction(dp, p, t, instructions);
         }
+        u = 0;
+        ++t;
       }
     }
   }
