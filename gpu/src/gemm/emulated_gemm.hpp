@@ -7,7 +7,8 @@
 //    outputs, 4 x 4 per thread, the operands decoded once per tile into (value, alignment
 //    exponent);
 //  * the exact kernel (exact_block.hpp: integer terms in a WideSum, round_pack) everywhere else:
-//    exact alignment, grids too wide for binary64, Inf or NaN operands. One output per thread.
+//    exact alignment, grids too wide for binary64, inputs wider than 11 significant bits, Inf or
+//    NaN operands, and k = 0 (C passes through untouched). One output per thread.
 // Both follow emulated_gemm step for step: the k order of mma_element (instructions in k order,
 // terms dealt to blocks by k_group, partial last instruction without padding terms), C as the
 // initial accumulator or through the fp32 epilogue, take-out every kb values of k.
