@@ -16,7 +16,9 @@ namespace {
 
 std::unique_ptr<Backend> make_gpu(int /*threads*/) {
 #if TCEMU_WITH_GPU
-  return gpu::make_gpu_backend();  // our mma.sync kernels: the emulator's bits
+  // Our hardware kernels where they compute the datapath, the emulated engine for any other:
+  // the emulator's bits on every datapath.
+  return gpu::make_gpu_backend({.engine = gpu::GemmEngine::fastest});
 #else
   throw std::runtime_error(
       "--backend gpu: this tcemu was built without the CUDA backend (no CUDA toolkit found); "

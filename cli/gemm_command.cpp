@@ -41,7 +41,9 @@ RN(alpha x the correctly rounded A B) in the scheme's precision, the BLAS epilog
 applies; the correctly rounded schemes promise the correctly rounded A B only for alpha 1.
 
   --scheme NAME          see the list below
-  --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu
+  --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu (the
+                         tensor-core products on the CUDA device for any datapath: our hardware
+                         kernels where they compute it, the emulated engine otherwise)
   --threads N            host threads (default: all)
   --alpha x --beta y     (defaults 1 and 0; --beta needs --c)
   --reference R          the correctly rounded A B the accuracy report compares with:

@@ -6,6 +6,7 @@
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/presets.hpp>
 
+#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "gemm_operands.hpp"
@@ -15,7 +16,8 @@ namespace {
 
 constexpr const char* kUsage =
     R"(usage: tcemu matmul [datapath options] --a FILE --b FILE [--c FILE] [--alpha x --beta y]
-                    [--c-input epilogue|initial] [--takeout KB] [--threads N] --out FILE
+                    [--c-input epilogue|initial] [--takeout KB] [--threads N]
+                    [--backend emulator|gpu] --out FILE
 
 Computes D = alpha A B + beta C through the datapath, bit for bit as the emulated GEMM of
 tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over k in k order
@@ -23,7 +25,38 @@ tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over
 computes it). Writes D (M x N, the accumulator format) to --out: .npy by the name (float32 or
 float16), hex text otherwise. Prints the datapath on standard error.
 
+  --backend NAME          emulator (default): the CPU emulator on --threads threads; gpu: the
+                          same bits on the CUDA device, for any datapath (the GPU backend's
+                          hardware kernels where they compute it, its emulated engine otherwise)
+
 )";
+
+// A buffer of `backend` holding x's storage (x's rows or columns, ld apart).
+Buffer put(Backend& backend, const ConstMatrixView& x) {
+  const std::int64_t outer = x.layout == Layout::row_major ? x.rows : x.cols;
+  const std::size_t bytes =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, outer * x.ld)) * container_bytes(x.format);
+  Buffer buffer = backend.allocate(bytes);
+  if (x.rows > 0 && x.cols > 0) backend.copy_in(x.data, buffer, bytes);
+  return buffer;
+}
+
+// x's shape, layout and ld in `buffer`.
+BufferMatrix in(const Buffer& buffer, const ConstMatrixView& x) {
+  return {&buffer, 0, x.format, x.rows, x.cols, x.ld, x.layout};
+}
+
+// D on a backend's mma_gemm: the operands go in, D comes back.
+void gpu_gemm(Backend& backend, const Datapath& dp, const GemmOperands& operands,
+              const MatrixView& d) {
+  const ConstMatrixView a = operands.a_view(dp), b = operands.b_view(dp);
+  const Buffer a_buffer = put(backend, a), b_buffer = put(backend, b), d_buffer = put(backend, d);
+  const std::optional<ConstMatrixView> c = operands.c_view(dp);
+  const std::optional<Buffer> c_buffer = c ? std::optional(put(backend, *c)) : std::nullopt;
+  backend.mma_gemm(dp, operands.options, in(a_buffer, a), in(b_buffer, b),
+                   c ? std::optional(in(*c_buffer, *c)) : std::nullopt, in(d_buffer, d));
+  if (d.rows > 0 && d.cols > 0) backend.copy_out(d_buffer, d.data, d_buffer.bytes());
+}
 
 }  // namespace
 
@@ -31,6 +64,7 @@ int matmul_command(const std::vector<std::string>& words) {
   auto names = datapath_option_names();
   names.merge(gemm_operand_option_names());
   names.insert("out");
+  names.insert("backend");
   const Arguments args(words, names, {"help"});
   if (args.flag("help")) {
     std::cout << kUsage << gemm_operand_options_help() << '\n' << datapath_options_help();
@@ -62,9 +96,18 @@ int matmul_command(const std::vector<std::string>& words) {
   }
   const MatrixView d_view{{d.bytes.data(), dp.accumulator, d.rows, d.cols,
                            std::max<std::int64_t>(d.cols, 1), Layout::row_major}};
+  const std::string backend = args.value_or("backend", "emulator");
+  if (backend != "emulator" && backend != "gpu") {
+    throw UsageError("--backend must be emulator or gpu, got '" + backend + "'");
+  }
   std::cerr << "datapath: " << describe(dp) << '\n';
-  emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp), operands.c_view(dp),
-                d_view);
+  if (backend == "gpu") {
+    const auto gpu = backend_choice("gpu").make(operands.options.threads);
+    gpu_gemm(*gpu, dp, operands, d_view);
+  } else {
+    emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
+                  operands.c_view(dp), d_view);
+  }
   write_bit_matrix_file(*out, d);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/exact_block.hpp>
 #include <tcemu/emulator/mma.hpp>
 
 namespace tcemu {
@@ -66,32 +67,12 @@ void validate(const Datapath& dp) {
 std::uint32_t mma_element_decoded(const Datapath& dp, std::span<const Decoded> a,
                                   std::span<const Decoded> b, std::uint32_t c) {
   if (a.size() != b.size()) throw std::invalid_argument("mma_element: a and b differ in length");
-  const std::size_t k = a.size();
-  const std::size_t blocks = static_cast<std::size_t>(dp.instruction_k / dp.block_terms);
-  std::array<Decoded, kMaxBlockTerms> block_a{};
-  std::array<Decoded, kMaxBlockTerms> block_b{};
-  std::uint32_t d = c;
-  for (std::size_t start = 0; start < k; start += dp.instruction_k) {
-    const std::size_t terms = std::min<std::size_t>(dp.instruction_k, k - start);
-    std::uint32_t chain = dp.c_entry == AccumulatorEntry::aligned_in_first_block
-                              ? d
-                              : encode_zero(dp.accumulator, false);
-    for (std::size_t block = 0; block < blocks; ++block) {
-      // Term j of the instruction belongs to block (j / k_group) % blocks, kept in k order.
-      std::size_t n = 0;
-      for (std::size_t j = 0; j < terms; ++j) {
-        if ((j / dp.k_group) % blocks != block) continue;
-        block_a[n] = a[start + j];
-        block_b[n] = b[start + j];
-        ++n;
-      }
-      if (n == 0 && block > 0) continue;  // a partial instruction leaves trailing blocks empty
-      chain = block_fma(dp, {block_a.data(), n}, {block_b.data(), n}, chain);
-    }
-    d = dp.c_entry == AccumulatorEntry::aligned_in_first_block ? chain
-                                                               : accumulator_add(dp, chain, d);
-  }
-  return d;
+  struct Pair {
+    Decoded a, b;
+  };
+  return detail::exact_mma_chain(dp, static_cast<std::int64_t>(a.size()), c, [&](std::int64_t p) {
+    return Pair{a[p], b[p]};
+  });
 }
 
 std::uint32_t mma_element(const Datapath& dp, std::span<const std::uint32_t> a,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
@@ -16,6 +17,7 @@
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
 #include "gemm/cublas_gemm.hpp"
+#include "gemm/emulated_gemm.hpp"
 #include "gemm/tiled_mma_gemm.hpp"
 #include "gemm/wgmma_gemm.hpp"
 #include "steps/crt_steps.hpp"
@@ -68,10 +70,11 @@ class GpuBackend final : public Backend {
 
   std::string name() const override {
     return std::string("gpu (") +
-           (engine_ == GemmEngine::cublas    ? "cublas"
-            : engine_ == GemmEngine::wgmma   ? "wgmma"
-            : engine_ == GemmEngine::fastest ? "fastest"
-                                             : "mma.sync") +
+           (engine_ == GemmEngine::cublas     ? "cublas"
+            : engine_ == GemmEngine::wgmma    ? "wgmma"
+            : engine_ == GemmEngine::fastest  ? "fastest"
+            : engine_ == GemmEngine::emulated ? "emulated"
+                                              : "mma.sync") +
            " on " + device_.name + ")";
   }
 
@@ -258,6 +261,12 @@ class GpuBackend final : public Backend {
                           [this](std::size_t bytes) { return scratch(pack_scratch_, bytes); });
       return;
     }
+    if (engine_ == GemmEngine::emulated ||
+        (engine_ == GemmEngine::fastest && !fastest_on_wgmma(datapath) &&
+         !mma_sync_computes(datapath))) {
+      run_emulated(datapath, options, a, b, c_device, d);
+      return;
+    }
     run_tiled(datapath, options, a, b, c_device, d);
   }
   void mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
@@ -300,6 +309,36 @@ class GpuBackend final : public Backend {
            datapath ==
                preset(device_.arch_preset(), datapath.input, datapath.accumulator,
                       kernel_instruction(GemmEngine::wgmma, datapath.input, datapath.accumulator));
+  }
+
+  // Whether the device's mma.sync computes `datapath` (its format pair and its preset).
+  bool mma_sync_computes(const Datapath& datapath) const {
+    try {
+      check_mma_sync(datapath.input, datapath.accumulator);
+    } catch (const std::exception&) {
+      return false;  // no mma.sync of this device takes the formats
+    }
+    return datapath ==
+           preset(device_.arch_preset(), datapath.input, datapath.accumulator, "mma.sync");
+  }
+
+  // The emulated engine: any datapath, on the CUDA cores.
+  void run_emulated(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
+                    const BufferMatrix& b, const std::optional<DeviceMatrix>& c,
+                    const BufferMatrix& d) {
+    validate(datapath);
+    if (options.takeout_every_k < 0 || options.takeout_every_k % datapath.instruction_k != 0) {
+      throw std::invalid_argument(name() +
+                                  ": takeout_every_k = " + std::to_string(options.takeout_every_k) +
+                                  " is not a non-negative multiple of the instruction's k = " +
+                                  std::to_string(datapath.instruction_k));
+    }
+    if (options.takeout_every_k > 0 && !(datapath.accumulator == formats::fp32)) {
+      throw std::invalid_argument(name() + ": takeout_every_k needs an fp32 accumulator");
+    }
+    detail::launch_emulated_gemm(datapath, options, detail::device_matrix(a),
+                                 detail::device_matrix(b), c, detail::device_matrix(d),
+                                 scratch(step_scratch_, detail::kEmulatedGemmScratchBytes));
   }
 
   // The device's instruction (mma.sync or wgmma) is the only datapath our kernels compute.

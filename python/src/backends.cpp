@@ -18,8 +18,11 @@ gpu::GemmEngine engine_named(const std::string& engine) {
   if (engine == "wgmma") return gpu::GemmEngine::wgmma;
   if (engine == "fastest") return gpu::GemmEngine::fastest;
   if (engine == "cublas") return gpu::GemmEngine::cublas;
-  throw nanobind::value_error(
-      ("engine must be 'mma_sync', 'wgmma', 'fastest' or 'cublas', got '" + engine + "'").c_str());
+  if (engine == "emulated") return gpu::GemmEngine::emulated;
+  throw nanobind::value_error(("engine must be 'mma_sync', 'wgmma', 'fastest', 'cublas' or "
+                               "'emulated', got '" +
+                               engine + "'")
+                                  .c_str());
 }
 #endif
 

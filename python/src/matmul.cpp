@@ -101,7 +101,9 @@ void bind_matmul(nb::module_& m) {
       "> 0 adds each chunk of kb values of k to an fp32 register (Ootomo and Yokota). Any "
       "strides; returns a new float32/float16 array. backend: 'emulator' (the default for host "
       "arrays) or 'gpu' (the default for CUDA arrays, whose result is a CUDA array; engine "
-      "'fastest', 'mma_sync', 'wgmma' or 'cublas').");
+      "'fastest' (our hardware kernels where they compute the datapath, the emulated engine for "
+      "any other), 'mma_sync', 'wgmma', 'cublas' or 'emulated' (any datapath on the CUDA cores, "
+      "the emulator's bits)).");
 }
 
 }  // namespace tcemu::python

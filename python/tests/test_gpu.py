@@ -95,3 +95,26 @@ def test_cuda_tensors_stay_on_the_device(rng):
     np.testing.assert_array_equal(torch.from_dlpack(on_gpu).cpu().numpy(), on_host)
     with pytest.raises(ValueError, match="mix of host and CUDA"):
         tcemu.matmul(ta, b, datapath=tcemu.preset(arch, "bf16", "fp32"))
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_any_datapath_runs_on_cuda_tensors_with_the_emulator_bits(rng):
+    torch = pytest.importorskip("torch")
+    v100 = tcemu.preset("sm70", "fp16", "fp32")
+    exact = tcemu.preset("sm80", "bf16", "fp32")
+    exact.alignment_fraction_bits = None
+    after = tcemu.preset("sm90", "fp16", "fp32")
+    after.c_entry = "after-blocks"
+    for dp, fmt, dtype in [(v100, "fp16", torch.float16), (exact, "bf16", torch.bfloat16),
+                           (after, "fp16", torch.float16)]:
+        a = from_float(rng.standard_normal((37, 70)) * 2.0 ** rng.integers(-8, 8, (37, 70)), fmt)
+        b = from_float(rng.standard_normal((70, 29)), fmt)
+        c = rng.standard_normal((37, 29)).astype(np.float32)
+        expected = tcemu.matmul(a, b, c, datapath=dp, beta=0.5)
+        ta = torch.from_numpy(a.view(np.int16).copy()).view(dtype).cuda()
+        tb = torch.from_numpy(b.view(np.int16).copy()).view(dtype).cuda()
+        for engine in ["fastest", "emulated"]:
+            d = tcemu.matmul(ta, tb, torch.from_numpy(c).cuda(), datapath=dp, beta=0.5,
+                             engine=engine)
+            got = torch.from_dlpack(d).cpu().numpy()
+            np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))

@@ -1,4 +1,5 @@
-// The fused block operation of a Tensor Core: sum_i a_i * b_i + c in one step (datapath.hpp).
+// The fused block operation of a Tensor Core: sum_i a_i * b_i + c in one step (datapath.hpp), on
+// the host; its arithmetic is exact_block.hpp's, which the GPU runs too.
 #pragma once
 
 #include <cstdint>
@@ -8,11 +9,9 @@
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/exact_block.hpp>
 
 namespace tcemu {
-
-// The most products one block may fuse (checked by validate()).
-inline constexpr int kMaxBlockTerms = 64;
 
 // One block: a and b decoded from datapath.input (same length, at most kMaxBlockTerms), c the bits
 // of the accumulator format. Returns the block result in the accumulator format.

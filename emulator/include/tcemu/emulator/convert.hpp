@@ -7,6 +7,7 @@
 
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/format.hpp>
+#include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/host_device.hpp>
 #include <tcemu/emulator/round.hpp>
 
@@ -43,23 +44,22 @@ TCEMU_HOST_DEVICE inline std::uint32_t convert(const FloatFormat& from, const Fl
 }
 
 // The value of `bits` of `f` as a binary64 number, exactly: every format here has at most 24
-// significand bits and exponents within binary64's normal range. NaN is the C++ quiet NaN.
-inline double to_double(const FloatFormat& f, std::uint32_t bits) {
+// significand bits and exponents within binary64's normal range. NaN is the quiet NaN
+// 0x7FF8000000000000.
+TCEMU_HOST_DEVICE inline double to_double(const FloatFormat& f, std::uint32_t bits) {
   const Decoded x = decode(f, bits);
   switch (x.value_class) {
     case ValueClass::zero:
-      return x.negative ? -0.0 : 0.0;
+      return fp64::value(x.negative ? fp64::kSignBit : 0);
     case ValueClass::infinity:
-      return x.negative ? -std::numeric_limits<double>::infinity()
-                        : std::numeric_limits<double>::infinity();
+      return fp64::value((x.negative ? fp64::kSignBit : 0) | fp64::kExponentMask);
     case ValueClass::nan:
-      return std::numeric_limits<double>::quiet_NaN();
+      return fp64::value(fp64::kCanonicalNan);
     case ValueClass::finite:
       break;
   }
   // 2^lsb_exponent from its bit fields: lsb_exponent >= -149 - 23 lies in binary64's normal range.
-  const double unit =
-      std::bit_cast<double>(static_cast<std::uint64_t>(x.lsb_exponent + 1023) << 52);
+  const double unit = fp64::value(static_cast<std::uint64_t>(x.lsb_exponent + 1023) << 52);
   const double magnitude = static_cast<double>(x.significand) * unit;
   return x.negative ? -magnitude : magnitude;
 }

@@ -25,8 +25,9 @@ enum class GemmEngine {
   wgmma,
   // Our kernels, each product on the fastest one that computes its datapath bit for bit: the
   // wgmma kernel where it applies (sm_90a, fp16, bf16 or tf32 -> fp32, take-out included, the
-  // datapath equal to the device's wgmma preset), the mma.sync kernel otherwise. So the bits are
-  // those of the emulated GEMM with the datapath asked for, as with the two engines above.
+  // datapath equal to the device's wgmma preset), the mma.sync kernel where the datapath is the
+  // device's mma.sync preset, the emulated engine below for every other datapath. So the bits are
+  // those of the emulated GEMM with the datapath asked for, as with the engines above and below.
   fastest,
   // cuBLAS: cublasGemmEx with fp16 or bf16 inputs and an fp32 accumulator, or tf32 inputs (fp32
   // containers holding tf32 values) through CUBLAS_COMPUTE_32F_FAST_TF32. What cuBLAS has no
@@ -38,6 +39,12 @@ enum class GemmEngine {
   // specified (only the composition's adds are ours): use it where the algorithm makes the order
   // irrelevant (exact products, as in the Ozaki scheme), or to run a scheme without our kernels.
   cublas,
+  // Any datapath: tcemu::emulated_gemm computed on the CUDA cores, with the emulator's bits on
+  // every element (every preset and every field overridden, both ways of C entering, take-out,
+  // any layout). The binary64 formulation of the CPU fast path (binary64_block.hpp) where it is
+  // exact and A and B are finite, the exact integer one (exact_block.hpp) otherwise; both are the
+  // emulator's own functions compiled for the device (gpu/src/gemm/emulated_gemm.hpp).
+  emulated,
 };
 
 // The cuBLAS engine's batches (Backend::mma_gemm_batch): products of at most this many

@@ -5,14 +5,15 @@
 // most kMaxShift bits; with kLimbs * 64 = 704 bits and kMaxShift = 576, a sum of up to 2^63 such
 // terms cannot overflow (576 + 64 + 63 < 704). The widest span a datapath needs is the exact sum
 // of bf16/tf32 products and an fp32 C: from 2^-266 (product of two smallest subnormals) up to
-// 2^258, 524 bits, well inside kMaxShift.
+// 2^258, 524 bits, well inside kMaxShift. Host and device code (TCEMU_HOST_DEVICE) share it: the
+// emulated GEMM's exact fallback runs it on the GPU.
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <stdexcept>
 
+#include <tcemu/emulator/host_device.hpp>
 #include <tcemu/emulator/round.hpp>
 
 namespace tcemu::detail {
@@ -22,8 +23,14 @@ class WideSum {
   static constexpr int kLimbs = 11;
   static constexpr int kMaxShift = 576;
 
-  void add(bool negative, std::uint64_t magnitude, int shift) {
-    if (shift < 0 || shift > kMaxShift) throw std::logic_error("WideSum: shift out of range");
+  TCEMU_HOST_DEVICE void add(bool negative, std::uint64_t magnitude, int shift) {
+    if (shift < 0 || shift > kMaxShift) {
+#if defined(__CUDA_ARCH__)
+      __trap();  // unreachable for a validated datapath; a kernel cannot throw
+#else
+      throw std::logic_error("WideSum: shift out of range");
+#endif
+    }
     const int limb = shift / 64;
     const int bit = shift % 64;
     std::array<std::uint64_t, 2> part{magnitude << bit, bit == 0 ? 0 : magnitude >> (64 - bit)};
@@ -51,8 +58,10 @@ class WideSum {
     }
   }
 
-  bool negative() const { return (limbs_[kLimbs - 1] >> 63) != 0; }
-  bool is_zero() const {
+  TCEMU_HOST_DEVICE bool negative() const {
+    return (limbs_[kLimbs - 1] >> 63) != 0;
+  }
+  TCEMU_HOST_DEVICE bool is_zero() const {
     for (std::uint64_t l : limbs_) {
       if (l != 0) return false;
     }
@@ -61,7 +70,7 @@ class WideSum {
 
   // |value| as its leading 64 bits, the weight of their last bit (relative to the sum's lsb) and
   // a sticky flag for the rest. When fewer than 64 bits are significant, the result is exact.
-  ExactMagnitude magnitude(int lsb_exponent) const {
+  TCEMU_HOST_DEVICE ExactMagnitude magnitude(int lsb_exponent) const {
     std::array<std::uint64_t, kLimbs> m = limbs_;
     if (negative()) {  // two's-complement negate
       std::uint64_t carry = 1;
@@ -74,8 +83,8 @@ class WideSum {
     while (top > 0 && m[top] == 0) --top;
     if (top == 0) return {m[0], lsb_exponent, false};
     // Take 64 bits whose leading bit is the value's leading bit.
-    const int lead = static_cast<int>(std::bit_width(m[top])) - 1;  // in limb `top`
-    const int low_bit = top * 64 + lead - 63;  // position of the last bit taken
+    const int lead = detail::bit_width(m[top]) - 1;  // in limb `top`
+    const int low_bit = top * 64 + lead - 63;        // position of the last bit taken
     const int limb = low_bit / 64;
     const int bit = low_bit % 64;
     const std::uint64_t hi = limb + 1 < kLimbs ? m[limb + 1] : 0;
