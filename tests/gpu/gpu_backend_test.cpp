@@ -419,7 +419,7 @@ TEST(GpuBackend, BadRequestsAreNamed) {
   rn.block_rounding = Rounding::nearest_even;
   EXPECT_NE(error_of([&] {
               gpu->mma_gemm(rn, {}, ba.matrix, bb.matrix, std::nullopt, bd.matrix);
-            }).find("mma.sync computes the " + arch + " preset"),
+            }).find(" computes the " + arch + " preset"),
             std::string::npos);
   const Datapath dp = preset(arch, formats::fp16, formats::fp32, "mma.sync");
   EXPECT_NE(error_of([&] {
