@@ -165,9 +165,8 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
       << probe.cases.size() - random << " crafted; " << mismatches << " of " << probe.cases.size()
       << " cases differ from the " << arch << " sparse preset, " << differing_quarter
       << " from its datapath in blocks of " << k / 4 << " kept products\n"
-      << "# validate: tcemu validate --sparse --arch " << arch << " --instr " << instruction
-      << " --type " << input.name << " --acc " << accumulator.name << " "
-      << path.filename().string() << '\n';
+      << "# validate: tcemu validate --arch " << arch << " --instr " << instruction << " --type "
+      << input.name << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
   for (std::size_t i = 0; i < probe.cases.size(); ++i) {
     if (i >= kept && i < random) continue;
     if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
