@@ -73,7 +73,8 @@ std::string datapath_options_help() {
                          HMMA.1688.F32.TF32 = mma.sync.m16n8k8 tf32, HGMMA.64x8x16 = wgmma
                          (docs/presets.md has the table). Sparse shapes (tcemu mma and
                          tcemu validate only): mma.sp.m16n8k16, mma.sp.m16n8k32 (sm90, fp16 and
-                         bf16; SASS HMMA.SP.16816, HMMA.SP.16832): their cases are sparse case
+                         bf16; SASS HMMA.SP.16816, HMMA.SP.16832), mma.sp.m16n8k8 and
+                         mma.sp.m16n8k16 tf32 (HMMA.SP.1688/16816.F32.TF32): their cases are sparse case
                          lines (tcemu mma --help) and the datapath is that of the K/2 kept
                          products (the overrides apply to it)
   --block-terms N        products fused per block

@@ -45,14 +45,14 @@ scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each line
 largest-K mma.sync shape of each format), mma.sync.m8n8k4, mma.sync.m16n8k4, mma.sync.m16n8k8,
 mma.sync.m16n8k16, mma.sync.m16n8k32 (sm_89+), wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16,
 wmma.m16n16k8, wgmma (sm_90a), and the sparse mma.sp.m16n8k16 and mma.sp.m16n8k32 (fp16 -> fp32,
-fp16 -> fp16, bf16 -> fp32); 'all' probes every one of them the GPU has, one file per shape
+fp16 -> fp16, bf16 -> fp32) and mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32); 'all' probes every one of them the GPU has, one file per shape
 and format pair.
 
 The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA
 b_0..b_{K-1} c d' (emulator/include/tcemu/emulator/sparse_case.hpp: the K/2 kept values of A,
 one digit 0-3 per kept value giving its position in its group of four, all K values of B): the
 dense cases of the K/2 kept products given random metadata (the crafted ones also with indices
-01 and 23 in every group) and random bits in B's dropped rows. They are compared with the
+01 and 23 in every group; tf32, 1:2 sparse: 02 and 13) and random bits in B's dropped rows. They are compared with the
 architecture's sparse preset and, as a check of the block structure, with the same datapath in
 blocks of K/4 kept products (a second mismatch count).
 
@@ -232,7 +232,7 @@ int probe_command(const std::vector<std::string>& words) {
   for (const std::string& name : instructions) {
     const bool sparse = name.starts_with("mma.sp.");
     const std::vector<Pair> shape_pairs =
-        sparse ? gpu::sparse_pairs()
+        sparse ? gpu::sparse_pairs(name)
                : (name == "mma.sync" ? gpu::mma_sync_pairs(cc) : gpu::instruction_pairs(name, cc));
     const std::vector<Pair> pairs = named ? std::vector<Pair>{*named} : shape_pairs;
     if (pairs.empty() && instruction != "all") {

@@ -60,6 +60,20 @@ void check_sparse_case(const SparseMmaCase& c) {
   }
 }
 
+void check_sparse_case(const SparseMmaCase& c, const FloatFormat& input) {
+  check_sparse_case(c);
+  if (input != formats::tf32) return;
+  for (std::size_t j = 0; j + 1 < c.index.size(); j += 2) {
+    if (c.index[j] > 1 || c.index[j + 1] < 2) {
+      throw std::invalid_argument("sparse case: indices " + std::to_string(c.index[j]) +
+                                  std::to_string(c.index[j + 1]) + " of group " +
+                                  std::to_string(j / 2) +
+                                  " keep no single k of each pair, as tf32's 1:2 sparsity needs "
+                                  "(02 03 12 13)");
+    }
+  }
+}
+
 MmaCase dense_case(const SparseMmaCase& c) {
   check_sparse_case(c);
   MmaCase out{.a = c.a, .b = {}, .c = c.c, .d = c.d};
@@ -111,7 +125,7 @@ std::optional<SparseMmaCase> parse_sparse_case_line(std::string_view text, std::
   c.c = parse_hex(words[2 + k / 2 + k], accumulator, "c", line);
   if (words.size() == expected + 1) c.d = parse_hex(words.back(), accumulator, "d", line);
   try {
-    check_sparse_case(c);
+    check_sparse_case(c, input);
   } catch (const std::invalid_argument& e) {
     throw CaseFileError(line, e.what());
   }

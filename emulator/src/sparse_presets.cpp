@@ -20,13 +20,14 @@ std::vector<PresetEntry> rows() {
                        const FloatFormat& accumulator) {
     out.push_back({"sm90", sparse, preset("sm90", input, accumulator, dense), "ours"});
   };
-  for (const auto& [sparse, dense] :
-       {std::pair<std::string_view, std::string_view>{"mma.sp.m16n8k16", "mma.sync.m16n8k8"},
-        {"mma.sp.m16n8k32", "mma.sync.m16n8k16"}}) {
-    add(sparse, dense, formats::fp16, formats::fp32);
-    add(sparse, dense, formats::fp16, formats::fp16);
-    add(sparse, dense, formats::bf16, formats::fp32);
-  }
+  add("mma.sp.m16n8k8", "mma.sync.m16n8k4", formats::tf32, formats::fp32);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::fp16, formats::fp32);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::fp16, formats::fp16);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::bf16, formats::fp32);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::tf32, formats::fp32);
+  add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::fp16, formats::fp32);
+  add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::fp16, formats::fp16);
+  add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::bf16, formats::fp32);
   return out;
 }
 
@@ -49,11 +50,13 @@ std::vector<std::string_view> sparse_instruction_names(std::string_view arch) {
 int sparse_instruction_k(std::string_view instruction) {
   if (instruction.starts_with(kPrefix)) {
     const std::string_view digits = instruction.substr(kPrefix.size());
+    if (digits == "8") return 8;
     if (digits == "16") return 16;
     if (digits == "32") return 32;
   }
-  throw std::invalid_argument("'" + std::string(instruction) +
-                              "' is no sparse shape (mma.sp.m16n8k16, mma.sp.m16n8k32)");
+  throw std::invalid_argument(
+      "'" + std::string(instruction) +
+      "' is no sparse shape (mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32)");
 }
 
 Datapath sparse_preset(std::string_view arch, const FloatFormat& input,

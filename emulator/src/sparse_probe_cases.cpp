@@ -36,7 +36,14 @@ SparseProbeCases sparse_probe_cases(const Datapath& kept, int k, std::size_t ran
                                     std::uint64_t seed) {
   const ProbeCases dense = probe_cases(kept, k / 2, random, seed);
   std::mt19937_64 rng(seed ^ 0x5ca7'7e2e'd5ea'4e5dULL);
-  const auto any = [&](int) { return static_cast<int>(rng() % 6); };
+  // tf32 (1:2): only the pairs 02 03 12 13 (kPairs 1 to 4).
+  const bool tf32 = kept.input == formats::tf32;
+  const auto any = [&](int) {
+    return tf32 ? 1 + static_cast<int>(rng() % 4) : static_cast<int>(rng() % 6);
+  };
+  const int first = tf32 ? 1 : 0, last = tf32 ? 4 : 5;
+  const std::string first_name = tf32 ? " (indices 02)" : " (indices 01)";
+  const std::string last_name = tf32 ? " (indices 13)" : " (indices 23)";
   SparseProbeCases out;
   for (std::size_t i = 0; i < dense.cases.size(); ++i) {
     const MmaCase& d = dense.cases[i];
@@ -46,10 +53,10 @@ SparseProbeCases sparse_probe_cases(const Datapath& kept, int k, std::size_t ran
       continue;
     }
     const std::string& name = dense.names[i];
-    out.cases.push_back(spread(d, k, kept.input, rng, [](int) { return 0; }));
-    out.names.push_back(name + " (indices 01)");
-    out.cases.push_back(spread(d, k, kept.input, rng, [](int) { return 5; }));
-    out.names.push_back(name + " (indices 23)");
+    out.cases.push_back(spread(d, k, kept.input, rng, [&](int) { return first; }));
+    out.names.push_back(name + first_name);
+    out.cases.push_back(spread(d, k, kept.input, rng, [&](int) { return last; }));
+    out.names.push_back(name + last_name);
     out.cases.push_back(spread(d, k, kept.input, rng, any));
     out.names.push_back(name + " (random indices)");
   }

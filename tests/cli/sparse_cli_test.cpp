@@ -51,9 +51,9 @@ TEST(SparseCli, MalformedSparseLinesStopWithTheirLineNumber) {
   r = run("mma --instr mma.sp.m16n8k32", sparse_line("01230123", b_ones_with(-1, "")));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.output, "tcemu mma: <stdin>: line 1: K = 16, but the sparse shape takes K = 32\n");
-  r = run("mma --instr mma.sp.m16n8k16 --type tf32", "");
+  r = run("mma --instr mma.sp.m16n8k32 --type tf32", "");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("no sparse preset: sm90 mma.sp.m16n8k16 tf32 -> fp32"), std::string::npos)
+  EXPECT_NE(r.output.find("no sparse preset: sm90 mma.sp.m16n8k32 tf32 -> fp32"), std::string::npos)
       << r.output;
 }
 

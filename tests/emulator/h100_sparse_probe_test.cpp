@@ -47,7 +47,7 @@ TEST(H100SparseProbe, EveryRecordedCaseReplaysThroughTheSparsePreset) {
     EXPECT_GT(quarter_mismatches, 10u) << file;
     ++files;
   }
-  EXPECT_EQ(files, 6u);
+  EXPECT_EQ(files, 8u);
 }
 
 }  // namespace

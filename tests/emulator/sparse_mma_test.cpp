@@ -71,6 +71,19 @@ TEST(SparseCase, RejectsMalformedLinesNamingTheField) {
             "line 9: c '3f80' must be 8 hex digits (fp32)");
 }
 
+TEST(SparseCase, Tf32KeepsOneKOfEachPair) {
+  const std::string b = " 3f800000 3f800000 3f800000 3f800000 00000000";
+  EXPECT_TRUE(parse_sparse_case_line("4 3f800000 3f800000 13" + b, 1, formats::tf32, fp32));
+  try {
+    parse_sparse_case_line("4 3f800000 3f800000 01" + b, 4, formats::tf32, fp32);
+    ADD_FAILURE() << "indices 01 accepted for tf32";
+  } catch (const CaseFileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "line 4: sparse case: indices 01 of group 0 keep no single k of each pair, as "
+              "tf32's 1:2 sparsity needs (02 03 12 13)");
+  }
+}
+
 TEST(SparseCase, TheMetadataSelectsBsRows) {
   const auto c = parse_sparse_case_line(kLine, 1, fp16, fp32);
   ASSERT_TRUE(c);
@@ -85,8 +98,9 @@ TEST(SparseCase, TheMetadataSelectsBsRows) {
 }
 
 TEST(SparsePresets, Sm90RunsTheKeptProductsAsTheDenseHalfKShape) {
-  EXPECT_EQ(sparse_instruction_names("sm90"),
-            (std::vector<std::string_view>{"mma.sp.m16n8k16", "mma.sp.m16n8k32"}));
+  EXPECT_EQ(
+      sparse_instruction_names("sm90"),
+      (std::vector<std::string_view>{"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32"}));
   EXPECT_TRUE(sparse_instruction_names("sm80").empty());
   EXPECT_EQ(sparse_preset("sm90", fp16, fp32, "mma.sp.m16n8k16"),
             preset("sm90", fp16, fp32, "mma.sync.m16n8k8"));
@@ -95,11 +109,13 @@ TEST(SparsePresets, Sm90RunsTheKeptProductsAsTheDenseHalfKShape) {
   EXPECT_EQ(sparse_preset("sm90", fp16, formats::fp16, "mma.sp.m16n8k32").block_terms, 16);
   EXPECT_EQ(sparse_instruction_k("mma.sp.m16n8k32"), 32);
   EXPECT_THROW(sparse_instruction_k("mma.sync.m16n8k16"), std::invalid_argument);
+  EXPECT_EQ(sparse_preset("sm90", formats::tf32, fp32, "mma.sp.m16n8k8"),
+            preset("sm90", formats::tf32, fp32, "mma.sync.m16n8k4"));
   try {
-    sparse_preset("sm90", formats::tf32, fp32, "mma.sp.m16n8k16");
-    ADD_FAILURE() << "tf32 has no sparse preset";
+    sparse_preset("sm90", formats::tf32, fp32, "mma.sp.m16n8k32");
+    ADD_FAILURE() << "tf32 has no k32 sparse preset";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("sm90 has: mma.sp.m16n8k16 fp16 -> fp32"),
+    EXPECT_NE(std::string(e.what()).find("sm90 has: mma.sp.m16n8k8 tf32 -> fp32, mma.sp.m16n8k16"),
               std::string::npos)
         << e.what();
   }
@@ -167,6 +183,19 @@ TEST(SparseProbeCases, CoverEveryIndexPairAndHideNanAndInfInDroppedRows) {
   }
   EXPECT_EQ(pairs.size(), 6u);
   EXPECT_GT(special_dropped, 100u);  // NaN or Inf in B rows the instruction must not read
+}
+
+TEST(SparseProbeCases, Tf32CasesKeepOneKOfEachPair) {
+  const Datapath kept = sparse_preset("sm90", formats::tf32, fp32, "mma.sp.m16n8k16");
+  const SparseProbeCases probe = sparse_probe_cases(kept, 16, 1000, 3);
+  std::set<std::pair<int, int>> pairs;
+  for (const SparseMmaCase& c : probe.cases) {
+    ASSERT_NO_THROW(check_sparse_case(c, formats::tf32));
+    for (std::size_t g = 0; g < 4; ++g) pairs.insert({c.index[2 * g], c.index[2 * g + 1]});
+  }
+  EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{0, 2}, {0, 3}, {1, 2}, {1, 3}}));
+  EXPECT_TRUE(probe.names[1000].ends_with(" (indices 02)")) << probe.names[1000];
+  EXPECT_TRUE(probe.names[1001].ends_with(" (indices 13)")) << probe.names[1001];
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// The present GPU's sparse MMA (mma.sp m16n8k16 and m16n8k32) against the sparse presets of its
-// architecture, bit for bit, on the probe's random and crafted cases of every format pair; and the
-// runner's refusals.
+// The present GPU's sparse MMA (mma.sp m16n8k8, m16n8k16 and m16n8k32) against the sparse presets
+// of its architecture, bit for bit, on the probe's random and crafted cases of every format pair;
+// and the runner's refusals.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -23,9 +23,9 @@ TEST(SparseRunner, EveryShapeMatchesItsSparsePreset) {
   if (sparse_instruction_names(arch).empty()) {
     GTEST_SKIP() << "no sparse preset for " << devices.front().name;
   }
-  ASSERT_EQ(gpu::sparse_probe_instructions(cc).size(), 2u);
+  ASSERT_EQ(gpu::sparse_probe_instructions(cc).size(), 3u);
   for (std::string_view instruction : gpu::sparse_probe_instructions(cc)) {
-    for (const auto& [input, accumulator] : gpu::sparse_pairs()) {
+    for (const auto& [input, accumulator] : gpu::sparse_pairs(instruction)) {
       const Datapath dp = sparse_preset(arch, input, accumulator, instruction);
       const SparseProbeCases probe =
           sparse_probe_cases(dp, sparse_instruction_k(instruction), 20000, 2026);
@@ -53,8 +53,10 @@ TEST(SparseRunner, RefusesWhatItDoesNotRun) {
                   .c = 0,
                   .d = std::nullopt};
   const std::vector<SparseMmaCase> cases{c};
-  EXPECT_THROW(gpu::run_sparse("mma.sp.m16n8k16", formats::tf32, formats::fp32, cases),
+  EXPECT_THROW(gpu::run_sparse("mma.sp.m16n8k32", formats::tf32, formats::fp32, cases),
                std::invalid_argument);
+  EXPECT_THROW(gpu::run_sparse("mma.sp.m16n8k16", formats::tf32, formats::fp32, cases),
+               std::invalid_argument);  // indices 01: no k of the pair 2, 3
   EXPECT_THROW(gpu::run_sparse("mma.sp.m16n8k32", formats::fp16, formats::fp32, cases),
                std::invalid_argument);  // K = 16 for a k32 shape
   c.index[1] = 0;

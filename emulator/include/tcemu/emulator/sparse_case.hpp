@@ -10,7 +10,9 @@
 //
 // K a multiple of 4; a, b, c, d hex bit patterns as in case_file.hpp; METADATA one word of K/2
 // digits 0-3, index_0 first, the two digits of each group of four strictly increasing (the
-// positions PTX's ordered metadata allows: 01 02 03 12 13 23).
+// positions PTX's ordered metadata allows: 01 02 03 12 13 23). tf32 is 1:2 sparse: one kept
+// value of each pair of k, i.e. a group of four keeps one of k 0, 1 and one of k 2, 3 (indices
+// 02 03 12 13).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,9 @@ struct SparseMmaCase {
 // Throws std::invalid_argument naming the first problem: b.size() not a multiple of 4, a or
 // index not b.size() / 2 long, an index above 3, or the two indices of a group not increasing.
 void check_sparse_case(const SparseMmaCase& c);
+
+// The same, and for tf32 inputs (1:2 sparsity) one index of each group in 0-1 and one in 2-3.
+void check_sparse_case(const SparseMmaCase& c, const FloatFormat& input);
 
 // The dense case of K/2 terms the sparse case computes: a, and B's row of each kept k.
 MmaCase dense_case(const SparseMmaCase& c);

@@ -15,13 +15,13 @@
 
 namespace tcemu::gpu {
 
-// The mma.sp shapes the runner issues on a GPU of this compute capability (x10): mma.sp.m16n8k16
-// and mma.sp.m16n8k32 from sm_80; none below.
+// The mma.sp shapes the runner issues on a GPU of this compute capability (x10): mma.sp.m16n8k8
+// (tf32), mma.sp.m16n8k16 and mma.sp.m16n8k32 from sm_80; none below.
 std::vector<std::string_view> sparse_probe_instructions(int compute_capability);
 
-// The (input, accumulator) pairs the runner takes for them: fp16 -> fp32, fp16 -> fp16,
-// bf16 -> fp32.
-std::vector<std::pair<FloatFormat, FloatFormat>> sparse_pairs();
+// The (input, accumulator) pairs the runner takes for a shape: k16 and k32 fp16 -> fp32,
+// fp16 -> fp16, bf16 -> fp32; k8 and k16 tf32 -> fp32 (empty for any other name).
+std::vector<std::pair<FloatFormat, FloatFormat>> sparse_pairs(std::string_view instruction);
 
 // D(0, 0) of one instruction per case, in the accumulator format. Every case must have the
 // shape's K and valid metadata (check_sparse_case). Throws std::invalid_argument for a shape,
