@@ -7,6 +7,7 @@
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
 
 namespace tcemu::cli {
 namespace {
@@ -70,7 +71,12 @@ std::string datapath_options_help() {
                          is not a multiple of its K. Which one a kernel runs: its SASS
                          (cuobjdump -sass), e.g. HMMA.16816.F32 = mma.sync.m16n8k16 f32.f16,
                          HMMA.1688.F32.TF32 = mma.sync.m16n8k8 tf32, HGMMA.64x8x16 = wgmma
-                         (docs/presets.md has the table)
+                         (docs/presets.md has the table). Sparse shapes (tcemu mma and
+                         tcemu validate only): mma.sp.m16n8k16, mma.sp.m16n8k32 (sm90, fp16 and
+                         bf16; SASS HMMA.SP.16816, HMMA.SP.16832), mma.sp.m16n8k8 and
+                         mma.sp.m16n8k16 tf32 (HMMA.SP.1688/16816.F32.TF32): their cases are sparse case
+                         lines (tcemu mma --help) and the datapath is that of the K/2 kept
+                         products (the overrides apply to it)
   --block-terms N        products fused per block
   --instruction-k N      K of one instruction (a multiple of --block-terms)
   --k-group N            consecutive k dealt together to a block (block-terms: k order)
@@ -90,13 +96,28 @@ std::string datapath_options_help() {
 )";
 }
 
+bool sparse_requested(const Arguments& args) {
+  return args.value_or("instr", "").starts_with("mma.sp.");
+}
+
 Datapath datapath_from(const Arguments& args, const std::string& default_type) {
+  if (sparse_requested(args)) {
+    throw UsageError("--instr " + *args.value("instr") +
+                     " is a sparse shape: only `tcemu mma` and `tcemu validate` take its sparse "
+                     "cases");
+  }
+  return sparse_or_dense_datapath_from(args, default_type);
+}
+
+Datapath sparse_or_dense_datapath_from(const Arguments& args, const std::string& default_type) {
   const std::string arch = args.value_or("arch", "sm90");
   const FloatFormat input = format_option(args, "type", default_type);
   const FloatFormat accumulator = format_option(args, "acc", "fp32");
+  const std::string instruction = args.value_or("instr", "mma.sync");
   Datapath dp = [&] {
     try {
-      return preset(arch, input, accumulator, args.value_or("instr", "mma.sync"));
+      return sparse_requested(args) ? sparse_preset(arch, input, accumulator, instruction)
+                                    : preset(arch, input, accumulator, instruction);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

@@ -18,7 +18,16 @@ std::string datapath_options_help();
 // The preset named by the arguments (defaults: sm90, fp16, fp32, mma.sync) with every override
 // applied and validated. Throws UsageError naming a bad value.
 // `default_type` is the input format when --type is not given.
+// Throws UsageError when --instr names a sparse shape (mma.sp.*): those take sparse cases.
 Datapath datapath_from(const Arguments& args, const std::string& default_type = "fp16");
+
+// --instr names a sparse shape (mma.sp.mMnNkK).
+bool sparse_requested(const Arguments& args);
+
+// As datapath_from, and for a sparse shape the datapath of its K/2 kept products
+// (sparse_presets.hpp) with the overrides applied.
+Datapath sparse_or_dense_datapath_from(const Arguments& args,
+                                       const std::string& default_type = "fp16");
 
 // Throws CaseFileError at `line` when --instr names an instruction shape (mma.sync.mMnNkK,
 // wmma.mMnNkK, wgmma.m64nNkK) and k is not a multiple of its K; the message lists the shapes the

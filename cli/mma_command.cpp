@@ -4,6 +4,7 @@
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
@@ -27,6 +28,25 @@ s32 c and result). A line is one output element of one MMA instruction with that
 larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
 A malformed line stops the run with an error naming the file and line.
 
+Sparse MMA (--instr mma.sp.m16n8k16 or mma.sp.m16n8k32: PTX mma.sp, 2:4 structured sparsity of
+A; sm90, fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; and tf32 -> fp32 on mma.sp.m16n8k8 and
+mma.sp.m16n8k16, 1:2 sparse): every line is
+
+  K a_0 ... a_{K/2-1} METADATA b_0 ... b_{K-1} c
+
+with K the shape's K (8, 16 or 32: a sparse shape takes exactly its K), the K/2 values of A's
+row that are kept, METADATA one word of K/2 digits 0-3, the position of each kept value in its
+group of four consecutive k (two per group, increasing: 01 02 03 12 13 23; PTX's 2-bit metadata
+indices), and all K values of B's
+column (tf32: one index of each group in 0-1, one in 2-3: 02 03 12 13). The kept value a_j
+multiplies b_k, k = 4 (j / 2) + METADATA_j; B's other rows are not
+read (NaN there changes nothing). The datapath is that of the K/2 kept products in the order
+of their positions: on the H100 one block of K/2 terms, the dense sm90 mma.sync shape of K/2
+(m16n8k4, m16n8k8, m16n8k16), measured with 10^6 random and the crafted cases per shape and format
+(docs/presets.md). Example:
+  echo "16 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 01230123 $(printf '3c00 %.0s' {1..16})00000000" \
+    | tcemu mma --instr mma.sp.m16n8k16        # 8 kept products of 1 x 1: 41000000
+
 )";
 
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
@@ -39,6 +59,28 @@ bool run_stream(std::istream& in, const std::string& name, const Arguments& args
       if (!c) continue;
       check_case_k(args, dp, c->a.size(), line);
       std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
+    } catch (const CaseFileError& e) {
+      std::cout.flush();
+      std::cerr << "tcemu mma: " << name << ": " << e.what() << '\n';
+      return false;
+    }
+  }
+  return true;
+}
+
+// The same for sparse case lines through a sparse shape's datapath.
+bool run_sparse_stream(std::istream& in, const std::string& name, std::size_t k,
+                       const Datapath& dp) {
+  std::string text;
+  for (std::size_t line = 1; std::getline(in, text); ++line) {
+    try {
+      const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
+      if (!c) continue;
+      if (c->b.size() != k) {
+        throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
+                                      ", but the sparse shape takes K = " + std::to_string(k));
+      }
+      std::cout << to_hex(dp.accumulator, sparse_mma_element(dp, *c)) << '\n';
     } catch (const CaseFileError& e) {
       std::cout.flush();
       std::cerr << "tcemu mma: " << name << ": " << e.what() << '\n';
@@ -61,13 +103,19 @@ int mma_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (integer_requested(args)) return integer_mma(args);
-  const Datapath dp = datapath_from(args);
+  const bool sparse = sparse_requested(args);
+  const Datapath dp = sparse_or_dense_datapath_from(args);
+  const std::size_t sparse_k =
+      sparse ? static_cast<std::size_t>(sparse_instruction_k(*args.value("instr"))) : 0;
+  const auto run = [&](std::istream& in, const std::string& name) {
+    return sparse ? run_sparse_stream(in, name, sparse_k, dp) : run_stream(in, name, args, dp);
+  };
   std::vector<std::string> files = args.positional();
   if (files.empty()) files.push_back("-");
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!run_stream(std::cin, "<stdin>", args, dp)) return 1;
+      if (!run(std::cin, "<stdin>")) return 1;
       continue;
     }
     std::ifstream in;
@@ -78,7 +126,7 @@ int mma_command(const std::vector<std::string>& words) {
       std::cerr << "tcemu mma: " << e.what() << '\n';
       return 1;
     }
-    if (!run_stream(in, file, args, dp)) return 1;
+    if (!run(in, file)) return 1;
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <tcemu/emulator/integer_presets.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
@@ -17,8 +18,11 @@ Without options (or with --all) lists, per architecture, every instruction shape
 and accumulator the emulator knows, with all datapath fields and where they come from (lit,
 cap, ours, inferred: docs/presets.md), then the names that stand for one of them: mma.sync (the
 largest-K shape of the format) and each WMMA fragment shape (the mma.sync shape it compiles to
-on that architecture); then every integer MMA instruction (IMMA) per architecture. With datapath
-options (integer ones too: --type s8 --acc s32 ...) prints that one datapath after the overrides.
+on that architecture); then every sparse MMA shape (mma.sp.mMnNkK, 2:4 sparsity of A), whose
+datapath is that of its K/2 kept products (instruction_k = K/2; `tcemu mma --help` has the case
+format); then every integer MMA instruction (IMMA) per architecture. With datapath options
+(integer ones too: --type s8 --acc s32 ...; --instr mma.sp.* for a sparse shape) prints that one
+datapath after the overrides.
 
 )";
 
@@ -64,6 +68,10 @@ int presets_command(const std::vector<std::string>& words) {
         }
       }
     }
+    for (const PresetEntry& e : all_sparse_presets()) {
+      std::cout << e.arch << ' ' << e.instruction << " (sparse; the " << e.datapath.instruction_k
+                << " kept products): " << describe(e.datapath) << " (" << e.source << ")\n";
+    }
     print_integer_presets();
     return 0;
   }
@@ -71,7 +79,7 @@ int presets_command(const std::vector<std::string>& words) {
     std::cout << describe(integer_datapath_from(args)) << '\n';
     return 0;
   }
-  std::cout << describe(datapath_from(args)) << '\n';
+  std::cout << describe(sparse_or_dense_datapath_from(args)) << '\n';
   return 0;
 }
 

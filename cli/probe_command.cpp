@@ -11,9 +11,12 @@
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
+#include <tcemu/emulator/sparse_probe_cases.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
+#include <tcemu/gpu/sparse_runner.hpp>
 #endif
 
 #include "arguments.hpp"
@@ -41,8 +44,17 @@ scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each line
 --instr names the instruction as the presets do (tcemu presets): mma.sync (default: the
 largest-K mma.sync shape of each format), mma.sync.m8n8k4, mma.sync.m16n8k4, mma.sync.m16n8k8,
 mma.sync.m16n8k16, mma.sync.m16n8k32 (sm_89+), wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16,
-wmma.m16n16k8, wgmma (sm_90a); 'all' probes every one of them the GPU has, one file per shape
+wmma.m16n16k8, wgmma (sm_90a), and the sparse mma.sp.m16n8k16 and mma.sp.m16n8k32 (fp16 -> fp32,
+fp16 -> fp16, bf16 -> fp32) and mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32); 'all' probes every one of them the GPU has, one file per shape
 and format pair.
+
+The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA
+b_0..b_{K-1} c d' (emulator/include/tcemu/emulator/sparse_case.hpp: the K/2 kept values of A,
+one digit 0-3 per kept value giving its position in its group of four, all K values of B): the
+dense cases of the K/2 kept products given random metadata (the crafted ones also with indices
+01 and 23 in every group; tf32, 1:2 sparse: 02 and 13) and random bits in B's dropped rows. They are compared with the
+architecture's sparse preset and, as a check of the block structure, with the same datapath in
+blocks of K/4 kept products (a second mismatch count).
 
 Every GPU result is also compared with the emulator's preset of the device's architecture for
 that instruction; a line per file prints the count of cases and of mismatches. --keep N writes
@@ -116,6 +128,57 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
             << "\n";
   return mismatches;
 }
+
+// The sparse shapes: as probe_pair, through the sparse runner and the sparse preset; prints the
+// mismatches against the preset and against the preset's datapath in blocks of K/4 products.
+std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& instruction,
+                              const Pair& p, std::size_t random, std::uint64_t seed,
+                              std::size_t keep, const std::filesystem::path& path) {
+  const auto& [input, accumulator] = p;
+  const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
+  const Datapath dp = sparse_preset(arch, input, accumulator, instruction);
+  const int k = sparse_instruction_k(instruction);
+  Datapath quarter = dp;
+  quarter.block_terms = quarter.k_group = k / 4;
+  SparseProbeCases probe = sparse_probe_cases(dp, k, random, seed);
+  const std::vector<std::uint32_t> d =
+      gpu::run_sparse(instruction, input, accumulator, probe.cases);
+  for (std::size_t i = 0; i < probe.cases.size(); ++i) probe.cases[i].d = d[i];
+  std::atomic<std::size_t> differing{0}, differing_quarter{0};
+  detail::parallel_for(0, static_cast<std::int64_t>(probe.cases.size()), 65536,
+                       [&](std::int64_t begin, std::int64_t end) {
+                         std::size_t local = 0, local_quarter = 0;
+                         for (std::int64_t i = begin; i < end; ++i) {
+                           const SparseMmaCase& c = probe.cases[static_cast<std::size_t>(i)];
+                           if (sparse_mma_element(dp, c) != *c.d) ++local;
+                           if (sparse_mma_element(quarter, c) != *c.d) ++local_quarter;
+                         }
+                         differing += local;
+                         differing_quarter += local_quarter;
+                       });
+  const std::size_t mismatches = differing;
+  std::ofstream out(path);
+  const std::size_t kept = std::min(keep, random);
+  out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
+      << "), " << instruction << ", input " << input.name << ", accumulator " << accumulator.name
+      << ", " << kept << " of " << random << " random cases (seed " << seed << ") and "
+      << probe.cases.size() - random << " crafted; " << mismatches << " of " << probe.cases.size()
+      << " cases differ from the " << arch << " sparse preset, " << differing_quarter
+      << " from its datapath in blocks of " << k / 4 << " kept products\n"
+      << "# validate: tcemu validate --arch " << arch << " --instr " << instruction << " --type "
+      << input.name << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
+  for (std::size_t i = 0; i < probe.cases.size(); ++i) {
+    if (i >= kept && i < random) continue;
+    if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
+    out << format_sparse_case_line(probe.cases[i], input, accumulator) << '\n';
+  }
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
+            << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
+            << arch << " " << instruction << " " << input.name << " -> " << accumulator.name << " ("
+            << differing_quarter << " against blocks of " << k / 4 << ")\n";
+  return mismatches;
+}
 #endif
 
 }  // namespace
@@ -149,8 +212,11 @@ int probe_command(const std::vector<std::string>& words) {
   std::vector<std::string> instructions;
   if (instruction == "all") {
     for (std::string_view name : gpu::probe_instructions(cc)) instructions.emplace_back(name);
+    for (std::string_view name : gpu::sparse_probe_instructions(cc))
+      instructions.emplace_back(name);
   } else {
-    const auto known = gpu::probe_instructions(cc);
+    auto known = gpu::probe_instructions(cc);
+    for (std::string_view name : gpu::sparse_probe_instructions(cc)) known.push_back(name);
     if (instruction != "mma.sync" &&
         std::find(known.begin(), known.end(), instruction) == known.end()) {
       std::string names;
@@ -164,21 +230,23 @@ int probe_command(const std::vector<std::string>& words) {
   std::filesystem::create_directories(*dir);
   std::size_t files = 0;
   for (const std::string& name : instructions) {
-    const std::vector<Pair> pairs =
-        named ? std::vector<Pair>{*named}
-              : (name == "mma.sync" ? gpu::mma_sync_pairs(cc) : gpu::instruction_pairs(name, cc));
+    const bool sparse = name.starts_with("mma.sp.");
+    const std::vector<Pair> shape_pairs =
+        sparse ? gpu::sparse_pairs(name)
+               : (name == "mma.sync" ? gpu::mma_sync_pairs(cc) : gpu::instruction_pairs(name, cc));
+    const std::vector<Pair> pairs = named ? std::vector<Pair>{*named} : shape_pairs;
     if (pairs.empty() && instruction != "all") {
       throw std::runtime_error(device.name + " has no " + name);
     }
     for (const Pair& p : pairs) {
-      if (named && instruction == "all" && gpu::instruction_pairs(name, cc).size() > 0 &&
-          std::ranges::count_if(gpu::instruction_pairs(name, cc), [&](const Pair& q) {
+      if (named && instruction == "all" && shape_pairs.size() > 0 &&
+          std::ranges::count_if(shape_pairs, [&](const Pair& q) {
             return q.first == p.first && q.second == p.second;
           }) == 0)
         continue;  // --instr all with a pair: only the shapes that take it
-      probe_pair(device, name, p, static_cast<std::size_t>(random), seed,
-                 static_cast<std::size_t>(keep),
-                 std::filesystem::path(*dir) / file_name(device.name, name, p));
+      (sparse ? probe_sparse_pair : probe_pair)(
+          device, name, p, static_cast<std::size_t>(random), seed, static_cast<std::size_t>(keep),
+          std::filesystem::path(*dir) / file_name(device.name, name, p));
       ++files;
     }
   }

@@ -8,6 +8,7 @@
 #include <tcemu/emulator/gemm_check.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
@@ -25,7 +26,9 @@ constexpr const char* kUsage = R"(usage: tcemu validate [datapath options] [--sh
 Case files: replays every recorded case (K a... b... c d) of each FILE through the datapath and
 compares the emulator's result with the recorded d, bit for bit. Prints the number of cases and
 mismatches per file, and the first N mismatches (default 5) with their inputs, the recorded and
-the emulated result; a comment line '# crafted: NAME' before a case names it.
+the emulated result; a comment line '# crafted: NAME' before a case names it. With --instr
+mma.sp.m16n8k8, mma.sp.m16n8k16 or mma.sp.m16n8k32 the files hold sparse case lines (tcemu mma --help), as
+`tcemu probe --instr mma.sp.*` writes them.
 
 Whole matrices (--d): compares the recorded D (M x N, the accumulator format, hex text or .npy)
 with the emulated GEMM of A, B and C, bit for bit, and prints a summary: how many elements
@@ -69,6 +72,36 @@ Counts validate_file(std::istream& in, const std::string& file, const Arguments&
   return counts;
 }
 
+// The same for sparse case lines through a sparse shape's datapath.
+Counts validate_sparse_file(std::istream& in, const std::string& file, const Arguments& args,
+                            const Datapath& dp, std::size_t show) {
+  const std::size_t k = static_cast<std::size_t>(sparse_instruction_k(*args.value("instr")));
+  Counts counts;
+  std::string text, name;
+  for (std::size_t line = 1; std::getline(in, text); ++line) {
+    if (text.starts_with("# crafted: ")) {
+      name = text.substr(11);
+      continue;
+    }
+    const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
+    if (!c) continue;
+    if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
+    if (c->b.size() != k) {
+      throw CaseFileError(line, "K = " + std::to_string(c->b.size()) + ", but " +
+                                    *args.value("instr") + " takes K = " + std::to_string(k));
+    }
+    ++counts.cases;
+    const std::uint32_t got = sparse_mma_element(dp, *c);
+    if (got != *c->d && counts.mismatches++ < show) {
+      std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
+                << to_hex(dp.accumulator, *c->d) << ", emulated " << to_hex(dp.accumulator, got)
+                << "\n  " << format_sparse_case_line(*c, dp.input, dp.accumulator) << '\n';
+    }
+    name.clear();
+  }
+  return counts;
+}
+
 // Whole-matrix mode: the recorded D against the emulated GEMM of its operands.
 int validate_matrices(const Arguments& args, const Datapath& dp, std::int64_t show) {
   if (!args.positional().empty()) {
@@ -104,7 +137,9 @@ int validate_command(const std::vector<std::string>& words) {
   if (integer_requested(args)) {
     return integer_validate(args, static_cast<std::size_t>(show_option));
   }
-  const Datapath dp = datapath_from(args);
+  const bool sparse = sparse_requested(args);
+  if (sparse && args.value("d")) throw UsageError("sparse shapes take case files, not --d");
+  const Datapath dp = sparse ? sparse_or_dense_datapath_from(args) : datapath_from(args);
   if (args.value("d")) {
     std::cout << "datapath: " << describe(dp) << '\n';
     return validate_matrices(args, dp, show_option);
@@ -120,7 +155,8 @@ int validate_command(const std::vector<std::string>& words) {
     std::ifstream in = open_input(file);
     Counts counts;
     try {
-      counts = validate_file(in, file, args, dp, show);
+      counts = sparse ? validate_sparse_file(in, file, args, dp, show)
+                      : validate_file(in, file, args, dp, show);
     } catch (const CaseFileError& e) {
       throw std::runtime_error(file + ": " + e.what());
     }

@@ -1,0 +1,96 @@
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
+#include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
+
+namespace tcemu {
+namespace {
+
+constexpr std::string_view kPrefix = "mma.sp.m16n8k";
+
+// The sm90 rows: the datapath of the dense sm90 mma.sync shape whose K is the sparse shape's K/2
+// (one block of the K/2 kept products, 25 alignment bits, floor -133, +0 zeros), measured on the
+// H100 (docs/presets.md).
+std::vector<PresetEntry> rows() {
+  std::vector<PresetEntry> out;
+  const auto add = [&](std::string_view sparse, std::string_view dense, const FloatFormat& input,
+                       const FloatFormat& accumulator) {
+    out.push_back({"sm90", sparse, preset("sm90", input, accumulator, dense), "ours"});
+  };
+  add("mma.sp.m16n8k8", "mma.sync.m16n8k4", formats::tf32, formats::fp32);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::fp16, formats::fp32);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::fp16, formats::fp16);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::bf16, formats::fp32);
+  add("mma.sp.m16n8k16", "mma.sync.m16n8k8", formats::tf32, formats::fp32);
+  add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::fp16, formats::fp32);
+  add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::fp16, formats::fp16);
+  add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::bf16, formats::fp32);
+  return out;
+}
+
+}  // namespace
+
+std::vector<PresetEntry> all_sparse_presets() {
+  static const std::vector<PresetEntry> table = rows();
+  return table;
+}
+
+std::vector<std::string_view> sparse_instruction_names(std::string_view arch) {
+  std::vector<std::string_view> out;
+  for (const PresetEntry& row : all_sparse_presets()) {
+    if (row.arch == arch && std::find(out.begin(), out.end(), row.instruction) == out.end())
+      out.push_back(row.instruction);
+  }
+  return out;
+}
+
+int sparse_instruction_k(std::string_view instruction) {
+  if (instruction.starts_with(kPrefix)) {
+    const std::string_view digits = instruction.substr(kPrefix.size());
+    if (digits == "8") return 8;
+    if (digits == "16") return 16;
+    if (digits == "32") return 32;
+  }
+  throw std::invalid_argument(
+      "'" + std::string(instruction) +
+      "' is no sparse shape (mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32)");
+}
+
+Datapath sparse_preset(std::string_view arch, const FloatFormat& input,
+                       const FloatFormat& accumulator, std::string_view instruction) {
+  for (const PresetEntry& row : all_sparse_presets()) {
+    if (row.arch == arch && row.instruction == instruction && row.datapath.input == input &&
+        row.datapath.accumulator == accumulator) {
+      Datapath dp = row.datapath;
+      dp.input = input;
+      dp.accumulator = accumulator;
+      return dp;
+    }
+  }
+  std::string have;
+  for (const PresetEntry& row : all_sparse_presets()) {
+    if (row.arch != arch) continue;
+    have += (have.empty() ? "" : ", ") + std::string(row.instruction) + " " +
+            std::string(row.datapath.input.name) + " -> " +
+            std::string(row.datapath.accumulator.name);
+  }
+  throw std::invalid_argument("no sparse preset: " + std::string(arch) + " " +
+                              std::string(instruction) + " " + std::string(input.name) + " -> " +
+                              std::string(accumulator.name) + "; " + std::string(arch) +
+                              (have.empty() ? " has no mma.sp preset" : " has: " + have));
+}
+
+std::uint32_t sparse_mma_element(const Datapath& kept, const SparseMmaCase& c) {
+  if (c.b.size() != 2 * static_cast<std::size_t>(kept.instruction_k)) {
+    throw std::invalid_argument(
+        "sparse case of K = " + std::to_string(c.b.size()) +
+        " for a sparse instruction of K = " + std::to_string(2 * kept.instruction_k));
+  }
+  const MmaCase dense = dense_case(c);
+  return mma_element(kept, dense.a, dense.b, dense.c);
+}
+
+}  // namespace tcemu

@@ -1,0 +1,212 @@
+// The mma.sp runner: one warp per case, the case broadcast over A's rows and B's columns.
+//
+// Fragments (PTX ISA, "Matrix fragments for multiply-accumulate operation with sparse matrix A",
+// f16/bf16; the MLIR sparse-mma-2-4-f16 integration test lays them out the same way), with
+// g = lane / 4, tig = lane % 4 and elements packed low first in each register:
+//   A (compressed M x K/2): element e of a lane is kept column 2 tig + (e & 1) + 8 (e / 4)
+//     (rows g and g + 8 alternate in pairs; every row is the same here);
+//   B (K x 8): element e is row 2 tig + (e & 1) + 8 (e / 2) (as the dense m16n8k16/k32 B);
+//   metadata (sparsity selector 0): 2 bits per kept element, kept column j at bits 2 j of its
+//     row's metadata; k16: one thread of each four holds row g in bits 0-15 and row g + 8 in
+//     16-31; k32: threads tig 0 and 1 hold kept columns 0-7 and 8-15 of rows g (bits 0-15) and
+//     g + 8 (bits 16-31). Every lane gets the word of its tig parity, which covers both.
+// tf32 (1:2 sparsity, "sparse mma.m16n8k8 / m16n8k16 with .tf32"): one 32-bit element per
+//   register; A element e is kept column tig + 4 (e / 2) (rows g, g + 8 alternate); B element e
+//   is row tig + 4 e; the metadata of a kept element is 4 bits, 0b0100 for the first k of its
+//   pair and 0b1110 for the second, kept column j at bits 4 j (16 bits a row for k8, split over
+//   threads tig 0 and 1 as above for k16).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/sparse_runner.hpp>
+
+#include "cuda_check.hpp"
+#include "device_words.hpp"
+
+namespace tcemu::gpu {
+namespace {
+
+using detail::DeviceWords;
+
+enum class SparseOp {
+  f16_k16_f32,
+  f16_k16_f16,
+  bf16_k16_f32,
+  f16_k32_f32,
+  f16_k32_f16,
+  bf16_k32_f32,
+  tf32_k8_f32,
+  tf32_k16_f32
+};
+
+__host__ __device__ constexpr bool is_tf32(SparseOp op) {
+  return op == SparseOp::tf32_k8_f32 || op == SparseOp::tf32_k16_f32;
+}
+__host__ __device__ constexpr int sparse_k(SparseOp op) {
+  if (op == SparseOp::tf32_k8_f32) return 8;
+  return op == SparseOp::tf32_k16_f32 || op < SparseOp::f16_k32_f32 ? 16 : 32;
+}
+__host__ __device__ constexpr bool half_acc(SparseOp op) {
+  return op == SparseOp::f16_k16_f16 || op == SparseOp::f16_k32_f16;
+}
+
+template <SparseOp O>
+__device__ void issue(const unsigned (&a)[4], const unsigned (&b)[4], unsigned c, unsigned meta,
+                      unsigned (&d)[4]) {
+#define TCEMU_SP_F32(TYPES, A, B)                                                          \
+  asm volatile("mma.sp::ordered_metadata.sync.aligned." TYPES " {%0,%1,%2,%3}, " A ", " B  \
+               ", {%8,%8,%8,%8}, %13, 0;\n"                                                \
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                            \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(c), "r"(b[0]), "r"(b[1]), \
+                 "r"(b[2]), "r"(b[3]), "r"(meta))
+#define TCEMU_SP_F16(TYPES, A, B)                                                          \
+  asm volatile("mma.sp::ordered_metadata.sync.aligned." TYPES " {%0,%1}, " A ", " B        \
+               ", {%6,%6}, %11, 0;\n"                                                      \
+               : "=r"(d[0]), "=r"(d[1])                                                    \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(c), "r"(b[0]), "r"(b[1]), \
+                 "r"(b[2]), "r"(b[3]), "r"(meta))
+  // Operands after the outputs: a[0..3], c, b[0..3], meta.
+  if constexpr (O == SparseOp::f16_k16_f32) {
+    TCEMU_SP_F32("m16n8k16.row.col.f32.f16.f16.f32", "{%4,%5}", "{%9,%10}");
+  } else if constexpr (O == SparseOp::bf16_k16_f32) {
+    TCEMU_SP_F32("m16n8k16.row.col.f32.bf16.bf16.f32", "{%4,%5}", "{%9,%10}");
+  } else if constexpr (O == SparseOp::f16_k32_f32) {
+    TCEMU_SP_F32("m16n8k32.row.col.f32.f16.f16.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+  } else if constexpr (O == SparseOp::bf16_k32_f32) {
+    TCEMU_SP_F32("m16n8k32.row.col.f32.bf16.bf16.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+  } else if constexpr (O == SparseOp::tf32_k8_f32) {
+    TCEMU_SP_F32("m16n8k8.row.col.f32.tf32.tf32.f32", "{%4,%5}", "{%9,%10}");
+  } else if constexpr (O == SparseOp::tf32_k16_f32) {
+    TCEMU_SP_F32("m16n8k16.row.col.f32.tf32.tf32.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+  } else if constexpr (O == SparseOp::f16_k16_f16) {
+    TCEMU_SP_F16("m16n8k16.row.col.f16.f16.f16.f16", "{%2,%3}", "{%7,%8}");
+  } else {
+    TCEMU_SP_F16("m16n8k32.row.col.f16.f16.f16.f16", "{%2,%3,%4,%5}", "{%7,%8,%9,%10}");
+  }
+#undef TCEMU_SP_F32
+#undef TCEMU_SP_F16
+}
+
+// One warp per case: a_bits K/2 words, meta one word of a row's metadata (kept column j at bits
+// 2 j, tf32 4 j), b_bits K words per case.
+template <SparseOp O>
+__global__ void sparse_cases(const std::uint32_t* a_bits, const std::uint32_t* meta_bits,
+                             const std::uint32_t* b_bits, const std::uint32_t* c_bits,
+                             std::uint32_t* d_bits, int cases) {
+  constexpr int k = sparse_k(O), registers = is_tf32(O) ? k / 4 : k / 8;
+  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  if (warp >= cases) return;
+  const int lane = static_cast<int>(threadIdx.x % 32), tig = lane % 4;
+  const std::uint32_t* a = a_bits + static_cast<long long>(warp) * (k / 2);
+  const std::uint32_t* b = b_bits + static_cast<long long>(warp) * k;
+  unsigned ra[4] = {0, 0, 0, 0}, rb[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
+  if constexpr (is_tf32(O)) {
+    for (int e = 0; e < registers; ++e) {
+      ra[e] = a[tig + 4 * (e / 2)];
+      rb[e] = b[tig + 4 * e];
+    }
+  } else {
+    for (int e = 0; e < 2 * registers; ++e) {
+      ra[e / 2] |= (a[2 * tig + (e & 1) + 8 * (e / 4)] & 0xFFFFu) << (16 * (e % 2));
+      rb[e / 2] |= (b[2 * tig + (e & 1) + 8 * (e / 2)] & 0xFFFFu) << (16 * (e % 2));
+    }
+  }
+  // The row's metadata is 16 bits (k16 f16/bf16, k8 tf32) or 32 bits split over tig parity.
+  constexpr bool one_thread = is_tf32(O) ? k == 8 : k == 16;
+  const std::uint32_t m = meta_bits[warp];
+  const std::uint32_t half = one_thread ? (m & 0xFFFFu) : (tig % 2 == 0 ? m & 0xFFFFu : m >> 16);
+  const std::uint32_t c = half_acc(O) ? (c_bits[warp] & 0xFFFFu) * 0x10001u : c_bits[warp];
+  issue<O>(ra, rb, c, half | (half << 16), d);
+  if (lane == 0) d_bits[warp] = half_acc(O) ? (d[0] & 0xFFFFu) : d[0];
+}
+
+template <SparseOp O>
+std::vector<std::uint32_t> launch(std::span<const SparseMmaCase> cases) {
+  std::vector<std::uint32_t> a, meta, b, c;
+  for (const SparseMmaCase& x : cases) {
+    a.insert(a.end(), x.a.begin(), x.a.end());
+    std::uint32_t word = 0;
+    for (std::size_t j = 0; j < x.index.size(); ++j) {
+      // tf32: the kept k of a pair is index % 2; 0b0100 names the first, 0b1110 the second.
+      word |= is_tf32(O) ? (x.index[j] % 2 == 0 ? 0x4u : 0xEu) << (4 * j)
+                         : std::uint32_t{x.index[j]} << (2 * j);
+    }
+    meta.push_back(word);
+    b.insert(b.end(), x.b.begin(), x.b.end());
+    c.push_back(x.c);
+  }
+  const DeviceWords da(a), dm(meta), db(b), dc(c);
+  DeviceWords d(cases.size());
+  constexpr int kThreads = 256;
+  const auto blocks = static_cast<unsigned>((cases.size() * 32 + kThreads - 1) / kThreads);
+  sparse_cases<O><<<blocks, kThreads>>>(da.get(), dm.get(), db.get(), dc.get(), d.get(),
+                                        static_cast<int>(cases.size()));
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+  TCEMU_CUDA_CHECK(cudaDeviceSynchronize());
+  return d.to_host();
+}
+
+}  // namespace
+
+std::vector<std::string_view> sparse_probe_instructions(int compute_capability) {
+  if (compute_capability < 80) return {};
+  return {"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32"};
+}
+
+std::vector<std::pair<FloatFormat, FloatFormat>> sparse_pairs(std::string_view instruction) {
+  const std::pair<FloatFormat, FloatFormat> tf32{formats::tf32, formats::fp32};
+  if (instruction == "mma.sp.m16n8k8") return {tf32};
+  if (instruction != "mma.sp.m16n8k16" && instruction != "mma.sp.m16n8k32") return {};
+  std::vector<std::pair<FloatFormat, FloatFormat>> out = {{formats::fp16, formats::fp32},
+                                                          {formats::fp16, formats::fp16},
+                                                          {formats::bf16, formats::fp32}};
+  if (instruction == "mma.sp.m16n8k16") out.push_back(tf32);
+  return out;
+}
+
+std::vector<std::uint32_t> run_sparse(std::string_view instruction, const FloatFormat& input,
+                                      const FloatFormat& accumulator,
+                                      std::span<const SparseMmaCase> cases) {
+  const bool k8 = instruction == "mma.sp.m16n8k8", k16 = instruction == "mma.sp.m16n8k16";
+  const bool bf16 = input == formats::bf16, tf32 = input == formats::tf32;
+  const bool fp32_acc = accumulator == formats::fp32;
+  const auto pairs = sparse_pairs(instruction);
+  if (std::none_of(pairs.begin(), pairs.end(),
+                   [&](const auto& p) { return p.first == input && p.second == accumulator; })) {
+    throw std::invalid_argument("no sparse runner for " + std::string(instruction) + " " +
+                                std::string(input.name) + " -> " + std::string(accumulator.name) +
+                                "; it runs mma.sp.m16n8k16 and mma.sp.m16n8k32 with fp16 -> "
+                                "fp32, fp16 -> fp16, bf16 -> fp32, and mma.sp.m16n8k8 and "
+                                "mma.sp.m16n8k16 with tf32 -> fp32");
+  }
+  const std::size_t k = k8 ? 8 : k16 ? 16 : 32;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].b.size() != k) {
+      throw std::invalid_argument("sparse case " + std::to_string(i + 1) +
+                                  " has K = " + std::to_string(cases[i].b.size()) + ", " +
+                                  std::string(instruction) + " takes K = " + std::to_string(k));
+    }
+    check_sparse_case(cases[i], input);
+  }
+  const DeviceInfo device = require_device();
+  if (device.compute_major < 8) {
+    throw std::runtime_error(device.name + " has no mma.sp (sm_80 or newer needed)");
+  }
+  if (cases.empty()) return {};
+  if (k8) return launch<SparseOp::tf32_k8_f32>(cases);
+  if (k16 && tf32) return launch<SparseOp::tf32_k16_f32>(cases);
+  if (k16) {
+    return bf16 ? launch<SparseOp::bf16_k16_f32>(cases)
+                : (fp32_acc ? launch<SparseOp::f16_k16_f32>(cases)
+                            : launch<SparseOp::f16_k16_f16>(cases));
+  }
+  return bf16 ? launch<SparseOp::bf16_k32_f32>(cases)
+              : (fp32_acc ? launch<SparseOp::f16_k32_f32>(cases)
+                          : launch<SparseOp::f16_k32_f16>(cases));
+}
+
+}  // namespace tcemu::gpu
