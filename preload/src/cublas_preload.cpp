@@ -77,8 +77,7 @@ ozaki::Handle& handle_for(int device, const Routing& r) {
     if (r.scheme == Scheme::dgemm_tc) {
       const std::string arch = gpu::require_device(device).arch_preset();
       if (arch.empty()) throw std::runtime_error("no emulator preset for this device");
-      products =
-          ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
+      products = ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
     }
     handle = std::make_unique<ozaki::Handle>(*backend, products, options);
   }
@@ -183,8 +182,8 @@ std::string route(const Call& call, const Routing& r) {
   const std::size_t row_bytes = static_cast<std::size_t>(call.m) * sizeof(double);
   if (beta != 0 && call.m > 0 && call.n > 0) {
     cuda_check(cudaMalloc(&saved, row_bytes * static_cast<std::size_t>(call.n)), "cudaMalloc");
-    cuda_check(cudaMemcpy2D(saved, row_bytes, call.c, call.ldc * sizeof(double), row_bytes,
-                            call.n, cudaMemcpyDeviceToDevice),
+    cuda_check(cudaMemcpy2D(saved, row_bytes, call.c, call.ldc * sizeof(double), row_bytes, call.n,
+                            cudaMemcpyDeviceToDevice),
                "saving C");
   }
   const auto start = std::chrono::steady_clock::now();
@@ -208,15 +207,12 @@ std::string route(const Call& call, const Routing& r) {
   if (saved != nullptr) cudaFree(saved);
   const ozaki::Report& rep = h.report();
   std::ostringstream line;
-  line << "routed to " << scheme_name(r.scheme) << " mode "
-       << (r.mode == ozaki::Mode::dp   ? "dp"
-           : r.mode == ozaki::Mode::cr ? "cr"
-                                       : "tunable");
+  line << "routed to " << scheme_name(r.scheme) << " mode " << mode_name(r.mode);
   if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
   line << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ") << rep.slices_a;
   if (r.scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
-  line << ", GEMMs " << rep.gemms << "), alpha " << alpha << " beta " << beta << ", "
-       << seconds << " s";
+  line << ", GEMMs " << rep.gemms << "), alpha " << alpha << " beta " << beta << ", " << seconds
+       << " s";
   return line.str();
 }
 
@@ -254,16 +250,14 @@ cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
     cudaStream_t stream = nullptr;
     cublasGetStream(call.handle, &stream);
     cudaStreamSynchronize(stream);
-    line << ", "
-         << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+    line << ", " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
          << " s";
   }
   log_line(line.str());
   return status;
 }
 
-bool is_fp64_gemm(cudaDataType at, cudaDataType bt, cudaDataType ct,
-                  cublasComputeType_t compute) {
+bool is_fp64_gemm(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeType_t compute) {
   return at == CUDA_R_64F && bt == CUDA_R_64F && ct == CUDA_R_64F &&
          (compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC);
 }
@@ -289,9 +283,8 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
 
 cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                 const double* alpha, const double* A, int64_t lda,
-                                 const double* B, int64_t ldb, const double* beta, double* C,
-                                 int64_t ldc) {
+                                 const double* alpha, const double* A, int64_t lda, const double* B,
+                                 int64_t ldb, const double* beta, double* C, int64_t ldc) {
   static const auto next = next_definition<decltype(&cublasDgemm_v2_64)>("cublasDgemm_v2_64");
   return dispatch(
       Call{"cublasDgemm_v2_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
@@ -318,11 +311,11 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
       !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
     return fall_through();
   }
-  return dispatch(Call{"cublasGemmEx", handle, transa, transb, m, n, k,
-                       static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
-                       static_cast<const double*>(B), ldb, static_cast<const double*>(beta),
-                       static_cast<double*>(C), ldc},
-                  fall_through);
+  return dispatch(
+      Call{"cublasGemmEx", handle, transa, transb, m, n, k, static_cast<const double*>(alpha),
+           static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
+           static_cast<const double*>(beta), static_cast<double*>(C), ldc},
+      fall_through);
 }
 
 cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -332,8 +325,8 @@ cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
                                void* C, cudaDataType Ctype, int64_t ldc,
                                cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t,
-                                  int64_t, int64_t, const void*, const void*, cudaDataType,
-                                  int64_t, const void*, cudaDataType, int64_t, const void*, void*,
+                                  int64_t, int64_t, const void*, const void*, cudaDataType, int64_t,
+                                  const void*, cudaDataType, int64_t, const void*, void*,
                                   cudaDataType, int64_t, cublasComputeType_t, cublasGemmAlgo_t);
   static const auto next = next_definition<Next>("cublasGemmEx_64");
   auto fall_through = [&] {
@@ -344,11 +337,11 @@ cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
       !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
     return fall_through();
   }
-  return dispatch(Call{"cublasGemmEx_64", handle, transa, transb, m, n, k,
-                       static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
-                       static_cast<const double*>(B), ldb, static_cast<const double*>(beta),
-                       static_cast<double*>(C), ldc},
-                  fall_through);
+  return dispatch(
+      Call{"cublasGemmEx_64", handle, transa, transb, m, n, k, static_cast<const double*>(alpha),
+           static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
+           static_cast<const double*>(beta), static_cast<double*>(C), ldc},
+      fall_through);
 }
 
 }  // extern "C"

@@ -67,6 +67,10 @@ const char* scheme_name(Scheme s) {
   return "?";
 }
 
+const char* mode_name(ozaki::Mode m) {
+  return m == ozaki::Mode::dp ? "dp" : m == ozaki::Mode::cr ? "cr" : "tunable";
+}
+
 std::optional<Routing> routing_from_environment(std::string& why) {
   Routing r;
   const auto scheme = variable("TCEMU_PRELOAD_SCHEME");

@@ -14,11 +14,13 @@ namespace tcemu::preload {
 enum class Scheme { dgemm_tc, dgemm_int8, dgemm_crt };
 
 const char* scheme_name(Scheme s);
+// "dp", "cr" or "tunable" (the modes a routed call takes).
+const char* mode_name(ozaki::Mode m);
 
 struct Routing {
   Scheme scheme = Scheme::dgemm_int8;
   ozaki::Mode mode = ozaki::Mode::dp;
-  int count = 0;  // tunable: slices (dgemm-tc, dgemm-int8) or moduli (dgemm-crt)
+  int count = 0;              // tunable: slices (dgemm-tc, dgemm-int8) or moduli (dgemm-crt)
   std::int64_t min_size = 0;  // a call with m, n or k below it falls through
 
   bool operator==(const Routing&) const = default;

@@ -13,33 +13,26 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <tcemu/emulator/presets.hpp>
 #include <tcemu/host/host_backends.hpp>
-#include <tcemu/ozaki/handle.hpp>
+
+#include "preload_checks.hpp"
 
 namespace {
 
+using namespace tcemu_preload_test;
+
 constexpr int kSkipped = 77;
-int failures = 0;
-
-void fail(const std::string& what) {
-  std::fprintf(stderr, "FAIL: %s\n", what.c_str());
-  ++failures;
-}
-
 void cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
     std::fprintf(stderr, "FAIL: %s: %s\n", what, cudaGetErrorString(e));
@@ -54,11 +47,6 @@ void blas(cublasStatus_t s, const char* what) {
   }
 }
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
 // One DGEMM: C (ldc x n, column-major) := alpha op(A) op(B) + beta C.
 struct Case {
   const char* name;
@@ -70,52 +58,8 @@ struct Case {
   bool own_stream;      // a stream of the program's, not the default one
 };
 
-// Values m 2^e with m uniform in [-1, 1) (53 random bits) and e in [-12, 12]: sums of their
-// products cancel and round, so a plain FP64 sum is often not the correctly rounded one.
-std::vector<double> random_matrix(std::size_t count, std::mt19937_64& rng) {
-  std::uniform_int_distribution<int> exponent(-12, 12);
-  std::vector<double> x(count);
-  for (double& v : x) {
-    const double mantissa =
-        static_cast<double>(static_cast<std::int64_t>(rng() >> 10) - (std::int64_t{1} << 53)) /
-        std::ldexp(1.0, 53);
-    v = std::ldexp(mantissa, exponent(rng));
-  }
-  return x;
-}
-
 cublasOperation_t op(char t) {
   return t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
-}
-
-// The scheme and mode the TCEMU_PRELOAD_* variables name, as a host handle on `backend`.
-std::unique_ptr<tcemu::ozaki::Handle> reference_handle(tcemu::Backend& backend, bool cr_oracle,
-                                                       const std::string& arch) {
-  namespace oz = tcemu::ozaki;
-  oz::Options options;
-  options.mode = *oz::mode_by_name(env("TCEMU_PRELOAD_MODE").empty() ? "dp"
-                                                                     : env("TCEMU_PRELOAD_MODE"));
-  const std::string scheme = env("TCEMU_PRELOAD_SCHEME");
-  const std::string count =
-      env(scheme == "dgemm-crt" ? "TCEMU_PRELOAD_MODULI" : "TCEMU_PRELOAD_SPLITS");
-  if (!count.empty()) options.splits = std::stoi(count);
-  oz::Products products = oz::IntegerProducts{};
-  if (cr_oracle) {
-    products = oz::Fp64Products{};
-  } else if (scheme == "dgemm-crt") {
-    products = oz::CrtProducts{};
-  } else if (scheme == "dgemm-tc") {
-    products = oz::TensorCoreProducts{
-        tcemu::preset(arch, tcemu::formats::fp16, tcemu::formats::fp32, "mma.sync")};
-  }
-  return std::make_unique<oz::Handle>(backend, products, options);
-}
-
-std::vector<std::string> log_lines(const std::string& path) {
-  std::vector<std::string> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 int usage(int status) {
@@ -160,8 +104,8 @@ int main(int argc, char** argv) {
 
   const Case cases[] = {
       {"NN", 'N', 'N', 37, 29, 53, 37, 53, 37, 1.0, 0.0, Case::dgemm, false, false},
-      {"TN, lds > rows, alpha -2 beta 0.5, own stream", 'T', 'N', 33, 41, 47, 50, 49, 40, -2.0,
-       0.5, Case::dgemm, false, true},
+      {"TN, lds > rows, alpha -2 beta 0.5, own stream", 'T', 'N', 33, 41, 47, 50, 49, 40, -2.0, 0.5,
+       Case::dgemm, false, true},
       {"NT, device scalars, C NaN (beta 0)", 'N', 'T', 24, 36, 61, 24, 36, 24, 1.0, 0.0,
        Case::dgemm, true, false},
       {"GemmEx TT 64F", 'T', 'T', 45, 27, 39, 39, 27, 45, 1.0, 0.0, Case::gemm_ex, false, true},
@@ -179,10 +123,8 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(20261124);
   int cases_where_plain_sum_differs = 0;
   for (const Case& c : cases) {
-    const int a_rows = c.ta == 'N' ? c.m : c.k, a_cols = c.ta == 'N' ? c.k : c.m;
-    const int b_rows = c.tb == 'N' ? c.k : c.n, b_cols = c.tb == 'N' ? c.n : c.k;
-    (void)a_rows;
-    (void)b_rows;
+    const int a_cols = c.ta == 'N' ? c.k : c.m;
+    const int b_cols = c.tb == 'N' ? c.n : c.k;
     const std::vector<double> a = random_matrix(std::size_t(c.lda) * a_cols, rng);
     const std::vector<double> b = random_matrix(std::size_t(c.ldb) * b_cols, rng);
     std::vector<double> c0 = random_matrix(std::size_t(c.ldc) * c.n, rng);
@@ -200,20 +142,19 @@ int main(int argc, char** argv) {
     cuda(cudaMemcpy(dscalars, scalars, sizeof scalars, cudaMemcpyHostToDevice), "copy scalars");
 
     blas(cublasSetStream(handle, c.own_stream ? stream : nullptr), "cublasSetStream");
-    blas(cublasSetPointerMode(handle, c.device_scalars ? CUBLAS_POINTER_MODE_DEVICE
-                                                       : CUBLAS_POINTER_MODE_HOST),
+    blas(cublasSetPointerMode(
+             handle, c.device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST),
          "cublasSetPointerMode");
     const double* alpha = c.device_scalars ? dscalars : &c.alpha;
     const double* beta = c.device_scalars ? dscalars + 1 : &c.beta;
     if (c.entry == Case::dgemm) {
-      blas(cublasDgemm(handle, op(c.ta), op(c.tb), c.m, c.n, c.k, alpha, da, c.lda, db, c.ldb,
-                       beta, dc, c.ldc),
+      blas(cublasDgemm(handle, op(c.ta), op(c.tb), c.m, c.n, c.k, alpha, da, c.lda, db, c.ldb, beta,
+                       dc, c.ldc),
            "cublasDgemm");
     } else {
-      blas(cublasGemmEx(handle, op(c.ta), op(c.tb), c.m, c.n, c.k, alpha, da, CUDA_R_64F, c.lda,
-                        db, CUDA_R_64F, c.ldb, beta, dc, CUDA_R_64F, c.ldc,
-                        c.entry == Case::gemm_ex ? CUBLAS_COMPUTE_64F
-                                                 : CUBLAS_COMPUTE_64F_PEDANTIC,
+      blas(cublasGemmEx(handle, op(c.ta), op(c.tb), c.m, c.n, c.k, alpha, da, CUDA_R_64F, c.lda, db,
+                        CUDA_R_64F, c.ldb, beta, dc, CUDA_R_64F, c.ldc,
+                        c.entry == Case::gemm_ex ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_64F_PEDANTIC,
                         CUBLAS_GEMM_DEFAULT),
            "cublasGemmEx");
     }
@@ -224,62 +165,21 @@ int main(int argc, char** argv) {
     for (double* p : {da, db, dc, dscalars}) cudaFree(p);
     if (!routed) continue;
 
-    std::vector<double> want = c0;
-    reference_handle(*host, cr, arch)
-        ->dgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), c.lda, b.data(), c.ldb, c.beta,
-                want.data(), c.ldc);
-    int wrong = 0, plain_differs = 0;
-    for (int j = 0; j < c.n; ++j) {
-      for (int i = 0; i < c.m; ++i) {
-        const std::size_t at = std::size_t(j) * c.ldc + i;
-        if (std::bit_cast<std::uint64_t>(got[at]) != std::bit_cast<std::uint64_t>(want[at])) {
-          if (++wrong <= 3) {
-            std::fprintf(stderr, "  %s: C(%d,%d) = %a, the host scheme gives %a\n", c.name, i, j,
-                         got[at], want[at]);
-          }
-        }
-        double plain = 0;  // the textbook FP64 sum, in k order
-        for (int p = 0; p < c.k; ++p) {
-          const double x = c.ta == 'N' ? a[std::size_t(p) * c.lda + i] : a[std::size_t(i) * c.lda + p];
-          const double y = c.tb == 'N' ? b[std::size_t(j) * c.ldb + p] : b[std::size_t(p) * c.ldb + j];
-          plain += x * y;
-        }
-        if (c.alpha == 1.0 && c.beta == 0.0 && plain != want[at]) ++plain_differs;
-      }
-    }
+    const int plain_differs =
+        check_routed(c.name, c.ta, c.tb, c.m, c.n, c.k, c.alpha, a, c.lda, b, c.ldb, c.beta, c0,
+                     c.ldc, got, *reference_handle(*host, cr, arch));
     if (plain_differs > 0) ++cases_where_plain_sum_differs;
-    if (wrong > 0) {
-      fail(std::string(c.name) + ": " + std::to_string(wrong) + " of " +
-           std::to_string(c.m * c.n) + " elements differ from the host scheme");
-    } else {
-      std::printf("ok: %s (%d x %d x %d), bits equal to the host scheme; a plain FP64 sum "
-                  "differs in %d elements\n",
-                  c.name, c.m, c.n, c.k, plain_differs);
-    }
   }
   cudaStreamDestroy(stream);
   cublasDestroy(handle);
 
   if (routed && cr && cases_where_plain_sum_differs < 3) {
-    fail("the inputs should make the plain FP64 sum differ from the correctly rounded one in "
-         "every alpha = 1, beta = 0 case; it did in " +
-         std::to_string(cases_where_plain_sum_differs));
+    fail(
+        "the inputs should make the plain FP64 sum differ from the correctly rounded one in "
+        "every alpha = 1, beta = 0 case; it did in " +
+        std::to_string(cases_where_plain_sum_differs));
   }
-  const std::vector<std::string> lines = log_lines(log_path);
-  if (lines.size() != std::size(cases)) {
-    fail("the log " + log_path + " has " + std::to_string(lines.size()) + " lines for " +
-         std::to_string(std::size(cases)) + " calls");
-  }
-  const std::string wanted =
-      routed ? "routed to " + env("TCEMU_PRELOAD_SCHEME") : "fell through to cuBLAS (";
-  for (const std::string& line : lines) {
-    std::printf("log: %s\n", line.c_str());
-    if (line.find(wanted) == std::string::npos ||
-        (!routed && line.find(fallthrough_reason) == std::string::npos)) {
-      fail("log line without '" + wanted + "'" +
-           (routed ? "" : " and '" + fallthrough_reason + "'") + ": " + line);
-    }
-  }
+  check_log(log_path, std::size(cases), routed, "fell through to cuBLAS (", fallthrough_reason);
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }
