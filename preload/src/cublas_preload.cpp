@@ -146,6 +146,13 @@ std::string route(const Call& call, const Routing& r) {
   if (cublasGetPointerMode(call.handle, &pointer_mode) != CUBLAS_STATUS_SUCCESS) {
     throw std::runtime_error("cublasGetPointerMode failed");
   }
+  // A stream being captured into a CUDA graph cannot be synchronised, and the scheme's work
+  // would not be part of the graph: such calls go to cuBLAS, which records them.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cuda_check(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
+  if (capture != cudaStreamCaptureStatusNone) {
+    throw std::runtime_error("the handle's stream is being captured into a CUDA graph");
+  }
   // The caller's stream has finished writing A, B, C (and alpha, beta) before the scheme, on
   // the backend's stream, reads them; the backend is synchronised before returning, so work
   // the caller queues afterwards sees C.
@@ -238,7 +245,7 @@ cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
         log_line(shape(call) + ": " + route(call, *r));
         return CUBLAS_STATUS_SUCCESS;
       } catch (const std::exception& e) {
-        why = std::string("the scheme failed (") + e.what() + ")";
+        why = std::string("not routed: ") + e.what();
       }
     }
   }
