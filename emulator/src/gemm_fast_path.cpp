@@ -2,6 +2,9 @@
 // arithmetic is binary64_block.hpp's (where the proof of exactness is), on eight columns of D per
 // AVX-512 vector.
 #include <algorithm>
+#if defined(__AVX512DQ__)
+#include <immintrin.h>
+#endif
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -61,13 +64,18 @@ struct VectorLanes {
 };
 using Sum = BlockSum<VectorLanes>;
 
-// True when every lane of a comparison result is set (a tree of lane shuffles).
+// True when every lane of a comparison result is set: one mask extraction with AVX-512DQ, else a
+// tree of lane shuffles.
 bool every_lane(I64 mask) {
   static_assert(kTile == 8);
+#if defined(__AVX512DQ__)
+  return _mm512_movepi64_mask(std::bit_cast<__m512i>(mask)) == 0xFF;
+#else
   mask &= __builtin_shufflevector(mask, mask, 4, 5, 6, 7, 0, 1, 2, 3);
   mask &= __builtin_shufflevector(mask, mask, 2, 3, 0, 1, 6, 7, 4, 5);
   mask &= __builtin_shufflevector(mask, mask, 1, 0, 3, 2, 5, 4, 7, 6);
   return mask[0] != 0;
+#endif
 }
 
 struct Packed {
