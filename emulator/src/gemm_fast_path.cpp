@@ -24,8 +24,7 @@ namespace tcemu::detail {
 namespace {
 
 constexpr int kTile = 8;  // columns of D handled together: the lanes of one vector
-constexpr int kRows =
-    4;  // rows of D per pass of the micro-kernel: each B vector loaded serves them all
+constexpr int kRows = 4;  // rows of D per pass of the micro-kernel: each B load serves them all
 
 // GCC/Clang vector extensions: elementwise arithmetic on kTile lanes, compiled to the widest
 // vector unit the build targets.
@@ -44,9 +43,8 @@ using U16 = std::uint16_t __attribute__((vector_size(kTile * 8)));
 constexpr int kGroup = 4;
 constexpr std::uint64_t kExponentBias = 1 << 14;
 constexpr int kExponentLimit = 1 << 12;
-constexpr int kChunkSlots = 128;
-constexpr std::int64_t kBlockRows =
-    4;  // k slots of B (16 KiB) kept in L1 while all rows pass over them
+constexpr int kChunkSlots = 128;  // k slots of B (16 KiB) kept in L1 while all rows pass over them
+constexpr std::int64_t kBlockRows = 256;
 
 // kTile lanes of the binary64 block functions (binary64_block.hpp).
 struct VectorLanes {
