@@ -260,6 +260,31 @@ std::uint64_t biased_exponent(const Binary64Operand& x) {
   return x.exponent == kZeroExponent ? 0 : static_cast<std::uint64_t>(x.exponent + kExponentBias);
 }
 
+// binary64_operand of an input's bits, worked out once per bit pattern when the inputs are at most
+// 16 bits wide and outnumber the patterns.
+class OperandTable {
+ public:
+  OperandTable(const FloatFormat& input, std::int64_t inputs, int threads) : input_(input) {
+    const int bits = input.container_bits();
+    if (bits > 16 || inputs <= (std::int64_t{1} << bits)) return;
+    table_.resize(std::size_t{1} << bits);
+    parallel_for(threads, static_cast<std::int64_t>(table_.size()), 4096,
+                 [&](std::int64_t begin, std::int64_t end) {
+                   for (std::int64_t x = begin; x < end; ++x) {
+                     table_[static_cast<std::size_t>(x)] =
+                         binary64_operand(input_, static_cast<std::uint32_t>(x));
+                   }
+                 });
+  }
+  Binary64Operand operator()(std::uint32_t bits) const {
+    return table_.empty() ? binary64_operand(input_, bits) : table_[bits];
+  }
+
+ private:
+  const FloatFormat& input_;
+  std::vector<Binary64Operand> table_;
+};
+
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
 // instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0).
 Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
@@ -288,6 +313,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
       }
     }
   }
+  const OperandTable operands(dp.input, (m + n) * k, threads);
   p.padded_rows = (m + kGroup - 1) / kGroup * kGroup;
   p.a_value.assign(static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots), -0.0);
   p.a_exponents.assign(static_cast<std::size_t>(chunks * p.padded_rows / kGroup * p.chunk_slots),
@@ -296,7 +322,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
     for (std::int64_t i = begin * kGroup; i < std::min(m, end * kGroup); ++i) {
       for (std::int64_t s = 0; s < p.slots; ++s) {
         if (slot_k[s] < 0) continue;
-        const Binary64Operand x = binary64_operand(dp.input, a.get(i, slot_k[s]));
+        const Binary64Operand x = operands(a.get(i, slot_k[s]));
         p.a_value[p.a_index(i, s)] = x.value;
         p.a_exponents[p.a_group_index(i, s)] |= biased_exponent(x) << (16 * (i % kGroup));
       }
@@ -308,7 +334,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
     for (std::int64_t s = begin; s < end; ++s) {
       if (slot_k[s] < 0) continue;
       for (std::int64_t j = 0; j < n; ++j) {
-        const Binary64Operand x = binary64_operand(dp.input, b.get(slot_k[s], j));
+        const Binary64Operand x = operands(b.get(slot_k[s], j));
         const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
         p.b_value[at][j % kTile] = x.value;
         p.b_exponents[at][j % kTile] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
