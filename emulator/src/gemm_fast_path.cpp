@@ -79,7 +79,6 @@ bool every_lane(I64 mask) {
 struct Packed {
   // Slot s of instruction t holds k = slot_k[t * instruction_k + s], or -1 for padding.
   std::int64_t slots = 0;
-  std::int64_t rows = 0;  // of A
   // A is stored chunk by chunk (chunk, row, slot in chunk) so that the rows of one chunk are read
   // in address order; B tile by tile (tile, slot), kTile columns each.
   std::int64_t chunk_instructions = 0;
@@ -294,7 +293,6 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   const int blocks = dp.instruction_k / dp.block_terms;
   const std::int64_t tiles = (n + kTile - 1) / kTile;
   Packed p;
-  p.rows = m;
   p.slots = instructions * k_instr;
   p.chunk_instructions = std::max<std::int64_t>(1, kChunkSlots / k_instr);
   p.chunk_slots = p.chunk_instructions * k_instr;
