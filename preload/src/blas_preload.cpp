@@ -6,14 +6,11 @@
 // links) when the scheme is off, the variables are bad, the call is below
 // TCEMU_PRELOAD_MIN_SIZE, its arguments are not a valid DGEMM (the BLAS then reports them), or
 // the scheme refuses the operands (C is untouched then: the handle works on copies).
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +23,7 @@
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
+#include "next_definition.hpp"
 #include "preload_environment.hpp"
 
 namespace tcemu::preload {
@@ -34,17 +32,6 @@ namespace {
 // Set while this thread is inside an intercepted call: a BLAS whose cblas_dgemm calls dgemm_
 // (or the reverse) reaches the definitions below again, and must go straight through.
 thread_local bool inside_call = false;
-
-template <class Function>
-Function next_definition(const char* name) {
-  void* f = dlsym(RTLD_NEXT, name);
-  if (f == nullptr) {
-    std::fprintf(stderr, "tcemu preload: %s not found after the preload library (%s)\n", name,
-                 dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Function>(f);
-}
 
 struct Engines {
   std::mutex mutex;

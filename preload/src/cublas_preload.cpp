@@ -8,12 +8,10 @@
 // operands (C is restored first). One log line per call says which.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +26,7 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
+#include "next_definition.hpp"
 #include "preload_environment.hpp"
 
 namespace tcemu::preload {
@@ -36,17 +35,6 @@ namespace {
 // Set while this thread runs a scheme: the GPU backend's own cuBLAS calls (the int8 GEMMs of
 // dgemm-int8 and dgemm-crt) reach the definitions below too, and must go to cuBLAS.
 thread_local bool inside_scheme = false;
-
-template <class Function>
-Function next_definition(const char* name) {
-  void* f = dlsym(RTLD_NEXT, name);
-  if (f == nullptr) {
-    std::fprintf(stderr, "tcemu preload: %s not found after the preload library (%s)\n", name,
-                 dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Function>(f);
-}
 
 // One backend per device and one handle (with its workspace) per device and routing, made at
 // the first call that needs them and kept for the process.
