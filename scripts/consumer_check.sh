@@ -8,7 +8,8 @@ Usage: scripts/consumer_check.sh [--build DIR] [--work DIR] [--cuda-arch ARCHS] 
 
 Checks that another project can use tcemu, with the consumer project tests/consumer/:
 
-  1. installs the existing build tree DIR: cmake --install DIR --prefix WORK/prefix
+  1. installs the existing build tree DIR: cmake --install DIR --prefix WORK/prefix, and runs
+     the installed command WORK/prefix/bin/tcemu (tcemu presets)
   2. configures tests/consumer/ against it (find_package(tcemu), CMAKE_PREFIX_PATH=WORK/prefix)
      in WORK/find-package, builds it and runs its ctest: the emulated GEMM from C++ and, where
      CUDA is found and the install has tcemu::gpu, its own mma.sync kernel checked through
@@ -50,6 +51,8 @@ jobs=${JOBS:-2}
 
 echo "== install $build into $work/prefix"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+echo "== the installed command: $work/prefix/bin/tcemu"
+"$work/prefix/bin/tcemu" presets --arch sm90 >/dev/null
 
 echo "== tests/consumer through find_package(tcemu)"
 cmake -S "$root/tests/consumer" -B "$work/find-package" -DCMAKE_PREFIX_PATH="$work/prefix" \
