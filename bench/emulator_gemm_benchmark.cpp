@@ -172,7 +172,8 @@ constexpr const char* kUsage = R"(usage: emulator_gemm_benchmark [--benchmark_FL
 The emulated fp16 GEMM (sm90 preset) against Eigen's float GEMM on the same matrices in the same
 run, by Google Benchmark, on 1, 2, 4, ... threads and on every hardware thread. After the runs it
 prints a table: n, emulated multiply-adds per second on one thread, the emulator's single-thread
-time over Eigen's, and the speed-up of each thread count over one thread. Writes no file unless --benchmark_out asks.
+time over Eigen's, and the speed-up of each thread count over one thread. Writes no file unless
+--benchmark_out asks.
 
 Options: Google Benchmark's --benchmark_* flags, e.g. --benchmark_filter=REGEX,
 --benchmark_repetitions=N, --benchmark_out=FILE, --benchmark_format=console|json|csv
