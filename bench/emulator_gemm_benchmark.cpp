@@ -4,7 +4,7 @@
 //
 // After the runs it prints a table: n, emulated multiply-adds per second per thread, and the
 // ratio of the emulator's single-thread time to Eigen's single-thread time, plus the speed-up of
-// the emulator with every hardware thread over one thread.
+// the emulator over one thread with 2, 4, 8, ... threads and with every hardware thread.
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -100,11 +101,18 @@ void BM_EigenSgemm(benchmark::State& state) {
 
 const std::vector<std::int64_t> kSizes = {256, 512, 1024, 2048};
 
-void sizes_and_threads(benchmark::internal::Benchmark* b) {
+// 1, 2, 4, ... threads below the hardware's count, then every hardware thread.
+std::vector<std::int64_t> thread_counts() {
   const auto all = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::int64_t> counts;
+  for (std::int64_t t = 1; t < all; t *= 2) counts.push_back(t);
+  counts.push_back(all);
+  return counts;
+}
+
+void sizes_and_threads(benchmark::internal::Benchmark* b) {
   for (std::int64_t n : kSizes) {
-    b->Args({n, 1});
-    if (all > 1) b->Args({n, all});
+    for (std::int64_t t : thread_counts()) b->Args({n, t});
   }
 }
 
@@ -122,24 +130,36 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
   }
   void print_table() const {
-    const auto all = std::max(1u, std::thread::hardware_concurrency());
-    std::printf(
-        "\n| n | emulated MAC/s, 1 thread | emulator / Eigen (1 thread) | "
-        "speed-up with %u threads |\n|---|---|---|---|\n",
-        all);
+    const std::vector<std::int64_t> counts = thread_counts();
+    std::printf("\n| n | emulated MAC/s, 1 thread | emulator / Eigen (1 thread) |");
+    for (std::size_t i = 1; i < counts.size(); ++i) {
+      std::printf(" speed-up, %lld threads |", static_cast<long long>(counts[i]));
+    }
+    std::printf("\n|---|---|---|");
+    for (std::size_t i = 1; i < counts.size(); ++i) std::printf("---|");
+    std::printf("\n");
     for (std::int64_t n : kSizes) {
       const std::string ns = std::to_string(n);
-      const auto one = seconds_.find("BM_EmulatedGemm/" + ns + "/1/real_time");
-      const auto many =
-          seconds_.find("BM_EmulatedGemm/" + ns + "/" + std::to_string(all) + "/real_time");
+      const auto time = [&](std::int64_t threads) {
+        const auto it =
+            seconds_.find("BM_EmulatedGemm/" + ns + "/" + std::to_string(threads) + "/real_time");
+        return it == seconds_.end() ? 0.0 : it->second;
+      };
       const auto eigen = seconds_.find("BM_EigenSgemm/" + ns + "/real_time");
-      if (one == seconds_.end() || eigen == seconds_.end()) continue;
+      const double one = time(1);
+      if (one == 0.0 || eigen == seconds_.end()) continue;
       const double macs = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-      std::printf("| %lld | %.3g | %.1fx | %s |\n", static_cast<long long>(n), macs / one->second,
-                  one->second / eigen->second,
-                  many == seconds_.end()
-                      ? "-"
-                      : (std::to_string(one->second / many->second).substr(0, 4) + "x").c_str());
+      std::printf("| %lld | %.3g | %.1fx |", static_cast<long long>(n), macs / one,
+                  one / eigen->second);
+      for (std::size_t i = 1; i < counts.size(); ++i) {
+        const double many = time(counts[i]);
+        if (many == 0.0) {
+          std::printf(" - |");
+        } else {
+          std::printf(" %.2fx |", one / many);
+        }
+      }
+      std::printf("\n");
     }
   }
 
@@ -150,9 +170,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
 constexpr const char* kUsage = R"(usage: emulator_gemm_benchmark [--benchmark_FLAG=VALUE ...]
 
 The emulated fp16 GEMM (sm90 preset) against Eigen's float GEMM on the same matrices in the same
-run, by Google Benchmark, on one thread and on every hardware thread. After the runs it prints a
-table: n, emulated multiply-adds per second per thread, the emulator's single-thread time over
-Eigen's, and the speed-up of every thread over one. Writes no file unless --benchmark_out asks.
+run, by Google Benchmark, on 1, 2, 4, ... threads and on every hardware thread. After the runs it
+prints a table: n, emulated multiply-adds per second on one thread, the emulator's single-thread
+time over Eigen's, and the speed-up of each thread count over one thread. Writes no file unless
+--benchmark_out asks.
 
 Options: Google Benchmark's --benchmark_* flags, e.g. --benchmark_filter=REGEX,
 --benchmark_repetitions=N, --benchmark_out=FILE, --benchmark_format=console|json|csv

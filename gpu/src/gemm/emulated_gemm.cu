@@ -54,6 +54,23 @@ __device__ void store(const Datapath& dp, const Problem& p, int i, int j, std::u
   }
 }
 
+// The rare paths of the binary64 kernel, out of line so that its unrolled loops over a thread's
+// sixteen elements carry only a call each: c added after the blocks, the take-out, and a block
+// result round_block leaves to round_pack.
+__noinline__ __device__ std::uint32_t added_after_blocks(const Datapath& dp, double chain,
+                                                         std::uint32_t d) {
+  return tcemu::detail::exact_accumulator_add(dp, tcemu::detail::accumulator_bits(dp, chain), d);
+}
+__noinline__ __device__ std::uint32_t taken_out(const Datapath& dp, std::uint32_t reg, bool aligned,
+                                                double chain, std::uint32_t d) {
+  return fp32_add_rn(reg, aligned ? tcemu::detail::accumulator_bits(dp, chain) : d);
+}
+__noinline__ __device__ double exceptional_result(const Datapath& dp, const Binary64Grid& g,
+                                                  double c, double sum, int emax, double exact) {
+  return tcemu::detail::exceptional_block_result(dp, g, c, static_cast<std::int64_t>(sum), emax,
+                                                 exact);
+}
+
 // One output element of the binary64 kernel between blocks, in emulated_gemm's steps: `chain`
 // the running block result (exact in binary64), `d` the instruction chain's value where C enters
 // after the blocks, `reg` the fp32 take-out register.
@@ -74,12 +91,12 @@ struct Element {
                                   std::int64_t instructions) {
     const bool aligned = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
     if (!aligned) {
-      d = tcemu::detail::exact_accumulator_add(dp, tcemu::detail::accumulator_bits(dp, chain), d);
+      d = added_after_blocks(dp, chain, d);
       chain = 0.0;
     }
     if (p.takeout_instructions > 0 &&
         ((t + 1) % p.takeout_instructions == 0 || t + 1 == instructions)) {
-      reg = fp32_add_rn(reg, aligned ? tcemu::detail::accumulator_bits(dp, chain) : d);
+      reg = taken_out(dp, reg, aligned, chain, d);
       chain = 0.0;
       d = encode_zero(dp.accumulator, false);
     }
@@ -92,16 +109,129 @@ struct Element {
   }
 };
 
+// binary64_operand of every 16-bit pattern of the input format: values and exponents.
+struct OperandTable {
+  double* value;
+  int* exponent;
+};
+
+__global__ void fill_operand_table(FloatFormat input, OperandTable table) {
+  const int bits = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (bits >= static_cast<int>(kOperandTableEntries)) return;
+  const Binary64Operand x =
+      tcemu::detail::binary64_operand(input, static_cast<std::uint32_t>(bits));
+  table.value[bits] = x.value;
+  table.exponent[bits] = static_cast<int>(x.exponent);
+}
+
+// The operand of `bits` as the binary64 kernel stages it.
+template <bool Table>
+__device__ Binary64Operand staged_operand(const FloatFormat& input, const OperandTable& table,
+                                          std::uint32_t bits) {
+  if constexpr (Table) {
+    return {table.value[bits], table.exponent[bits]};
+  } else {
+    return tcemu::detail::binary64_operand(input, bits);
+  }
+}
+
+// The position of operand x (0 <= x < kTile: row x of the tile's A, column x of its B) in a staged
+// slot: the kPerThread operands a thread reads (rows ty + kSide * r, columns tx + kSide * c) lie
+// next to each other, so that it reads them with vector loads.
+__device__ int staged_position(int x) {
+  return (x % kSide) * kPerThread + x / kSide;
+}
+
+// kPerThread consecutive staged values (doubles) and exponents (ints), by vector loads.
+static_assert(kPerThread == 4, "the vector loads below read four operands");
+__device__ void load_values(const double* at, double (&out)[kPerThread]) {
+  const double2 lo = reinterpret_cast<const double2*>(at)[0];
+  const double2 hi = reinterpret_cast<const double2*>(at)[1];
+  out[0] = lo.x;
+  out[1] = lo.y;
+  out[2] = hi.x;
+  out[3] = hi.y;
+}
+__device__ void load_exponents(const int* at, int (&out)[kPerThread]) {
+  const int4 v = *reinterpret_cast<const int4*>(at);
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+  out[3] = v.w;
+}
+
+constexpr std::uint32_t kSignWord = 0x80000000u;  // the sign bit of a binary64's high word
+
+// The truncation of the block's terms by the fused multiply-add toward zero with the block's
+// offset as addend: the GPU's form of binary64_block.hpp's truncated(product, scale), one binary64
+// operation fewer per product (no separate product), in real units instead of grid units:
+//  * The grid of a block with alignment exponent emax is 2^E, E = emax - nf. Its offset is
+//    M = 2^(E + 52), whose ulp is 2^E. Its binary64 exponent field 1075 + E lies in [425, 1375]
+//    for every finite c (emax in [kLowestGrid, 300]: the floor is at most 300, c's exponent at
+//    most 127, a product's at most 256), so M is normal; for an Inf or NaN c (exponent 1024) the
+//    field is out of range, computed in unsigned arithmetic, and that lane's result is c
+//    (exceptional_block_result), whatever its sum holds.
+//  * A term x (a product a * b, or c * 1) has |x| < 2^(emax + 2) <= 2^(E + 52) because nf <= 50
+//    (binary64_applies). With Ms = M carrying x's sign, x + Ms has the sign of both and magnitude
+//    in [2^(E + 52), 2^(E + 53)), where the ulp is 2^E: the fused multiply-add rounded toward zero
+//    (one rounding of the exact a * b + Ms) is Ms + trunc_E(x), trunc_E dropping the bits of |x|
+//    below 2^E: the model's truncation. Subtracting Ms is exact (both in one binade, same sign).
+//    A zero product gives Ms - Ms = +0, which neither changes the sum nor decides a zero sum's
+//    sign (the AND of the terms' sign bits does, as in binary64_block.hpp).
+//  * The sign bit of a product is the XOR of its factors' sign bits, so Ms's high word is M's
+//    XOR both; the kernel keeps Ms of the previous product and flips it by the XOR of the factors'
+//    sign changes (flip_high_word).
+//  * The sum of the truncated terms, multiples of 2^E below (block_terms + 1) 2^(E + nf + 2) <=
+//    2^(E + 52), is exact in binary64 in any order; times the scale 2^-E it is the integer sum of
+//    binary64_block.hpp (an exact power-of-two multiple), which round_block then reads.
+__device__ std::uint32_t offset_high_word(int emax, const Binary64Grid& g) {
+  return (static_cast<std::uint32_t>(1075 + emax) - static_cast<std::uint32_t>(g.fraction_bits))
+         << 20;
+}
+__device__ std::uint32_t high_word(double x) {
+  return static_cast<std::uint32_t>(__double2hiint(x));
+}
+__device__ double from_high_word(std::uint32_t high) {
+  return __hiloint2double(static_cast<int>(high), 0);
+}
+// x with its high word XORed with `f` and `g` (the low word kept in place, so that the register
+// pair is updated without a move): one three-input LOP3, which the compiler, left to itself,
+// splits into two when f and g are masked words.
+__device__ double flip_high_word(double x, std::uint32_t f, std::uint32_t g) {
+  std::uint32_t high;
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(high) : "r"(high_word(x)), "r"(f), "r"(g));
+  return __hiloint2double(static_cast<int>(high), __double2loint(x));
+}
+// binary64_block.hpp's state of a block from this kernel's: the integer sum is sum * 2^-E, exact
+// (a power-of-two multiple), and only the sign bit of the AND of the terms' patterns is read.
+__device__ tcemu::detail::BlockSum<Lanes> block_sum(int emax, double sum, std::uint32_t offset,
+                                                    std::uint32_t negative) {
+  const double scale = from_high_word((2098u << 20) - offset);
+  return {emax, sum * scale, static_cast<std::uint64_t>(negative & kSignWord) << 32};
+}
+
+// x = a * b truncated on the grid of the offset m (x's sign, high word from offset_high_word).
+__device__ double truncated_on_grid(double a, double b, double m) {
+  return __dsub_rn(__fma_rz(a, b, m), m);
+}
+
 // The binary64 kernel: a kTile x kTile tile of D per thread block; thread (tx, ty) owns rows
-// ty + kSide * r and columns tx + kSide * c (r, c < kPerThread), so that a warp's shared-memory
-// reads of one operand are consecutive words. k is walked in slot order (slot q * block_terms +
-// position of an instruction holds term term_of_slot(q, position)); a stage holds `stage_slots`
-// slots, a whole number of blocks.
-__global__ void __launch_bounds__(kThreads)
-    binary64_gemm_kernel(Datapath dp, Binary64Grid g, Problem p, int stage_slots) {
+// ty + kSide * r and columns tx + kSide * c (r, c < kPerThread), staged next to each other
+// (staged_position). k is walked in slot order (slot q * block_terms + position of an
+// instruction holds term term_of_slot(q, position)); a stage holds `stage_slots` slots, a whole
+// number of blocks. TrackZeroSign: the datapath's ZeroSign is ieee, so the AND of the terms' sign
+// bits decides the sign of a zero sum; it is worked out from the staged operands only for the
+// elements whose block sum is zero (under ZeroSign::positive round_block never reads it).
+//
+// Table: the inputs have at most 16 bits, and binary64_operand of every pattern is looked up in
+// `table` (fill_operand_table) instead of being decoded for each staged operand.
+template <bool TrackZeroSign, bool Table>
+__global__ void __launch_bounds__(kThreads, 1)
+    binary64_gemm_kernel(Datapath dp, Binary64Grid g, Problem p, int stage_slots,
+                         OperandTable table) {
   extern __shared__ double shared[];
-  double* a_value = shared;                         // [slot][row]
-  double* b_value = a_value + stage_slots * kTile;  // [slot][column]
+  double* a_value = shared;                         // [slot][staged position]
+  double* b_value = a_value + stage_slots * kTile;  // [slot][staged position]
   int* a_exponent = reinterpret_cast<int*>(b_value + stage_slots * kTile);
   int* b_exponent = a_exponent + stage_slots * kTile;
 
@@ -111,9 +241,12 @@ __global__ void __launch_bounds__(kThreads)
   const int instruction_k = dp.instruction_k, block_terms = dp.block_terms;
   const std::int64_t instructions = (p.k + instruction_k - 1) / instruction_k;
   const std::int64_t slots = instructions * instruction_k;
+  const bool aligned = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
 
   Element e[kPerThread][kPerThread];
+#pragma unroll
   for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
     for (int c = 0; c < kPerThread; ++c) {
       const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
       e[r][c].start(dp, p, i < p.m && j < p.n ? initial_bits(dp, p, i, j) : 0);
@@ -156,14 +289,15 @@ __global__ void __launch_bounds__(kThreads)
       if (at >= stage_slots * kTile) continue;
       // Padding (no term, or outside the matrix): a = -0, b = +0, whose product is -0, the
       // neutral term (binary64_block.hpp).
-      const Binary64Operand av = a_term[l] ? tcemu::detail::binary64_operand(dp.input, a_bits[l])
+      const Binary64Operand av = a_term[l] ? staged_operand<Table>(dp.input, table, a_bits[l])
                                            : Binary64Operand{-0.0, tcemu::detail::kZeroExponent};
-      const Binary64Operand bv = b_term[l] ? tcemu::detail::binary64_operand(dp.input, b_bits[l])
+      const Binary64Operand bv = b_term[l] ? staged_operand<Table>(dp.input, table, b_bits[l])
                                            : Binary64Operand{0.0, tcemu::detail::kZeroExponent};
-      a_value[at] = av.value;
-      a_exponent[at] = static_cast<int>(av.exponent);
-      b_value[at] = bv.value;
-      b_exponent[at] = static_cast<int>(bv.exponent);
+      const int to = (at / kTile) * kTile + staged_position(at % kTile);
+      a_value[to] = av.value;
+      a_exponent[to] = static_cast<int>(av.exponent);
+      b_value[to] = bv.value;
+      b_exponent[to] = static_cast<int>(bv.exponent);
     }
     __syncthreads();
 
@@ -175,71 +309,149 @@ __global__ void __launch_bounds__(kThreads)
       // A partial instruction skips its empty blocks after the first (the smallest term of block
       // q is q * k_group).
       if ((u / block_terms) * dp.k_group < terms) {
-        tcemu::detail::BlockSum<Lanes> s[kPerThread][kPerThread];
-        for (int r = 0; r < kPerThread; ++r) {
-          for (int c = 0; c < kPerThread; ++c) {
-            s[r][c].emax = tcemu::detail::c_alignment<Lanes>(g, e[r][c].chain);
-          }
-        }
         int emax[kPerThread][kPerThread];
+#pragma unroll
         for (int r = 0; r < kPerThread; ++r) {
-          for (int c = 0; c < kPerThread; ++c) emax[r][c] = static_cast<int>(s[r][c].emax);
+#pragma unroll
+          for (int c = 0; c < kPerThread; ++c) {
+            emax[r][c] = static_cast<int>(tcemu::detail::c_alignment<Lanes>(g, e[r][c].chain));
+          }
         }
 #pragma unroll 4
         for (int q = 0; q < block_terms; ++q) {
-          const int* ae = a_exponent + (b0 + q) * kTile + ty;
-          const int* be = b_exponent + (b0 + q) * kTile + tx;
+          int ae[kPerThread], be[kPerThread];
+          load_exponents(a_exponent + (b0 + q) * kTile + ty * kPerThread, ae);
+          load_exponents(b_exponent + (b0 + q) * kTile + tx * kPerThread, be);
+#pragma unroll
           for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
             for (int c = 0; c < kPerThread; ++c) {
-              emax[r][c] =
-                  tcemu::detail::raise_alignment(emax[r][c], ae[kSide * r] + be[kSide * c]);
+              emax[r][c] = tcemu::detail::raise_alignment(emax[r][c], ae[r] + be[c]);
             }
           }
         }
-        double scale[kPerThread][kPerThread];
+        // The block's offset (high word), its sum started with c truncated on the grid, and the
+        // AND of the terms' sign bits started with c's.
+        std::uint32_t offset[kPerThread][kPerThread];
+        double sum[kPerThread][kPerThread];
+        std::uint32_t negative[kPerThread][kPerThread];
+        // The offset with the sign of the last product of (r, c): the sign of a product changes
+        // with the XOR of its factors' sign changes, so one three-input XOR per product updates
+        // it (flip_high_word), from the sign bits of the last factors read (+ at first).
+        double signed_offset[kPerThread][kPerThread];
+#pragma unroll
         for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
           for (int c = 0; c < kPerThread; ++c) {
-            s[r][c].emax = emax[r][c];
-            scale[r][c] = tcemu::detail::start_block(g, s[r][c], e[r][c].chain);
+            emax[r][c] = max(emax[r][c], tcemu::detail::kLowestGrid);
+            offset[r][c] = offset_high_word(emax[r][c], g);
+            negative[r][c] = high_word(e[r][c].chain);
+            signed_offset[r][c] = from_high_word(offset[r][c]);
+            sum[r][c] = truncated_on_grid(
+                e[r][c].chain, 1.0,
+                flip_high_word(signed_offset[r][c], negative[r][c] & kSignWord, 0));
           }
         }
+        std::uint32_t a_last[kPerThread] = {}, b_last[kPerThread] = {};
 #pragma unroll 4
         for (int q = 0; q < block_terms; ++q) {
-          const double* av = a_value + (b0 + q) * kTile + ty;
-          const double* bv = b_value + (b0 + q) * kTile + tx;
           double a[kPerThread], b[kPerThread];
-          for (int r = 0; r < kPerThread; ++r) a[r] = av[kSide * r];
-          for (int c = 0; c < kPerThread; ++c) b[c] = bv[kSide * c];
+          load_values(a_value + (b0 + q) * kTile + ty * kPerThread, a);
+          load_values(b_value + (b0 + q) * kTile + tx * kPerThread, b);
+          std::uint32_t a_flip[kPerThread], b_flip[kPerThread];
+#pragma unroll
           for (int r = 0; r < kPerThread; ++r) {
+            a_flip[r] = (high_word(a[r]) ^ a_last[r]) & kSignWord;
+            a_last[r] = high_word(a[r]);
+          }
+#pragma unroll
+          for (int c = 0; c < kPerThread; ++c) {
+            b_flip[c] = (high_word(b[c]) ^ b_last[c]) & kSignWord;
+            b_last[c] = high_word(b[c]);
+          }
+#pragma unroll
+          for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
             for (int c = 0; c < kPerThread; ++c) {
-              tcemu::detail::add_product(s[r][c], a[r] * b[c], scale[r][c]);
+              signed_offset[r][c] = flip_high_word(signed_offset[r][c], a_flip[r], b_flip[c]);
+              sum[r][c] += truncated_on_grid(a[r], b[c], signed_offset[r][c]);
             }
           }
         }
+        // The AND of the terms' sign bits, worked out only where a sum is zero (rare): c's, then
+        // every product's (the XOR of its factors', padding included).
+        if constexpr (TrackZeroSign) {
+          unsigned zero_sums = 0;
+#pragma unroll
+          for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+            for (int c = 0; c < kPerThread; ++c) {
+              zero_sums |= sum[r][c] == 0.0 ? 1u << (r * kPerThread + c) : 0u;
+            }
+          }
+          if (zero_sums != 0) {
+#pragma unroll
+            for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+              for (int c = 0; c < kPerThread; ++c) {
+                if ((zero_sums >> (r * kPerThread + c) & 1) == 0) continue;
+                for (int q = 0; q < block_terms; ++q) {
+                  negative[r][c] &= high_word(a_value[(b0 + q) * kTile + ty * kPerThread + r]) ^
+                                    high_word(b_value[(b0 + q) * kTile + tx * kPerThread + c]);
+                }
+              }
+            }
+          }
+        }
+        // The block results, without a branch (so that the sixteen elements' roundings
+        // interleave); the few that round_block leaves to round_pack keep c in `chain` and go
+        // through exceptional_result after.
+        unsigned exceptional = 0;
+#pragma unroll
         for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
           for (int c = 0; c < kPerThread; ++c) {
-            const tcemu::detail::RoundedBlock<Lanes> rounded =
-                tcemu::detail::round_block(g, s[r][c], e[r][c].chain);
-            e[r][c].chain = rounded.fast
-                                ? rounded.result
-                                : tcemu::detail::exceptional_block_result(
-                                      dp, g, e[r][c].chain, static_cast<std::int64_t>(s[r][c].sum),
-                                      s[r][c].emax, rounded.exact);
+            const tcemu::detail::RoundedBlock<Lanes> rounded = tcemu::detail::round_block(
+                g, block_sum(emax[r][c], sum[r][c], offset[r][c], negative[r][c]), e[r][c].chain);
+            exceptional |= rounded.fast ? 0u : 1u << (r * kPerThread + c);
+            e[r][c].chain = rounded.fast ? rounded.result : e[r][c].chain;
+          }
+        }
+        if (exceptional != 0) {
+#pragma unroll
+          for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+            for (int c = 0; c < kPerThread; ++c) {
+              if ((exceptional >> (r * kPerThread + c) & 1) == 0) continue;
+              const tcemu::detail::BlockSum<Lanes> s =
+                  block_sum(emax[r][c], sum[r][c], offset[r][c], negative[r][c]);
+              e[r][c].chain =
+                  exceptional_result(dp, g, e[r][c].chain, s.sum, emax[r][c],
+                                     tcemu::detail::round_block(g, s, e[r][c].chain).exact);
+            }
           }
         }
       }
       u += block_terms;
-      if (u == instruction_k) {
+      // (An instruction's end changes nothing when c is aligned in the first block and nothing is
+      // taken out.)
+      if (u == instruction_k && (!aligned || p.takeout_instructions > 0)) {
+#pragma unroll
         for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
           for (int c = 0; c < kPerThread; ++c) e[r][c].end_instruction(dp, p, t, instructions);
         }
+      }
+      if (u == instruction_k) {
         u = 0;
         ++t;
       }
     }
   }
 
+#pragma unroll
   for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
     for (int c = 0; c < kPerThread; ++c) {
       const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
       if (i < p.m && j < p.n) store(dp, p, i, j, e[r][c].result(dp, p));
@@ -327,12 +539,23 @@ bool launch_emulated_gemm(const Datapath& dp, const GemmOptions& options, const 
   if (binary64) {
     const int stage_slots = dp.block_terms * std::max(1, kStageSlots / dp.block_terms);
     const auto bytes = static_cast<std::size_t>(stage_slots) * kTile * 2 * (sizeof(double) + 4);
-    TCEMU_CUDA_CHECK(cudaFuncSetAttribute(binary64_gemm_kernel,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+    auto* base = static_cast<unsigned char*>(scratch) + kOperandTableOffset;
+    const OperandTable table{reinterpret_cast<double*>(base),
+                             reinterpret_cast<int*>(base + kOperandTableEntries * sizeof(double))};
+    const bool use_table = dp.input.container_bits() <= 16;
+    if (use_table) {
+      fill_operand_table<<<static_cast<unsigned>(kOperandTableEntries / 256), 256>>>(dp.input,
+                                                                                     table);
+      TCEMU_CUDA_CHECK(cudaGetLastError());
+    }
+    const bool ieee = dp.zero_sign == ZeroSign::ieee;
+    const auto kernel =
+        ieee ? (use_table ? binary64_gemm_kernel<true, true> : binary64_gemm_kernel<true, false>)
+             : (use_table ? binary64_gemm_kernel<false, true> : binary64_gemm_kernel<false, false>);
+    TCEMU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(bytes)));
     const dim3 grid((p.n + kTile - 1) / kTile, (p.m + kTile - 1) / kTile);
-    binary64_gemm_kernel<<<grid, kThreads, bytes>>>(dp, tcemu::detail::binary64_grid(dp), p,
-                                                    stage_slots);
+    kernel<<<grid, kThreads, bytes>>>(dp, tcemu::detail::binary64_grid(dp), p, stage_slots, table);
   } else {
     const std::int64_t elements = static_cast<std::int64_t>(p.m) * p.n;
     exact_gemm_kernel<<<static_cast<unsigned>((elements + kExactThreads - 1) / kExactThreads),

@@ -5,7 +5,7 @@
 //  * the binary64 kernel (binary64_block.hpp, whose header proves it exact) where
 //    binary64_applies() holds and A and B hold no Inf or NaN: shared-memory tiles of 64 x 64
 //    outputs, 4 x 4 per thread, the operands decoded once per tile into (value, alignment
-//    exponent);
+//    exponent), looked up in a table of every pattern for inputs of at most 16 bits;
 //  * the exact kernel (exact_block.hpp: integer terms in a WideSum, round_pack) everywhere else:
 //    exact alignment, grids too wide for binary64, inputs wider than 11 significant bits, Inf or
 //    NaN operands, and k = 0 (C passes through untouched). One output per thread.
@@ -14,6 +14,7 @@
 // initial accumulator or through the fp32 epilogue, take-out every kb values of k.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -24,8 +25,12 @@
 
 namespace tcemu::gpu::detail {
 
-// Device memory the launcher needs (one flag word).
-inline constexpr std::size_t kEmulatedGemmScratchBytes = 16;
+// Device memory the launcher needs: one flag word, then the binary64 kernel's table of the
+// operand of every 16-bit pattern (a binary64 value and an int exponent each).
+inline constexpr std::size_t kOperandTableOffset = 256;
+inline constexpr std::size_t kOperandTableEntries = std::size_t{1} << 16;
+inline constexpr std::size_t kEmulatedGemmScratchBytes =
+    kOperandTableOffset + kOperandTableEntries * (sizeof(double) + sizeof(int));
 
 // D = the emulated GEMM of A and B (and C), on the default stream. The caller has checked the
 // operands (check_gemm_operands), the datapath (validate) and takeout_every_k, and that m, n, k
