@@ -45,7 +45,8 @@ scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each line
 largest-K mma.sync shape of each format), mma.sync.m8n8k4, mma.sync.m16n8k4, mma.sync.m16n8k8,
 mma.sync.m16n8k16, mma.sync.m16n8k32 (sm_89+), wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16,
 wmma.m16n16k8, wgmma (sm_90a), and the sparse mma.sp.m16n8k16 and mma.sp.m16n8k32 (fp16 -> fp32,
-fp16 -> fp16, bf16 -> fp32) and mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32); 'all' probes every one of them the GPU has, one file per shape
+fp16 -> fp16, bf16 -> fp32), mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32) and mma.sp.m16n8k64
+(e4m3, e5m2 -> fp32; sm_89+); 'all' probes every one of them the GPU has, one file per shape
 and format pair.
 
 The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA
@@ -53,8 +54,10 @@ b_0..b_{K-1} c d' (emulator/include/tcemu/emulator/sparse_case.hpp: the K/2 kept
 one digit 0-3 per kept value giving its position in its group of four, all K values of B): the
 dense cases of the K/2 kept products given random metadata (the crafted ones also with indices
 01 and 23 in every group; tf32, 1:2 sparse: 02 and 13) and random bits in B's dropped rows. They are compared with the
-architecture's sparse preset and, as a check of the block structure, with the same datapath in
-blocks of K/4 kept products (a second mismatch count).
+architecture's sparse preset (a shape without one, fp8 mma.sp.m16n8k64, with the architecture's
+dense shape of K/2 over the kept products, the hypothesis every measured preset fits) and, as a
+check of the block structure, with the same datapath in blocks of K/4 kept products (a second
+mismatch count).
 
 Every GPU result is also compared with the emulator's preset of the device's architecture for
 that instruction; a line per file prints the count of cases and of mismatches. --keep N writes
@@ -136,7 +139,20 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
                               std::size_t keep, const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  const Datapath dp = sparse_preset(arch, input, accumulator, instruction);
+  // A shape without a row (fp8 mma.sp.m16n8k64) is compared with the hypothesis every measured
+  // row fits: the dense shape of K/2 over the kept products.
+  const auto rows = all_sparse_presets();
+  const bool has_row = std::ranges::any_of(rows, [&](const PresetEntry& r) {
+    return r.arch == arch && r.instruction == instruction && r.datapath.input == input &&
+           r.datapath.accumulator == accumulator;
+  });
+  const Datapath dp = has_row ? sparse_preset(arch, input, accumulator, instruction)
+                              : dense_half_k_datapath(arch, input, accumulator, instruction);
+  const std::string model = has_row
+                                ? "the " + arch + " sparse preset"
+                                : "the " + arch + " dense mma.sync.m16n8k" +
+                                      std::to_string(sparse_instruction_k(instruction) / 2) +
+                                      " over the kept products (hypothesis: no sparse preset yet)";
   const int k = sparse_instruction_k(instruction);
   Datapath quarter = dp;
   quarter.block_terms = quarter.k_group = k / 4;
@@ -163,7 +179,7 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
       << "), " << instruction << ", input " << input.name << ", accumulator " << accumulator.name
       << ", " << kept << " of " << random << " random cases (seed " << seed << ") and "
       << probe.cases.size() - random << " crafted; " << mismatches << " of " << probe.cases.size()
-      << " cases differ from the " << arch << " sparse preset, " << differing_quarter
+      << " cases differ from " << model << ", " << differing_quarter
       << " from its datapath in blocks of " << k / 4 << " kept products\n"
       << "# validate: tcemu validate --arch " << arch << " --instr " << instruction << " --type "
       << input.name << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
@@ -175,8 +191,8 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
   if (!out) throw std::runtime_error("cannot write " + path.string());
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
             << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
-            << arch << " " << instruction << " " << input.name << " -> " << accumulator.name << " ("
-            << differing_quarter << " against blocks of " << k / 4 << ")\n";
+            << model << ", " << instruction << " " << input.name << " -> " << accumulator.name
+            << " (" << differing_quarter << " against blocks of " << k / 4 << ")\n";
   return mismatches;
 }
 #endif

@@ -53,10 +53,12 @@ int sparse_instruction_k(std::string_view instruction) {
     if (digits == "8") return 8;
     if (digits == "16") return 16;
     if (digits == "32") return 32;
+    if (digits == "64") return 64;
   }
   throw std::invalid_argument(
       "'" + std::string(instruction) +
-      "' is no sparse shape (mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32)");
+      "' is no sparse shape (mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32, "
+      "mma.sp.m16n8k64)");
 }
 
 Datapath sparse_preset(std::string_view arch, const FloatFormat& input,
@@ -81,6 +83,13 @@ Datapath sparse_preset(std::string_view arch, const FloatFormat& input,
                               std::string(instruction) + " " + std::string(input.name) + " -> " +
                               std::string(accumulator.name) + "; " + std::string(arch) +
                               (have.empty() ? " has no mma.sp preset" : " has: " + have));
+}
+
+Datapath dense_half_k_datapath(std::string_view arch, const FloatFormat& input,
+                               const FloatFormat& accumulator, std::string_view instruction) {
+  const std::string dense =
+      "mma.sync.m16n8k" + std::to_string(sparse_instruction_k(instruction) / 2);
+  return preset(arch, input, accumulator, dense);
 }
 
 std::uint32_t sparse_mma_element(const Datapath& kept, const SparseMmaCase& c) {

@@ -108,6 +108,7 @@ TEST(SparsePresets, Sm90RunsTheKeptProductsAsTheDenseHalfKShape) {
             preset("sm90", bf16, fp32, "mma.sync.m16n8k16"));
   EXPECT_EQ(sparse_preset("sm90", fp16, formats::fp16, "mma.sp.m16n8k32").block_terms, 16);
   EXPECT_EQ(sparse_instruction_k("mma.sp.m16n8k32"), 32);
+  EXPECT_EQ(sparse_instruction_k("mma.sp.m16n8k64"), 64);
   EXPECT_THROW(sparse_instruction_k("mma.sync.m16n8k16"), std::invalid_argument);
   EXPECT_EQ(sparse_preset("sm90", formats::tf32, fp32, "mma.sp.m16n8k8"),
             preset("sm90", formats::tf32, fp32, "mma.sync.m16n8k4"));
@@ -196,6 +197,37 @@ TEST(SparseProbeCases, Tf32CasesKeepOneKOfEachPair) {
   EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{0, 2}, {0, 3}, {1, 2}, {1, 3}}));
   EXPECT_TRUE(probe.names[1000].ends_with(" (indices 02)")) << probe.names[1000];
   EXPECT_TRUE(probe.names[1001].ends_with(" (indices 13)")) << probe.names[1001];
+}
+
+// fp8 mma.sp.m16n8k64 has no row (not measured); the probe's hypothesis for it is the dense sm90
+// fp8 m16n8k32 (two interleaved halves) over the 32 kept products.
+TEST(SparsePresets, Fp8K64HasNoRowAndIsProbedAgainstTheDenseK32) {
+  EXPECT_THROW(sparse_preset("sm90", formats::e4m3, fp32, "mma.sp.m16n8k64"),
+               std::invalid_argument);
+  const Datapath dp = dense_half_k_datapath("sm90", formats::e5m2, fp32, "mma.sp.m16n8k64");
+  EXPECT_EQ(dp, preset("sm90", formats::e5m2, fp32, "mma.sync.m16n8k32"));
+  EXPECT_EQ(dp.k_group, 2);
+  EXPECT_EQ(dense_half_k_datapath("sm90", fp16, fp32, "mma.sp.m16n8k32"),
+            sparse_preset("sm90", fp16, fp32, "mma.sp.m16n8k32"));
+  EXPECT_THROW(dense_half_k_datapath("sm90", fp16, fp32, "mma.sync.m16n8k32"),
+               std::invalid_argument);
+}
+
+TEST(SparseProbeCases, Fp8K64CasesAreValidEightBitCases) {
+  const Datapath dp = dense_half_k_datapath("sm90", formats::e4m3, fp32, "mma.sp.m16n8k64");
+  const SparseProbeCases probe = sparse_probe_cases(dp, 64, 200, 3);
+  ASSERT_GT(probe.cases.size(), 200u);
+  bool high_bits = false;
+  for (const SparseMmaCase& c : probe.cases) {
+    ASSERT_EQ(c.b.size(), 64u);
+    check_sparse_case(c, formats::e4m3);
+    for (std::uint32_t b : c.b) high_bits = high_bits || b > 0xFF;
+    const std::string line = format_sparse_case_line(c, formats::e4m3, fp32);
+    const auto back = parse_sparse_case_line(line, 1, formats::e4m3, fp32);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(sparse_mma_element(dp, *back), sparse_mma_element(dp, c));
+  }
+  EXPECT_FALSE(high_bits);
 }
 
 }  // namespace
