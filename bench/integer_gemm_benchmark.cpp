@@ -18,7 +18,7 @@
 #include <tcemu/emulator/integer_gemm.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
 
-#include "arguments.hpp"
+#include "google_benchmark_main.hpp"
 
 namespace {
 
@@ -144,22 +144,6 @@ Options: Google Benchmark's --benchmark_* flags, e.g. --benchmark_filter=REGEX,
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --help is ours (Google Benchmark would print its own); otherwise Google Benchmark takes its
-  // --benchmark_* flags out of argv and run_program refuses whatever is left.
-  const bool help = std::any_of(argv + 1, argv + argc, [](std::string_view word) {
-    return word == "--help" || word == "-h";
-  });
-  if (!help) benchmark::Initialize(&argc, argv);
-  return tcemu::cli::run_program(
-      {"integer_gemm_benchmark", kUsage, {}, {}}, argc, argv,
-      [](const tcemu::cli::Arguments& args) {
-        if (!args.positional().empty()) {
-          throw tcemu::cli::UsageError("unexpected word '" + args.positional()[0] + "'");
-        }
-        RatioReporter reporter;
-        benchmark::RunSpecifiedBenchmarks(&reporter);
-        reporter.print_table();
-        benchmark::Shutdown();
-        return 0;
-      });
+  return tcemu::bench::google_benchmark_main<RatioReporter>("integer_gemm_benchmark", kUsage, argc,
+                                                            argv);
 }

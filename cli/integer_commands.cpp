@@ -15,6 +15,7 @@
 #include <tcemu/gpu/imma_runner.hpp>
 #endif
 
+#include "case_lines.hpp"
 #include "input_file.hpp"
 
 namespace tcemu::cli {
@@ -58,20 +59,12 @@ void check_case_k(const Arguments& args, const IntegerDatapath& dp, std::size_t 
 
 bool mma_stream(std::istream& in, const std::string& name, const Arguments& args,
                 const IntegerDatapath& dp) {
-  std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
-    try {
-      const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
-      if (!c) continue;
-      check_case_k(args, dp, c->a.size(), line);
-      std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c)) << '\n';
-    } catch (const CaseFileError& e) {
-      std::cout.flush();
-      std::cerr << "tcemu mma: " << name << ": " << e.what() << '\n';
-      return false;
-    }
-  }
-  return true;
+  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
+    const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
+    if (!c) return;
+    check_case_k(args, dp, c->a.size(), line);
+    std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c)) << '\n';
+  });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 
+#include "case_lines.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "input_file.hpp"
@@ -52,42 +53,26 @@ of their positions: on the H100 one block of K/2 terms, the dense sm90 mma.sync 
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
 bool run_stream(std::istream& in, const std::string& name, const Arguments& args,
                 const Datapath& dp) {
-  std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
-    try {
-      const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
-      if (!c) continue;
-      check_case_k(args, dp, c->a.size(), line);
-      std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
-    } catch (const CaseFileError& e) {
-      std::cout.flush();
-      std::cerr << "tcemu mma: " << name << ": " << e.what() << '\n';
-      return false;
-    }
-  }
-  return true;
+  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
+    const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
+    if (!c) return;
+    check_case_k(args, dp, c->a.size(), line);
+    std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
+  });
 }
 
 // The same for sparse case lines through a sparse shape's datapath.
 bool run_sparse_stream(std::istream& in, const std::string& name, std::size_t k,
                        const Datapath& dp) {
-  std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
-    try {
-      const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
-      if (!c) continue;
-      if (c->b.size() != k) {
-        throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
-                                      ", but the sparse shape takes K = " + std::to_string(k));
-      }
-      std::cout << to_hex(dp.accumulator, sparse_mma_element(dp, *c)) << '\n';
-    } catch (const CaseFileError& e) {
-      std::cout.flush();
-      std::cerr << "tcemu mma: " << name << ": " << e.what() << '\n';
-      return false;
+  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
+    const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
+    if (!c) return;
+    if (c->b.size() != k) {
+      throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
+                                    ", but the sparse shape takes K = " + std::to_string(k));
     }
-  }
-  return true;
+    std::cout << to_hex(dp.accumulator, sparse_mma_element(dp, *c)) << '\n';
+  });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev   # tests and benchmarks
   libmpfr-dev libgmp-dev          # reference/ oracles
   libeigen3-dev                   # the benchmark's baseline GEMM
+  libopenblas-dev                 # a host BLAS for the tests of the dgemm_ preload library
   python3-matplotlib              # experiment plots
   python3-dev python3-pip         # the Python package's build (Debian's python3; pip below)
   clang libclang-rt-dev           # the libFuzzer targets of fuzz/ (scripts/fuzz.sh)

@@ -9,23 +9,33 @@ namespace tcemu {
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
-    if (owner_ != nullptr) owner_->free_bytes(address_);
+    if (owner_ != nullptr && owns_) owner_->free_bytes(address_);
     owner_ = other.owner_;
     address_ = other.address_;
     bytes_ = other.bytes_;
+    owns_ = other.owns_;
     other.owner_ = nullptr;
     other.address_ = nullptr;
     other.bytes_ = 0;
+    other.owns_ = false;
   }
   return *this;
 }
 
 Buffer::~Buffer() {
-  if (owner_ != nullptr) owner_->free_bytes(address_);
+  if (owner_ != nullptr && owns_) owner_->free_bytes(address_);
 }
 
 Buffer MemorySpace::allocate(std::size_t bytes) {
-  return Buffer(this, bytes == 0 ? nullptr : allocate_bytes(bytes), bytes);
+  return Buffer(this, bytes == 0 ? nullptr : allocate_bytes(bytes), bytes, true);
+}
+
+Buffer MemorySpace::borrow(void* address, std::size_t bytes) {
+  if (address == nullptr && bytes > 0) {
+    throw std::invalid_argument(name() + ": borrowed buffer of " + std::to_string(bytes) +
+                                " bytes at a null address");
+  }
+  return Buffer(this, address, bytes, false);
 }
 
 void MemorySpace::copy_in(const void* host, Buffer& buffer, std::size_t bytes, std::size_t offset) {

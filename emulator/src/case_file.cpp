@@ -5,46 +5,22 @@
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/printable.hpp>
 
+#include "case_words.hpp"
+
 namespace tcemu {
 namespace {
 
-std::vector<std::string_view> split_words(std::string_view text) {
-  std::vector<std::string_view> words;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\r') ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
-}
-
 std::uint32_t parse_hex(std::string_view word, const FloatFormat& format, const char* role,
                         std::size_t index, std::size_t line) {
-  const auto describe = [&] {
-    return std::string(role) +
-           (index == std::string_view::npos ? "" : "_" + std::to_string(index)) + " '" +
-           printable(word) + "'";
-  };
-  const auto digits = static_cast<std::size_t>(hex_digits(format));
-  if (word.size() != digits) {
-    throw CaseFileError(line, describe() + " must be " + std::to_string(digits) + " hex digits (" +
-                                  std::string(format.name) + ")");
-  }
-  std::uint32_t value = 0;
-  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value, 16);
-  if (error != std::errc() || end != word.data() + word.size()) {
-    throw CaseFileError(line, describe() + " is not hexadecimal");
-  }
-  return value;
+  return detail::parse_hex_field(word, hex_digits(format), format.name,
+                                 detail::case_field_name(role, index), line);
 }
 
 }  // namespace
 
 std::optional<MmaCase> parse_case_line(std::string_view text, std::size_t line,
                                        const FloatFormat& input, const FloatFormat& accumulator) {
-  const auto words = split_words(text);
+  const auto words = detail::split_case_words(text);
   if (words.empty() || words.front().front() == '#') return std::nullopt;
   std::size_t k = 0;
   const auto [end, error] =

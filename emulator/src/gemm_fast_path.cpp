@@ -2,6 +2,9 @@
 // arithmetic is binary64_block.hpp's (where the proof of exactness is), on eight columns of D per
 // AVX-512 vector.
 #include <algorithm>
+#if defined(__AVX512DQ__)
+#include <immintrin.h>
+#endif
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -21,13 +24,27 @@ namespace tcemu::detail {
 namespace {
 
 constexpr int kTile = 8;  // columns of D handled together: the lanes of one vector
+constexpr int kRows = 4;  // rows of D per pass of the micro-kernel: each B load serves them all
 
 // GCC/Clang vector extensions: elementwise arithmetic on kTile lanes, compiled to the widest
 // vector unit the build targets.
 using F64 = double __attribute__((vector_size(kTile * 8)));
 using I64 = std::int64_t __attribute__((vector_size(kTile * 8)));
 using U64 = std::uint64_t __attribute__((vector_size(kTile * 8)));
+using U16 = std::uint16_t __attribute__((vector_size(kTile * 8)));
+
+// The exponent pass on kGroup rows at once: 16-bit lanes, lane kGroup * j + q holding row q's
+// column j. An operand's alignment exponent e is stored biased, e + kExponentBias, and a zero's
+// as 0. Inputs have |e| < 2^12 (fast_path_applies checks it), so for a product of two nonzero
+// factors the biased sum is ea + eb + 2 * kExponentBias, in (2^15 - 2^13, 2^15 + 2^13), and for a
+// product with a zero factor it is below 2^14 + 2^12: every sum fits its 16-bit field (adding
+// 64-bit words adds the four fields without a carry between them) and, compared unsigned, every
+// zero product lies below every nonzero one, as kZeroExponent does in the scalar pass.
+constexpr int kGroup = 4;
+constexpr std::uint64_t kExponentBias = 1 << 14;
+constexpr int kExponentLimit = 1 << 12;
 constexpr int kChunkSlots = 128;  // k slots of B (16 KiB) kept in L1 while all rows pass over them
+constexpr std::int64_t kBlockRows = 256;
 
 // kTile lanes of the binary64 block functions (binary64_block.hpp).
 struct VectorLanes {
@@ -45,13 +62,18 @@ struct VectorLanes {
 };
 using Sum = BlockSum<VectorLanes>;
 
-// True when every lane of a comparison result is set (a tree of lane shuffles).
+// True when every lane of a comparison result is set: one mask extraction with AVX-512DQ, else a
+// tree of lane shuffles.
 bool every_lane(I64 mask) {
   static_assert(kTile == 8);
+#if defined(__AVX512DQ__)
+  return _mm512_movepi64_mask(std::bit_cast<__m512i>(mask)) == 0xFF;
+#else
   mask &= __builtin_shufflevector(mask, mask, 4, 5, 6, 7, 0, 1, 2, 3);
   mask &= __builtin_shufflevector(mask, mask, 2, 3, 0, 1, 6, 7, 4, 5);
   mask &= __builtin_shufflevector(mask, mask, 1, 0, 3, 2, 5, 4, 7, 6);
   return mask[0] != 0;
+#endif
 }
 
 struct Packed {
@@ -61,13 +83,22 @@ struct Packed {
   // in address order; B tile by tile (tile, slot), kTile columns each.
   std::int64_t chunk_instructions = 0;
   std::int64_t chunk_slots = 0;
+  // Rows are padded to a multiple of kGroup (padding a = -0, never stored back). a_exponents holds
+  // the biased exponents of rows kGroup g .. kGroup g + 3 in the 16-bit fields of one word,
+  // (chunk, g, slot in chunk); b_exponents each column's biased exponent in all kGroup fields.
+  std::int64_t padded_rows = 0;
   std::vector<double> a_value;
-  std::vector<std::int64_t> a_exponent;
+  std::vector<std::uint64_t> a_exponents;
   std::vector<F64> b_value;
-  std::vector<I64> b_exponent;
+  std::vector<U64> b_exponents;
 
-  std::size_t a_index(std::int64_t m, std::int64_t i, std::int64_t slot) const {
-    return static_cast<std::size_t>(((slot / chunk_slots) * m + i) * chunk_slots +
+  std::size_t a_index(std::int64_t i, std::int64_t slot) const {
+    return static_cast<std::size_t>(((slot / chunk_slots) * padded_rows + i) * chunk_slots +
+                                    slot % chunk_slots);
+  }
+  std::size_t a_group_index(std::int64_t i, std::int64_t slot) const {
+    return static_cast<std::size_t>(((slot / chunk_slots) * (padded_rows / kGroup) + i / kGroup) *
+                                        chunk_slots +
                                     slot % chunk_slots);
   }
   std::vector<char> block_present;
@@ -76,30 +107,44 @@ struct Packed {
 class Kernel {
  public:
   Kernel(const Datapath& dp, const Packed& packed)
-      : dp_(dp), packed_(packed), grid_(binary64_grid(dp)) {}
+      : dp_(dp), packed_(packed), grid_(binary64_grid(dp)), run_(specialised(dp)) {}
 
-  // One block for Rows consecutive rows and kTile columns: chain[r] <- block(a row r, b,
-  // chain[r]); row r's operands start at a_value + r * a_stride. Sharing each B load between the
-  // rows halves the load traffic. Terms is the block size when known at compile time (the loops
-  // unroll), 0 for any other.
-  template <int Terms, int Rows>
-  void block(const double* a_value, const std::int64_t* a_exponent, std::size_t a_stride,
-             const F64* b_value, const I64* b_exponent, F64* chain) const {
+  // One block for Rows consecutive rows (a multiple of kGroup) and kTile columns: chain[r] <-
+  // block(a row r, b, chain[r]); row r's values start at a_value + r * a_stride, the exponents of
+  // rows group g at a_exponents + g * a_stride. Each B vector loaded serves all the rows. Terms is
+  // the block size when known at compile time (the loops unroll), 0 for any other.
+  template <int Terms, int Rows, bool ZeroSignIeee>
+  [[gnu::flatten]] void block(const double* a_value, const std::uint64_t* a_exponents,
+                              std::size_t a_stride, const F64* b_value, const U64* b_exponents,
+                              F64* chain) const {
+    static_assert(Rows % kGroup == 0);
+    constexpr int groups = Rows / kGroup;
     const int terms = Terms > 0 ? Terms : dp_.block_terms;
-    Sum s[Rows];
-    for (int row = 0; row < Rows; ++row) s[row].emax = c_alignment<VectorLanes>(grid_, chain[row]);
+    U16 product_emax[groups] = {};  // 0: below every biased sum (all products zero)
     for (int r = 0; r < terms; ++r) {
-      const I64 be = b_exponent[r];
-      for (int row = 0; row < Rows; ++row) {
-        s[row].emax = raise_alignment(s[row].emax, a_exponent[row * a_stride + r] + be);
+      const U64 be = b_exponents[r];
+      for (int g = 0; g < groups; ++g) {
+        product_emax[g] = raise_alignment(product_emax[g],
+                                          std::bit_cast<U16>(be + a_exponents[g * a_stride + r]));
       }
+    }
+    // Row q of group g: its field less the two biases is the largest ea + eb of the block exactly
+    // when some product is nonzero. When all are zero it is below 2^14 + 2^12 - 2^15 < kLowestGrid
+    // (-600) instead of kZeroExponent; either way c's alignment (at least the floor) or, below
+    // kLowestGrid, start_block's clamp decides, so emax after start_block is the same.
+    Sum s[Rows];
+    for (int row = 0; row < Rows; ++row) {
+      const U64 fields = std::bit_cast<U64>(product_emax[row / kGroup]);
+      const I64 emax = std::bit_cast<I64>((fields >> (16 * (row % kGroup))) & 0xFFFF) -
+                       static_cast<std::int64_t>(2 * kExponentBias);
+      s[row].emax = raise_alignment(c_alignment<VectorLanes>(grid_, chain[row]), emax);
     }
     F64 scale[Rows];
     for (int row = 0; row < Rows; ++row) scale[row] = start_block(grid_, s[row], chain[row]);
     for (int r = 0; r < terms; ++r) {
       const F64 b = b_value[r];
       for (int row = 0; row < Rows; ++row) {
-        add_product(s[row], a_value[row * a_stride + r] * b, scale[row]);
+        add_product<ZeroSignIeee>(s[row], a_value[row * a_stride + r] * b, scale[row]);
       }
     }
     for (int row = 0; row < Rows; ++row) {
@@ -121,66 +166,83 @@ class Kernel {
     return result;
   }
 
-  // Rows [0, m) of one column tile over the instructions of one chunk; c holds each row's
+  // Rows [i0, i1) of one column tile over the instructions of one chunk; c[i - i0] holds row i's
   // accumulator values.
-  void run(std::int64_t tile, std::int64_t chunk, std::int64_t instructions,
-           std::vector<F64>& c) const {
-    switch (dp_.block_terms) {
-      case 4:
-        return run_with<4>(tile, chunk, instructions, c);
-      case 8:
-        return run_with<8>(tile, chunk, instructions, c);
-      case 16:
-        return run_with<16>(tile, chunk, instructions, c);
-      case 32:
-        return run_with<32>(tile, chunk, instructions, c);
-      default:
-        return run_with<0>(tile, chunk, instructions, c);
-    }
+  void run(std::int64_t tile, std::int64_t chunk, std::int64_t instructions, std::int64_t i0,
+           std::int64_t i1, F64* c) const {
+    (this->*run_)(tile, chunk, instructions, i0, i1, c);
   }
 
  private:
-  template <int Terms>
-  void run_with(std::int64_t tile, std::int64_t chunk, std::int64_t instructions,
-                std::vector<F64>& c) const {
-    const std::int64_t m = static_cast<std::int64_t>(c.size());
-    const std::int64_t first = chunk * packed_.chunk_instructions;
-    const std::int64_t last = std::min(instructions, first + packed_.chunk_instructions);
-    std::int64_t i = 0;
-    for (; i + 2 <= m; i += 2) rows<Terms, 2>(tile, first, last, i, c);
-    for (; i < m; ++i) rows<Terms, 1>(tile, first, last, i, c);
+  using Run = void (Kernel::*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                               F64*) const;
+
+  // The kernel compiled for the datapath's block size and zero-sign rule, chosen once per call.
+  template <bool ZeroSignIeee>
+  static Run specialised_for(int block_terms) {
+    switch (block_terms) {
+      case 4:
+        return &Kernel::run_with<4, ZeroSignIeee>;
+      case 8:
+        return &Kernel::run_with<8, ZeroSignIeee>;
+      case 16:
+        return &Kernel::run_with<16, ZeroSignIeee>;
+      case 32:
+        return &Kernel::run_with<32, ZeroSignIeee>;
+      default:
+        return &Kernel::run_with<0, ZeroSignIeee>;
+    }
+  }
+  static Run specialised(const Datapath& dp) {
+    return dp.zero_sign == ZeroSign::ieee ? specialised_for<true>(dp.block_terms)
+                                          : specialised_for<false>(dp.block_terms);
   }
 
-  // Rows [i, i + Rows) over the instructions [first, last).
-  template <int Terms, int Rows>
+  // i0 and i1 are multiples of kGroup (or i1 the padded row count).
+  template <int Terms, bool ZeroSignIeee>
+  void run_with(std::int64_t tile, std::int64_t chunk, std::int64_t instructions, std::int64_t i0,
+                std::int64_t i1, F64* c) const {
+    const std::int64_t first = chunk * packed_.chunk_instructions;
+    const std::int64_t last = std::min(instructions, first + packed_.chunk_instructions);
+    std::int64_t i = i0;
+    for (; i + kRows <= i1; i += kRows) {
+      rows<Terms, kRows, ZeroSignIeee>(tile, first, last, i, c + (i - i0));
+    }
+    for (; i < i1; i += kGroup)
+      rows<Terms, kGroup, ZeroSignIeee>(tile, first, last, i, c + (i - i0));
+  }
+
+  // Rows [i, i + Rows) over the instructions [first, last); c[r] holds row i + r's accumulators.
+  template <int Terms, int Rows, bool ZeroSignIeee>
   void rows(std::int64_t tile, std::int64_t first, std::int64_t last, std::int64_t i,
-            std::vector<F64>& c) const {
+            F64* c) const {
     const std::int64_t k_instr = dp_.instruction_k;
     const int blocks = dp_.instruction_k / dp_.block_terms;
     const bool aligned = dp_.c_entry == AccumulatorEntry::aligned_in_first_block;
-    const std::int64_t m = static_cast<std::int64_t>(c.size());
-    const std::size_t row = packed_.a_index(m, i, first * k_instr);
+    const std::size_t row = packed_.a_index(i, first * k_instr);
+    const std::size_t group = packed_.a_group_index(i, first * k_instr);
     const auto stride = static_cast<std::size_t>(packed_.chunk_slots);
     for (std::int64_t t = first; t < last; ++t) {
       F64 chain[Rows];
-      for (int r = 0; r < Rows; ++r) chain[r] = aligned ? c[i + r] : F64{};
+      for (int r = 0; r < Rows; ++r) chain[r] = aligned ? c[r] : F64{};
       for (int q = 0; q < blocks; ++q) {
         if (!packed_.block_present[t * blocks + q]) continue;
         const std::int64_t slot = t * k_instr + q * dp_.block_terms;
-        const std::size_t a_at = row + static_cast<std::size_t>(slot - first * k_instr);
-        block<Terms, Rows>(packed_.a_value.data() + a_at, packed_.a_exponent.data() + a_at, stride,
-                           packed_.b_value.data() + tile * packed_.slots + slot,
-                           packed_.b_exponent.data() + tile * packed_.slots + slot, chain);
+        const auto offset = static_cast<std::size_t>(slot - first * k_instr);
+        block<Terms, Rows, ZeroSignIeee>(
+            packed_.a_value.data() + row + offset, packed_.a_exponents.data() + group + offset,
+            stride, packed_.b_value.data() + tile * packed_.slots + slot,
+            packed_.b_exponents.data() + tile * packed_.slots + slot, chain);
       }
       for (int r = 0; r < Rows; ++r) {
         if (aligned) {
-          c[i + r] = chain[r];
+          c[r] = chain[r];
           continue;
         }
         for (int w = 0; w < kTile; ++w) {
-          c[i + r][w] =
+          c[r][w] =
               to_double(dp_.accumulator, accumulator_add(dp_, accumulator_bits(dp_, chain[r][w]),
-                                                         accumulator_bits(dp_, c[i + r][w])));
+                                                         accumulator_bits(dp_, c[r][w])));
         }
       }
     }
@@ -189,6 +251,37 @@ class Kernel {
   const Datapath& dp_;
   const Packed& packed_;
   Binary64Grid grid_;
+  Run run_;
+};
+
+// An operand's exponent as the 16-bit exponent pass holds it (kExponentBias above).
+std::uint64_t biased_exponent(const Binary64Operand& x) {
+  return x.exponent == kZeroExponent ? 0 : static_cast<std::uint64_t>(x.exponent + kExponentBias);
+}
+
+// binary64_operand of an input's bits, worked out once per bit pattern when the inputs are at most
+// 16 bits wide and outnumber the patterns.
+class OperandTable {
+ public:
+  OperandTable(const FloatFormat& input, std::int64_t inputs, int threads) : input_(input) {
+    const int bits = input.container_bits();
+    if (bits > 16 || inputs <= (std::int64_t{1} << bits)) return;
+    table_.resize(std::size_t{1} << bits);
+    parallel_for(threads, static_cast<std::int64_t>(table_.size()), 4096,
+                 [&](std::int64_t begin, std::int64_t end) {
+                   for (std::int64_t x = begin; x < end; ++x) {
+                     table_[static_cast<std::size_t>(x)] =
+                         binary64_operand(input_, static_cast<std::uint32_t>(x));
+                   }
+                 });
+  }
+  Binary64Operand operator()(std::uint32_t bits) const {
+    return table_.empty() ? binary64_operand(input_, bits) : table_[bits];
+  }
+
+ private:
+  const FloatFormat& input_;
+  std::vector<Binary64Operand> table_;
 };
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
@@ -218,28 +311,31 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
       }
     }
   }
-  p.a_value.assign(static_cast<std::size_t>(chunks * m * p.chunk_slots), -0.0);
-  p.a_exponent.assign(static_cast<std::size_t>(chunks * m * p.chunk_slots), kZeroExponent);
-  parallel_for(threads, m, 16, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
+  const OperandTable operands(dp.input, (m + n) * k, threads);
+  p.padded_rows = (m + kGroup - 1) / kGroup * kGroup;
+  p.a_value.assign(static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots), -0.0);
+  p.a_exponents.assign(static_cast<std::size_t>(chunks * p.padded_rows / kGroup * p.chunk_slots),
+                       0);
+  parallel_for(threads, p.padded_rows / kGroup, 4, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin * kGroup; i < std::min(m, end * kGroup); ++i) {
       for (std::int64_t s = 0; s < p.slots; ++s) {
         if (slot_k[s] < 0) continue;
-        const Binary64Operand x = binary64_operand(dp.input, a.get(i, slot_k[s]));
-        p.a_value[p.a_index(m, i, s)] = x.value;
-        p.a_exponent[p.a_index(m, i, s)] = x.exponent;
+        const Binary64Operand x = operands(a.get(i, slot_k[s]));
+        p.a_value[p.a_index(i, s)] = x.value;
+        p.a_exponents[p.a_group_index(i, s)] |= biased_exponent(x) << (16 * (i % kGroup));
       }
     }
   });
   p.b_value.assign(static_cast<std::size_t>(tiles * p.slots), F64{});
-  p.b_exponent.assign(static_cast<std::size_t>(tiles * p.slots), I64{} + kZeroExponent);
+  p.b_exponents.assign(static_cast<std::size_t>(tiles * p.slots), U64{});
   parallel_for(threads, p.slots, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t s = begin; s < end; ++s) {
       if (slot_k[s] < 0) continue;
       for (std::int64_t j = 0; j < n; ++j) {
-        const Binary64Operand x = binary64_operand(dp.input, b.get(slot_k[s], j));
+        const Binary64Operand x = operands(b.get(slot_k[s], j));
         const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
         p.b_value[at][j % kTile] = x.value;
-        p.b_exponent[at][j % kTile] = x.exponent;
+        p.b_exponents[at][j % kTile] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
       }
     }
   });
@@ -262,7 +358,10 @@ bool finite(const FloatFormat& f, ConstMatrixView x, int threads) {
 }  // namespace
 
 bool fast_path_applies(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
-  return binary64_applies(dp) && finite(dp.input, a, threads) && finite(dp.input, b, threads);
+  const bool exponents_fit =
+      dp.input.min_exponent() > -kExponentLimit && dp.input.max_exponent() < kExponentLimit;
+  return binary64_applies(dp) && exponents_fit && finite(dp.input, a, threads) &&
+         finite(dp.input, b, threads);
 }
 
 void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
@@ -274,20 +373,39 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
   const std::int64_t chunks =
       (instructions + packed.chunk_instructions - 1) / packed.chunk_instructions;
   const std::int64_t tiles = (n + kTile - 1) / kTile;
+  // Rows in blocks of kBlockRows, so that the block's part of one chunk of A (kBlockRows x
+  // kChunkSlots values and exponents) stays in L2 while every column tile passes over it.
   parallel_for(threads, tiles, 1, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<F64> c(static_cast<std::size_t>(m));
-    for (std::int64_t tile = begin; tile < end; ++tile) {
-      const std::int64_t j0 = tile * kTile;
-      const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
-      for (std::int64_t i = 0; i < m; ++i) {
-        for (int w = 0; w < kTile; ++w) {
-          c[i][w] = w < width ? to_double(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
+    const std::int64_t padded = packed.padded_rows;
+    std::vector<F64> c(static_cast<std::size_t>((end - begin) * std::min(padded, kBlockRows)));
+    for (std::int64_t i0 = 0; i0 < padded; i0 += kBlockRows) {
+      const std::int64_t i1 = std::min(padded, i0 + kBlockRows);
+      F64* const tile_c = c.data();
+      const std::int64_t height = i1 - i0;
+      for (std::int64_t tile = begin; tile < end; ++tile) {
+        const std::int64_t j0 = tile * kTile;
+        const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
+        for (std::int64_t i = i0; i < i1; ++i) {
+          for (int w = 0; w < kTile; ++w) {
+            tile_c[(tile - begin) * height + (i - i0)][w] =
+                w < width && i < m ? to_double(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
+          }
         }
       }
-      for (std::int64_t chunk = 0; chunk < chunks; ++chunk)
-        kernel.run(tile, chunk, instructions, c);
-      for (std::int64_t i = 0; i < m; ++i) {
-        for (int w = 0; w < width; ++w) acc[i * n + j0 + w] = accumulator_bits(dp, c[i][w]);
+      for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+        for (std::int64_t tile = begin; tile < end; ++tile) {
+          kernel.run(tile, chunk, instructions, i0, i1, tile_c + (tile - begin) * height);
+        }
+      }
+      for (std::int64_t tile = begin; tile < end; ++tile) {
+        const std::int64_t j0 = tile * kTile;
+        const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
+        for (std::int64_t i = i0; i < std::min(m, i1); ++i) {
+          for (int w = 0; w < width; ++w) {
+            acc[i * n + j0 + w] =
+                accumulator_bits(dp, tile_c[(tile - begin) * height + (i - i0)][w]);
+          }
+        }
       }
     }
   });

@@ -1,31 +1,18 @@
 #include <tcemu/emulator/integer_case_file.hpp>
 
 #include <charconv>
-#include <sstream>
 
 #include <tcemu/emulator/printable.hpp>
+
+#include "case_words.hpp"
 
 namespace tcemu {
 namespace {
 
-std::int32_t parse_hex(const std::string& word, const IntegerFormat& format, const char* role,
+std::int32_t parse_hex(std::string_view word, const IntegerFormat& format, const char* role,
                        std::size_t index, std::size_t line) {
-  const auto describe = [&] {
-    return std::string(role) +
-           (index == std::string_view::npos ? "" : "_" + std::to_string(index)) + " '" +
-           printable(word) + "'";
-  };
-  const auto digits = static_cast<std::size_t>(hex_digits(format));
-  if (word.size() != digits) {
-    throw CaseFileError(line, describe() + " must be " + std::to_string(digits) +
-                                  (digits == 1 ? " hex digit (" : " hex digits (") +
-                                  std::string(format.name) + ")");
-  }
-  std::uint32_t bits = 0;
-  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), bits, 16);
-  if (error != std::errc() || end != word.data() + word.size()) {
-    throw CaseFileError(line, describe() + " is not hexadecimal");
-  }
+  const std::uint32_t bits = detail::parse_hex_field(word, hex_digits(format), format.name,
+                                                     detail::case_field_name(role, index), line);
   return integer_from_bits(format, bits);  // the digit count keeps bits inside the format
 }
 
@@ -34,12 +21,10 @@ std::int32_t parse_hex(const std::string& word, const IntegerFormat& format, con
 std::optional<IntegerMmaCase> parse_integer_case_line(std::string_view text, std::size_t line,
                                                       const IntegerFormat& a_format,
                                                       const IntegerFormat& b_format) {
-  std::istringstream in{std::string(text)};
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
+  const auto words = detail::split_case_words(text);
   if (words.empty() || words.front().front() == '#') return std::nullopt;
   std::size_t k = 0;
-  const std::string& first = words.front();
+  const std::string_view first = words.front();
   const auto [end, error] = std::from_chars(first.data(), first.data() + first.size(), k, 10);
   if (error != std::errc() || end != first.data() + first.size()) {
     throw CaseFileError(line, "K '" + printable(first) + "' is not a non-negative integer");

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -163,6 +164,29 @@ TEST(EmulatorBackend, GemmBatchIsOneGemmPerProduct) {
   mixed = batch;
   mixed[1].a.offset_bytes = ab.bytes();  // past A's buffer
   EXPECT_THROW(backend->mma_gemm_batch(dp, {}, mixed), std::out_of_range);
+}
+
+// A borrowed buffer is the caller's memory: steps read and write it in place, its end is checked
+// like an allocated one's, and destroying it leaves the memory to its owner (the vectors below
+// are freed by their destructors; a buffer that freed them too would free them twice).
+TEST(EmulatorBackend, BorrowedBuffersWorkInPlaceAndAreNotFreed) {
+  auto backend = host::make_emulator_backend();
+  std::vector<std::uint32_t> source(6), destination(6, 0xFFFFFFFFu);
+  for (int i = 0; i < 6; ++i)
+    source[i] = std::bit_cast<std::uint32_t>(1.0f + 0.1f * static_cast<float>(i));
+  {
+    const Buffer in = backend->borrow(source.data(), source.size() * 4);
+    const Buffer out = backend->borrow(destination.data(), destination.size() * 4);
+    EXPECT_EQ(in.owner(), backend.get());
+    const BufferMatrix a{&in, 0, formats::fp32, 2, 3, 3, Layout::row_major};
+    const BufferMatrix b{&out, 0, formats::fp32, 2, 3, 3, Layout::row_major};
+    backend->convert(a, b, Rounding::nearest_even);
+    const BufferMatrix past{&out, 4, formats::fp32, 2, 3, 3, Layout::row_major};
+    EXPECT_THROW(backend->convert(a, past, Rounding::nearest_even), std::out_of_range);
+  }
+  EXPECT_EQ(destination, source);  // written in place, through the borrowed buffer
+  EXPECT_THROW(backend->borrow(nullptr, 8), std::invalid_argument);
+  EXPECT_EQ(backend->borrow(nullptr, 0).bytes(), 0u);
 }
 
 TEST(EmulatorBackend, MatricesPastTheirBufferAreRefused) {

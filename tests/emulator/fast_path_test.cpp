@@ -1,11 +1,13 @@
 // The vectorised fast path of the emulated GEMM (gemm_fast_path.cpp) against the model
-// (mma_element) on datapaths at the edges of what validate() accepts, and validate()'s refusal of
+// (mma_element) on datapaths at the edges of what validate() accepts and on every kernel it
+// specialises, and validate()'s refusal of
 // a nan_bits that is not a NaN of the accumulator format (issue 18's findings).
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -74,6 +76,102 @@ TEST(FastPath, RoundToNearestTiesAtOneBitOfPrecisionFollowTheModel) {
   dp.block_rounding = Rounding::nearest_even;
   const std::vector<std::uint32_t> row = {fp16_of(1), fp16_of(2)}, col = {fp16_of(1), fp16_of(1)};
   EXPECT_EQ(mma_element(dp, row, col, 0), 0x40800000u);
+}
+
+// Random and adversarial operands: zeros of both signs, subnormals and normals over a few binades
+// (so that alignment both keeps and drops bits). Rows of A with i % 7 == 0 are all -0 and columns
+// of B with j % 5 == 0 all +0 (column 5: zeros of random sign): with c = -0 there, every term of
+// those elements is a negative zero (column 5: zeros of both signs, whose sum is +0 under ieee).
+std::uint32_t adversarial_fp16(std::mt19937_64& rng) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(rng() & 1) << 15;
+  switch (rng() % 8) {
+    case 0:
+      return 0;
+    case 1:
+      return 0x8000;
+    case 2:
+      return sign | static_cast<std::uint32_t>(1 + rng() % 0x3FF);  // subnormal
+    default:
+      return sign | static_cast<std::uint32_t>((12 + rng() % 6) << 10) |
+             static_cast<std::uint32_t>(rng() % 0x400);
+  }
+}
+
+// Each kernel the fast path specialises (block size 4, 8, 16, 32 and any other; ZeroSign::ieee
+// and positive) against mma_element, with m above the row block (256 rows) and not a multiple of
+// the four rows the exponent pass packs, n across two column tiles, k ending in a partial
+// instruction (and, for one block size, enough inputs to take the operand table).
+TEST(FastPath, EverySpecialisedKernelMatchesMmaElement) {
+  const std::int64_t m = 263, n = 11;
+  std::mt19937_64 rng(7);
+  for (const int terms : {2, 4, 8, 16, 32}) {
+    for (const ZeroSign zero_sign : {ZeroSign::ieee, ZeroSign::positive}) {
+      Datapath dp = block_datapath(formats::fp16, formats::fp32, 32, terms, 25);
+      dp.zero_sign = zero_sign;
+      // With 16-term blocks (m + n) k exceeds the 2^16 fp16 patterns, so the operands come from the
+      // fast path's table of them.
+      const std::int64_t k = terms == 16 ? 8 * dp.instruction_k - 6 : 2 * dp.instruction_k + 7;
+      std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k)),
+          b(static_cast<std::size_t>(k * n));
+      std::vector<std::uint32_t> c(static_cast<std::size_t>(m * n)), d(c.size()),
+          expected(c.size());
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t p = 0; p < k; ++p) {
+          a[static_cast<std::size_t>(i * k + p)] =
+              static_cast<std::uint16_t>(i % 7 == 0 ? 0x8000 : adversarial_fp16(rng));
+        }
+      }
+      for (std::int64_t p = 0; p < k; ++p) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          b[static_cast<std::size_t>(p * n + j)] = static_cast<std::uint16_t>(
+              j % 5 == 0 ? (j == 5 ? rng() & 0x8000 : 0) : adversarial_fp16(rng));
+        }
+      }
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          c[static_cast<std::size_t>(i * n + j)] =
+              i % 7 == 0 && j % 5 == 0 ? 0x80000000u
+                                       : convert(formats::fp16, formats::fp32,
+                                                 adversarial_fp16(rng), Rounding::nearest_even);
+        }
+      }
+      const ConstMatrixView av{
+          reinterpret_cast<const unsigned char*>(a.data()), dp.input, m, k, k, Layout::row_major};
+      const ConstMatrixView bv{
+          reinterpret_cast<const unsigned char*>(b.data()), dp.input, k, n, n, Layout::row_major};
+      const ConstMatrixView cv{reinterpret_cast<const unsigned char*>(c.data()),
+                               dp.accumulator,
+                               m,
+                               n,
+                               n,
+                               Layout::row_major};
+      emulated_gemm(dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 2}, av,
+                    bv, cv,
+                    {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n,
+                      Layout::row_major}});
+      int negative_zeros = 0;
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          std::vector<std::uint32_t> row, col;
+          for (std::int64_t p = 0; p < k; ++p) {
+            row.push_back(av.get(i, p));
+            col.push_back(bv.get(p, j));
+          }
+          const std::uint32_t e = mma_element(dp, row, col, cv.get(i, j));
+          expected[static_cast<std::size_t>(i * n + j)] = e;
+          negative_zeros += e == 0x80000000u;
+        }
+      }
+      // The generator reaches the zero-sign rule: -0 results under ieee, none under positive.
+      if (zero_sign == ZeroSign::ieee) {
+        EXPECT_GT(negative_zeros, 0);
+      } else {
+        EXPECT_EQ(negative_zeros, 0);
+      }
+      EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}))
+          << "block_terms " << terms << " zero_sign " << static_cast<int>(zero_sign);
+    }
+  }
 }
 
 TEST(Validate, RefusesANanBitsThatIsNotANanOfTheAccumulator) {

@@ -66,7 +66,7 @@ TEST(SparseCase, RejectsMalformedLinesNamingTheField) {
   EXPECT_EQ(error_of("8 3c00 4000 4200 4400 1102 0001 0002 0003 0004 0005 0006 0007 0008 3f800000"),
             "line 9: sparse case: indices 11 of group 0 are not increasing (01 02 03 12 13 23)");
   EXPECT_EQ(error_of("8 3c00 4000 4200 xyz0 1302 0001 0002 0003 0004 0005 0006 0007 0008 3f800000"),
-            "line 9: a_3 'xyz0' must be 4 hex digits (fp16)");
+            "line 9: a_3 'xyz0' is not hexadecimal");
   EXPECT_EQ(error_of("8 3c00 4000 4200 4400 1302 0001 0002 0003 0004 0005 0006 0007 0008 3f80"),
             "line 9: c '3f80' must be 8 hex digits (fp32)");
 }

@@ -27,17 +27,19 @@ class Buffer {
   ~Buffer();
 
   std::size_t bytes() const { return bytes_; }
+  // The backend whose memory holds it (for a borrowed buffer: the backend that borrowed it).
   const MemorySpace* owner() const { return owner_; }
   // The address in the owner's memory space: only the owning backend may dereference it.
   void* address() const { return address_; }
 
  private:
   friend class MemorySpace;
-  Buffer(MemorySpace* owner, void* address, std::size_t bytes)
-      : owner_(owner), address_(address), bytes_(bytes) {}
+  Buffer(MemorySpace* owner, void* address, std::size_t bytes, bool owns)
+      : owner_(owner), address_(address), bytes_(bytes), owns_(owns) {}
   MemorySpace* owner_ = nullptr;
   void* address_ = nullptr;
   std::size_t bytes_ = 0;
+  bool owns_ = false;  // freed by owner_ when destroyed (false for MemorySpace::borrow)
 };
 
 class MemorySpace {
@@ -49,6 +51,12 @@ class MemorySpace {
   // `bytes` of storage in the backend's memory. Throws std::runtime_error (out of memory) with
   // the size asked for.
   Buffer allocate(std::size_t bytes);
+  // A buffer over `bytes` bytes at `address`, memory of this backend's space that someone else
+  // allocated and frees (the GPU backend: a caller's device allocation, such as the operands of
+  // an intercepted cublasDgemm; the host backends: host memory): steps run on it in place, and
+  // the buffer never frees it. The caller guarantees that the bytes are this space's memory and
+  // outlive the buffer. Throws std::invalid_argument for a null address with bytes > 0.
+  Buffer borrow(void* address, std::size_t bytes);
   // Copies between host memory and a buffer; throws std::out_of_range past the buffer's end.
   void copy_in(const void* host, Buffer& buffer, std::size_t bytes, std::size_t offset = 0);
   void copy_out(const Buffer& buffer, void* host, std::size_t bytes, std::size_t offset = 0) const;

@@ -157,10 +157,13 @@ TCEMU_HOST_DEVICE typename L::F start_block(const Binary64Grid& g, BlockSum<L>& 
   return scale;
 }
 
-// One exact product truncated on the grid and added.
-template <class L>
+// One exact product truncated on the grid and added. TrackZeroSign = false (a caller's
+// specialisation for ZeroSign::positive) skips the AND of the sign patterns: round_block reads
+// all_negative only through g.zero_sign_mask, which is 0 under ZeroSign::positive, so whatever
+// all_negative holds then (start_block's bits of c) no result bit changes.
+template <bool TrackZeroSign = true, class L>
 TCEMU_HOST_DEVICE void add_product(BlockSum<L>& s, typename L::F product, typename L::F scale) {
-  s.all_negative &= L::bits(product);
+  if constexpr (TrackZeroSign) s.all_negative &= L::bits(product);
   s.sum += L::truncated(product, scale);
 }
 

@@ -1,0 +1,342 @@
+// The cuBLAS entry points of the LD_PRELOAD library (docs/preload.md): cublasDgemm_v2 (what
+// cublas_v2.h's cublasDgemm names), cublasDgemm_v2_64, and cublasGemmEx / cublasGemmEx_64 with
+// CUDA_R_64F A, B and C and CUBLAS_COMPUTE_64F[_PEDANTIC]. Each call is routed to the Ozaki
+// scheme the environment names (preload_environment.hpp), run on the GPU backend in place on the
+// caller's device memory, or passed to the next definition (cuBLAS's, dlsym(RTLD_NEXT)) when
+// the scheme is off, the variables are bad, the call is below TCEMU_PRELOAD_MIN_SIZE, its
+// arguments are not a valid DGEMM (cuBLAS then reports them), or the scheme refuses the
+// operands (C is restored first). One log line per call says which.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/gpu/device.hpp>
+#include <tcemu/gpu/gpu_backend.hpp>
+#include <tcemu/ozaki/handle.hpp>
+
+#include "next_definition.hpp"
+#include "preload_environment.hpp"
+
+namespace tcemu::preload {
+namespace {
+
+// Set while this thread runs a scheme: the GPU backend's own cuBLAS calls (the int8 GEMMs of
+// dgemm-int8 and dgemm-crt) reach the definitions below too, and must go to cuBLAS.
+thread_local bool inside_scheme = false;
+
+// One backend per device and one handle (with its workspace) per device and routing, made at
+// the first call that needs them and kept for the process.
+struct Engines {
+  std::mutex mutex;
+  std::map<int, std::unique_ptr<Backend>> backends;
+  std::map<std::tuple<int, Scheme, ozaki::Mode, int>, std::unique_ptr<ozaki::Handle>> handles;
+};
+
+Engines& engines() {
+  static Engines* e = new Engines;  // never destroyed: calls may come from exit handlers
+  return *e;
+}
+
+ozaki::Handle& handle_for(int device, const Routing& r) {
+  Engines& e = engines();
+  auto& backend = e.backends[device];
+  if (!backend) {
+    backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
+  }
+  auto& handle = e.handles[{device, r.scheme, r.mode, r.count}];
+  if (!handle) {
+    ozaki::Options options;
+    options.mode = r.mode;
+    options.splits = r.count;
+    ozaki::Products products = ozaki::IntegerProducts{};
+    if (r.scheme == Scheme::dgemm_crt) products = ozaki::CrtProducts{};
+    if (r.scheme == Scheme::dgemm_tc) {
+      const std::string arch = gpu::require_device(device).arch_preset();
+      if (arch.empty()) throw std::runtime_error("no emulator preset for this device");
+      products = ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
+    }
+    handle = std::make_unique<ozaki::Handle>(*backend, products, options);
+  }
+  return *handle;
+}
+
+bool transposes(cublasOperation_t op) {
+  return op == CUBLAS_OP_T || op == CUBLAS_OP_C;  // C is T for real matrices
+}
+
+// A DGEMM call, whatever entry point it came through.
+struct Call {
+  const char* entry;
+  cublasHandle_t handle;
+  cublasOperation_t transa, transb;
+  std::int64_t m, n, k;
+  const double* alpha;
+  const double* a;
+  std::int64_t lda;
+  const double* b;
+  std::int64_t ldb;
+  const double* beta;
+  double* c;
+  std::int64_t ldc;
+};
+
+// Bytes from the first element of a column-major rows x cols matrix with leading dimension ld
+// to past its last.
+std::size_t span_bytes(std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  return static_cast<std::size_t>((cols - 1) * ld + rows) * sizeof(double);
+}
+
+// Why `call` is not a DGEMM the scheme takes, or nothing. Invalid arguments go to cuBLAS, which
+// returns its error for them.
+std::optional<std::string> refusal(const Call& c, const Routing& r) {
+  auto is_op = [](cublasOperation_t op) { return op == CUBLAS_OP_N || transposes(op); };
+  if (!is_op(c.transa) || !is_op(c.transb)) return "an operation other than N, T, C";
+  if (c.m < 0 || c.n < 0 || c.k < 0) return "a negative dimension";
+  const std::int64_t a_rows = transposes(c.transa) ? c.k : c.m;
+  const std::int64_t b_rows = transposes(c.transb) ? c.n : c.k;
+  if (c.lda < std::max<std::int64_t>(1, a_rows) || c.ldb < std::max<std::int64_t>(1, b_rows) ||
+      c.ldc < std::max<std::int64_t>(1, c.m)) {
+    return "a leading dimension too small";
+  }
+  if (c.alpha == nullptr || c.beta == nullptr) return "a null alpha or beta";
+  if (c.m < r.min_size || c.n < r.min_size || c.k < r.min_size) {
+    return "below TCEMU_PRELOAD_MIN_SIZE=" + std::to_string(r.min_size);
+  }
+  return std::nullopt;
+}
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Runs `call` through the scheme; returns a description for the log. Throws on any failure,
+// with C as it was (restored from a copy when beta != 0 and the scheme had begun writing it;
+// when beta == 0, C is rewritten entirely by whoever computes the call next).
+std::string route(const Call& call, const Routing& r) {
+  cudaStream_t stream = nullptr;
+  if (cublasGetStream(call.handle, &stream) != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error("cublasGetStream failed");
+  }
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  if (cublasGetPointerMode(call.handle, &pointer_mode) != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error("cublasGetPointerMode failed");
+  }
+  // A stream being captured into a CUDA graph cannot be synchronised, and the scheme's work
+  // would not be part of the graph: such calls go to cuBLAS, which records them.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cuda_check(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
+  if (capture != cudaStreamCaptureStatusNone) {
+    throw std::runtime_error("the handle's stream is being captured into a CUDA graph");
+  }
+  // The caller's stream has finished writing A, B, C (and alpha, beta) before the scheme, on
+  // the backend's stream, reads them; the backend is synchronised before returning, so work
+  // the caller queues afterwards sees C.
+  cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  double alpha = 0, beta = 0;
+  if (pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
+    cuda_check(cudaMemcpy(&alpha, call.alpha, sizeof alpha, cudaMemcpyDeviceToHost), "alpha");
+    cuda_check(cudaMemcpy(&beta, call.beta, sizeof beta, cudaMemcpyDeviceToHost), "beta");
+  } else {
+    alpha = *call.alpha;
+    beta = *call.beta;
+  }
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+
+  std::lock_guard lock(engines().mutex);
+  ozaki::Handle& h = handle_for(device, r);
+  Backend& backend = *engines().backends[device];
+  // op(A) is m x k: column-major A (m x k) or, transposed, the column-major k x m A read as a
+  // row-major m x k matrix with the same leading dimension; the same for op(B).
+  const bool ta = transposes(call.transa), tb = transposes(call.transb);
+  Buffer a = backend.borrow(const_cast<double*>(call.a),
+                            span_bytes(ta ? call.k : call.m, ta ? call.m : call.k, call.lda));
+  Buffer b = backend.borrow(const_cast<double*>(call.b),
+                            span_bytes(tb ? call.n : call.k, tb ? call.k : call.n, call.ldb));
+  Buffer c = backend.borrow(call.c, span_bytes(call.m, call.n, call.ldc));
+  const auto layout = [](bool t) { return t ? Layout::row_major : Layout::column_major; };
+  const RealMatrix ma{&a, 0, Real::fp64, call.m, call.k, call.lda, layout(ta)};
+  const RealMatrix mb{&b, 0, Real::fp64, call.k, call.n, call.ldb, layout(tb)};
+  const RealMatrix mc{&c, 0, Real::fp64, call.m, call.n, call.ldc, Layout::column_major};
+
+  // A copy of C when the scheme reads it, to put back if the scheme fails part way.
+  double* saved = nullptr;
+  const std::size_t row_bytes = static_cast<std::size_t>(call.m) * sizeof(double);
+  if (beta != 0 && call.m > 0 && call.n > 0) {
+    cuda_check(cudaMalloc(&saved, row_bytes * static_cast<std::size_t>(call.n)), "cudaMalloc");
+    cuda_check(cudaMemcpy2D(saved, row_bytes, call.c, call.ldc * sizeof(double), row_bytes, call.n,
+                            cudaMemcpyDeviceToDevice),
+               "saving C");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    inside_scheme = true;
+    h.gemm(alpha, ma, mb, beta, mc);
+    backend.synchronize();
+    inside_scheme = false;
+  } catch (...) {
+    inside_scheme = false;
+    if (saved != nullptr) {
+      cudaDeviceSynchronize();
+      cudaMemcpy2D(call.c, call.ldc * sizeof(double), saved, row_bytes, row_bytes, call.n,
+                   cudaMemcpyDeviceToDevice);
+      cudaFree(saved);
+    }
+    throw;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (saved != nullptr) cudaFree(saved);
+  const ozaki::Report& rep = h.report();
+  std::ostringstream line;
+  line << "routed to " << scheme_name(r.scheme) << " mode " << mode_name(r.mode);
+  if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
+  line << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ") << rep.slices_a;
+  if (r.scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
+  line << ", GEMMs " << rep.gemms << "), alpha " << alpha << " beta " << beta << ", " << seconds
+       << " s";
+  return line.str();
+}
+
+std::string shape(const Call& c) {
+  auto op = [](cublasOperation_t o) { return transposes(o) ? 'T' : 'N'; };
+  std::ostringstream s;
+  s << c.entry << " " << op(c.transa) << op(c.transb) << " m " << c.m << " n " << c.n << " k "
+    << c.k << " lda " << c.lda << " ldb " << c.ldb << " ldc " << c.ldc;
+  return s.str();
+}
+
+// Routes `call` or passes it to `fall_through`, logging which.
+template <class FallThrough>
+cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
+  if (inside_scheme) return fall_through();
+  std::string why;
+  const std::optional<Routing> r = routing_from_environment(why);
+  if (r) {
+    if (auto refused = refusal(call, *r)) {
+      why = *refused;
+    } else {
+      try {
+        log_line(shape(call) + ": " + route(call, *r));
+        return CUBLAS_STATUS_SUCCESS;
+      } catch (const std::exception& e) {
+        why = std::string("not routed: ") + e.what();
+      }
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const cublasStatus_t status = fall_through();
+  std::ostringstream line;
+  line << shape(call) << ": fell through to cuBLAS (" << why << "), status " << status;
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    cudaStream_t stream = nullptr;
+    cublasGetStream(call.handle, &stream);
+    cudaStreamSynchronize(stream);
+    line << ", " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+         << " s";
+  }
+  log_line(line.str());
+  return status;
+}
+
+bool is_fp64_gemm(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeType_t compute) {
+  return at == CUDA_R_64F && bt == CUDA_R_64F && ct == CUDA_R_64F &&
+         (compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC);
+}
+
+}  // namespace
+}  // namespace tcemu::preload
+
+using tcemu::preload::Call;
+using tcemu::preload::dispatch;
+using tcemu::preload::next_definition;
+
+extern "C" {
+
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                              cublasOperation_t transb, int m, int n, int k, const double* alpha,
+                              const double* A, int lda, const double* B, int ldb,
+                              const double* beta, double* C, int ldc) {
+  static const auto next = next_definition<decltype(&cublasDgemm_v2)>("cublasDgemm_v2");
+  return dispatch(
+      Call{"cublasDgemm_v2", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc},
+      [&] { return next(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+}
+
+cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                 const double* alpha, const double* A, int64_t lda, const double* B,
+                                 int64_t ldb, const double* beta, double* C, int64_t ldc) {
+  static const auto next = next_definition<decltype(&cublasDgemm_v2_64)>("cublasDgemm_v2_64");
+  return dispatch(
+      Call{"cublasDgemm_v2_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+           ldc},
+      [&] { return next(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                            cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                            const void* A, cudaDataType Atype, int lda, const void* B,
+                            cudaDataType Btype, int ldb, const void* beta, void* C,
+                            cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                            cublasGemmAlgo_t algo) {
+  using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                  int, const void*, const void*, cudaDataType, int, const void*,
+                                  cudaDataType, int, const void*, void*, cudaDataType, int,
+                                  cublasComputeType_t, cublasGemmAlgo_t);
+  static const auto next = next_definition<Next>("cublasGemmEx");
+  auto fall_through = [&] {
+    return next(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                Ctype, ldc, computeType, algo);
+  };
+  if (tcemu::preload::inside_scheme ||
+      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
+    return fall_through();
+  }
+  return dispatch(
+      Call{"cublasGemmEx", handle, transa, transb, m, n, k, static_cast<const double*>(alpha),
+           static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
+           static_cast<const double*>(beta), static_cast<double*>(C), ldc},
+      fall_through);
+}
+
+cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                               cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                               const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
+                               const void* B, cudaDataType Btype, int64_t ldb, const void* beta,
+                               void* C, cudaDataType Ctype, int64_t ldc,
+                               cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t,
+                                  int64_t, int64_t, const void*, const void*, cudaDataType, int64_t,
+                                  const void*, cudaDataType, int64_t, const void*, void*,
+                                  cudaDataType, int64_t, cublasComputeType_t, cublasGemmAlgo_t);
+  static const auto next = next_definition<Next>("cublasGemmEx_64");
+  auto fall_through = [&] {
+    return next(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                Ctype, ldc, computeType, algo);
+  };
+  if (tcemu::preload::inside_scheme ||
+      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
+    return fall_through();
+  }
+  return dispatch(
+      Call{"cublasGemmEx_64", handle, transa, transb, m, n, k, static_cast<const double*>(alpha),
+           static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
+           static_cast<const double*>(beta), static_cast<double*>(C), ldc},
+      fall_through);
+}
+
+}  // extern "C"

@@ -1,0 +1,154 @@
+// The environment variables and the log of the LD_PRELOAD library (preload_environment.hpp).
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string_view>
+
+#include <tcemu/backend/crt_elements.hpp>
+
+#include "preload_environment.hpp"
+
+namespace tcemu::preload {
+namespace {
+
+constexpr const char* kPrefix = "tcemu preload: ";
+
+std::mutex& stderr_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// Writes `message` on stderr the first time it is seen in this process.
+void report_once(const std::string& message) {
+  static std::set<std::string> seen;
+  std::lock_guard lock(stderr_mutex());
+  if (!seen.insert(message).second) return;
+  std::fprintf(stderr, "%s%s\n", kPrefix, message.c_str());
+  std::fflush(stderr);
+}
+
+std::optional<std::string_view> variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string_view(value);
+}
+
+// The integer `text` in [lo, hi], or nothing.
+std::optional<std::int64_t> integer_in(std::string_view text, std::int64_t lo, std::int64_t hi) {
+  std::int64_t v = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || v < lo || v > hi) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Reports a bad value of `name` once and returns the reason calls fall through.
+std::string bad(const char* name, std::string_view value, const std::string& expected) {
+  std::string message = std::string(name) + "='" + std::string(value) + "' is not " + expected +
+                        "; calls fall through to the BLAS";
+  report_once(message);
+  return message;
+}
+
+}  // namespace
+
+const char* scheme_name(Scheme s) {
+  switch (s) {
+    case Scheme::dgemm_tc:
+      return "dgemm-tc";
+    case Scheme::dgemm_int8:
+      return "dgemm-int8";
+    case Scheme::dgemm_crt:
+      return "dgemm-crt";
+  }
+  return "?";
+}
+
+const char* mode_name(ozaki::Mode m) {
+  return m == ozaki::Mode::dp ? "dp" : m == ozaki::Mode::cr ? "cr" : "tunable";
+}
+
+std::optional<Routing> routing_from_environment(std::string& why) {
+  Routing r;
+  const auto scheme = variable("TCEMU_PRELOAD_SCHEME");
+  if (!scheme || *scheme == "off") {
+    why = scheme ? "TCEMU_PRELOAD_SCHEME=off" : "TCEMU_PRELOAD_SCHEME unset";
+    return std::nullopt;
+  }
+  if (*scheme == "dgemm-tc") {
+    r.scheme = Scheme::dgemm_tc;
+  } else if (*scheme == "dgemm-int8") {
+    r.scheme = Scheme::dgemm_int8;
+  } else if (*scheme == "dgemm-crt") {
+    r.scheme = Scheme::dgemm_crt;
+  } else {
+    why = bad("TCEMU_PRELOAD_SCHEME", *scheme, "dgemm-tc, dgemm-int8, dgemm-crt or off");
+    return std::nullopt;
+  }
+  if (const auto mode = variable("TCEMU_PRELOAD_MODE")) {
+    const auto named = ozaki::mode_by_name(*mode);
+    if (!named || *named == ozaki::Mode::sp) {
+      why = bad("TCEMU_PRELOAD_MODE", *mode, "dp, cr or tunable");
+      return std::nullopt;
+    }
+    r.mode = *named;
+  }
+  // The count of tunable mode: slices for Ozaki-I, moduli for Ozaki-II; the other variable, or
+  // either outside tunable mode, is a configuration the library would otherwise ignore.
+  const bool crt = r.scheme == Scheme::dgemm_crt;
+  const char* count_name = crt ? "TCEMU_PRELOAD_MODULI" : "TCEMU_PRELOAD_SPLITS";
+  const char* other_name = crt ? "TCEMU_PRELOAD_SPLITS" : "TCEMU_PRELOAD_MODULI";
+  if (const auto other = variable(other_name)) {
+    why = bad(other_name, *other,
+              std::string("used by ") + scheme_name(r.scheme) + " (it takes " + count_name + ")");
+    return std::nullopt;
+  }
+  const auto count = variable(count_name);
+  if (r.mode == ozaki::Mode::tunable) {
+    const std::int64_t most = crt ? crt_elements::kMaxModuli : 1000;
+    const auto n = count ? integer_in(*count, 1, most) : std::nullopt;
+    if (!n) {
+      why = bad(count_name, count.value_or("(unset)"),
+                "an integer in [1, " + std::to_string(most) + "], which mode tunable needs");
+      return std::nullopt;
+    }
+    r.count = static_cast<int>(*n);
+  } else if (count) {
+    why = bad(count_name, *count, "used outside TCEMU_PRELOAD_MODE=tunable");
+    return std::nullopt;
+  }
+  if (const auto size = variable("TCEMU_PRELOAD_MIN_SIZE")) {
+    const auto n = integer_in(*size, 0, std::int64_t{1} << 62);
+    if (!n) {
+      why = bad("TCEMU_PRELOAD_MIN_SIZE", *size, "a non-negative integer");
+      return std::nullopt;
+    }
+    r.min_size = *n;
+  }
+  return r;
+}
+
+void log_line(const std::string& line) {
+  const auto target = variable("TCEMU_PRELOAD_LOG");
+  if (!target || target->empty()) return;
+  if (*target == "stderr") {
+    std::lock_guard lock(stderr_mutex());
+    std::fprintf(stderr, "%s%s\n", kPrefix, line.c_str());
+    std::fflush(stderr);
+    return;
+  }
+  static std::mutex file_mutex;
+  std::lock_guard lock(file_mutex);
+  std::FILE* f = std::fopen(std::string(*target).c_str(), "a");
+  if (f == nullptr) {
+    report_once("TCEMU_PRELOAD_LOG='" + std::string(*target) + "' cannot be opened for appending");
+    return;
+  }
+  std::fprintf(f, "%s\n", line.c_str());
+  std::fclose(f);
+}
+
+}  // namespace tcemu::preload

@@ -1,0 +1,41 @@
+// What the LD_PRELOAD library is told by its environment variables (docs/preload.md), read at
+// every intercepted call, and the log of what it did with each call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <tcemu/ozaki/options.hpp>
+
+namespace tcemu::preload {
+
+// The schemes a call can be routed to (the names of `tcemu gemm --scheme`).
+enum class Scheme { dgemm_tc, dgemm_int8, dgemm_crt };
+
+const char* scheme_name(Scheme s);
+// "dp", "cr" or "tunable" (the modes a routed call takes).
+const char* mode_name(ozaki::Mode m);
+
+struct Routing {
+  Scheme scheme = Scheme::dgemm_int8;
+  ozaki::Mode mode = ozaki::Mode::dp;
+  int count = 0;              // tunable: slices (dgemm-tc, dgemm-int8) or moduli (dgemm-crt)
+  std::int64_t min_size = 0;  // a call with m, n or k below it falls through
+
+  bool operator==(const Routing&) const = default;
+};
+
+// The routing the variables ask for now: TCEMU_PRELOAD_SCHEME (dgemm-tc, dgemm-int8, dgemm-crt,
+// or off), TCEMU_PRELOAD_MODE (dp, cr, tunable; default dp), TCEMU_PRELOAD_SPLITS (tunable
+// dgemm-tc and dgemm-int8) or TCEMU_PRELOAD_MODULI (tunable dgemm-crt), TCEMU_PRELOAD_MIN_SIZE
+// (default 0). Nothing when calls are to fall through: the scheme unset or "off", or a value
+// that is not understood; the latter is reported once per variable and value on stderr, naming
+// the variable, and `why` receives the reason in both cases.
+std::optional<Routing> routing_from_environment(std::string& why);
+
+// Appends `line` and a newline to the log TCEMU_PRELOAD_LOG names (a file, appended to, or
+// "stderr"); nothing when it is unset. A file that cannot be opened is reported once on stderr.
+void log_line(const std::string& line);
+
+}  // namespace tcemu::preload

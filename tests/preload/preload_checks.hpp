@@ -1,0 +1,139 @@
+// What the programs run under the LD_PRELOAD libraries (cublas_only_program.cpp,
+// blas_only_program.cpp) share: their inputs, the host reference of a routed call, the log.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/ozaki/handle.hpp>
+
+namespace tcemu_preload_test {
+
+inline int failures = 0;
+
+inline void fail(const std::string& what) {
+  std::fprintf(stderr, "FAIL: %s\n", what.c_str());
+  ++failures;
+}
+
+inline std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+// Values m 2^e with m uniform in [-1, 1) (53 random bits) and e in [-12, 12]: sums of their
+// products cancel and round, so a plain FP64 sum is often not the correctly rounded one.
+inline std::vector<double> random_matrix(std::size_t count, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  std::vector<double> x(count);
+  for (double& v : x) {
+    const double mantissa =
+        static_cast<double>(static_cast<std::int64_t>(rng() >> 10) - (std::int64_t{1} << 53)) /
+        std::ldexp(1.0, 53);
+    v = std::ldexp(mantissa, exponent(rng));
+  }
+  return x;
+}
+
+// The scheme and mode the TCEMU_PRELOAD_* variables name, as a host handle on `backend`.
+inline std::unique_ptr<tcemu::ozaki::Handle> reference_handle(tcemu::Backend& backend,
+                                                              bool cr_oracle,
+                                                              const std::string& arch) {
+  namespace oz = tcemu::ozaki;
+  oz::Options options;
+  options.mode =
+      *oz::mode_by_name(env("TCEMU_PRELOAD_MODE").empty() ? "dp" : env("TCEMU_PRELOAD_MODE"));
+  const std::string scheme = env("TCEMU_PRELOAD_SCHEME");
+  const std::string count =
+      env(scheme == "dgemm-crt" ? "TCEMU_PRELOAD_MODULI" : "TCEMU_PRELOAD_SPLITS");
+  if (!count.empty()) options.splits = std::stoi(count);
+  oz::Products products = oz::IntegerProducts{};
+  if (cr_oracle) {
+    products = oz::Fp64Products{};
+  } else if (scheme == "dgemm-crt") {
+    products = oz::CrtProducts{};
+  } else if (scheme == "dgemm-tc") {
+    products = oz::TensorCoreProducts{
+        tcemu::preset(arch, tcemu::formats::fp16, tcemu::formats::fp32, "mma.sync")};
+  }
+  return std::make_unique<oz::Handle>(backend, products, options);
+}
+
+inline std::vector<std::string> log_lines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Compares C as a routed call left it (`got`) with the reference handle's result of the same
+// call on the host, bit for bit, failing when any element differs. Returns how many elements a
+// plain FP64 sum in k order gets different from the reference (for alpha = 1, beta = 0 calls;
+// 0 otherwise): the elements on which a call that fell through would likely have failed.
+inline int check_routed(const char* name, char ta, char tb, int m, int n, int k, double alpha,
+                        const std::vector<double>& a, int lda, const std::vector<double>& b,
+                        int ldb, double beta, const std::vector<double>& c0, int ldc,
+                        const std::vector<double>& got, tcemu::ozaki::Handle& reference) {
+  std::vector<double> want = c0;
+  reference.dgemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(), ldc);
+  int wrong = 0, plain_differs = 0;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < m; ++i) {
+      const std::size_t at = std::size_t(j) * ldc + i;
+      if (std::bit_cast<std::uint64_t>(got[at]) != std::bit_cast<std::uint64_t>(want[at])) {
+        if (++wrong <= 3) {
+          std::fprintf(stderr, "  %s: C(%d,%d) = %a, the host scheme gives %a\n", name, i, j,
+                       got[at], want[at]);
+        }
+      }
+      double plain = 0;  // the textbook FP64 sum, in k order
+      for (int p = 0; p < k; ++p) {
+        const double x = ta == 'N' ? a[std::size_t(p) * lda + i] : a[std::size_t(i) * lda + p];
+        const double y = tb == 'N' ? b[std::size_t(j) * ldb + p] : b[std::size_t(p) * ldb + j];
+        plain += x * y;
+      }
+      if (alpha == 1.0 && beta == 0.0 && plain != want[at]) ++plain_differs;
+    }
+  }
+  if (wrong > 0) {
+    fail(std::string(name) + ": " + std::to_string(wrong) + " of " + std::to_string(m * n) +
+         " elements differ from the host scheme");
+  } else {
+    std::printf(
+        "ok: %s (%d x %d x %d), bits equal to the host scheme; a plain FP64 sum "
+        "differs in %d elements\n",
+        name, m, n, k, plain_differs);
+  }
+  return plain_differs;
+}
+
+// Checks the log of a run of `calls` calls: one line each, naming the scheme of
+// TCEMU_PRELOAD_SCHEME when `routed`, else `fell_through` and `reason`.
+inline void check_log(const std::string& log_path, std::size_t calls, bool routed,
+                      const std::string& fell_through, const std::string& fallthrough_reason) {
+  const std::vector<std::string> lines = log_lines(log_path);
+  if (lines.size() != calls) {
+    fail("the log " + log_path + " has " + std::to_string(lines.size()) + " lines for " +
+         std::to_string(calls) + " calls");
+  }
+  const std::string wanted = routed ? "routed to " + env("TCEMU_PRELOAD_SCHEME") : fell_through;
+  for (const std::string& line : lines) {
+    std::printf("log: %s\n", line.c_str());
+    if (line.find(wanted) == std::string::npos ||
+        (!routed && line.find(fallthrough_reason) == std::string::npos)) {
+      fail("log line without '" + wanted + "'" +
+           (routed ? "" : " and '" + fallthrough_reason + "'") + ": " + line);
+    }
+  }
+}
+
+}  // namespace tcemu_preload_test
