@@ -18,8 +18,12 @@
 // e4m3/e5m2 (mma.sp.m16n8k64, sm_89+; "sparse mma.m16n8k64 with .u8/.s8/.e4m3/.e5m2"): four
 //   8-bit elements per register; A element e is kept column 4 tig + (e & 3) + 16 (e / 8) (registers
 //   alternate rows g, g + 8); B element e is row 4 tig + (e & 3) + 16 (e / 4); a row's metadata is
-//   64 bits (32 kept columns), threads tig 0-3 holding kept columns 8 tig to 8 tig + 7 of rows g
-//   (bits 0-15) and g + 8 (bits 16-31).
+//   64 bits (32 kept columns) and a thread holds 32 of them, half a row ("metadata layout for
+//   columns 0-31" and "32-63", sparsity selector 0 only): tig 0 and 1 kept columns 0-15 (dense
+//   columns 0-31) of rows g and g + 8, tig 2 and 3 kept columns 16-31 of rows g and g + 8.
+//   Measured on the H100 (docs/presets.md): with the quarter-row split of the f16 shapes, d was
+//   the sum over kept column j of the metadata of kept column (j % 8) + 16 (j / 16), the
+//   products of this split.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -69,9 +73,13 @@ __host__ __device__ constexpr int kept_meta_bits(SparseOp op) {
   return is_tf32(op) ? 4 : 2;
 }
 // 16-bit pieces of a row's metadata, one per thread of a quad from the first (the rows g and
-// g + 8 share each thread's word): K/2 kept elements of meta_bits bits.
+// g + 8 share each thread's word): K/2 kept elements of meta_bits bits. fp8 (64 bits a row) has
+// 32-bit pieces instead, one per pair of threads (rows g and g + 8 in separate threads).
 __host__ __device__ constexpr int meta_pieces(SparseOp op) {
   return sparse_k(op) / 2 * kept_meta_bits(op) / 16;
+}
+__host__ __device__ constexpr int meta_words(SparseOp op) {
+  return (meta_pieces(op) + 1) / 2;
 }
 
 template <SparseOp O>
@@ -115,14 +123,13 @@ __device__ void issue(const unsigned (&a)[4], const unsigned (&b)[4], unsigned c
 #undef TCEMU_SP_F16
 }
 
-// One warp per case: a_bits K/2 words, meta_words words of a row's metadata (kept column j at
+// One warp per case: a_bits K/2 words, meta_words(O) words of a row's metadata (kept column j at
 // bits 2 j, tf32 4 j, of the 64-bit row), b_bits K words per case.
 template <SparseOp O>
 __global__ void sparse_cases(const std::uint32_t* a_bits, const std::uint32_t* meta_bits,
                              const std::uint32_t* b_bits, const std::uint32_t* c_bits,
                              std::uint32_t* d_bits, int cases) {
   constexpr int k = sparse_k(O), registers = is_tf32(O) ? k / 4 : is_fp8(O) ? k / 16 : k / 8;
-  constexpr int meta_words = (meta_pieces(O) + 1) / 2;
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   if (warp >= cases) return;
   const int lane = static_cast<int>(threadIdx.x % 32), tig = lane % 4;
@@ -145,18 +152,23 @@ __global__ void sparse_cases(const std::uint32_t* a_bits, const std::uint32_t* m
       rb[e / 2] |= (b[2 * tig + (e & 1) + 8 * (e / 2)] & 0xFFFFu) << (16 * (e % 2));
     }
   }
-  // Thread tig holds piece tig % meta_pieces (16 bits) of the row's metadata.
-  const int piece = tig % meta_pieces(O);
-  const std::uint32_t m = meta_bits[static_cast<long long>(warp) * meta_words + piece / 2];
-  const std::uint32_t half = piece % 2 == 0 ? m & 0xFFFFu : m >> 16;
+  const std::uint32_t* row_meta = meta_bits + static_cast<long long>(warp) * meta_words(O);
+  std::uint32_t meta = 0;
+  if constexpr (is_fp8(O)) {
+    meta = row_meta[tig / 2];  // tig 0, 1: kept columns 0-15; tig 2, 3: 16-31
+  } else {
+    // Thread tig holds piece tig % meta_pieces (16 bits) of the row's metadata, for both rows.
+    const int piece = tig % meta_pieces(O);
+    const std::uint32_t half = (row_meta[piece / 2] >> (16 * (piece % 2))) & 0xFFFFu;
+    meta = half | (half << 16);
+  }
   const std::uint32_t c = half_acc(O) ? (c_bits[warp] & 0xFFFFu) * 0x10001u : c_bits[warp];
-  issue<O>(ra, rb, c, half | (half << 16), d);
+  issue<O>(ra, rb, c, meta, d);
   if (lane == 0) d_bits[warp] = half_acc(O) ? (d[0] & 0xFFFFu) : d[0];
 }
 
 template <SparseOp O>
 std::vector<std::uint32_t> launch(std::span<const SparseMmaCase> cases) {
-  constexpr int meta_words = (meta_pieces(O) + 1) / 2;
   std::vector<std::uint32_t> a, meta, b, c;
   for (const SparseMmaCase& x : cases) {
     a.insert(a.end(), x.a.begin(), x.a.end());
@@ -166,7 +178,7 @@ std::vector<std::uint32_t> launch(std::span<const SparseMmaCase> cases) {
       row |= is_tf32(O) ? std::uint64_t{x.index[j] % 2 == 0 ? 0x4u : 0xEu} << (4 * j)
                         : std::uint64_t{x.index[j]} << (2 * j);
     }
-    for (int w = 0; w < meta_words; ++w)
+    for (int w = 0; w < meta_words(O); ++w)
       meta.push_back(static_cast<std::uint32_t>(row >> (32 * w)));
     b.insert(b.end(), x.b.begin(), x.b.end());
     c.push_back(x.c);
