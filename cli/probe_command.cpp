@@ -56,9 +56,7 @@ b_0..b_{K-1} c d' (emulator/include/tcemu/emulator/sparse_case.hpp: the K/2 kept
 one digit 0-3 per kept value giving its position in its group of four, all K values of B): the
 dense cases of the K/2 kept products given random metadata (the crafted ones also with indices
 01 and 23 in every group; tf32, 1:2 sparse: 02 and 13) and random bits in B's dropped rows. They are compared with the
-architecture's sparse preset (a shape without one, fp8 mma.sp.m16n8k64, with the architecture's
-dense shape of K/2 over the kept products, the hypothesis every measured preset fits) and, as a
-check of the block structure, with the same datapath in blocks of K/4 kept products (a second
+architecture's sparse preset and, as a check of the block structure, with the same datapath in blocks of K/4 kept products (a second
 mismatch count).
 
 Every GPU result is also compared with the emulator's preset of the device's architecture for
@@ -159,20 +157,8 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
                               std::size_t keep, const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  // A shape without a row (fp8 mma.sp.m16n8k64) is compared with the hypothesis every measured
-  // row fits: the dense shape of K/2 over the kept products.
-  const auto rows = all_sparse_presets();
-  const bool has_row = std::ranges::any_of(rows, [&](const PresetEntry& r) {
-    return r.arch == arch && r.instruction == instruction && r.datapath.input == input &&
-           r.datapath.accumulator == accumulator;
-  });
-  const Datapath dp = has_row ? sparse_preset(arch, input, accumulator, instruction)
-                              : dense_half_k_datapath(arch, input, accumulator, instruction);
-  const std::string model = has_row
-                                ? "the " + arch + " sparse preset"
-                                : "the " + arch + " dense mma.sync.m16n8k" +
-                                      std::to_string(sparse_instruction_k(instruction) / 2) +
-                                      " over the kept products (hypothesis: no sparse preset yet)";
+  const Datapath dp = sparse_preset(arch, input, accumulator, instruction);
+  const std::string model = "the " + arch + " sparse preset";
   const int k = sparse_instruction_k(instruction);
   Datapath quarter = dp;
   quarter.block_terms = quarter.k_group = k / 4;

@@ -27,7 +27,8 @@ Case files: replays every recorded case (K a... b... c d) of each FILE through t
 compares the emulator's result with the recorded d, bit for bit. Prints the number of cases and
 mismatches per file, and the first N mismatches (default 5) with their inputs, the recorded and
 the emulated result; a comment line '# crafted: NAME' before a case names it. With --instr
-mma.sp.m16n8k8, mma.sp.m16n8k16 or mma.sp.m16n8k32 the files hold sparse case lines (tcemu mma --help), as
+mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 or mma.sp.m16n8k64 the files hold sparse case
+lines (tcemu mma --help), as
 `tcemu probe --instr mma.sp.*` writes them.
 
 Whole matrices (--d): compares the recorded D (M x N, the accumulator format, hex text or .npy)

@@ -27,7 +27,7 @@ TEST(SparseRunner, EveryShapeMatchesItsSparsePreset) {
     GTEST_SKIP() << "no sparse preset for " << devices.front().name;
   }
   ASSERT_EQ(gpu::sparse_probe_instructions(cc).size(), cc >= 89 ? 4u : 3u);
-  // The shapes with a preset (fp8 mma.sp.m16n8k64 has none yet: Fp8FragmentsGiveExactSums).
+  // Every shape the runner issues has a preset (fp8 mma.sp.m16n8k64 on sm_89+).
   for (std::string_view instruction : sparse_instruction_names(arch)) {
     for (const auto& [input, accumulator] : gpu::sparse_pairs(instruction)) {
       const Datapath dp = sparse_preset(arch, input, accumulator, instruction);

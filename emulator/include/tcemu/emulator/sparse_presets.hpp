@@ -30,13 +30,6 @@ int sparse_instruction_k(std::string_view instruction);
 Datapath sparse_preset(std::string_view arch, const FloatFormat& input,
                        const FloatFormat& accumulator, std::string_view instruction);
 
-// The datapath of the architecture's dense mma.sync shape of K/2 (mma.sync.m16n8k32 for
-// mma.sp.m16n8k64), the model every measured row follows: what `tcemu probe` compares a sparse
-// shape without a row with (fp8 mma.sp.m16n8k64, not measured yet). Throws std::invalid_argument
-// as sparse_instruction_k and preset() do.
-Datapath dense_half_k_datapath(std::string_view arch, const FloatFormat& input,
-                               const FloatFormat& accumulator, std::string_view instruction);
-
 // d of one sparse case (the datapath from sparse_preset; the case's K must be twice its
 // instruction_k).
 std::uint32_t sparse_mma_element(const Datapath& kept, const SparseMmaCase& c);
