@@ -19,11 +19,12 @@
 //   8-bit elements per register; A element e is kept column 4 tig + (e & 3) + 16 (e / 8) (registers
 //   alternate rows g, g + 8); B element e is row 4 tig + (e & 3) + 16 (e / 4); a row's metadata is
 //   64 bits (32 kept columns) and a thread holds 32 of them, half a row ("metadata layout for
-//   columns 0-31" and "32-63", sparsity selector 0 only): tig 0 and 1 kept columns 0-15 (dense
-//   columns 0-31) of rows g and g + 8, tig 2 and 3 kept columns 16-31 of rows g and g + 8.
-//   Measured on the H100 (docs/presets.md): with the quarter-row split of the f16 shapes, d was
-//   the sum over kept column j of the metadata of kept column (j % 8) + 16 (j / 16), the
-//   products of this split.
+//   columns 0-31" and "32-63", sparsity selector 0 only): tig 0 and 1 the kept columns 0-15
+//   (dense columns 0-31), tig 2 and 3 the kept columns 16-31, one of each pair for row g, the
+//   other for g + 8 (every row is the same here: both get the row's word). Measured on the H100
+//   (docs/presets.md): given quarter rows as the f16 shapes take them, row g's kept column j
+//   took the metadata of kept column (j % 8) + 16 (j / 16), which is what the half-row layout
+//   reads from those words.
 #include <cuda_runtime.h>
 
 #include <algorithm>
