@@ -93,8 +93,7 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
   // sm90 m8n8k4 fp16 -> fp16 has no preset but an exact model outside the block model
   // (pair_fma_emulation.hpp); its cases are generated as for the fp32 accumulator's row.
-  const bool pair_fma = arch == "sm90" && instruction == "mma.sync.m8n8k4" &&
-                        input == formats::fp16 && accumulator == formats::fp16;
+  const bool pair_fma = is_sm90_m8n8k4_fp16(arch, instruction, input, accumulator);
   const Datapath dp = pair_fma ? [&] {
     Datapath shape = preset(arch, input, formats::fp32, instruction);
     shape.accumulator = formats::fp16;

@@ -20,6 +20,12 @@ float widen(std::uint32_t fp16_bits) {
 
 }  // namespace
 
+bool is_sm90_m8n8k4_fp16(std::string_view arch, std::string_view instruction,
+                         const FloatFormat& input, const FloatFormat& accumulator) {
+  return arch == "sm90" && instruction == "mma.sync.m8n8k4" && input == formats::fp16 &&
+         accumulator == formats::fp16;
+}
+
 std::uint32_t sm90_m8n8k4_fp16_element(std::span<const std::uint32_t> a,
                                        std::span<const std::uint32_t> b, std::uint32_t c) {
   if (a.size() != b.size() || a.size() % 4 != 0) {

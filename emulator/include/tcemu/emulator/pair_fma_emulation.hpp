@@ -14,8 +14,17 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
+
+#include <tcemu/emulator/format.hpp>
 
 namespace tcemu {
+
+// Whether (arch, instruction, input, accumulator) is the one this file models: sm90
+// mma.sync.m8n8k4, fp16 -> fp16 (it has no preset row; `tcemu probe` and `tcemu validate` use
+// sm90_m8n8k4_fp16_element for it).
+bool is_sm90_m8n8k4_fp16(std::string_view arch, std::string_view instruction,
+                         const FloatFormat& input, const FloatFormat& accumulator);
 
 // d of one output element (fp16 bits) for fp16 a and b of K = 4 n terms and fp16 c. NaN results
 // are 0x7FFF (F2FP's NaN), Inf and overflow to Inf follow IEEE 754. Throws std::invalid_argument
