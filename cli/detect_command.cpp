@@ -7,15 +7,20 @@
 #include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/detect.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/sparse_case.hpp>
+#include <tcemu/emulator/sparse_presets.hpp>
+#include <tcemu/emulator/sparse_probe_cases.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
+#include <tcemu/gpu/sparse_runner.hpp>
 #endif
 
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "input_file.hpp"
+#include "integer_commands.hpp"
 #include "probe_cases.hpp"
 
 namespace tcemu::cli {
@@ -23,7 +28,7 @@ namespace {
 
 constexpr const char* kUsage =
     R"(usage: tcemu detect [--type FORMAT --acc FORMAT] [--instr NAME|all] [--random N] [--seed S]
-       tcemu detect --type FORMAT --acc FORMAT --from FILE
+       tcemu detect --type FORMAT --acc FORMAT [--instr mma.sp.mMnNkK] --from FILE
 
 Infers the datapath (block size and k grouping, alignment bits, alignment floor, block
 rounding, result precision, how c enters, zero sign, overflow, NaN bits) that reproduces the
@@ -34,6 +39,12 @@ the one named). With --from, the cases
 and results are read from a file written by `tcemu probe` instead, and no GPU is needed.
 Prints, per format, the number of mismatches left, the datapath as `tcemu mma` options, and the
 fields the cases leave undetermined.
+
+The names: those of `tcemu probe --instr` (mma.sync shapes, WMMA shapes, wgmma, wgmma.m64nNkK),
+and the sparse shapes mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 and mma.sp.m16n8k64, whose
+datapath is inferred over the K/2 kept products of each case (sparse case lines with --from;
+'all' takes the sparse shapes but not the wgmma of N > 8). The integer shapes have nothing to
+infer (exact sums, wrapped or saturated): `tcemu probe --instr imma` checks them.
 
 )";
 
@@ -48,14 +59,26 @@ void report(const std::string& label, const std::string& arch, const DatapathFit
   }
 }
 
+// The recorded cases of a file: case lines, or with `sparse_k` (the K of a sparse shape) sparse
+// case lines as the dense cases of their K/2 kept products.
 std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& input,
-                                   const FloatFormat& accumulator) {
+                                   const FloatFormat& accumulator, std::size_t sparse_k = 0) {
   std::ifstream in = open_input(file);
   std::vector<MmaCase> cases;
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
     try {
-      auto c = parse_case_line(text, line, input, accumulator);
+      std::optional<MmaCase> c;
+      if (sparse_k == 0) {
+        c = parse_case_line(text, line, input, accumulator);
+      } else if (const auto sparse = parse_sparse_case_line(text, line, input, accumulator)) {
+        if (sparse->b.size() != sparse_k) {
+          throw CaseFileError(line, "K = " + std::to_string(sparse->b.size()) +
+                                        ", the sparse shape takes K = " + std::to_string(sparse_k));
+        }
+        c = dense_case(*sparse);
+        c->d = sparse->d;
+      }
       if (!c) continue;
       if (!c->d) throw CaseFileError(line, "no recorded result d");
       if (!cases.empty() && c->a.size() != cases.front().a.size()) {
@@ -70,6 +93,31 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
   return cases;
 }
 
+#if TCEMU_WITH_GPU
+// The datapath of a sparse shape over the K/2 kept products of its probe cases (the sparse
+// runner's results, each case read as the dense case of its kept products); returns the
+// mismatches left.
+std::size_t detect_sparse(const std::string& arch, const std::string& name,
+                          const FloatFormat& input, const FloatFormat& accumulator,
+                          std::size_t random, std::uint64_t seed) {
+  const int k = sparse_instruction_k(name);
+  const SparseProbeCases probe =
+      sparse_probe_cases(sparse_preset(arch, input, accumulator, name), k, random, seed);
+  const auto d = gpu::run_sparse(name, input, accumulator, probe.cases);
+  std::vector<MmaCase> kept;
+  kept.reserve(probe.cases.size());
+  for (std::size_t i = 0; i < probe.cases.size(); ++i) {
+    kept.push_back(dense_case(probe.cases[i]));
+    kept.back().d = d[i];
+  }
+  const DatapathFit fit = fit_datapath(baseline_datapath(input, accumulator, k / 2), kept);
+  report(name + " " + std::string(input.name) + " -> " + std::string(accumulator.name) + " (the " +
+             std::to_string(k / 2) + " kept products)",
+         arch, fit);
+  return fit.mismatches;
+}
+#endif
+
 }  // namespace
 
 int detect_command(const std::vector<std::string>& words) {
@@ -78,11 +126,27 @@ int detect_command(const std::vector<std::string>& words) {
     std::cout << kUsage;
     return 0;
   }
+  if (integer_requested(args) || args.value_or("instr", "") == "imma") {
+    throw UsageError(
+        "tcemu detect infers floating-point datapaths; an integer MMA is an exact sum, wrapped or "
+        "saturated, with nothing to infer: `tcemu probe --instr imma` checks the GPU's against "
+        "the integer presets");
+  }
+  const std::string instruction = args.value_or("instr", "mma.sync");
+  const bool sparse = instruction.starts_with("mma.sp.");
   if (const auto file = args.value("from")) {
     const auto input = format_by_name(args.value_or("type", ""));
     const auto acc = format_by_name(args.value_or("acc", ""));
     if (!input || !acc) throw UsageError("--from needs --type and --acc");
-    const auto cases = read_recorded(*file, *input, *acc);
+    std::size_t sparse_k = 0;
+    if (sparse) {
+      try {
+        sparse_k = static_cast<std::size_t>(sparse_instruction_k(instruction));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--instr: ") + e.what());
+      }
+    }
+    const auto cases = read_recorded(*file, *input, *acc, sparse_k);
     const int k = static_cast<int>(cases.front().a.size());
     const DatapathFit fit = fit_datapath(baseline_datapath(*input, *acc, k), cases);
     report(*file, "sm90", fit);
@@ -96,21 +160,41 @@ int detect_command(const std::vector<std::string>& words) {
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
   const auto named = named_pair(args);
   const int cc = device.compute_major * 10 + device.compute_minor;
-  const std::string instruction = args.value_or("instr", "mma.sync");
   std::vector<std::string> instructions;
+  std::string known = "mma.sync all";
   for (std::string_view name : gpu::probe_instructions(cc)) {
     if (instruction == "all" || name == instruction) instructions.emplace_back(name);
+    known += " " + std::string(name);
+  }
+  for (std::string_view name : gpu::sparse_probe_instructions(cc)) {
+    if (instruction == "all" || name == instruction) instructions.emplace_back(name);
+    known += " " + std::string(name);
+  }
+  for (std::string_view name : gpu::wide_wgmma_instructions(cc)) {
+    if (name == instruction) instructions.emplace_back(name);
+    known += " " + std::string(name);
   }
   if (instruction == "mma.sync") instructions = {"mma.sync"};
-  if (instructions.empty()) throw UsageError("--instr: no probe runner for '" + instruction + "'");
+  if (instructions.empty()) {
+    throw UsageError("--instr: " + device.name + " has no probe runner for '" + instruction +
+                     "'; it has: " + known);
+  }
   std::size_t total_mismatches = 0;
   for (const std::string& name : instructions) {
     std::cout << "detecting the " << name << " datapath of " << device.name << " (sm_"
               << device.compute_major << device.compute_minor << ")\n";
-    const auto pairs = named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named}
-                       : name == "mma.sync" ? gpu::mma_sync_pairs(cc)
-                                            : gpu::instruction_pairs(name, cc);
+    const bool sparse_shape = name.starts_with("mma.sp.");
+    const auto shape_pairs = sparse_shape         ? gpu::sparse_pairs(name)
+                             : name == "mma.sync" ? gpu::mma_sync_pairs(cc)
+                                                  : gpu::instruction_pairs(name, cc);
+    const auto pairs =
+        named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named} : shape_pairs;
     for (const auto& [input, accumulator] : pairs) {
+      if (sparse_shape) {
+        total_mismatches +=
+            detect_sparse(arch, name, input, accumulator, static_cast<std::size_t>(random), seed);
+        continue;
+      }
       const int k = instruction_shape_k(arch, input, accumulator, name);
       ProbeCases probe = probe_cases(preset(arch, input, accumulator, name), k,
                                      static_cast<std::size_t>(random), seed);

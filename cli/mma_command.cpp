@@ -30,12 +30,12 @@ larger K runs as a chain of instructions. Blank lines and lines starting with # 
 A malformed line stops the run with an error naming the file and line.
 
 Sparse MMA (--instr mma.sp.m16n8k16 or mma.sp.m16n8k32: PTX mma.sp, 2:4 structured sparsity of
-A; sm90, fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; and tf32 -> fp32 on mma.sp.m16n8k8 and
-mma.sp.m16n8k16, 1:2 sparse): every line is
+A; sm90, fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; tf32 -> fp32 on mma.sp.m16n8k8 and
+mma.sp.m16n8k16, 1:2 sparse; e4m3, e5m2 -> fp32 on mma.sp.m16n8k64): every line is
 
   K a_0 ... a_{K/2-1} METADATA b_0 ... b_{K-1} c
 
-with K the shape's K (8, 16 or 32: a sparse shape takes exactly its K), the K/2 values of A's
+with K the shape's K (8, 16, 32 or 64: a sparse shape takes exactly its K), the K/2 values of A's
 row that are kept, METADATA one word of K/2 digits 0-3, the position of each kept value in its
 group of four consecutive k (two per group, increasing: 01 02 03 12 13 23; PTX's 2-bit metadata
 indices), and all K values of B's
@@ -43,7 +43,7 @@ column (tf32: one index of each group in 0-1, one in 2-3: 02 03 12 13). The kept
 multiplies b_k, k = 4 (j / 2) + METADATA_j; B's other rows are not
 read (NaN there changes nothing). The datapath is that of the K/2 kept products in the order
 of their positions: on the H100 one block of K/2 terms, the dense sm90 mma.sync shape of K/2
-(m16n8k4, m16n8k8, m16n8k16), measured with 10^6 random and the crafted cases per shape and format
+(m16n8k4, m16n8k8, m16n8k16; fp8 m16n8k32's two interleaved halves), measured with 10^6 random and the crafted cases per shape and format
 (docs/presets.md). Example:
   echo "16 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 01230123 $(printf '3c00 %.0s' {1..16})00000000" \
     | tcemu mma --instr mma.sp.m16n8k16        # 8 kept products of 1 x 1: 41000000

@@ -9,6 +9,7 @@
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
@@ -44,20 +45,23 @@ scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each line
 --instr names the instruction as the presets do (tcemu presets): mma.sync (default: the
 largest-K mma.sync shape of each format), mma.sync.m8n8k4, mma.sync.m16n8k4, mma.sync.m16n8k8,
 mma.sync.m16n8k16, mma.sync.m16n8k32 (sm_89+), wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16,
-wmma.m16n16k8, wgmma (sm_90a), and the sparse mma.sp.m16n8k16 and mma.sp.m16n8k32 (fp16 -> fp32,
-fp16 -> fp16, bf16 -> fp32) and mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32); 'all' probes every one of them the GPU has, one file per shape
-and format pair.
+wmma.m16n16k8, wgmma (sm_90a, m64n8kK), wgmma.m64nNkK (sm_90a, fp32 accumulator, N = 16, 64,
+128 or 256, K = 8 for tf32, 16 for fp16/bf16, 32 for e4m3/e5m2), and the sparse
+mma.sp.m16n8k16 and mma.sp.m16n8k32 (fp16 -> fp32, fp16 -> fp16, bf16 -> fp32), mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32) and mma.sp.m16n8k64
+(e4m3, e5m2 -> fp32; sm_89+); 'all' probes every one of them the GPU has but the wgmma of
+N > 8, one file per shape and format pair.
 
 The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA
 b_0..b_{K-1} c d' (emulator/include/tcemu/emulator/sparse_case.hpp: the K/2 kept values of A,
 one digit 0-3 per kept value giving its position in its group of four, all K values of B): the
 dense cases of the K/2 kept products given random metadata (the crafted ones also with indices
 01 and 23 in every group; tf32, 1:2 sparse: 02 and 13) and random bits in B's dropped rows. They are compared with the
-architecture's sparse preset and, as a check of the block structure, with the same datapath in
-blocks of K/4 kept products (a second mismatch count).
+architecture's sparse preset and, as a check of the block structure, with the same datapath in blocks of K/4 kept products (a second
+mismatch count).
 
 Every GPU result is also compared with the emulator's preset of the device's architecture for
-that instruction; a line per file prints the count of cases and of mismatches. --keep N writes
+that instruction (sm90 mma.sync.m8n8k4 fp16 -> fp16, which has no preset, with its exact model,
+the fp32 pair-FMA emulation of emulator/include/tcemu/emulator/pair_fma_emulation.hpp); a line per file prints the count of cases and of mismatches. --keep N writes
 only the first N random cases (and every crafted one) to the file: the comparison still covers
 all of them.
 
@@ -87,20 +91,36 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
                        const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  const Datapath dp = preset(arch, input, accumulator, instruction);
-  const int k = instruction_shape_k(arch, input, accumulator, instruction);
+  // sm90 m8n8k4 fp16 -> fp16 has no preset but an exact model outside the block model
+  // (pair_fma_emulation.hpp); its cases are generated as for the fp32 accumulator's row.
+  const bool pair_fma = is_sm90_m8n8k4_fp16(arch, instruction, input, accumulator);
+  const Datapath dp = pair_fma ? [&] {
+    Datapath shape = preset(arch, input, formats::fp32, instruction);
+    shape.accumulator = formats::fp16;
+    shape.block_result_precision = formats::fp16.fraction_bits + 1;
+    shape.nan_bits = 0x7FFF;
+    return shape;
+  }()
+                               : preset(arch, input, accumulator, instruction);
+  const std::string model =
+      pair_fma ? "the fp32 pair-FMA emulation (pair_fma_emulation.hpp)" : "the " + arch + " preset";
+  const int k =
+      instruction_shape_k(arch, input, pair_fma ? formats::fp32 : accumulator, instruction);
   ProbeCases probe = probe_cases(dp, k, random, seed);
   const std::vector<std::uint32_t> d =
       gpu::run_instruction(instruction, input, accumulator, probe.cases);
   for (std::size_t i = 0; i < probe.cases.size(); ++i) probe.cases[i].d = d[i];
-  // The comparison through the preset, on all cases.
+  // The comparison through the model, on all cases.
   std::atomic<std::size_t> differing{0};
   detail::parallel_for(0, static_cast<std::int64_t>(probe.cases.size()), 65536,
                        [&](std::int64_t begin, std::int64_t end) {
                          std::size_t local = 0;
                          for (std::int64_t i = begin; i < end; ++i) {
                            const MmaCase& c = probe.cases[static_cast<std::size_t>(i)];
-                           if (mma_element(dp, c.a, c.b, c.c) != *c.d) ++local;
+                           const std::uint32_t model_d =
+                               pair_fma ? sm90_m8n8k4_fp16_element(c.a, c.b, c.c)
+                                        : mma_element(dp, c.a, c.b, c.c);
+                           if (model_d != *c.d) ++local;
                          }
                          differing += local;
                        });
@@ -111,8 +131,8 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
       << "), " << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
       << ", input " << input.name << ", accumulator " << accumulator.name << ", " << kept << " of "
       << random << " random cases (seed " << seed << ") and " << probe.cases.size() - random
-      << " crafted; " << mismatches << " of " << probe.cases.size() << " cases differ from the "
-      << arch << " preset\n"
+      << " crafted; " << mismatches << " of " << probe.cases.size() << " cases differ from "
+      << model << "\n"
       << "# validate: tcemu validate --arch " << arch
       << (instruction == "mma.sync" ? "" : " --instr " + instruction) << " --type " << input.name
       << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
@@ -124,7 +144,7 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
   if (!out) throw std::runtime_error("cannot write " + path.string());
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
             << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
-            << arch << " " << instruction << " " << input.name << " -> " << accumulator.name
+            << model << ", " << instruction << " " << input.name << " -> " << accumulator.name
             << "\n";
   return mismatches;
 }
@@ -137,6 +157,7 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
   const auto& [input, accumulator] = p;
   const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
   const Datapath dp = sparse_preset(arch, input, accumulator, instruction);
+  const std::string model = "the " + arch + " sparse preset";
   const int k = sparse_instruction_k(instruction);
   Datapath quarter = dp;
   quarter.block_terms = quarter.k_group = k / 4;
@@ -163,7 +184,7 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
       << "), " << instruction << ", input " << input.name << ", accumulator " << accumulator.name
       << ", " << kept << " of " << random << " random cases (seed " << seed << ") and "
       << probe.cases.size() - random << " crafted; " << mismatches << " of " << probe.cases.size()
-      << " cases differ from the " << arch << " sparse preset, " << differing_quarter
+      << " cases differ from " << model << ", " << differing_quarter
       << " from its datapath in blocks of " << k / 4 << " kept products\n"
       << "# validate: tcemu validate --arch " << arch << " --instr " << instruction << " --type "
       << input.name << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
@@ -175,8 +196,8 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
   if (!out) throw std::runtime_error("cannot write " + path.string());
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
             << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
-            << arch << " " << instruction << " " << input.name << " -> " << accumulator.name << " ("
-            << differing_quarter << " against blocks of " << k / 4 << ")\n";
+            << model << ", " << instruction << " " << input.name << " -> " << accumulator.name
+            << " (" << differing_quarter << " against blocks of " << k / 4 << ")\n";
   return mismatches;
 }
 #endif
@@ -217,6 +238,7 @@ int probe_command(const std::vector<std::string>& words) {
   } else {
     auto known = gpu::probe_instructions(cc);
     for (std::string_view name : gpu::sparse_probe_instructions(cc)) known.push_back(name);
+    for (std::string_view name : gpu::wide_wgmma_instructions(cc)) known.push_back(name);
     if (instruction != "mma.sync" &&
         std::find(known.begin(), known.end(), instruction) == known.end()) {
       std::string names;

@@ -2,11 +2,13 @@
 // datapath and reports the mismatches; or compares a recorded whole D with the emulated GEMM of
 // its A, B and C (tcemu/emulator/gemm_check.hpp).
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/gemm_check.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 
@@ -27,8 +29,12 @@ Case files: replays every recorded case (K a... b... c d) of each FILE through t
 compares the emulator's result with the recorded d, bit for bit. Prints the number of cases and
 mismatches per file, and the first N mismatches (default 5) with their inputs, the recorded and
 the emulated result; a comment line '# crafted: NAME' before a case names it. With --instr
-mma.sp.m16n8k8, mma.sp.m16n8k16 or mma.sp.m16n8k32 the files hold sparse case lines (tcemu mma --help), as
-`tcemu probe --instr mma.sp.*` writes them.
+mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 or mma.sp.m16n8k64 the files hold sparse case
+lines (tcemu mma --help), as
+`tcemu probe --instr mma.sp.*` writes them. sm90 mma.sync.m8n8k4 fp16 -> fp16 (--instr
+mma.sync.m8n8k4 --type fp16 --acc fp16) has no preset; its cases replay through its exact model,
+the fp32 pair-FMA emulation of ptxas's SASS (emulator/include/tcemu/emulator/
+pair_fma_emulation.hpp), and no datapath option applies.
 
 Whole matrices (--d): compares the recorded D (M x N, the accumulator format, hex text or .npy)
 with the emulated GEMM of A, B and C, bit for bit, and prints a summary: how many elements
@@ -45,8 +51,12 @@ struct Counts {
   std::size_t mismatches = 0;
 };
 
-Counts validate_file(std::istream& in, const std::string& file, const Arguments& args,
-                     const Datapath& dp, std::size_t show) {
+// `element` gives d of a case (the datapath's mma_element, or the pair-FMA emulation); `check_k`
+// throws a CaseFileError for a K (of that line) the instruction does not take. `dp` gives the
+// formats.
+Counts validate_file(std::istream& in, const std::string& file, const Datapath& dp,
+                     std::size_t show, const std::function<std::uint32_t(const MmaCase&)>& element,
+                     const std::function<void(std::size_t k, std::size_t line)>& check_k) {
   Counts counts;
   std::string text, name;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
@@ -57,9 +67,9 @@ Counts validate_file(std::istream& in, const std::string& file, const Arguments&
     const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
     if (!c) continue;
     if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
-    check_case_k(args, dp, c->a.size(), line);
+    check_k(c->a.size(), line);
     ++counts.cases;
-    const std::uint32_t got = mma_element(dp, c->a, c->b, c->c);
+    const std::uint32_t got = element(*c);
     if (got != *c->d) {
       if (counts.mismatches++ < show) {
         std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
@@ -115,6 +125,54 @@ int validate_matrices(const Arguments& args, const Datapath& dp, std::int64_t sh
   return check.passed() ? 0 : 1;
 }
 
+// sm90 mma.sync.m8n8k4 fp16 -> fp16 (--arch sm90, the default, --instr mma.sync.m8n8k4 --type
+// fp16 --acc fp16): no preset but the pair-FMA emulation (pair_fma_emulation.hpp).
+bool pair_fma_requested(const Arguments& args) {
+  const auto input = format_by_name(args.value_or("type", "fp16"));
+  const auto accumulator = format_by_name(args.value_or("acc", "fp32"));
+  return input && accumulator &&
+         is_sm90_m8n8k4_fp16(args.value_or("arch", "sm90"), args.value_or("instr", "mma.sync"),
+                             *input, *accumulator);
+}
+
+int validate_pair_fma(const Arguments& args, std::size_t show) {
+  for (const std::string& name : datapath_option_names()) {
+    if (name != "arch" && name != "type" && name != "acc" && name != "instr" && args.value(name)) {
+      throw UsageError("--" + name +
+                       ": sm90 mma.sync.m8n8k4 fp16 -> fp16 has no datapath to adjust (its model "
+                       "is the fp32 pair-FMA emulation)");
+    }
+  }
+  if (args.value("d")) throw UsageError("sm90 mma.sync.m8n8k4 fp16 -> fp16 takes case files");
+  if (args.positional().empty()) throw UsageError("no case file given");
+  // The formats and K of the cases (K = 4, a chain of them for 4 n).
+  Datapath formats_of_cases = preset("sm90", formats::fp16, formats::fp32, "mma.sync.m8n8k4");
+  formats_of_cases.accumulator = formats::fp16;
+  std::cout << "model: sm90 mma.sync.m8n8k4 fp16 -> fp16, the fp32 pair-FMA emulation "
+               "(pair_fma_emulation.hpp)\n";
+  std::size_t total_mismatches = 0;
+  for (const std::string& file : args.positional()) {
+    std::ifstream in = open_input(file);
+    Counts counts;
+    try {
+      counts = validate_file(
+          in, file, formats_of_cases, show,
+          [](const MmaCase& c) { return sm90_m8n8k4_fp16_element(c.a, c.b, c.c); },
+          [](std::size_t k, std::size_t line) {
+            if (k % 4 != 0) {
+              throw CaseFileError(line, "K = " + std::to_string(k) +
+                                            " is not a multiple of mma.sync.m8n8k4's K = 4");
+            }
+          });
+    } catch (const CaseFileError& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
+    std::cout << file << ": " << counts.cases << " cases, " << counts.mismatches << " mismatches\n";
+    total_mismatches += counts.mismatches;
+  }
+  return total_mismatches == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int validate_command(const std::vector<std::string>& words) {
@@ -139,6 +197,8 @@ int validate_command(const std::vector<std::string>& words) {
   }
   const bool sparse = sparse_requested(args);
   if (sparse && args.value("d")) throw UsageError("sparse shapes take case files, not --d");
+  if (pair_fma_requested(args))
+    return validate_pair_fma(args, static_cast<std::size_t>(show_option));
   const Datapath dp = sparse ? sparse_or_dense_datapath_from(args) : datapath_from(args);
   if (args.value("d")) {
     std::cout << "datapath: " << describe(dp) << '\n';
@@ -155,8 +215,12 @@ int validate_command(const std::vector<std::string>& words) {
     std::ifstream in = open_input(file);
     Counts counts;
     try {
-      counts = sparse ? validate_sparse_file(in, file, args, dp, show)
-                      : validate_file(in, file, args, dp, show);
+      counts = sparse
+                   ? validate_sparse_file(in, file, args, dp, show)
+                   : validate_file(
+                         in, file, dp, show,
+                         [&](const MmaCase& c) { return mma_element(dp, c.a, c.b, c.c); },
+                         [&](std::size_t k, std::size_t line) { check_case_k(args, dp, k, line); });
     } catch (const CaseFileError& e) {
       throw std::runtime_error(file + ": " + e.what());
     }

@@ -12,8 +12,9 @@ namespace {
 constexpr std::string_view kPrefix = "mma.sp.m16n8k";
 
 // The sm90 rows: the datapath of the dense sm90 mma.sync shape whose K is the sparse shape's K/2
-// (one block of the K/2 kept products, 25 alignment bits, floor -133, +0 zeros), measured on the
-// H100 (docs/presets.md).
+// (one block of the K/2 kept products, 25 alignment bits, floor -133, +0 zeros; for fp8 k64 the
+// dense k32's two interleaved 16-term halves from 0, c added by an RN add), measured on the H100
+// (docs/presets.md).
 std::vector<PresetEntry> rows() {
   std::vector<PresetEntry> out;
   const auto add = [&](std::string_view sparse, std::string_view dense, const FloatFormat& input,
@@ -28,6 +29,8 @@ std::vector<PresetEntry> rows() {
   add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::fp16, formats::fp32);
   add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::fp16, formats::fp16);
   add("mma.sp.m16n8k32", "mma.sync.m16n8k16", formats::bf16, formats::fp32);
+  add("mma.sp.m16n8k64", "mma.sync.m16n8k32", formats::e4m3, formats::fp32);
+  add("mma.sp.m16n8k64", "mma.sync.m16n8k32", formats::e5m2, formats::fp32);
   return out;
 }
 
@@ -53,10 +56,12 @@ int sparse_instruction_k(std::string_view instruction) {
     if (digits == "8") return 8;
     if (digits == "16") return 16;
     if (digits == "32") return 32;
+    if (digits == "64") return 64;
   }
   throw std::invalid_argument(
       "'" + std::string(instruction) +
-      "' is no sparse shape (mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32)");
+      "' is no sparse shape (mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32, "
+      "mma.sp.m16n8k64)");
 }
 
 Datapath sparse_preset(std::string_view arch, const FloatFormat& input,

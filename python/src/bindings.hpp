@@ -30,6 +30,11 @@ void bind_devices(nb::module_& m);   // devices(), has_gpu()
 void bind_probe(nb::module_& m);     // probe(): cases through the GPU's own instructions
 void bind_detect(nb::module_& m);    // detect(): the datapath that reproduces recorded results
 
+// ValueError unless `instr` is "mma.sync" or a dense shape the GPU probe runners issue
+// (tcemu/gpu/mma_runner.hpp probe_instructions and wide_wgmma_instructions of sm_90a), listing
+// them; defined in GPU builds only (probe.cpp), where probe(), gpu_mma() and detect_gpu() call it.
+void check_instruction(const std::string& instr);
+
 // The format called `name`; ValueError listing the names otherwise.
 FloatFormat format_named(std::string_view name);
 

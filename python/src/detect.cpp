@@ -53,25 +53,31 @@ void bind_detect(nb::module_& m) {
   m.def(
       "detect_gpu",
       [](std::optional<FormatArg> input_arg, std::optional<FormatArg> accumulator_arg,
-         std::size_t random, std::uint64_t seed) -> std::vector<DatapathFit> {
+         std::size_t random, std::uint64_t seed,
+         const std::string& instr) -> std::vector<DatapathFit> {
         std::optional<FloatFormat> input, accumulator;
         if (input_arg) input = format_of(*input_arg);
         if (accumulator_arg) accumulator = format_of(*accumulator_arg);
 #if TCEMU_WITH_GPU
+        check_instruction(instr);
         const gpu::DeviceInfo device = gpu::require_device();
         const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
+        const int cc = device.compute_major * 10 + device.compute_minor;
         const auto pairs =
             input || accumulator
                 ? std::vector<std::pair<FloatFormat, FloatFormat>>{{input.value_or(formats::fp16),
                                                                     accumulator.value_or(
                                                                         formats::fp32)}}
-                : gpu::mma_sync_pairs(device.compute_major * 10 + device.compute_minor);
+            : instr == "mma.sync" ? gpu::mma_sync_pairs(cc)
+                                  : gpu::instruction_pairs(instr, cc);
         std::vector<DatapathFit> fits;
         nb::gil_scoped_release release;
         for (const auto& [in, acc] : pairs) {
-          const int k = gpu::mma_sync_k(in);
-          ProbeCases probe = probe_cases(preset(arch, in, acc), k, random, seed);
-          const std::vector<std::uint32_t> d = gpu::run_mma_sync(in, acc, probe.cases);
+          const int k = instruction_shape_k(arch, in, acc, instr);
+          ProbeCases probe = probe_cases(preset(arch, in, acc, instr), k, random, seed);
+          const std::vector<std::uint32_t> d =
+              instr == "mma.sync" ? gpu::run_mma_sync(in, acc, probe.cases)
+                                  : gpu::run_instruction(instr, in, acc, probe.cases);
           for (std::size_t i = 0; i < d.size(); ++i) probe.cases[i].d = d[i];
           fits.push_back(fit_datapath(baseline_datapath(in, acc, k), probe.cases));
         }
@@ -81,14 +87,15 @@ void bind_detect(nb::module_& m) {
         (void)accumulator;
         (void)random;
         (void)seed;
-        no_gpu_build("detect_gpu");
+        no_gpu_build("detect_gpu (" + instr + ")");
 #endif
       },
       nb::arg("input") = nb::none(), nb::arg("accumulator") = nb::none(), nb::arg("random") = 20000,
-      nb::arg("seed") = 1,
-      "Infers the datapath of the present GPU's mma.sync from `random` generated and the crafted "
-      "cases, for every input and accumulator format it has (or the one named), as `tcemu "
-      "detect` does. Returns a DatapathFit per format pair. RuntimeError without a GPU.");
+      nb::arg("seed") = 1, nb::arg("instr") = "mma.sync",
+      "Infers the datapath of the present GPU's `instr` (mma.sync, or a dense shape as gpu_mma() "
+      "takes it) from `random` generated and the crafted cases, for every input and accumulator "
+      "format it has (or the one named), as `tcemu detect` does. Returns a DatapathFit per "
+      "format pair. ValueError for a name no runner issues, RuntimeError without a GPU.");
 }
 
 }  // namespace tcemu::python

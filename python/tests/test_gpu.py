@@ -68,6 +68,28 @@ def test_probe_matches_the_preset_of_the_device():
 
 
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_probe_and_detect_take_every_dense_shape():
+    arch = tcemu.devices()[0]["arch_preset"]
+    shapes = [("mma.sync.m16n8k8", "fp16", 8), ("wmma.m16n16k16", "bf16", 16)]
+    if arch == "sm90":
+        shapes += [("wgmma.m64n64k16", "fp16", 16), ("wgmma.m64n256k32", "e4m3", 32)]
+    for instr, fmt, k in shapes:
+        cases = tcemu.probe(fmt, "fp32", instr=instr, random=500, seed=5)
+        assert cases["a"].shape[1] == k, instr
+        dp = tcemu.preset(arch, fmt, "fp32", instr)
+        d = tcemu.mma(dp, cases["a"], cases["b"], cases["c"]).view(np.uint32)
+        assert np.count_nonzero(d != cases["d"]) == 0, instr
+        again = tcemu.gpu_mma(
+            cases["a"], cases["b"], cases["c"], input=fmt, accumulator="fp32", instr=instr
+        )
+        np.testing.assert_array_equal(again, cases["d"])
+        fits = tcemu.detect_gpu(fmt, "fp32", random=500, instr=instr)
+        assert len(fits) == 1 and fits[0].mismatches == 0, instr
+    with pytest.raises(ValueError, match="no dense shape the probe runners issue"):
+        tcemu.probe("fp16", "fp32", instr="mma.sp.m16n8k16", random=10)
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
 def test_cuda_tensors_stay_on_the_device(rng):
     torch = pytest.importorskip("torch")
     arch = tcemu.devices()[0]["arch_preset"]

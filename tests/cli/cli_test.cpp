@@ -175,6 +175,19 @@ TEST(Cli, DetectFromRecordedH100Cases) {
   EXPECT_NE(r.output.find("--zero-sign positive"), std::string::npos) << r.output;
 }
 
+// sm90 m8n8k4 fp16 -> fp16 has no preset: validate replays the H100's cases through the pair-FMA
+// emulation, and refuses datapath options for it.
+TEST(Cli, ValidateReplaysM8n8k4Fp16ThroughThePairFmaEmulation) {
+  const std::string file = std::string(TCEMU_H100_SHAPES_DIR) + "/mma.sync.m8n8k4-fp16-fp16.txt";
+  Result r = run("validate --instr mma.sync.m8n8k4 --type fp16 --acc fp16 " + file);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("the fp32 pair-FMA emulation"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3020 cases, 0 mismatches"), std::string::npos) << r.output;
+  r = run("validate --instr mma.sync.m8n8k4 --type fp16 --acc fp16 --block-terms 2 " + file);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("has no datapath to adjust"), std::string::npos) << r.output;
+}
+
 // Occurrences of `what` in `text`.
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;

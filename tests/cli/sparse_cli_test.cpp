@@ -1,5 +1,6 @@
 // Sparse MMA (--instr mma.sp.*) through the tcemu command: tcemu mma on sparse case lines, tcemu
-// validate on the H100's recorded cases, tcemu presets, and the commands that refuse them.
+// validate and tcemu detect on the H100's recorded cases, tcemu presets, and the commands that
+// refuse them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -67,6 +68,26 @@ TEST(SparseCli, ValidateReplaysTheH100sSparseCases) {
           file);
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find(": recorded "), std::string::npos) << r.output;
+}
+
+// tcemu detect --from on the H100's fp8 mma.sp.m16n8k64 cases recovers the dense fp8 k32
+// datapath over the 32 kept products: two interleaved 16-term halves, c after the blocks.
+TEST(SparseCli, DetectFindsTheKeptProductsDatapathFromTheH100sSparseCases) {
+  const std::string file = std::string(TCEMU_H100_SPARSE_DIR) + "/mma.sp.m16n8k64-e4m3-fp32.txt";
+  Result r = run("detect --instr mma.sp.m16n8k64 --type e4m3 --acc fp32 --from " + file);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("435 cases, 0 mismatches"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--instruction-k 32 --block-terms 16 --k-group 2 --alignment-bits 25"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--c-entry after-blocks"), std::string::npos) << r.output;
+  // The same file read as another shape, and an integer detect: refused, naming why.
+  r = run("detect --instr mma.sp.m16n8k32 --type e4m3 --acc fp32 --from " + file);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("K = 64, the sparse shape takes K = 32"), std::string::npos) << r.output;
+  r = run("detect --type s8 --acc s32");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("an integer MMA is an exact sum"), std::string::npos) << r.output;
 }
 
 TEST(SparseCli, PresetsListTheSparseShapesAndDenseCommandsRefuseThem) {

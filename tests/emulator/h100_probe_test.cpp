@@ -8,6 +8,7 @@
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
 
 namespace tcemu {
@@ -89,6 +90,66 @@ TEST(H100Probe, EveryInstructionShapeReplaysThroughItsPreset) {
   }
   // 8 pairs x mma.sync shapes, WMMA shapes and wgmma: the 35 files of the archive.
   EXPECT_EQ(files, 35u);
+}
+
+// wgmma at N = 16, 64, 128, 256 (tcemu probe --instr wgmma.m64nNkK --random 1000000 --keep 300,
+// fp32 accumulator): the one wgmma preset, whatever N; 20 files.
+TEST(H100Probe, EveryWideWgmmaShapeReplaysThroughTheWgmmaPreset) {
+  const std::pair<const FloatFormat*, int> inputs[] = {{&formats::fp16, 16},
+                                                       {&formats::bf16, 16},
+                                                       {&formats::tf32, 8},
+                                                       {&formats::e4m3, 32},
+                                                       {&formats::e5m2, 32}};
+  std::size_t files = 0;
+  for (int n : {16, 64, 128, 256}) {
+    for (const auto& [input, k] : inputs) {
+      const std::string name = "wgmma.m64n" + std::to_string(n) + "k" + std::to_string(k);
+      const Datapath dp = preset("sm90", *input, formats::fp32, name);
+      EXPECT_EQ(dp, preset("sm90", *input, formats::fp32, "wgmma"));
+      const auto file = std::filesystem::path(TCEMU_H100_SHAPES_DIR) /
+                        (name + "-" + std::string(input->name) + "-fp32.txt");
+      ASSERT_TRUE(std::filesystem::exists(file)) << file;
+      const Replay r = replay_file(file, dp, static_cast<std::size_t>(k));
+      EXPECT_GE(r.cases, 300u + r.crafted) << file;
+      EXPECT_GE(r.crafted, 15u) << file;
+      EXPECT_EQ(r.mismatches, 0u) << file << " through " << describe(dp);
+      ++files;
+    }
+  }
+  EXPECT_EQ(files, 20u);
+}
+
+// sm90 mma.sync.m8n8k4 fp16 -> fp16 (tcemu probe --instr mma.sync.m8n8k4 --type fp16 --acc fp16
+// --random 1000000 --keep 3000): every case through the fp32 pair-FMA emulation of its SASS;
+// the block model's nearest datapath (the fp32 accumulator's FMA chain, rounded to fp16 after each
+// product) misses some, so the cases tell the two apart.
+TEST(H100Probe, M8n8k4Fp16AccumulatorReplaysThroughThePairFmaEmulation) {
+  const auto file = std::filesystem::path(TCEMU_H100_SHAPES_DIR) / "mma.sync.m8n8k4-fp16-fp16.txt";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << "cannot open " << file;
+  Datapath chain = preset("sm90", formats::fp16, formats::fp32, "mma.sync.m8n8k4");
+  chain.accumulator = formats::fp16;
+  chain.block_result_precision = 11;
+  chain.nan_bits = 0x7FFF;
+  std::size_t cases = 0, crafted = 0, mismatches = 0, chain_mismatches = 0;
+  std::string text;
+  for (std::size_t line = 1; std::getline(in, text); ++line) {
+    if (text.starts_with("# crafted: ")) ++crafted;
+    const auto c = parse_case_line(text, line, formats::fp16, formats::fp16);
+    if (!c) continue;
+    ++cases;
+    ASSERT_EQ(c->a.size(), 4u);
+    const std::uint32_t got = sm90_m8n8k4_fp16_element(c->a, c->b, c->c);
+    if (got != *c->d && ++mismatches <= 3) {
+      ADD_FAILURE() << file.filename() << ":" << line << ": H100 " << to_hex(formats::fp16, *c->d)
+                    << ", emulation " << to_hex(formats::fp16, got);
+    }
+    if (mma_element(chain, c->a, c->b, c->c) != *c->d) ++chain_mismatches;
+  }
+  EXPECT_GE(cases, 3000u + crafted);
+  EXPECT_GE(crafted, 15u);
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(chain_mismatches, 10u);
 }
 
 }  // namespace

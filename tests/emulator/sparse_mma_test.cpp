@@ -98,9 +98,9 @@ TEST(SparseCase, TheMetadataSelectsBsRows) {
 }
 
 TEST(SparsePresets, Sm90RunsTheKeptProductsAsTheDenseHalfKShape) {
-  EXPECT_EQ(
-      sparse_instruction_names("sm90"),
-      (std::vector<std::string_view>{"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32"}));
+  EXPECT_EQ(sparse_instruction_names("sm90"),
+            (std::vector<std::string_view>{"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32",
+                                           "mma.sp.m16n8k64"}));
   EXPECT_TRUE(sparse_instruction_names("sm80").empty());
   EXPECT_EQ(sparse_preset("sm90", fp16, fp32, "mma.sp.m16n8k16"),
             preset("sm90", fp16, fp32, "mma.sync.m16n8k8"));
@@ -108,6 +108,7 @@ TEST(SparsePresets, Sm90RunsTheKeptProductsAsTheDenseHalfKShape) {
             preset("sm90", bf16, fp32, "mma.sync.m16n8k16"));
   EXPECT_EQ(sparse_preset("sm90", fp16, formats::fp16, "mma.sp.m16n8k32").block_terms, 16);
   EXPECT_EQ(sparse_instruction_k("mma.sp.m16n8k32"), 32);
+  EXPECT_EQ(sparse_instruction_k("mma.sp.m16n8k64"), 64);
   EXPECT_THROW(sparse_instruction_k("mma.sync.m16n8k16"), std::invalid_argument);
   EXPECT_EQ(sparse_preset("sm90", formats::tf32, fp32, "mma.sp.m16n8k8"),
             preset("sm90", formats::tf32, fp32, "mma.sync.m16n8k4"));
@@ -196,6 +197,38 @@ TEST(SparseProbeCases, Tf32CasesKeepOneKOfEachPair) {
   EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{0, 2}, {0, 3}, {1, 2}, {1, 3}}));
   EXPECT_TRUE(probe.names[1000].ends_with(" (indices 02)")) << probe.names[1000];
   EXPECT_TRUE(probe.names[1001].ends_with(" (indices 13)")) << probe.names[1001];
+}
+
+// fp8 mma.sp.m16n8k64 (measured on the H100): the dense sm90 fp8 m16n8k32 (two interleaved
+// 16-term halves from 0, c added by an RN add) over the 32 kept products; fp32 accumulator only
+// (ptxas refuses the fp16 one).
+TEST(SparsePresets, Fp8K64IsTheDenseK32OverTheKeptProducts) {
+  for (const FloatFormat& f8 : {formats::e4m3, formats::e5m2}) {
+    const Datapath dp = sparse_preset("sm90", f8, fp32, "mma.sp.m16n8k64");
+    EXPECT_EQ(dp, preset("sm90", f8, fp32, "mma.sync.m16n8k32"));
+    EXPECT_EQ(dp.k_group, 2);
+    EXPECT_EQ(dp.c_entry, AccumulatorEntry::added_after_blocks);
+  }
+  EXPECT_THROW(sparse_preset("sm90", formats::e4m3, formats::fp16, "mma.sp.m16n8k64"),
+               std::invalid_argument);
+  EXPECT_THROW(sparse_preset("sm90", fp16, fp32, "mma.sp.m16n8k64"), std::invalid_argument);
+}
+
+TEST(SparseProbeCases, Fp8K64CasesAreValidEightBitCases) {
+  const Datapath dp = sparse_preset("sm90", formats::e4m3, fp32, "mma.sp.m16n8k64");
+  const SparseProbeCases probe = sparse_probe_cases(dp, 64, 200, 3);
+  ASSERT_GT(probe.cases.size(), 200u);
+  bool high_bits = false;
+  for (const SparseMmaCase& c : probe.cases) {
+    ASSERT_EQ(c.b.size(), 64u);
+    check_sparse_case(c, formats::e4m3);
+    for (std::uint32_t b : c.b) high_bits = high_bits || b > 0xFF;
+    const std::string line = format_sparse_case_line(c, formats::e4m3, fp32);
+    const auto back = parse_sparse_case_line(line, 1, formats::e4m3, fp32);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(sparse_mma_element(dp, *back), sparse_mma_element(dp, c));
+  }
+  EXPECT_FALSE(high_bits);
 }
 
 }  // namespace

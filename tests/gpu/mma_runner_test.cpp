@@ -12,6 +12,7 @@
 #include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/mma_runner.hpp>
@@ -82,8 +83,11 @@ TEST(WgmmaRunner, EveryFormatMatchesTheWgmmaPresetOfThisGpu) {
   if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << why;
   const int cc = devices.front().compute_major * 10 + devices.front().compute_minor;
   if (gpu::wgmma_pairs(cc).empty()) GTEST_SKIP() << devices.front().name << " has no wgmma";
-  expect_gpu_matches_preset(devices.front().arch_preset(), "wgmma", gpu::wgmma_pairs(cc),
-                            gpu::run_wgmma);
+  expect_gpu_matches_preset(
+      devices.front().arch_preset(), "wgmma", gpu::wgmma_pairs(cc),
+      [](const FloatFormat& in, const FloatFormat& acc, std::span<const MmaCase> cases) {
+        return gpu::run_wgmma(in, acc, cases);  // N = 8
+      });
 }
 
 // Every instruction shape the probe runners issue (mma.sync m8n8k4 to m16n8k32, the WMMA shapes,
@@ -104,6 +108,69 @@ TEST(ShapeRunner, EveryShapeMatchesItsPresetOfThisGpu) {
         },
         5000);
   }
+}
+
+// wgmma at every N the runner issues beyond 8 (16, 64, 128, 256; fp32 accumulator): the one
+// wgmma preset, whatever N.
+TEST(WgmmaRunner, EveryWideShapeMatchesTheWgmmaPresetOfThisGpu) {
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+  const int cc = devices.front().compute_major * 10 + devices.front().compute_minor;
+  if (gpu::wgmma_pairs(cc).empty()) GTEST_SKIP() << devices.front().name << " has no wgmma";
+  ASSERT_EQ(gpu::wide_wgmma_instructions(cc).size(), 12u);
+  for (std::string_view name : gpu::wide_wgmma_instructions(cc)) {
+    const std::string instruction(name);
+    expect_gpu_matches_preset(
+        devices.front().arch_preset(), instruction, gpu::instruction_pairs(name, cc),
+        [&](const FloatFormat& in, const FloatFormat& acc, std::span<const MmaCase> cases) {
+          return gpu::run_instruction(instruction, in, acc, cases);
+        },
+        5000);
+  }
+}
+
+TEST(WgmmaRunner, WideShapesRefuseWhatTheyDoNotRun) {
+  std::vector<MmaCase> cases(1);
+  cases[0].a.assign(16, 0);
+  cases[0].b.assign(16, 0);
+  // N = 32 is not issued, the fp16 accumulator runs at N = 8 only, K = 8 is tf32's.
+  EXPECT_THROW(gpu::run_instruction("wgmma.m64n32k16", formats::fp16, formats::fp32, cases),
+               std::invalid_argument);
+  EXPECT_THROW(gpu::run_wgmma(formats::fp16, formats::fp16, cases, 16), std::invalid_argument);
+  EXPECT_THROW(gpu::run_instruction("wgmma.m64n16k8", formats::fp16, formats::fp32, cases),
+               std::invalid_argument);
+  EXPECT_EQ(gpu::instruction_pairs("wgmma.m64n64k8", 90).size(), 1u);  // tf32 -> fp32
+  EXPECT_TRUE(gpu::wide_wgmma_instructions(89).empty());
+}
+
+// sm90 m8n8k4 fp16 -> fp16 (ptxas's fp32 emulation, no preset) against its exact model,
+// pair_fma_emulation.hpp: generated cases (c in fp16) and the crafted ones.
+TEST(ShapeRunner, M8n8k4Fp16AccumulatorIsThePairFmaEmulation) {
+  std::string why;
+  const auto devices = gpu::list_devices(&why);
+  if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+  if (devices.front().arch_preset() != "sm90") GTEST_SKIP() << "the model is sm90's";
+  Datapath shape = preset("sm90", formats::fp16, formats::fp32, "mma.sync.m8n8k4");
+  shape.accumulator = formats::fp16;
+  shape.block_result_precision = 11;
+  std::vector<MmaCase> cases(50000);
+  CaseGenerator generator(shape, 2026);
+  for (MmaCase& c : cases) generator.next(c, 4);
+  for (NamedCase& c : crafted_cases(formats::fp16, formats::fp16, 4)) cases.push_back(c.values);
+  const std::vector<std::uint32_t> d =
+      gpu::run_instruction("mma.sync.m8n8k4", formats::fp16, formats::fp16, cases);
+  ASSERT_EQ(d.size(), cases.size());
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::uint32_t model = sm90_m8n8k4_fp16_element(cases[i].a, cases[i].b, cases[i].c);
+    if (model != d[i] && ++mismatches <= 3) {
+      ADD_FAILURE() << "GPU " << to_hex(formats::fp16, d[i]) << ", model "
+                    << to_hex(formats::fp16, model) << " for "
+                    << format_case_line(cases[i], formats::fp16, formats::fp16);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << cases.size();
 }
 
 TEST(ShapeRunner, WrongKAndMissingShapesAreRefused) {

@@ -41,6 +41,7 @@
 #include "cuda_check.hpp"
 #include "gemm/gemm_epilogue.cuh"
 #include "gemm/wgmma_gemm.hpp"
+#include "wgmma_accumulators.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -129,28 +130,6 @@ __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 }
 
-// The operand lists of the accumulators d[i..i+63] and their placeholders.
-#define TCEMU_ACC8(i)                                                                         \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
-#define TCEMU_ACC64(i)                                                                          \
-  TCEMU_ACC8(i), TCEMU_ACC8(i + 8), TCEMU_ACC8(i + 16), TCEMU_ACC8(i + 24), TCEMU_ACC8(i + 32), \
-      TCEMU_ACC8(i + 40), TCEMU_ACC8(i + 48), TCEMU_ACC8(i + 56)
-#define TCEMU_REGS64                                                                 \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
-  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
-  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define TCEMU_REGS128                                                                  \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "   \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "   \
-  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "   \
-  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, "   \
-  "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "   \
-  "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "   \
-  "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, "     \
-  "%125, %126, %127"
 // d = A B + (scale_d ? d : 0) through one wgmma.m64nN (N = 2 x the accumulators) of instruction
 // I, both operands K-major from shared memory (transpose flags 0 where the format has them).
 #define TCEMU_WGMMA(SHAPE, REGS, A, B, SCALE_D, TAIL, ...)                                        \
@@ -160,38 +139,37 @@ __device__ inline void wgmma_wait() {
                ";\n}\n"                                                                           \
                : __VA_ARGS__                                                                      \
                : "l"(a), "l"(b), "r"(scale_d))
+#define TCEMU_F32_ACC64(i) TCEMU_WGMMA_ACC64("+f", i)
 template <Instruction I, int Accumulators>
 __device__ inline void wgmma(std::uint64_t a, std::uint64_t b, float (&d)[Accumulators],
                              int scale_d) {
   static_assert(Accumulators == 64 || Accumulators == 128);
   if constexpr (Accumulators == 128) {
     if constexpr (I == Instruction::f16_f32) {
-      TCEMU_WGMMA("n256k16.f32.f16.f16", TCEMU_REGS128, "%128", "%129", "%130", ", 0, 0",
-                  TCEMU_ACC64(0), TCEMU_ACC64(64));
+      TCEMU_WGMMA("n256k16.f32.f16.f16", TCEMU_WGMMA_REGS128, "%128", "%129", "%130", ", 0, 0",
+                  TCEMU_F32_ACC64(0), TCEMU_F32_ACC64(64));
     } else if constexpr (I == Instruction::bf16_f32) {
-      TCEMU_WGMMA("n256k16.f32.bf16.bf16", TCEMU_REGS128, "%128", "%129", "%130", ", 0, 0",
-                  TCEMU_ACC64(0), TCEMU_ACC64(64));
+      TCEMU_WGMMA("n256k16.f32.bf16.bf16", TCEMU_WGMMA_REGS128, "%128", "%129", "%130", ", 0, 0",
+                  TCEMU_F32_ACC64(0), TCEMU_F32_ACC64(64));
     } else {
-      TCEMU_WGMMA("n256k8.f32.tf32.tf32", TCEMU_REGS128, "%128", "%129", "%130", "", TCEMU_ACC64(0),
-                  TCEMU_ACC64(64));
+      TCEMU_WGMMA("n256k8.f32.tf32.tf32", TCEMU_WGMMA_REGS128, "%128", "%129", "%130", "",
+                  TCEMU_F32_ACC64(0), TCEMU_F32_ACC64(64));
     }
   } else {
     if constexpr (I == Instruction::f16_f32) {
-      TCEMU_WGMMA("n128k16.f32.f16.f16", TCEMU_REGS64, "%64", "%65", "%66", ", 0, 0",
-                  TCEMU_ACC64(0));
+      TCEMU_WGMMA("n128k16.f32.f16.f16", TCEMU_WGMMA_REGS64, "%64", "%65", "%66", ", 0, 0",
+                  TCEMU_F32_ACC64(0));
     } else if constexpr (I == Instruction::bf16_f32) {
-      TCEMU_WGMMA("n128k16.f32.bf16.bf16", TCEMU_REGS64, "%64", "%65", "%66", ", 0, 0",
-                  TCEMU_ACC64(0));
+      TCEMU_WGMMA("n128k16.f32.bf16.bf16", TCEMU_WGMMA_REGS64, "%64", "%65", "%66", ", 0, 0",
+                  TCEMU_F32_ACC64(0));
     } else {
-      TCEMU_WGMMA("n128k8.f32.tf32.tf32", TCEMU_REGS64, "%64", "%65", "%66", "", TCEMU_ACC64(0));
+      TCEMU_WGMMA("n128k8.f32.tf32.tf32", TCEMU_WGMMA_REGS64, "%64", "%65", "%66", "",
+                  TCEMU_F32_ACC64(0));
     }
   }
 }
 #undef TCEMU_WGMMA
-#undef TCEMU_REGS128
-#undef TCEMU_REGS64
-#undef TCEMU_ACC64
-#undef TCEMU_ACC8
+#undef TCEMU_F32_ACC64
 
 // Pins the accumulators to float registers at this point (emits nothing). Without it the compiler
 // carried them through the k loop in integer registers and moved them in front of every wgmma,

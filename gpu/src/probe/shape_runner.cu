@@ -253,6 +253,22 @@ std::vector<std::uint32_t> wmma_16bit(const FloatFormat& input, bool fp32,
               : launch_wmma<__half, M, N, K, __half>(cases);
 }
 
+// N and K of one of wide_wgmma_instructions(90), or std::invalid_argument naming them.
+struct WideWgmma {
+  int n = 0, k = 0;
+};
+WideWgmma wide_wgmma_shape(std::string_view instruction) {
+  if (std::ranges::count(wide_wgmma_instructions(90), instruction) == 0) {
+    std::string names = "wgmma";
+    for (std::string_view n : wide_wgmma_instructions(90)) names += ", " + std::string(n);
+    throw std::invalid_argument("no wgmma runner for " + std::string(instruction) +
+                                "; the runners cover: " + names);
+  }
+  const std::size_t n_at = std::string_view("wgmma.m64n").size(), k_at = instruction.rfind('k');
+  return {std::stoi(std::string(instruction.substr(n_at, k_at - n_at))),
+          std::stoi(std::string(instruction.substr(k_at + 1)))};
+}
+
 [[noreturn]] void not_probed(std::string_view instruction, const FloatFormat& input,
                              const FloatFormat& accumulator) {
   throw std::invalid_argument("no probe runner for " + std::string(instruction) + " " +
@@ -277,9 +293,25 @@ std::vector<std::string_view> probe_instructions(int compute_capability) {
   return out;
 }
 
+std::vector<std::string_view> wide_wgmma_instructions(int compute_capability) {
+  if (compute_capability != 90) return {};
+  return {"wgmma.m64n16k8",   "wgmma.m64n16k16", "wgmma.m64n16k32",  "wgmma.m64n64k8",
+          "wgmma.m64n64k16",  "wgmma.m64n64k32", "wgmma.m64n128k8",  "wgmma.m64n128k16",
+          "wgmma.m64n128k32", "wgmma.m64n256k8", "wgmma.m64n256k16", "wgmma.m64n256k32"};
+}
+
 std::vector<std::pair<FloatFormat, FloatFormat>> instruction_pairs(std::string_view instruction,
                                                                    int compute_capability) {
   if (instruction == "wgmma") return wgmma_pairs(compute_capability);
+  if (instruction.starts_with("wgmma.m64n")) {
+    // The fp32 pairs whose wgmma K is the name's.
+    const WideWgmma shape = wide_wgmma_shape(instruction);
+    std::vector<std::pair<FloatFormat, FloatFormat>> out;
+    for (const auto& pair : wgmma_pairs(compute_capability)) {
+      if (pair.second == formats::fp32 && mma_sync_k(pair.first) == shape.k) out.push_back(pair);
+    }
+    return out;
+  }
   // The shapes of the runners exist with the same formats from sm_80 (fp8 from sm_89) on: the
   // sm90 preset table says which pairs each takes.
   std::vector<std::pair<FloatFormat, FloatFormat>> out;
@@ -295,6 +327,11 @@ std::vector<std::uint32_t> run_instruction(std::string_view instruction, const F
                                            std::span<const MmaCase> cases) {
   check_mma_sync(input, accumulator);  // every shape takes a subset of mma.sync's pairs
   if (instruction == "wgmma") return run_wgmma(input, accumulator, cases);
+  if (instruction.starts_with("wgmma.m64n")) {
+    const WideWgmma shape = wide_wgmma_shape(instruction);
+    if (shape.k != mma_sync_k(input)) not_probed(instruction, input, accumulator);
+    return run_wgmma(input, accumulator, cases, shape.n);
+  }
   const bool fp16_or_bf16 = input == formats::fp16 || input == formats::bf16;
   const bool fp8 = input == formats::e4m3 || input == formats::e5m2;
   if (instruction == "mma.sync" || (instruction == "mma.sync.m16n8k16" && fp16_or_bf16) ||

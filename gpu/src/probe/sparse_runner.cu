@@ -15,6 +15,16 @@
 //   is row tig + 4 e; the metadata of a kept element is 4 bits, 0b0100 for the first k of its
 //   pair and 0b1110 for the second, kept column j at bits 4 j (16 bits a row for k8, split over
 //   threads tig 0 and 1 as above for k16).
+// e4m3/e5m2 (mma.sp.m16n8k64, sm_89+; "sparse mma.m16n8k64 with .u8/.s8/.e4m3/.e5m2"): four
+//   8-bit elements per register; A element e is kept column 4 tig + (e & 3) + 16 (e / 8) (registers
+//   alternate rows g, g + 8); B element e is row 4 tig + (e & 3) + 16 (e / 4); a row's metadata is
+//   64 bits (32 kept columns) and a thread holds 32 of them, half a row ("metadata layout for
+//   columns 0-31" and "32-63", sparsity selector 0 only): tig 0 and 1 the kept columns 0-15
+//   (dense columns 0-31), tig 2 and 3 the kept columns 16-31, one of each pair for row g, the
+//   other for g + 8 (every row is the same here: both get the row's word). Measured on the H100
+//   (docs/presets.md): given quarter rows as the f16 shapes take them, row g's kept column j
+//   took the metadata of kept column (j % 8) + 16 (j / 16), which is what the half-row layout
+//   reads from those words.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,18 +50,37 @@ enum class SparseOp {
   f16_k32_f16,
   bf16_k32_f32,
   tf32_k8_f32,
-  tf32_k16_f32
+  tf32_k16_f32,
+  e4m3_k64_f32,  // the fp8 shapes last: is_fp8 relies on it
+  e5m2_k64_f32
 };
 
 __host__ __device__ constexpr bool is_tf32(SparseOp op) {
   return op == SparseOp::tf32_k8_f32 || op == SparseOp::tf32_k16_f32;
 }
+__host__ __device__ constexpr bool is_fp8(SparseOp op) {
+  return op >= SparseOp::e4m3_k64_f32;
+}
 __host__ __device__ constexpr int sparse_k(SparseOp op) {
+  if (is_fp8(op)) return 64;
   if (op == SparseOp::tf32_k8_f32) return 8;
   return op == SparseOp::tf32_k16_f32 || op < SparseOp::f16_k32_f32 ? 16 : 32;
 }
 __host__ __device__ constexpr bool half_acc(SparseOp op) {
   return op == SparseOp::f16_k16_f16 || op == SparseOp::f16_k32_f16;
+}
+// Bits of a kept element's metadata: 4 for tf32 (1:2), 2 otherwise.
+__host__ __device__ constexpr int kept_meta_bits(SparseOp op) {
+  return is_tf32(op) ? 4 : 2;
+}
+// 16-bit pieces of a row's metadata, one per thread of a quad from the first (the rows g and
+// g + 8 share each thread's word): K/2 kept elements of meta_bits bits. fp8 (64 bits a row) has
+// 32-bit pieces instead, one per pair of threads (rows g and g + 8 in separate threads).
+__host__ __device__ constexpr int meta_pieces(SparseOp op) {
+  return sparse_k(op) / 2 * kept_meta_bits(op) / 16;
+}
+__host__ __device__ constexpr int meta_words(SparseOp op) {
+  return (meta_pieces(op) + 1) / 2;
 }
 
 template <SparseOp O>
@@ -82,6 +111,10 @@ __device__ void issue(const unsigned (&a)[4], const unsigned (&b)[4], unsigned c
     TCEMU_SP_F32("m16n8k8.row.col.f32.tf32.tf32.f32", "{%4,%5}", "{%9,%10}");
   } else if constexpr (O == SparseOp::tf32_k16_f32) {
     TCEMU_SP_F32("m16n8k16.row.col.f32.tf32.tf32.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+  } else if constexpr (O == SparseOp::e4m3_k64_f32) {
+    TCEMU_SP_F32("m16n8k64.row.col.f32.e4m3.e4m3.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+  } else if constexpr (O == SparseOp::e5m2_k64_f32) {
+    TCEMU_SP_F32("m16n8k64.row.col.f32.e5m2.e5m2.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
   } else if constexpr (O == SparseOp::f16_k16_f16) {
     TCEMU_SP_F16("m16n8k16.row.col.f16.f16.f16.f16", "{%2,%3}", "{%7,%8}");
   } else {
@@ -91,13 +124,13 @@ __device__ void issue(const unsigned (&a)[4], const unsigned (&b)[4], unsigned c
 #undef TCEMU_SP_F16
 }
 
-// One warp per case: a_bits K/2 words, meta one word of a row's metadata (kept column j at bits
-// 2 j, tf32 4 j), b_bits K words per case.
+// One warp per case: a_bits K/2 words, meta_words(O) words of a row's metadata (kept column j at
+// bits 2 j, tf32 4 j, of the 64-bit row), b_bits K words per case.
 template <SparseOp O>
 __global__ void sparse_cases(const std::uint32_t* a_bits, const std::uint32_t* meta_bits,
                              const std::uint32_t* b_bits, const std::uint32_t* c_bits,
                              std::uint32_t* d_bits, int cases) {
-  constexpr int k = sparse_k(O), registers = is_tf32(O) ? k / 4 : k / 8;
+  constexpr int k = sparse_k(O), registers = is_tf32(O) ? k / 4 : is_fp8(O) ? k / 16 : k / 8;
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   if (warp >= cases) return;
   const int lane = static_cast<int>(threadIdx.x % 32), tig = lane % 4;
@@ -109,18 +142,29 @@ __global__ void sparse_cases(const std::uint32_t* a_bits, const std::uint32_t* m
       ra[e] = a[tig + 4 * (e / 2)];
       rb[e] = b[tig + 4 * e];
     }
+  } else if constexpr (is_fp8(O)) {
+    for (int e = 0; e < 4 * registers; ++e) {
+      ra[e / 4] |= (a[4 * tig + (e & 3) + 16 * (e / 8)] & 0xFFu) << (8 * (e % 4));
+      rb[e / 4] |= (b[4 * tig + (e & 3) + 16 * (e / 4)] & 0xFFu) << (8 * (e % 4));
+    }
   } else {
     for (int e = 0; e < 2 * registers; ++e) {
       ra[e / 2] |= (a[2 * tig + (e & 1) + 8 * (e / 4)] & 0xFFFFu) << (16 * (e % 2));
       rb[e / 2] |= (b[2 * tig + (e & 1) + 8 * (e / 2)] & 0xFFFFu) << (16 * (e % 2));
     }
   }
-  // The row's metadata is 16 bits (k16 f16/bf16, k8 tf32) or 32 bits split over tig parity.
-  constexpr bool one_thread = is_tf32(O) ? k == 8 : k == 16;
-  const std::uint32_t m = meta_bits[warp];
-  const std::uint32_t half = one_thread ? (m & 0xFFFFu) : (tig % 2 == 0 ? m & 0xFFFFu : m >> 16);
+  const std::uint32_t* row_meta = meta_bits + static_cast<long long>(warp) * meta_words(O);
+  std::uint32_t meta = 0;
+  if constexpr (is_fp8(O)) {
+    meta = row_meta[tig / 2];  // tig 0, 1: kept columns 0-15; tig 2, 3: 16-31
+  } else {
+    // Thread tig holds piece tig % meta_pieces (16 bits) of the row's metadata, for both rows.
+    const int piece = tig % meta_pieces(O);
+    const std::uint32_t half = (row_meta[piece / 2] >> (16 * (piece % 2))) & 0xFFFFu;
+    meta = half | (half << 16);
+  }
   const std::uint32_t c = half_acc(O) ? (c_bits[warp] & 0xFFFFu) * 0x10001u : c_bits[warp];
-  issue<O>(ra, rb, c, half | (half << 16), d);
+  issue<O>(ra, rb, c, meta, d);
   if (lane == 0) d_bits[warp] = half_acc(O) ? (d[0] & 0xFFFFu) : d[0];
 }
 
@@ -129,13 +173,14 @@ std::vector<std::uint32_t> launch(std::span<const SparseMmaCase> cases) {
   std::vector<std::uint32_t> a, meta, b, c;
   for (const SparseMmaCase& x : cases) {
     a.insert(a.end(), x.a.begin(), x.a.end());
-    std::uint32_t word = 0;
+    std::uint64_t row = 0;
     for (std::size_t j = 0; j < x.index.size(); ++j) {
       // tf32: the kept k of a pair is index % 2; 0b0100 names the first, 0b1110 the second.
-      word |= is_tf32(O) ? (x.index[j] % 2 == 0 ? 0x4u : 0xEu) << (4 * j)
-                         : std::uint32_t{x.index[j]} << (2 * j);
+      row |= is_tf32(O) ? std::uint64_t{x.index[j] % 2 == 0 ? 0x4u : 0xEu} << (4 * j)
+                        : std::uint64_t{x.index[j]} << (2 * j);
     }
-    meta.push_back(word);
+    for (int w = 0; w < meta_words(O); ++w)
+      meta.push_back(static_cast<std::uint32_t>(row >> (32 * w)));
     b.insert(b.end(), x.b.begin(), x.b.end());
     c.push_back(x.c);
   }
@@ -154,12 +199,18 @@ std::vector<std::uint32_t> launch(std::span<const SparseMmaCase> cases) {
 
 std::vector<std::string_view> sparse_probe_instructions(int compute_capability) {
   if (compute_capability < 80) return {};
-  return {"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32"};
+  if (compute_capability < 89) return {"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32"};
+  return {"mma.sp.m16n8k8", "mma.sp.m16n8k16", "mma.sp.m16n8k32", "mma.sp.m16n8k64"};
 }
 
 std::vector<std::pair<FloatFormat, FloatFormat>> sparse_pairs(std::string_view instruction) {
   const std::pair<FloatFormat, FloatFormat> tf32{formats::tf32, formats::fp32};
   if (instruction == "mma.sp.m16n8k8") return {tf32};
+  if (instruction == "mma.sp.m16n8k64") {
+    // fp8 with an fp16 accumulator: ptxas (CUDA 13.0) refuses it for sm_90a ("F16 accumulator
+    // and F8 floating point type not supported").
+    return {{formats::e4m3, formats::fp32}, {formats::e5m2, formats::fp32}};
+  }
   if (instruction != "mma.sp.m16n8k16" && instruction != "mma.sp.m16n8k32") return {};
   std::vector<std::pair<FloatFormat, FloatFormat>> out = {{formats::fp16, formats::fp32},
                                                           {formats::fp16, formats::fp16},
@@ -172,6 +223,7 @@ std::vector<std::uint32_t> run_sparse(std::string_view instruction, const FloatF
                                       const FloatFormat& accumulator,
                                       std::span<const SparseMmaCase> cases) {
   const bool k8 = instruction == "mma.sp.m16n8k8", k16 = instruction == "mma.sp.m16n8k16";
+  const bool k64 = instruction == "mma.sp.m16n8k64";
   const bool bf16 = input == formats::bf16, tf32 = input == formats::tf32;
   const bool fp32_acc = accumulator == formats::fp32;
   const auto pairs = sparse_pairs(instruction);
@@ -181,9 +233,10 @@ std::vector<std::uint32_t> run_sparse(std::string_view instruction, const FloatF
                                 std::string(input.name) + " -> " + std::string(accumulator.name) +
                                 "; it runs mma.sp.m16n8k16 and mma.sp.m16n8k32 with fp16 -> "
                                 "fp32, fp16 -> fp16, bf16 -> fp32, and mma.sp.m16n8k8 and "
-                                "mma.sp.m16n8k16 with tf32 -> fp32");
+                                "mma.sp.m16n8k16 with tf32 -> fp32, and mma.sp.m16n8k64 with e4m3, "
+                                "e5m2 -> fp32");
   }
-  const std::size_t k = k8 ? 8 : k16 ? 16 : 32;
+  const std::size_t k = k8 ? 8 : k16 ? 16 : k64 ? 64 : 32;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (cases[i].b.size() != k) {
       throw std::invalid_argument("sparse case " + std::to_string(i + 1) +
@@ -196,7 +249,14 @@ std::vector<std::uint32_t> run_sparse(std::string_view instruction, const FloatF
   if (device.compute_major < 8) {
     throw std::runtime_error(device.name + " has no mma.sp (sm_80 or newer needed)");
   }
+  if (k64 && device.compute_major * 10 + device.compute_minor < 89) {
+    throw std::runtime_error(device.name + " has no fp8 mma.sp (sm_89 or newer needed)");
+  }
   if (cases.empty()) return {};
+  if (k64) {
+    return input == formats::e4m3 ? launch<SparseOp::e4m3_k64_f32>(cases)
+                                  : launch<SparseOp::e5m2_k64_f32>(cases);
+  }
   if (k8) return launch<SparseOp::tf32_k8_f32>(cases);
   if (k16 && tf32) return launch<SparseOp::tf32_k16_f32>(cases);
   if (k16) {
