@@ -6,6 +6,7 @@
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 
@@ -98,6 +99,24 @@ std::string datapath_options_help() {
 
 bool sparse_requested(const Arguments& args) {
   return args.value_or("instr", "").starts_with("mma.sp.");
+}
+
+bool pair_fma_requested(const Arguments& args) {
+  const auto input = format_by_name(args.value_or("type", "fp16"));
+  const auto accumulator = format_by_name(args.value_or("acc", "fp32"));
+  if (!input || !accumulator ||
+      !is_sm90_m8n8k4_fp16(args.value_or("arch", "sm90"), args.value_or("instr", "mma.sync"),
+                           *input, *accumulator)) {
+    return false;
+  }
+  for (const std::string& name : datapath_option_names()) {
+    if (name != "arch" && name != "type" && name != "acc" && name != "instr" && args.value(name)) {
+      throw UsageError("--" + name +
+                       ": sm90 mma.sync.m8n8k4 fp16 -> fp16 has no datapath to adjust (its model "
+                       "is the fp32 pair-FMA emulation)");
+    }
+  }
+  return true;
 }
 
 Datapath datapath_from(const Arguments& args, const std::string& default_type) {

@@ -29,6 +29,12 @@ bool sparse_requested(const Arguments& args);
 Datapath sparse_or_dense_datapath_from(const Arguments& args,
                                        const std::string& default_type = "fp16");
 
+// The arguments name sm90 mma.sync.m8n8k4 fp16 -> fp16 (--arch sm90, the default, --instr
+// mma.sync.m8n8k4 --type fp16 --acc fp16), which has no preset but its own model
+// (pair_fma_emulation.hpp). Throws UsageError naming the option when any datapath option besides
+// --arch, --type, --acc and --instr is given with it: its model has no field to adjust.
+bool pair_fma_requested(const Arguments& args);
+
 // Throws CaseFileError at `line` when --instr names an instruction shape (mma.sync.mMnNkK,
 // wmma.mMnNkK, wgmma.m64nNkK) and k is not a multiple of its K; the message lists the shapes the
 // architecture has for the formats. Plain names (mma.sync, wgmma, tcgen05) take any K.

@@ -4,6 +4,7 @@
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 
 #include "case_lines.hpp"
@@ -48,6 +49,11 @@ of their positions: on the H100 one block of K/2 terms, the dense sm90 mma.sync 
   echo "16 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 01230123 $(printf '3c00 %.0s' {1..16})00000000" \
     | tcemu mma --instr mma.sp.m16n8k16        # 8 kept products of 1 x 1: 41000000
 
+sm90 mma.sync.m8n8k4 with an fp16 accumulator (--instr mma.sync.m8n8k4 --type fp16 --acc fp16)
+has no tensor-core instruction: ptxas emulates it in fp32 (pairs of products by FMUL + FFMA,
+c + p01 + p23 by FADD, one rounding to fp16). It has no preset; its cases run through that exact
+model (emulator pair_fma_emulation.hpp, measured on the H100), and datapath options are refused.
+
 )";
 
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
@@ -75,6 +81,19 @@ bool run_sparse_stream(std::istream& in, const std::string& name, std::size_t k,
   });
 }
 
+// The same for sm90 mma.sync.m8n8k4 fp16 -> fp16 through its pair-FMA model (K a multiple of 4).
+bool run_pair_fma_stream(std::istream& in, const std::string& name) {
+  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
+    const auto c = parse_case_line(text, line, formats::fp16, formats::fp16);
+    if (!c) return;
+    if (c->a.size() % 4 != 0) {
+      throw CaseFileError(line, "K = " + std::to_string(c->a.size()) +
+                                    " is not a multiple of mma.sync.m8n8k4's K = 4");
+    }
+    std::cout << to_hex(formats::fp16, sm90_m8n8k4_fp16_element(c->a, c->b, c->c)) << '\n';
+  });
+}
+
 }  // namespace
 
 int mma_command(const std::vector<std::string>& words) {
@@ -88,11 +107,13 @@ int mma_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (integer_requested(args)) return integer_mma(args);
+  const bool pair_fma = pair_fma_requested(args);
   const bool sparse = sparse_requested(args);
-  const Datapath dp = sparse_or_dense_datapath_from(args);
+  const Datapath dp = pair_fma ? Datapath{} : sparse_or_dense_datapath_from(args);
   const std::size_t sparse_k =
       sparse ? static_cast<std::size_t>(sparse_instruction_k(*args.value("instr"))) : 0;
   const auto run = [&](std::istream& in, const std::string& name) {
+    if (pair_fma) return run_pair_fma_stream(in, name);
     return sparse ? run_sparse_stream(in, name, sparse_k, dp) : run_stream(in, name, args, dp);
   };
   std::vector<std::string> files = args.positional();

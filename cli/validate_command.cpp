@@ -125,24 +125,7 @@ int validate_matrices(const Arguments& args, const Datapath& dp, std::int64_t sh
   return check.passed() ? 0 : 1;
 }
 
-// sm90 mma.sync.m8n8k4 fp16 -> fp16 (--arch sm90, the default, --instr mma.sync.m8n8k4 --type
-// fp16 --acc fp16): no preset but the pair-FMA emulation (pair_fma_emulation.hpp).
-bool pair_fma_requested(const Arguments& args) {
-  const auto input = format_by_name(args.value_or("type", "fp16"));
-  const auto accumulator = format_by_name(args.value_or("acc", "fp32"));
-  return input && accumulator &&
-         is_sm90_m8n8k4_fp16(args.value_or("arch", "sm90"), args.value_or("instr", "mma.sync"),
-                             *input, *accumulator);
-}
-
 int validate_pair_fma(const Arguments& args, std::size_t show) {
-  for (const std::string& name : datapath_option_names()) {
-    if (name != "arch" && name != "type" && name != "acc" && name != "instr" && args.value(name)) {
-      throw UsageError("--" + name +
-                       ": sm90 mma.sync.m8n8k4 fp16 -> fp16 has no datapath to adjust (its model "
-                       "is the fp32 pair-FMA emulation)");
-    }
-  }
   if (args.value("d")) throw UsageError("sm90 mma.sync.m8n8k4 fp16 -> fp16 takes case files");
   if (args.positional().empty()) throw UsageError("no case file given");
   // The formats and K of the cases (K = 4, a chain of them for 4 n).

@@ -1,6 +1,8 @@
 // The tcemu command as a user runs it: exit codes, output lines and error messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -186,6 +188,34 @@ TEST(Cli, ValidateReplaysM8n8k4Fp16ThroughThePairFmaEmulation) {
   r = run("validate --instr mma.sync.m8n8k4 --type fp16 --acc fp16 --block-terms 2 " + file);
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("has no datapath to adjust"), std::string::npos) << r.output;
+}
+
+// tcemu mma computes the same model: one d per case line of the H100's file, each the GPU's (the
+// line's last field), and the same refusals.
+TEST(Cli, MmaRunsM8n8k4Fp16ThroughThePairFmaEmulation) {
+  const std::string file = std::string(TCEMU_H100_SHAPES_DIR) + "/mma.sync.m8n8k4-fp16-fp16.txt";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << "cannot open " << file;
+  std::string expected, text;
+  while (std::getline(in, text)) {
+    if (text.empty() || text.starts_with('#')) continue;
+    expected += text.substr(text.find_last_of(' ') + 1) + "\n";
+  }
+  ASSERT_GE(std::count(expected.begin(), expected.end(), '\n'), 3020);
+  Result r = run("mma --instr mma.sync.m8n8k4 --type fp16 --acc fp16 " + file);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.output == expected) << r.output.substr(0, 400);
+  r = run("mma --instr mma.sync.m8n8k4 --type fp16 --acc fp16",
+          "5 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00 3c00\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.output,
+            "tcemu mma: <stdin>: line 1: K = 5 is not a multiple of mma.sync.m8n8k4's "
+            "K = 4\n");
+  r = run("mma --instr mma.sync.m8n8k4 --type fp16 --acc fp16 --alignment-bits 3", "");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--alignment-bits: sm90 mma.sync.m8n8k4 fp16 -> fp16 has no datapath"),
+            std::string::npos)
+      << r.output;
 }
 
 // Occurrences of `what` in `text`.
