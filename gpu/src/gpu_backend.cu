@@ -234,9 +234,15 @@ class GpuBackend final : public Backend {
                             std::span<const IntegerMatrix> out) override {
     detail::crt_residues(x, axis, shifts, out);
   }
-  void crt_reconstruct_checked(const RealMatrixStack& products, const crt_elements::Table& table,
+  void crt_product_residues_checked(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                                    const IntegerMatrix& dst) override {
+    detail::crt_product_residues(
+        cublas_, a, b, modulus, dst,
+        scratch(step_scratch_, detail::integer_gemm_scratch_bytes(dst.rows, dst.cols, a.cols)));
+  }
+  void crt_reconstruct_checked(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                                const OuterExponents& shifts, const RealMatrix& dst) override {
-    detail::crt_reconstruct(products, table, shifts, dst);
+    detail::crt_reconstruct(residues, table, shifts, dst);
   }
   // Integer GEMM step: cublasGemmEx on IMMA, its int32 result widened (integer_gemm_steps.cu).
   void integer_gemm_checked(const IntegerMatrix& a, const IntegerMatrix& b,

@@ -10,6 +10,7 @@
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
 #include "grid_loop.cuh"
+#include "steps/integer_gemm_steps.hpp"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -79,27 +80,48 @@ __global__ void __launch_bounds__(kThreads)
   // In the residues' order: each element is read once but written once per modulus, so the
   // byte writes are the ones to coalesce (A's residues are row major, A itself often not).
   for_each_element(x.rows, x.cols, targets.row_major[0] != 0, [&](std::int64_t i, std::int64_t j) {
-    const double value = x.get(i, j);
-    const int shift = shifts[rows ? i : j];
+    const el::ScaledInteger value = el::scaled_integer(x.get(i, j), shifts[rows ? i : j]);
     for (int l = 0; l < targets.count; ++l) {
       const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
-      targets.data[l][at] =
-          static_cast<std::int8_t>(el::scaled_residue(value, shift, targets.moduli[l]));
+      targets.data[l][at] = static_cast<std::int8_t>(el::residue(value, targets.moduli[l]));
     }
   });
 }
 
+// dst (s8, column major) = the int32 sums reduced modulo m.
 __global__ void __launch_bounds__(kThreads)
-    reconstruct_kernel(const DeviceReal first, const std::size_t stride, const el::Table table,
-                       const std::int32_t* row_shifts, const std::int32_t* col_shifts,
-                       const DeviceReal dst) {
+    sum_residues_kernel(const std::int32_t* sums, const std::int64_t sums_ld, const int m,
+                        std::int8_t* dst, const std::int64_t ld, const std::int64_t rows,
+                        const std::int64_t cols) {
+  for_each_element(rows, cols, false, [&](std::int64_t i, std::int64_t j) {
+    dst[j * ld + i] = static_cast<std::int8_t>(el::sum_residue(sums[j * sums_ld + i], m));
+  });
+}
+
+template <int L>
+__global__ void __launch_bounds__(kThreads)
+    reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
+                       const el::Table table, const std::int32_t* row_shifts,
+                       const std::int32_t* col_shifts, const DeviceReal dst) {
   __shared__ el::Table staged;
   stage(table, staged);
   for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
-    const auto product = [&](int l) { return first.layer(l, stride).get(i, j); };
+    const std::int8_t* at = first + j * ld + i;
+    const auto residue = [&](int l) { return static_cast<int>(at[l * stride]); };
     *dst.fp64_at(i, j) =
-        el::reconstruct(staged, product, std::int64_t{row_shifts[i]} + col_shifts[j]);
+        el::reconstruct_in<L>(staged, residue, std::int64_t{row_shifts[i]} + col_shifts[j]);
   });
+}
+
+template <int L>
+void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& table,
+                        const OuterExponents& shifts, const DeviceReal& out) {
+  const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
+                      residues.first.offset_bytes;
+  reconstruct_kernel<L><<<elementwise_grid(out.rows, out.cols, out.row_major, kThreads),
+                          kThreads>>>(first, residues.stride_bytes, residues.first.ld, table,
+                                      device_exponents(shifts.rows),
+                                      device_exponents(shifts.columns), out);
 }
 
 }  // namespace
@@ -138,13 +160,34 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
-void crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+void crt_product_residues(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
+                          int modulus, const IntegerMatrix& dst, void* scratch) {
+  const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
+  auto* out = static_cast<std::int8_t*>(dst.buffer->address()) + dst.offset_bytes;
+  sum_residues_kernel<<<elementwise_grid(dst.rows, dst.cols, false, kThreads), kThreads>>>(
+      sums, integer_sums_ld(dst.rows), el::kModuli[modulus], out, dst.ld, dst.rows, dst.cols);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+void crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                      const OuterExponents& shifts, const RealMatrix& dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
   const DeviceReal out = device_real(dst);
-  reconstruct_kernel<<<elementwise_grid(dst.rows, dst.cols, out.row_major, kThreads), kThreads>>>(
-      device_real(products.first), products.stride_bytes, table, device_exponents(shifts.rows),
-      device_exponents(shifts.columns), out);
+  switch (table.limbs) {
+    case 1: launch_reconstruct<1>(residues, table, shifts, out); break;
+    case 2: launch_reconstruct<2>(residues, table, shifts, out); break;
+    case 3: launch_reconstruct<3>(residues, table, shifts, out); break;
+    case 4: launch_reconstruct<4>(residues, table, shifts, out); break;
+    case 5: launch_reconstruct<5>(residues, table, shifts, out); break;
+    case 6: launch_reconstruct<6>(residues, table, shifts, out); break;
+    case 7: launch_reconstruct<7>(residues, table, shifts, out); break;
+    case 8: launch_reconstruct<8>(residues, table, shifts, out); break;
+    case 9: launch_reconstruct<9>(residues, table, shifts, out); break;
+    case 10: launch_reconstruct<10>(residues, table, shifts, out); break;
+    case 11: launch_reconstruct<11>(residues, table, shifts, out); break;
+    case 12: launch_reconstruct<12>(residues, table, shifts, out); break;
+    default: launch_reconstruct<el::kLimbs>(residues, table, shifts, out); break;
+  }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -58,8 +58,12 @@ std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int6
   return scratch_layout(m, n, k).bytes;
 }
 
-void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
-                  const RealMatrix& c, void* scratch) {
+std::int64_t integer_sums_ld(std::int64_t m) {
+  return round_up(m, 4);
+}
+
+const std::int32_t* integer_gemm_sums(cublasHandle_t handle, const IntegerMatrix& a,
+                                      const IntegerMatrix& b, void* scratch) {
   if (a.rows > INT32_MAX || b.cols > INT32_MAX || a.ld > INT32_MAX || b.ld > INT32_MAX) {
     throw std::invalid_argument("gpu: integer_gemm: dimensions past 2^31 - 1 are not supported");
   }
@@ -100,8 +104,15 @@ void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMa
                                     &zero, sums, CUDA_R_32I, static_cast<int>(l.ldc),
                                     CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
   }
+  return sums;
+}
+
+void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
+                  const RealMatrix& c, void* scratch) {
+  const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
   const DeviceReal out = device_real(c);
-  widen_kernel<<<elementwise_grid(c.rows, c.cols, false, kThreads), kThreads>>>(sums, l.ldc, out);
+  widen_kernel<<<elementwise_grid(c.rows, c.cols, false, kThreads), kThreads>>>(
+      sums, integer_sums_ld(c.rows), out);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
