@@ -34,7 +34,8 @@ int inverse_mod(int a, int m) {
 void multiply(std::uint32_t (&x)[kLimbs], int factor) {
   std::uint64_t carry = 0;
   for (std::uint32_t& limb : x) {
-    const std::uint64_t y = static_cast<std::uint64_t>(limb) * static_cast<unsigned>(factor) + carry;
+    const std::uint64_t y =
+        static_cast<std::uint64_t>(limb) * static_cast<unsigned>(factor) + carry;
     limb = static_cast<std::uint32_t>(y);
     carry = y >> 32;
   }
@@ -56,7 +57,7 @@ Table table(int count) {
   t.count = count;
   t.product[0] = 1;
   for (int l = 0; l < count; ++l) {
-    t.moduli[l] = static_cast<std::uint16_t>(kModuli[l]);
+    t.moduli[l] = modulus(kModuli[l]);
     t.reciprocal[l] = 1.0 / kModuli[l];
     multiply(t.product, kModuli[l]);
     t.cofactor[l][0] = 1;

@@ -65,8 +65,9 @@ void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix&
   }
   if (a.layout != Layout::row_major || b.layout != Layout::column_major ||
       dst.layout != Layout::column_major) {
-    refuse(name(), "crt_product_residues: A must be row major, B and the destination column "
-                   "major (k contiguous in A and B)");
+    refuse(name(),
+           "crt_product_residues: A must be row major, B and the destination column "
+           "major (k contiguous in A and B)");
   }
   detail::same_shape(name(), b, "B", a.cols, b.cols);
   detail::same_shape(name(), dst, "destination", a.rows, b.cols);

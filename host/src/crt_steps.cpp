@@ -44,6 +44,8 @@ void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector
   const HostReal in(x);
   const bool rows = axis == SplitAxis::rows;
   const std::int32_t* shift = shift_data(shifts);
+  std::vector<el::Modulus> moduli;
+  for (std::size_t l = 0; l < out.size(); ++l) moduli.push_back(el::modulus(el::kModuli[l]));
   parallel_for(threads, x.rows, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       for (std::int64_t j = 0; j < x.cols; ++j) {
@@ -52,7 +54,7 @@ void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector
           const IntegerMatrix& o = out[l];
           const std::int64_t at = o.layout == Layout::row_major ? i * o.ld + j : j * o.ld + i;
           static_cast<std::int8_t*>(o.buffer->address())[o.offset_bytes + at] =
-              static_cast<std::int8_t>(el::residue(value, el::kModuli[l]));
+              static_cast<std::int8_t>(el::residue(value, moduli[l]));
         }
       }
     }
@@ -62,7 +64,7 @@ void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector
 void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                                const IntegerMatrix& dst, int threads) {
   const std::vector<std::int32_t> sums = host_integer_sums(a, b, threads);
-  const int m = el::kModuli[modulus];
+  const el::Modulus m = el::modulus(el::kModuli[modulus]);
   auto* out = static_cast<std::int8_t*>(dst.buffer->address()) + dst.offset_bytes;
   parallel_for(threads, dst.cols, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
@@ -76,8 +78,8 @@ void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, i
 
 void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                           const OuterExponents& shifts, const RealMatrix& dst, int threads) {
-  const auto* first =
-      static_cast<const std::int8_t*>(residues.first.buffer->address()) + residues.first.offset_bytes;
+  const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
+                      residues.first.offset_bytes;
   const std::int64_t ld = residues.first.ld;
   const HostReal out(dst);
   const std::int32_t* row_shift = shift_data(shifts.rows);

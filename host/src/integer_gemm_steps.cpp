@@ -11,7 +11,7 @@
 namespace tcemu::detail {
 
 std::vector<std::int32_t> host_integer_sums(const IntegerMatrix& a, const IntegerMatrix& b,
-                                           int threads) {
+                                            int threads) {
   // The emulator's integer MMA (integer_gemm.hpp): s8 x s8 products, exact, summed into int32 by
   // mma.sync.m16n8k32 instructions that wrap modulo 2^32; no sum reaches 2^31 (kIntegerGemmMaxK),
   // so nothing wraps and the int32 result is the exact sum.

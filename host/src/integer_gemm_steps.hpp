@@ -12,7 +12,7 @@ namespace tcemu::detail {
 
 // The int32 sums of a b (m x n, column major, leading dimension m), exact.
 std::vector<std::int32_t> host_integer_sums(const IntegerMatrix& a, const IntegerMatrix& b,
-                                           int threads);
+                                            int threads);
 
 void host_integer_gemm(const IntegerMatrix& a, const IntegerMatrix& b, const RealMatrix& c,
                        int threads);

@@ -106,24 +106,26 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
       std::int64_t r = a % m;
       if (r < 0) r += m;
       if (r > (m - 1) / 2) r -= m;
-      ASSERT_EQ(el::scaled_residue(x, shift, m), r) << x << " 2^" << shift << " mod " << m;
+      ASSERT_EQ(el::scaled_residue(x, shift, el::modulus(m)), r)
+          << x << " 2^" << shift << " mod " << m;
     }
   }
   EXPECT_GT(rounded, 1000);  // both paths of scaled_residue taken
   EXPECT_GT(exact, 1000);
-  EXPECT_EQ(el::scaled_residue(INFINITY, 3, 251), 0);
-  EXPECT_EQ(el::scaled_residue(std::nan(""), 3, 251), 0);
-  EXPECT_EQ(el::scaled_residue(-0.0, 3, 251), 0);
-  EXPECT_EQ(el::scaled_residue(0.5, 0, 251), 0);  // a tie: rounds to the even 0
-  EXPECT_EQ(el::scaled_residue(1.5, 0, 251), 2);  // a tie: rounds to the even 2
-  EXPECT_EQ(el::scaled_residue(-2.5, 0, 251), -2);
-  EXPECT_EQ(el::scaled_residue(0x1p-1074, 1100, 255), el::power_of_two_mod(26, 255));
+  EXPECT_EQ(el::scaled_residue(INFINITY, 3, el::modulus(251)), 0);
+  EXPECT_EQ(el::scaled_residue(std::nan(""), 3, el::modulus(251)), 0);
+  EXPECT_EQ(el::scaled_residue(-0.0, 3, el::modulus(251)), 0);
+  EXPECT_EQ(el::scaled_residue(0.5, 0, el::modulus(251)), 0);  // a tie: rounds to the even 0
+  EXPECT_EQ(el::scaled_residue(1.5, 0, el::modulus(251)), 2);  // a tie: rounds to the even 2
+  EXPECT_EQ(el::scaled_residue(-2.5, 0, el::modulus(251)), -2);
+  EXPECT_EQ(el::scaled_residue(0x1p-1074, 1100, el::modulus(255)),
+            el::power_of_two_mod(26, el::modulus(255)));
 }
 
 TEST(CrtElements, SumResidueIsTheSymmetricResidueOfTheInt32Sum) {
   std::mt19937_64 rng(4);
-  std::vector<std::int32_t> sums = {0, 1, -1, INT32_MAX, INT32_MIN + 1, INT32_MIN, 1 << 16,
-                                    -(1 << 16), 65535, -65535};
+  std::vector<std::int32_t> sums = {0,         1,       -1,         INT32_MAX, INT32_MIN + 1,
+                                    INT32_MIN, 1 << 16, -(1 << 16), 65535,     -65535};
   for (int t = 0; t < 20000; ++t) sums.push_back(static_cast<std::int32_t>(rng()));
   for (const std::int32_t p : sums) {
     for (int l = 0; l < el::kMaxModuli; ++l) {
@@ -131,7 +133,7 @@ TEST(CrtElements, SumResidueIsTheSymmetricResidueOfTheInt32Sum) {
       std::int64_t r = std::int64_t{p} % m;
       if (r < 0) r += m;
       if (r > (m - 1) / 2) r -= m;
-      ASSERT_EQ(el::sum_residue(p, m), r) << p << " mod " << m;
+      ASSERT_EQ(el::sum_residue(p, el::modulus(m)), r) << p << " mod " << m;
     }
   }
 }
@@ -202,8 +204,8 @@ TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
     Int128 product = 1;
     for (int l = 0; l < count; ++l) product *= el::kModuli[l];
     const Int128 half = product / 2;
-    std::vector<Int128> values = {-half, -half + 1, -half + 2, half - 1, half - 2, half - 3,
-                                  0,     1,         -1};
+    std::vector<Int128> values = {-half,    -half + 1, -half + 2, half - 1, half - 2,
+                                  half - 3, 0,         1,         -1};
     for (int trial = 0; trial < 2000; ++trial) {
       const UInt128 r = (static_cast<UInt128>(rng()) << 64) | rng();
       values.push_back(static_cast<Int128>(r % static_cast<UInt128>(product)) - half);

@@ -52,10 +52,18 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// elementwise_grid with at most 512 block rows: each block stages a table of kilobytes into
+// shared memory first, so each thread takes several elements to spread that cost.
+dim3 staged_grid(std::int64_t rows, std::int64_t cols, bool row_order) {
+  dim3 grid = elementwise_grid(rows, cols, row_order, kThreads);
+  grid.y = std::min(grid.y, 512u);
+  return grid;
+}
+
 struct ResidueTargets {
   std::int8_t* data[el::kMaxModuli];
   std::int64_t ld[el::kMaxModuli];
-  int moduli[el::kMaxModuli];
+  el::Modulus moduli[el::kMaxModuli];
   int row_major[el::kMaxModuli];
   int count;
   int padding;
@@ -90,7 +98,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // dst (s8, column major) = the int32 sums reduced modulo m.
 __global__ void __launch_bounds__(kThreads)
-    sum_residues_kernel(const std::int32_t* sums, const std::int64_t sums_ld, const int m,
+    sum_residues_kernel(const std::int32_t* sums, const std::int64_t sums_ld, const el::Modulus m,
                         std::int8_t* dst, const std::int64_t ld, const std::int64_t rows,
                         const std::int64_t cols) {
   for_each_element(rows, cols, false, [&](std::int64_t i, std::int64_t j) {
@@ -118,10 +126,9 @@ void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& tab
                         const OuterExponents& shifts, const DeviceReal& out) {
   const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
                       residues.first.offset_bytes;
-  reconstruct_kernel<L><<<elementwise_grid(out.rows, out.cols, out.row_major, kThreads),
-                          kThreads>>>(first, residues.stride_bytes, residues.first.ld, table,
-                                      device_exponents(shifts.rows),
-                                      device_exponents(shifts.columns), out);
+  reconstruct_kernel<L><<<staged_grid(out.rows, out.cols, out.row_major), kThreads>>>(
+      first, residues.stride_bytes, residues.first.ld, table, device_exponents(shifts.rows),
+      device_exponents(shifts.columns), out);
 }
 
 }  // namespace
@@ -152,11 +159,11 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
     targets.data[l] = static_cast<std::int8_t*>(out[l].buffer->address()) + out[l].offset_bytes;
     targets.ld[l] = out[l].ld;
     targets.row_major[l] = out[l].layout == Layout::row_major ? 1 : 0;
-    targets.moduli[l] = el::kModuli[l];
+    targets.moduli[l] = el::modulus(el::kModuli[l]);
   }
   const DeviceReal in = device_real(x);
-  residues_kernel<<<elementwise_grid(x.rows, x.cols, targets.row_major[0] != 0, kThreads),
-                    kThreads>>>(in, axis == SplitAxis::rows, device_exponents(shifts), targets);
+  residues_kernel<<<staged_grid(x.rows, x.cols, targets.row_major[0] != 0), kThreads>>>(
+      in, axis == SplitAxis::rows, device_exponents(shifts), targets);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -165,7 +172,8 @@ void crt_product_residues(cublasHandle_t handle, const IntegerMatrix& a, const I
   const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
   auto* out = static_cast<std::int8_t*>(dst.buffer->address()) + dst.offset_bytes;
   sum_residues_kernel<<<elementwise_grid(dst.rows, dst.cols, false, kThreads), kThreads>>>(
-      sums, integer_sums_ld(dst.rows), el::kModuli[modulus], out, dst.ld, dst.rows, dst.cols);
+      sums, integer_sums_ld(dst.rows), el::modulus(el::kModuli[modulus]), out, dst.ld, dst.rows,
+      dst.cols);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -174,19 +182,45 @@ void crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Tab
   if (dst.rows == 0 || dst.cols == 0) return;
   const DeviceReal out = device_real(dst);
   switch (table.limbs) {
-    case 1: launch_reconstruct<1>(residues, table, shifts, out); break;
-    case 2: launch_reconstruct<2>(residues, table, shifts, out); break;
-    case 3: launch_reconstruct<3>(residues, table, shifts, out); break;
-    case 4: launch_reconstruct<4>(residues, table, shifts, out); break;
-    case 5: launch_reconstruct<5>(residues, table, shifts, out); break;
-    case 6: launch_reconstruct<6>(residues, table, shifts, out); break;
-    case 7: launch_reconstruct<7>(residues, table, shifts, out); break;
-    case 8: launch_reconstruct<8>(residues, table, shifts, out); break;
-    case 9: launch_reconstruct<9>(residues, table, shifts, out); break;
-    case 10: launch_reconstruct<10>(residues, table, shifts, out); break;
-    case 11: launch_reconstruct<11>(residues, table, shifts, out); break;
-    case 12: launch_reconstruct<12>(residues, table, shifts, out); break;
-    default: launch_reconstruct<el::kLimbs>(residues, table, shifts, out); break;
+    case 1:
+      launch_reconstruct<1>(residues, table, shifts, out);
+      break;
+    case 2:
+      launch_reconstruct<2>(residues, table, shifts, out);
+      break;
+    case 3:
+      launch_reconstruct<3>(residues, table, shifts, out);
+      break;
+    case 4:
+      launch_reconstruct<4>(residues, table, shifts, out);
+      break;
+    case 5:
+      launch_reconstruct<5>(residues, table, shifts, out);
+      break;
+    case 6:
+      launch_reconstruct<6>(residues, table, shifts, out);
+      break;
+    case 7:
+      launch_reconstruct<7>(residues, table, shifts, out);
+      break;
+    case 8:
+      launch_reconstruct<8>(residues, table, shifts, out);
+      break;
+    case 9:
+      launch_reconstruct<9>(residues, table, shifts, out);
+      break;
+    case 10:
+      launch_reconstruct<10>(residues, table, shifts, out);
+      break;
+    case 11:
+      launch_reconstruct<11>(residues, table, shifts, out);
+      break;
+    case 12:
+      launch_reconstruct<12>(residues, table, shifts, out);
+      break;
+    default:
+      launch_reconstruct<el::kLimbs>(residues, table, shifts, out);
+      break;
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }

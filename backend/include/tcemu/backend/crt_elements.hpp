@@ -33,18 +33,68 @@ inline constexpr int kModuli[kMaxModuli] = {
     191, 181, 179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107,
     103, 101, 97,  89,  83,  79,  73,  71,  67,  61,  59,  53,  47,  43,  41,  37};
 
+// A modulus m (1 <= m <= 256) with what mod_small needs, computed once rather than per
+// reduction (a division is slow on a GPU): 1/m rounded to binary32 (a correctly rounded
+// division: the same value on every machine) and 2^16 mod m.
+struct Modulus {
+  int m;
+  float reciprocal;
+  int base;
+};
+
+// x mod m for 0 <= x < 2^22, without an integer division: q = trunc(x * float(1/m)) is
+// floor(x / m) or off by one (float(1/m) and the product each carry a relative error below
+// 2^-24, so q is within x / m 2^-23 < 1 of x / m), and one correction each way makes the
+// remainder exact; the result is the integer x mod m on every machine.
+TCEMU_HOST_DEVICE inline int mod_small(int x, const Modulus& d) {
+  const int q = static_cast<int>(static_cast<float>(x) * d.reciprocal);
+  int r = x - q * d.m;
+  if (r < 0) r += d.m;
+  if (r >= d.m) r -= d.m;
+  return r;
+}
+
+TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
+  Modulus d{m, 1.0f / static_cast<float>(m), 0};
+  d.base = mod_small(1 << 16, d);
+  return d;
+}
+
+// 2^e mod m for e >= 0 (square and multiply; m <= 256, so every product is below 2^16).
+TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
+  int result = mod_small(1, d), base = mod_small(2, d);
+  while (e > 0) {
+    if (e & 1) result = mod_small(result * base, d);
+    base = mod_small(base * base, d);
+    e >>= 1;
+  }
+  return result;
+}
+
+// s mod m for s < 2^64, from its 16-bit pieces (Horner in base 2^16 mod m: every intermediate
+// is below 256 * 2^16 + 2^16 < 2^22); leading zero pieces are skipped (they leave r = 0).
+TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, const Modulus& d) {
+  int shift = 48;
+  while (shift > 0 && (s >> shift) == 0) shift -= 16;
+  int r = 0;
+  for (; shift >= 0; shift -= 16) {
+    r = mod_small(r * d.base + static_cast<int>((s >> shift) & 0xFFFF), d);
+  }
+  return r;
+}
+
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
 
 // What the reconstruction needs about the first `count` moduli: the moduli (a copy that device
-// code can read), their reciprocals rounded to binary64, cofactor[l] = M / m_l and
-// cofactor_inverse[l] = (M / m_l)^-1 mod m_l (the moduli are pairwise coprime), M and M / 2
-// (M is even: 256 is the first modulus), all little-endian 32-bit limbs, and `limbs`, the
-// limbs that hold M (M < 2^(32 limbs)).
+// code can read, with what mod_small needs), their reciprocals rounded to binary64, cofactor[l] = M
+// / m_l and cofactor_inverse[l] = (M / m_l)^-1 mod m_l (the moduli are pairwise coprime), M and M /
+// 2 (M is even: 256 is the first modulus), all little-endian 32-bit limbs, and `limbs`, the limbs
+// that hold M (M < 2^(32 limbs)).
 struct Table {
   int count = 0;
   int limbs = 0;
-  std::uint16_t moduli[kMaxModuli] = {};
+  Modulus moduli[kMaxModuli] = {};
   std::uint8_t cofactor_inverse[kMaxModuli] = {};
   double reciprocal[kMaxModuli] = {};
   std::uint32_t cofactor[kMaxModuli][kLimbs] = {};
@@ -82,43 +132,6 @@ struct VectorBits {
   // Bits of the largest scaled integer when held exactly: top - low (0 when empty).
   TCEMU_HOST_DEVICE int exact_bits() const { return empty() ? 0 : top - low; }
 };
-
-// x mod m for 0 <= x < 2^22 and 2 <= m <= 256, without an integer division (slow on a GPU):
-// q = trunc(x * float(1/m)) is floor(x / m) or off by one (float(1/m) and the product each carry
-// a relative error below 2^-24, so q is within x / m 2^-23 < 1 of x / m), and one correction
-// each way makes the remainder exact; the result is the integer x mod m on every machine.
-TCEMU_HOST_DEVICE inline int mod_small(int x, int m) {
-  const float reciprocal = 1.0f / static_cast<float>(m);
-  const int q = static_cast<int>(static_cast<float>(x) * reciprocal);
-  int r = x - q * m;
-  if (r < 0) r += m;
-  if (r >= m) r -= m;
-  return r;
-}
-
-// 2^e mod m for e >= 0 (square and multiply; m <= 256, so every product is below 2^16).
-TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, int m) {
-  int result = mod_small(1, m), base = mod_small(2, m);
-  while (e > 0) {
-    if (e & 1) result = mod_small(result * base, m);
-    base = mod_small(base * base, m);
-    e >>= 1;
-  }
-  return result;
-}
-
-// s mod m for s < 2^64, from its 16-bit pieces (Horner in base 2^16 mod m: every intermediate
-// is below 256 * 2^16 + 2^16 < 2^22); leading zero pieces are skipped (they leave r = 0).
-TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, int m) {
-  const int base = mod_small(1 << 16, m);
-  int shift = 48;
-  while (shift > 0 && (s >> shift) == 0) shift -= 16;
-  int r = 0;
-  for (; shift >= 0; shift -= 16) {
-    r = mod_small(r * base + static_cast<int>((s >> shift) & 0xFFFF), m);
-  }
-  return r;
-}
 
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
 // for odd m, of the integer r mod m given r in [0, m).
@@ -164,28 +177,28 @@ TCEMU_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int shift) {
 }
 
 // The residue of a modulo m, symmetric.
-TCEMU_HOST_DEVICE inline int residue(const ScaledInteger& a, int m) {
-  int r = mod_u64(a.magnitude, m);
-  if (a.power > 0) r = mod_small(r * power_of_two_mod(a.power, m), m);
-  if (a.negative && r != 0) r = m - r;
-  return symmetric(r, m);
+TCEMU_HOST_DEVICE inline int residue(const ScaledInteger& a, const Modulus& d) {
+  int r = mod_u64(a.magnitude, d);
+  if (a.power > 0) r = mod_small(r * power_of_two_mod(a.power, d), d);
+  if (a.negative && r != 0) r = d.m - r;
+  return symmetric(r, d.m);
 }
 
 // The residue modulo m (symmetric) of the integer x 2^shift rounded to nearest even.
-TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, int m) {
-  return residue(scaled_integer(x, shift), m);
+TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, const Modulus& d) {
+  return residue(scaled_integer(x, shift), d);
 }
 
 // The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it: |p| = hi 2^16 +
 // lo with hi <= 2^15, and (hi mod m)(2^16 mod m) + lo < 2^16 + 2^16 < 2^22 for mod_small.
-TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, int m) {
+TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
   const std::uint32_t magnitude =
       p < 0 ? 0u - static_cast<std::uint32_t>(p) : static_cast<std::uint32_t>(p);
-  int r = mod_small(mod_small(static_cast<int>(magnitude >> 16), m) * mod_small(1 << 16, m) +
+  int r = mod_small(mod_small(static_cast<int>(magnitude >> 16), d) * d.base +
                         static_cast<int>(magnitude & 0xFFFF),
-                    m);
-  if (p < 0 && r != 0) r = m - r;
-  return symmetric(r, m);
+                    d);
+  if (p < 0 && r != 0) r = d.m - r;
+  return symmetric(r, d.m);
 }
 
 // The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = r_l mod
@@ -206,10 +219,10 @@ TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues
   std::int64_t sum[L] = {};
   double estimate = 0.0;
   for (int l = 0; l < t.count; ++l) {
-    const int m = t.moduli[l];
+    const Modulus& d = t.moduli[l];
     int r = residues(l);
-    if (r < 0) r += m;
-    const int y = mod_small(r * t.cofactor_inverse[l], m);  // below 2^16
+    if (r < 0) r += d.m;
+    const int y = mod_small(r * t.cofactor_inverse[l], d);  // r times the inverse: below 2^16
     estimate += static_cast<double>(y) * t.reciprocal[l];
     for (int i = 0; i < L; ++i) sum[i] += static_cast<std::int64_t>(y) * t.cofactor[l][i];
   }
@@ -244,24 +257,37 @@ TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues
     }
     negative = !negative;
   }
-  int top = L - 1;
-  while (top >= 0 && c[top] == 0) --top;
+  // The limbs are read at compile-time indices only (unrolled loops with selects), so that a
+  // GPU keeps them in registers.
+  int top = -1;
+  std::uint32_t leading = 0;
+  for (int i = 0; i < L; ++i) {
+    if (c[i] != 0) {
+      top = i;
+      leading = c[i];
+    }
+  }
   if (top < 0) return 0.0;
   // The magnitude as `taken` 2^low_bit plus a sticky bit for the nonzero bits below low_bit:
   // the 64 bits from the leading one down (all of it when it has fewer than 64 bits).
   int lead = 31;
-  while (((c[top] >> lead) & 1) == 0) --lead;
+  while (((leading >> lead) & 1) == 0) --lead;
   const int msb = top * 32 + lead;
   const int low_bit = msb < 64 ? 0 : msb - 63;
-  const auto limb_at = [&](int i) { return i >= 0 && i < L ? c[i] : 0u; };
   const int word = low_bit / 32, offset = low_bit % 32;
-  // Bits low_bit .. low_bit + 63 lie in limbs word .. word + 2.
-  const std::uint64_t w0 = limb_at(word), w1 = limb_at(word + 1), w2 = limb_at(word + 2);
+  // Bits low_bit .. low_bit + 63 lie in limbs word .. word + 2 (zero past the top).
+  std::uint64_t w0 = 0, w1 = 0, w2 = 0;
+  bool below = false;  // a nonzero limb under `word`
+  for (int i = 0; i < L; ++i) {
+    w0 = i == word ? c[i] : w0;
+    w1 = i == word + 1 ? c[i] : w1;
+    w2 = i == word + 2 ? c[i] : w2;
+    below = below || (i < word && c[i] != 0);
+  }
   const std::uint64_t taken =
       offset == 0 ? (w0 | (w1 << 32))
                   : ((w0 >> offset) | (w1 << (32 - offset)) | (w2 << (64 - offset)));
-  bool sticky = offset != 0 && (w0 & ((std::uint64_t{1} << offset) - 1)) != 0;
-  for (int i = 0; i < word && !sticky; ++i) sticky = c[i] != 0;
+  const bool sticky = below || (offset != 0 && (w0 & ((std::uint64_t{1} << offset) - 1)) != 0);
   const std::int64_t lsb = low_bit - shift;
   constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
   const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
@@ -272,19 +298,32 @@ TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues
 template <class Residues>
 TCEMU_HOST_DEVICE double reconstruct(const Table& t, const Residues& residues, std::int64_t shift) {
   switch (t.limbs) {
-    case 1: return reconstruct_in<1>(t, residues, shift);
-    case 2: return reconstruct_in<2>(t, residues, shift);
-    case 3: return reconstruct_in<3>(t, residues, shift);
-    case 4: return reconstruct_in<4>(t, residues, shift);
-    case 5: return reconstruct_in<5>(t, residues, shift);
-    case 6: return reconstruct_in<6>(t, residues, shift);
-    case 7: return reconstruct_in<7>(t, residues, shift);
-    case 8: return reconstruct_in<8>(t, residues, shift);
-    case 9: return reconstruct_in<9>(t, residues, shift);
-    case 10: return reconstruct_in<10>(t, residues, shift);
-    case 11: return reconstruct_in<11>(t, residues, shift);
-    case 12: return reconstruct_in<12>(t, residues, shift);
-    default: return reconstruct_in<kLimbs>(t, residues, shift);
+    case 1:
+      return reconstruct_in<1>(t, residues, shift);
+    case 2:
+      return reconstruct_in<2>(t, residues, shift);
+    case 3:
+      return reconstruct_in<3>(t, residues, shift);
+    case 4:
+      return reconstruct_in<4>(t, residues, shift);
+    case 5:
+      return reconstruct_in<5>(t, residues, shift);
+    case 6:
+      return reconstruct_in<6>(t, residues, shift);
+    case 7:
+      return reconstruct_in<7>(t, residues, shift);
+    case 8:
+      return reconstruct_in<8>(t, residues, shift);
+    case 9:
+      return reconstruct_in<9>(t, residues, shift);
+    case 10:
+      return reconstruct_in<10>(t, residues, shift);
+    case 11:
+      return reconstruct_in<11>(t, residues, shift);
+    case 12:
+      return reconstruct_in<12>(t, residues, shift);
+    default:
+      return reconstruct_in<kLimbs>(t, residues, shift);
   }
 }
 
