@@ -96,6 +96,42 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+// The same when x's layout differs from the residues' (A column major, its residues row major;
+// every out[l] in one layout):
+// each 32 x 32 tile of x is read in x's order into shared memory, then its elements' residues
+// are written in the residues' order, so that both the reads and the writes are coalesced.
+constexpr int kTile = 32;
+
+__global__ void __launch_bounds__(kThreads)
+    residues_transposing_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
+                                const ResidueTargets out) {
+  __shared__ ResidueTargets targets;
+  __shared__ double tile[kTile][kTile + 1];  // [local row][local column]
+  stage(out, targets);
+  const int lane = static_cast<int>(threadIdx.x) % kTile, step = kThreads / kTile;
+  const bool out_rows = targets.row_major[0] != 0;
+  const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
+  for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
+    const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
+    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
+      const int ii = x.row_major ? r : lane, jj = x.row_major ? lane : r;
+      if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
+    }
+    __syncthreads();
+    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
+      const int ii = out_rows ? r : lane, jj = out_rows ? lane : r;
+      const std::int64_t i = i0 + ii, j = j0 + jj;
+      if (i >= x.rows || j >= x.cols) continue;
+      const el::ScaledInteger value = el::scaled_integer(tile[ii][jj], shifts[rows ? i : j]);
+      for (int l = 0; l < targets.count; ++l) {
+        const std::int64_t at = out_rows ? i * targets.ld[l] + j : j * targets.ld[l] + i;
+        targets.data[l][at] = static_cast<std::int8_t>(el::residue(value, targets.moduli[l]));
+      }
+    }
+    __syncthreads();  // the tile is read before the next one is written
+  }
+}
+
 // dst (s8, column major) = the int32 sums reduced modulo m.
 __global__ void __launch_bounds__(kThreads)
     sum_residues_kernel(const std::int32_t* sums, const std::int64_t sums_ld, const el::Modulus m,
@@ -162,8 +198,19 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
     targets.moduli[l] = el::modulus(el::kModuli[l]);
   }
   const DeviceReal in = device_real(x);
-  residues_kernel<<<staged_grid(x.rows, x.cols, targets.row_major[0] != 0), kThreads>>>(
-      in, axis == SplitAxis::rows, device_exponents(shifts), targets);
+  const bool out_rows = targets.row_major[0] != 0;
+  bool one_layout = true;
+  for (std::size_t l = 1; l < out.size(); ++l)
+    one_layout &= (targets.row_major[l] != 0) == out_rows;
+  if (in.row_major == out_rows || !one_layout) {
+    residues_kernel<<<staged_grid(x.rows, x.cols, out_rows), kThreads>>>(
+        in, axis == SplitAxis::rows, device_exponents(shifts), targets);
+  } else {
+    const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
+    residues_transposing_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192)),
+                                  kThreads>>>(in, axis == SplitAxis::rows, device_exponents(shifts),
+                                              targets);
+  }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
