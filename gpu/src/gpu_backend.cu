@@ -228,7 +228,7 @@ class GpuBackend final : public Backend {
   int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
                         const ExponentVector& shifts) override {
     return detail::crt_scale(x, axis, max_bits, shifts,
-                             scratch(step_scratch_, detail::kCrtScaleScratchBytes));
+                             scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
   }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {

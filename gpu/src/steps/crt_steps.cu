@@ -52,6 +52,41 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The same when the vectors run across x's layout (rows of a column-major x, columns of a
+// row-major one): a thread per vector and chunk of its elements, so that a warp reads 32
+// neighbouring vectors at once (coalesced), each chunk's VectorBits folded into the vector's
+// slots by atomicMax on top + 2^20 and on 2^20 - low (both positive for every element, 0 for
+// none: the slots start zeroed); scale_finish_kernel turns the slots into shifts.
+constexpr int kBias = 1 << 20;
+
+__global__ void __launch_bounds__(kThreads)
+    scale_across_kernel(const DeviceReal x, const bool rows, const std::int64_t chunk, int* slots) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+  if (v >= vectors) return;
+  const std::int64_t begin = blockIdx.y * chunk, end = min(length, begin + chunk);
+  el::VectorBits mine;
+  for (std::int64_t p = begin; p < end; ++p) mine.add(rows ? x.get(v, p) : x.get(p, v));
+  if (mine.empty()) return;
+  atomicMax(&slots[2 * v], mine.top + kBias);
+  atomicMax(&slots[2 * v + 1], kBias - mine.low);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    scale_finish_kernel(const int* slots, const std::int64_t vectors, const int max_bits,
+                        std::int32_t* shifts, int* bits) {
+  for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
+       v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
+    el::VectorBits all;
+    if (slots[2 * v] != 0) {
+      all.top = slots[2 * v] - kBias;
+      all.low = kBias - slots[2 * v + 1];
+    }
+    shifts[v] = all.shift(max_bits);
+    atomicMax(bits, all.exact_bits());
+  }
+}
+
 // elementwise_grid with at most 512 block rows: each block stages a table of kilobytes into
 // shared memory first, so each thread takes several elements to spread that cost.
 dim3 staged_grid(std::int64_t rows, std::int64_t cols, bool row_order) {
@@ -169,13 +204,30 @@ void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& tab
 
 }  // namespace
 
+std::size_t crt_scale_scratch_bytes(const RealMatrix& x, SplitAxis axis) {
+  return 16 + static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 8;
+}
+
 int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
               void* scratch) {
   const bool rows = axis == SplitAxis::rows;
-  const std::int64_t vectors = rows ? x.rows : x.cols;
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   auto* bits = static_cast<int*>(scratch);
-  TCEMU_CUDA_CHECK(cudaMemsetAsync(bits, 0, sizeof(int)));
-  if (vectors > 0) {
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(bits, 0, crt_scale_scratch_bytes(x, axis)));
+  const bool across = rows != (x.layout == Layout::row_major);
+  if (vectors > 0 && length > 0 && across) {
+    int* slots = bits + 4;
+    // About 64 chunks per vector: enough threads to cover the device's memory latency.
+    const std::int64_t chunk = std::max<std::int64_t>(64, (length + 63) / 64);
+    const dim3 grid(static_cast<unsigned>((vectors + kThreads - 1) / kThreads),
+                    static_cast<unsigned>((length + chunk - 1) / chunk));
+    scale_across_kernel<<<grid, kThreads>>>(device_real(x), rows, chunk, slots);
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
+    scale_finish_kernel<<<blocks, kThreads>>>(slots, vectors, max_bits, device_exponents(shifts),
+                                              bits);
+    TCEMU_CUDA_CHECK(cudaGetLastError());
+  } else if (vectors > 0) {
     const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
     scale_kernel<<<grid, kThreads>>>(device_real(x), rows, max_bits, device_exponents(shifts),
                                      bits);

@@ -12,9 +12,10 @@
 namespace tcemu::gpu::detail {
 
 // Device bytes crt_scale needs in `scratch`.
-constexpr std::size_t kCrtScaleScratchBytes = 16;
+std::size_t crt_scale_scratch_bytes(const RealMatrix& x, SplitAxis axis);
 
-// Backend::crt_scale: one thread block per vector; synchronizes (returns the bits).
+// Backend::crt_scale: one thread block per vector when its elements are contiguous, otherwise a
+// thread per vector and chunk; synchronizes (returns the bits).
 int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
               void* scratch);
 // Backend::crt_residues: one thread per element of x, every modulus.

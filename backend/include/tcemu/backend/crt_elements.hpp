@@ -16,6 +16,7 @@
 // product.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include <tcemu/emulator/fp64_bits.hpp>
@@ -33,13 +34,15 @@ inline constexpr int kModuli[kMaxModuli] = {
     191, 181, 179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107,
     103, 101, 97,  89,  83,  79,  73,  71,  67,  61,  59,  53,  47,  43,  41,  37};
 
-// A modulus m (1 <= m <= 256) with what mod_small needs, computed once rather than per
-// reduction (a division is slow on a GPU): 1/m rounded to binary32 (a correctly rounded
-// division: the same value on every machine) and 2^16 mod m.
+// A modulus m (1 <= m <= 256) with what the reductions need, computed once rather than per
+// reduction (a division is slow on a GPU): 1/m rounded to binary32 and to binary64 (correctly
+// rounded divisions: the same values on every machine) and 2^16 mod m.
 struct Modulus {
   int m;
   float reciprocal;
+  double reciprocal64;
   int base;
+  int padding;
 };
 
 // x mod m for 0 <= x < 2^22, without an integer division: q = trunc(x * float(1/m)) is
@@ -55,7 +58,7 @@ TCEMU_HOST_DEVICE inline int mod_small(int x, const Modulus& d) {
 }
 
 TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
-  Modulus d{m, 1.0f / static_cast<float>(m), 0};
+  Modulus d{m, 1.0f / static_cast<float>(m), 1.0 / m, 0, 0};
   d.base = mod_small(1 << 16, d);
   return d;
 }
@@ -133,6 +136,19 @@ struct VectorBits {
   TCEMU_HOST_DEVICE int exact_bits() const { return empty() ? 0 : top - low; }
 };
 
+// s mod m for s < 2^52 in binary64 arithmetic (one multiplication instead of a mod_small per
+// 16 bits): q = floor(s * (1/m)) is floor(s / m) or off by one (1/m and the product each carry a
+// relative error below 2^-53, so q is within s / m 2^-52 < 1 of s / m), q m < 2^52 + m is held
+// exactly, s - q m is an exact integer in [-m, 2m), and one correction each way makes it s mod m.
+TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
+  const auto x = static_cast<double>(s);
+  const double q = floor(x * d.reciprocal64);
+  auto r = static_cast<int>(x - q * d.m);
+  if (r < 0) r += d.m;
+  if (r >= d.m) r -= d.m;
+  return r;
+}
+
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
 // for odd m, of the integer r mod m given r in [0, m).
 TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {
@@ -178,7 +194,8 @@ TCEMU_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int shift) {
 
 // The residue of a modulo m, symmetric.
 TCEMU_HOST_DEVICE inline int residue(const ScaledInteger& a, const Modulus& d) {
-  int r = mod_u64(a.magnitude, d);
+  int r =
+      a.magnitude < (std::uint64_t{1} << 52) ? mod_u52(a.magnitude, d) : mod_u64(a.magnitude, d);
   if (a.power > 0) r = mod_small(r * power_of_two_mod(a.power, d), d);
   if (a.negative && r != 0) r = d.m - r;
   return symmetric(r, d.m);
