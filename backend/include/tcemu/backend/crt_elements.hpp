@@ -63,27 +63,37 @@ TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
   return d;
 }
 
-// 2^e mod m for e >= 0 (square and multiply; m <= 256, so every product is below 2^16).
-TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
-  int result = mod_small(1, d), base = mod_small(2, d);
-  while (e > 0) {
-    if (e & 1) result = mod_small(result * base, d);
-    base = mod_small(base * base, d);
-    e >>= 1;
-  }
-  return result;
+// s mod m for s < 2^52 in binary64 arithmetic (one multiplication instead of a mod_small per
+// 16 bits): q = floor(s * (1/m)) is floor(s / m) or off by one (1/m and the product each carry a
+// relative error below 2^-53, so q is within s / m 2^-52 < 1 of s / m), q m < 2^52 + m is held
+// exactly, s - q m is an exact integer in [-m, 2m), and one correction each way makes it s mod m.
+TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
+  const auto x = static_cast<double>(s);
+  const double q = floor(x * d.reciprocal64);
+  auto r = static_cast<int>(x - q * d.m);
+  if (r < 0) r += d.m;
+  if (r >= d.m) r -= d.m;
+  return r;
 }
 
-// s mod m for s < 2^64, from its 16-bit pieces (Horner in base 2^16 mod m: every intermediate
-// is below 256 * 2^16 + 2^16 < 2^22); leading zero pieces are skipped (they leave r = 0).
+// s mod m for s < 2^64: below 2^52 directly, otherwise s = h 2^26 + l (h < 2^38, l < 2^26) and
+// (h mod m) 2^26 + l < 2^34, congruent to s, reduced once more.
 TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, const Modulus& d) {
-  int shift = 48;
-  while (shift > 0 && (s >> shift) == 0) shift -= 16;
-  int r = 0;
-  for (; shift >= 0; shift -= 16) {
-    r = mod_small(r * d.base + static_cast<int>((s >> shift) & 0xFFFF), d);
+  if (s < (std::uint64_t{1} << 52)) return mod_u52(s, d);
+  const std::uint64_t low = s & ((std::uint64_t{1} << 26) - 1);
+  return mod_u52((static_cast<std::uint64_t>(mod_u52(s >> 26, d)) << 26) + low, d);
+}
+
+// 2^e mod m for e >= 0: 2^e = (2^50)^q 2^(e - 50 q) with e - 50 q < 50; each factor reduced
+// (mod_u52) and the product of two residues (below 2^16) by mod_small.
+TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
+  const int step = mod_u52(std::uint64_t{1} << 50, d);
+  int result = 1;
+  while (e >= 50) {
+    result = mod_small(result * step, d);
+    e -= 50;
   }
-  return r;
+  return mod_small(result * mod_u52(std::uint64_t{1} << e, d), d);
 }
 
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
@@ -136,19 +146,6 @@ struct VectorBits {
   TCEMU_HOST_DEVICE int exact_bits() const { return empty() ? 0 : top - low; }
 };
 
-// s mod m for s < 2^52 in binary64 arithmetic (one multiplication instead of a mod_small per
-// 16 bits): q = floor(s * (1/m)) is floor(s / m) or off by one (1/m and the product each carry a
-// relative error below 2^-53, so q is within s / m 2^-52 < 1 of s / m), q m < 2^52 + m is held
-// exactly, s - q m is an exact integer in [-m, 2m), and one correction each way makes it s mod m.
-TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
-  const auto x = static_cast<double>(s);
-  const double q = floor(x * d.reciprocal64);
-  auto r = static_cast<int>(x - q * d.m);
-  if (r < 0) r += d.m;
-  if (r >= d.m) r -= d.m;
-  return r;
-}
-
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
 // for odd m, of the integer r mod m given r in [0, m).
 TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {
@@ -194,8 +191,7 @@ TCEMU_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int shift) {
 
 // The residue of a modulo m, symmetric.
 TCEMU_HOST_DEVICE inline int residue(const ScaledInteger& a, const Modulus& d) {
-  int r =
-      a.magnitude < (std::uint64_t{1} << 52) ? mod_u52(a.magnitude, d) : mod_u64(a.magnitude, d);
+  int r = mod_u64(a.magnitude, d);
   if (a.power > 0) r = mod_small(r * power_of_two_mod(a.power, d), d);
   if (a.negative && r != 0) r = d.m - r;
   return symmetric(r, d.m);
