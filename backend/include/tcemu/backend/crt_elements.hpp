@@ -283,9 +283,7 @@ TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues
   if (top < 0) return 0.0;
   // The magnitude as `taken` 2^low_bit plus a sticky bit for the nonzero bits below low_bit:
   // the 64 bits from the leading one down (all of it when it has fewer than 64 bits).
-  int lead = 31;
-  while (((leading >> lead) & 1) == 0) --lead;
-  const int msb = top * 32 + lead;
+  const int msb = top * 32 + tcemu::detail::bit_width(leading) - 1;
   const int low_bit = msb < 64 ? 0 : msb - 63;
   const int word = low_bit / 32, offset = low_bit % 32;
   // Bits low_bit .. low_bit + 63 lie in limbs word .. word + 2 (zero past the top).
