@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -220,6 +221,63 @@ TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
           << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
     }
   }
+}
+
+TEST(CrtSteps, ProductResiduesAreTheReducedIntegerProductAndBadCallsAreNamed) {
+  // A (m x k, row major) and B (k x n, column major) with int8 values at both ends of the range,
+  // so that sums reach both signs and every residue class is plausible.
+  const std::int64_t m = 5, n = 7, k = 300;
+  std::mt19937_64 rng(8);
+  std::uniform_int_distribution<int> value(-128, 127);
+  std::vector<std::int8_t> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+  for (auto& x : a) x = static_cast<std::int8_t>(value(rng));
+  for (auto& x : b) x = static_cast<std::int8_t>(value(rng));
+  auto backend = host::make_emulator_backend();
+  Buffer buffer = backend->allocate(a.size() + b.size() + static_cast<std::size_t>(m * n) * 4);
+  backend->copy_in(a.data(), buffer, a.size());
+  backend->copy_in(b.data(), buffer, b.size(), a.size());
+  const IntegerMatrix am{&buffer, 0, Integer::s8, m, k, k, Layout::row_major};
+  const IntegerMatrix bm{&buffer, a.size(), Integer::s8, k, n, k, Layout::column_major};
+  const IntegerMatrix dst{&buffer, a.size() + b.size(), Integer::s8, m, n, m, Layout::column_major};
+  for (const int l : {0, 1, 13, el::kMaxModuli - 1}) {
+    backend->crt_product_residues(am, bm, l, dst);
+    std::vector<std::int8_t> got(static_cast<std::size_t>(m * n));
+    backend->copy_out(buffer, got.data(), got.size(), a.size() + b.size());
+    const int modulus = el::kModuli[l];
+    int negative = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < m; ++i) {
+        std::int64_t sum = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          sum += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(j * k + p)];
+        }
+        negative += sum < 0 ? 1 : 0;
+        std::int64_t r = sum % modulus;
+        if (r < 0) r += modulus;
+        if (r > (modulus - 1) / 2) r -= modulus;
+        EXPECT_EQ(got[static_cast<std::size_t>(j * m + i)], r)
+            << i << ", " << j << " mod " << modulus;
+      }
+    }
+    EXPECT_GT(negative, 0);
+    EXPECT_LT(negative, m * n);
+  }
+  const auto refused = [&](const std::function<void()>& call, const std::string& words) {
+    try {
+      call();
+      ADD_FAILURE() << "not refused: " << words;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { backend->crt_product_residues(am, bm, el::kMaxModuli, dst); }, "modulus 48");
+  IntegerMatrix wide = dst;
+  wide.format = Integer::s32;
+  refused([&] { backend->crt_product_residues(am, bm, 0, wide); }, "int8");
+  IntegerMatrix row_major_b = bm;
+  row_major_b.layout = Layout::row_major;
+  row_major_b.ld = n;
+  refused([&] { backend->crt_product_residues(am, row_major_b, 0, dst); }, "column major");
 }
 
 struct CrCase {
