@@ -7,7 +7,8 @@
 // with its dynamic mantissa and each fixed width of --bits; Ozaki-I on int8 slices
 // (ozaki::IntegerProducts) in modes dp and cr and tunable with each --splits; Ozaki scheme II
 // (ozaki::CrtProducts) in mode cr (moduli from the inputs, correctly rounded) and tunable with
-// each --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n. One CSV row per (N, phi, method);
+// each --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n; GEMMul8 (fast and accurate
+// mode, each --gemmul8-moduli) when built with TCEMU_GEMMUL8_DIR. One CSV row per (N, phi, method);
 // progress on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md
 // has the page.
 #include <cublas_v2.h>
@@ -35,6 +36,9 @@
 #include <tcemu/reference/phi_values.hpp>
 
 #include "arguments.hpp"
+#if TCEMU_WITH_GEMMUL8
+#include "gemmul8_adapter.hpp"
+#endif
 
 namespace {
 
@@ -98,7 +102,7 @@ struct Result {
 constexpr const char* kUsage =
     R"(usage: int8_ozaki_table [--out FILE] [--n N,...] [--phis PHI,...] [--runs R] [--bits B,...]
                          [--splits D,...] [--moduli N,...] [--samples S] [--fp16-max-n N]
-                         [--cr-max-n N] [--int8-max-n N]
+                         [--cr-max-n N] [--int8-max-n N] [--gemmul8-moduli N,...]
 
 Ozaki-I on int8 slices (integer tensor cores, cublasGemmEx int8 -> int32) beside cublasDgemm and
 cuBLAS's FP64 emulation on device 0: TFLOP/s at m = n = k = N (median of R runs after a
@@ -117,6 +121,8 @@ Options:
   --cr-max-n N           the int8 CR mode only up to this size (default 16384)
   --int8-max-n N         the int8 Ozaki-I scheme (every mode) only up to this size (default
                          16384)
+  --gemmul8-moduli N,... GEMMul8's moduli counts, fast and accurate mode each (default
+                         14,16,18; a build without TCEMU_GEMMUL8_DIR writes a row saying so)
 )";
 
 int run(const cli::Arguments& args) {
@@ -142,6 +148,9 @@ int run(const cli::Arguments& args) {
   const std::int64_t samples = args.integer_or("samples", 512, 1, 1'000'000);
   const std::int64_t fp16_max_n = args.integer_or("fp16-max-n", 8192, 0, 1'000'000);
   const std::int64_t cr_max_n = args.integer_or("cr-max-n", 16384, 0, 1'000'000);
+  std::vector<int> gemmul8_moduli;
+  for (const std::string& d : args.list_or("gemmul8-moduli", "14,16,18"))
+    gemmul8_moduli.push_back(static_cast<int>(cli::integer_in("--gemmul8-moduli", d, 2, 20)));
   std::string why;
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
@@ -156,6 +165,11 @@ int run(const cli::Arguments& args) {
   cublasHandle_t native = nullptr, emulated = nullptr;
   if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
   if (auto f = failure(cublasCreate(&emulated))) throw std::runtime_error("cublasCreate: " + *f);
+  // GEMMul8 points its handle's workspace into its own: a handle of its own.
+  cublasHandle_t gemmul8_handle = nullptr;
+  if (auto f = failure(cublasCreate(&gemmul8_handle))) {
+    throw std::runtime_error("cublasCreate: " + *f);
+  }
 
   for (const std::int64_t n : sizes) {
     const std::size_t bytes = static_cast<std::size_t>(n * n) * 8;
@@ -300,6 +314,29 @@ int run(const cli::Arguments& args) {
         add(e);
       }
 
+      for (const int count : gemmul8_moduli) {
+        for (const bool fast : {true, false}) {
+          Result g;
+          g.method =
+              std::string("GEMMul8 ") + (fast ? "fast " : "accurate ") + std::to_string(count);
+          g.report.gemms = count;
+#if TCEMU_WITH_GEMMUL8
+          std::fprintf(stderr, "  %s...\n", g.method.c_str());
+          Buffer work = backend->allocate(experiments::gemmul8_workspace_bytes(n, count));
+          g.seconds = time(
+              [&]() -> std::optional<std::string> {
+                experiments::gemmul8_dgemm(gemmul8_handle, n, da, db, dc, count, fast,
+                                           work.address());
+                return std::nullopt;
+              },
+              g.note);
+#else
+          g.note = "not built: cmake -DTCEMU_GEMMUL8_DIR";
+#endif
+          add(g);
+        }
+      }
+
       std::size_t free = 0, total = 0;
       check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
       const std::size_t workspace = free / 10 * 8;
@@ -347,16 +384,18 @@ int run(const cli::Arguments& args) {
   }
   cublasDestroy(native);
   cublasDestroy(emulated);
+  cublasDestroy(gemmul8_handle);
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program({"int8_ozaki_table",
-                                  kUsage,
-                                  {"out", "n", "phis", "runs", "bits", "splits", "moduli",
-                                   "samples", "fp16-max-n", "cr-max-n", "int8-max-n"},
-                                  {}},
-                                 argc, argv, run);
+  return tcemu::cli::run_program(
+      {"int8_ozaki_table",
+       kUsage,
+       {"out", "n", "phis", "runs", "bits", "splits", "moduli", "samples", "fp16-max-n", "cr-max-n",
+        "int8-max-n", "gemmul8-moduli"},
+       {}},
+      argc, argv, run);
 }

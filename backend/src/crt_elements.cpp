@@ -1,4 +1,5 @@
 // The host-side tables of the CRT element functions (crt_elements.hpp).
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -29,27 +30,48 @@ int inverse_mod(int a, int m) {
   return t0 < 0 ? t0 + m : t0;
 }
 
+// x (little-endian limbs) times a small factor, in place.
+void multiply(std::uint32_t (&x)[kLimbs], int factor) {
+  std::uint64_t carry = 0;
+  for (std::uint32_t& limb : x) {
+    const std::uint64_t y =
+        static_cast<std::uint64_t>(limb) * static_cast<unsigned>(factor) + carry;
+    limb = static_cast<std::uint32_t>(y);
+    carry = y >> 32;
+  }
+  if (carry != 0) throw std::logic_error("crt: product past the limbs");
+}
+
+// x mod m for a small m (little-endian limbs, from the top).
+int remainder(const std::uint32_t (&x)[kLimbs], int m) {
+  std::uint64_t r = 0;
+  for (int i = kLimbs - 1; i >= 0; --i) r = ((r << 32) | x[i]) % static_cast<unsigned>(m);
+  return static_cast<int>(r);
+}
+
 }  // namespace
 
 Table table(int count) {
   check_count(count);
   Table t;
   t.count = count;
-  for (int l = 0; l < count; ++l) t.moduli[l] = static_cast<std::uint16_t>(kModuli[l]);
-  for (int l = 0; l < count; ++l) {
-    for (int j = 0; j < l; ++j) {
-      t.inverse[l][j] = static_cast<std::uint8_t>(inverse_mod(kModuli[j] % kModuli[l], kModuli[l]));
-    }
-  }
   t.product[0] = 1;
   for (int l = 0; l < count; ++l) {
-    std::uint64_t carry = 0;
-    for (int i = 0; i < kLimbs; ++i) {
-      const std::uint64_t x = static_cast<std::uint64_t>(t.product[i]) * kModuli[l] + carry;
-      t.product[i] = static_cast<std::uint32_t>(x);
-      carry = x >> 32;
+    t.moduli[l] = modulus(kModuli[l]);
+    t.reciprocal[l] = 1.0 / kModuli[l];
+    multiply(t.product, kModuli[l]);
+    t.cofactor[l][0] = 1;
+    for (int j = 0; j < count; ++j) {
+      if (j != l) multiply(t.cofactor[l], kModuli[j]);
     }
+    t.cofactor_inverse[l] =
+        static_cast<std::uint8_t>(inverse_mod(remainder(t.cofactor[l], kModuli[l]), kModuli[l]));
   }
+  for (int i = 0; i < kLimbs; ++i) {  // M / 2 (M is even)
+    t.half[i] = (t.product[i] >> 1) | (i + 1 < kLimbs ? t.product[i + 1] << 31 : 0u);
+  }
+  t.limbs = kLimbs;
+  while (t.limbs > 1 && t.product[t.limbs - 1] == 0) --t.limbs;
   return t;
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include <tcemu/backend/crt_steps.hpp>
+#include <tcemu/backend/integer_gemm_steps.hpp>
 
 #include "step_checks.hpp"
 
@@ -54,23 +55,53 @@ void CrtSteps::crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentV
   crt_residues_checked(x, axis, shifts, out);
 }
 
-void CrtSteps::crt_reconstruct(const RealMatrixStack& products, const OuterExponents& shifts,
+void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                                    const IntegerMatrix& dst) {
+  check(a, "A");
+  check(b, "B");
+  check(dst, "destination");
+  if (a.format != Integer::s8 || b.format != Integer::s8 || dst.format != Integer::s8) {
+    refuse(name(), "crt_product_residues: A, B and the destination must hold int8 (s8)");
+  }
+  if (a.layout != Layout::row_major || b.layout != Layout::column_major ||
+      dst.layout != Layout::column_major) {
+    refuse(name(),
+           "crt_product_residues: A must be row major, B and the destination column "
+           "major (k contiguous in A and B)");
+  }
+  detail::same_shape(name(), b, "B", a.cols, b.cols);
+  detail::same_shape(name(), dst, "destination", a.rows, b.cols);
+  if (a.cols > kIntegerGemmMaxK) {
+    refuse(name(), "crt_product_residues: k = " + std::to_string(a.cols) +
+                       " could overflow int32 (at most " + std::to_string(kIntegerGemmMaxK) + ")");
+  }
+  if (modulus < 0 || modulus >= crt_elements::kMaxModuli) {
+    refuse(name(), "crt_product_residues: modulus " + std::to_string(modulus) + " (0 to " +
+                       std::to_string(crt_elements::kMaxModuli - 1) + ")");
+  }
+  if (dst.rows == 0 || dst.cols == 0) return;
+  crt_product_residues_checked(a, b, modulus, dst);
+}
+
+void CrtSteps::crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                                const RealMatrix& dst) {
-  if (products.count < 1 || products.count > crt_elements::kMaxModuli) {
-    refuse(name(), "crt_reconstruct: " + std::to_string(products.count) + " products (1 to " +
+  if (residues.count < 1 || residues.count > crt_elements::kMaxModuli) {
+    refuse(name(), "crt_reconstruct: " + std::to_string(residues.count) + " residues (1 to " +
                        std::to_string(crt_elements::kMaxModuli) + ")");
   }
-  RealMatrix last = products.first;
-  last.offset_bytes += static_cast<std::size_t>(products.count - 1) * products.stride_bytes;
-  check(products.first, "products");
-  check(last, "products (last)");
+  IntegerMatrix last = residues.first;
+  last.offset_bytes += static_cast<std::size_t>(residues.count - 1) * residues.stride_bytes;
+  check(residues.first, "residues");
+  check(last, "residues (last)");
   check(dst, "destination");
-  detail::require_fp64(name(), products.first, "the products");
+  if (residues.first.format != Integer::s8 || residues.first.layout != Layout::column_major) {
+    refuse(name(), "crt_reconstruct: the residues must be int8 (s8), column major");
+  }
   detail::require_fp64(name(), dst, "the destination");
-  detail::same_shape(name(), dst, "destination", products.first.rows, products.first.cols);
+  detail::same_shape(name(), dst, "destination", residues.first.rows, residues.first.cols);
   check_vector(*this, shifts.rows, dst.rows, "of the rows");
   check_vector(*this, shifts.columns, dst.cols, "of the columns");
-  crt_reconstruct_checked(products, crt_elements::table(static_cast<int>(products.count)), shifts,
+  crt_reconstruct_checked(residues, crt_elements::table(static_cast<int>(residues.count)), shifts,
                           dst);
 }
 

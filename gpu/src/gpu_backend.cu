@@ -228,15 +228,21 @@ class GpuBackend final : public Backend {
   int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
                         const ExponentVector& shifts) override {
     return detail::crt_scale(x, axis, max_bits, shifts,
-                             scratch(step_scratch_, detail::kCrtScaleScratchBytes));
+                             scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
   }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {
     detail::crt_residues(x, axis, shifts, out);
   }
-  void crt_reconstruct_checked(const RealMatrixStack& products, const crt_elements::Table& table,
+  void crt_product_residues_checked(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                                    const IntegerMatrix& dst) override {
+    detail::crt_product_residues(
+        cublas_, a, b, modulus, dst,
+        scratch(step_scratch_, detail::integer_gemm_scratch_bytes(dst.rows, dst.cols, a.cols)));
+  }
+  void crt_reconstruct_checked(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                                const OuterExponents& shifts, const RealMatrix& dst) override {
-    detail::crt_reconstruct(products, table, shifts, dst);
+    detail::crt_reconstruct(residues, table, shifts, dst);
   }
   // Integer GEMM step: cublasGemmEx on IMMA, its int32 result widened (integer_gemm_steps.cu).
   void integer_gemm_checked(const IntegerMatrix& a, const IntegerMatrix& b,

@@ -7,6 +7,7 @@
 #include <tcemu/emulator/parallel_for.hpp>
 
 #include "host_real_view.hpp"
+#include "integer_gemm_steps.hpp"
 
 namespace tcemu::detail {
 namespace {
@@ -43,38 +44,54 @@ void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector
   const HostReal in(x);
   const bool rows = axis == SplitAxis::rows;
   const std::int32_t* shift = shift_data(shifts);
+  std::vector<el::Modulus> moduli;
+  for (std::size_t l = 0; l < out.size(); ++l) moduli.push_back(el::modulus(el::kModuli[l]));
   parallel_for(threads, x.rows, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       for (std::int64_t j = 0; j < x.cols; ++j) {
-        const double value = in.get(i, j);
-        const int s = shift[rows ? i : j];
+        const el::ScaledInteger value = el::scaled_integer(in.get(i, j), shift[rows ? i : j]);
         for (std::size_t l = 0; l < out.size(); ++l) {
           const IntegerMatrix& o = out[l];
           const std::int64_t at = o.layout == Layout::row_major ? i * o.ld + j : j * o.ld + i;
           static_cast<std::int8_t*>(o.buffer->address())[o.offset_bytes + at] =
-              static_cast<std::int8_t>(el::scaled_residue(value, s, el::kModuli[l]));
+              static_cast<std::int8_t>(el::residue(value, moduli[l]));
         }
       }
     }
   });
 }
 
-void host_crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                               const IntegerMatrix& dst, int threads) {
+  const std::vector<std::int32_t> sums = host_integer_sums(a, b, threads);
+  const el::Modulus m = el::modulus(el::kModuli[modulus]);
+  auto* out = static_cast<std::int8_t*>(dst.buffer->address()) + dst.offset_bytes;
+  parallel_for(threads, dst.cols, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t j = begin; j < end; ++j) {
+      for (std::int64_t i = 0; i < dst.rows; ++i) {
+        out[j * dst.ld + i] = static_cast<std::int8_t>(
+            el::sum_residue(sums[static_cast<std::size_t>(j * dst.rows + i)], m));
+      }
+    }
+  });
+}
+
+void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                           const OuterExponents& shifts, const RealMatrix& dst, int threads) {
-  std::vector<HostReal> layers;
-  for (std::int64_t l = 0; l < products.count; ++l) {
-    RealMatrix m = products.first;
-    m.offset_bytes += static_cast<std::size_t>(l) * products.stride_bytes;
-    layers.emplace_back(m);
-  }
+  const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
+                      residues.first.offset_bytes;
+  const std::int64_t ld = residues.first.ld;
   const HostReal out(dst);
   const std::int32_t* row_shift = shift_data(shifts.rows);
   const std::int32_t* col_shift = shift_data(shifts.columns);
   parallel_for(threads, dst.cols, 4, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
       for (std::int64_t i = 0; i < dst.rows; ++i) {
-        const auto product = [&](int l) { return layers[static_cast<std::size_t>(l)].get(i, j); };
-        out.set(i, j, el::reconstruct(table, product, std::int64_t{row_shift[i]} + col_shift[j]));
+        const auto residue = [&](int l) {
+          return static_cast<int>(first[static_cast<std::size_t>(l) * residues.stride_bytes +
+                                        static_cast<std::size_t>(j * ld + i)]);
+        };
+        out.set(i, j, el::reconstruct(table, residue, std::int64_t{row_shift[i]} + col_shift[j]));
       }
     }
   });

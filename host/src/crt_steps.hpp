@@ -12,7 +12,9 @@ int host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const Expo
                    int threads);
 void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                        std::span<const IntegerMatrix> out, int threads);
-void host_crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                               const IntegerMatrix& dst, int threads);
+void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                           const OuterExponents& shifts, const RealMatrix& dst, int threads);
 
 }  // namespace tcemu::detail

@@ -124,9 +124,13 @@ class HostBackend final : public Backend {
                             std::span<const IntegerMatrix> out) override {
     detail::host_crt_residues(x, axis, shifts, out, threads_);
   }
-  void crt_reconstruct_checked(const RealMatrixStack& products, const crt_elements::Table& table,
+  void crt_product_residues_checked(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                                    const IntegerMatrix& dst) override {
+    detail::host_crt_product_residues(a, b, modulus, dst, threads_);
+  }
+  void crt_reconstruct_checked(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                                const OuterExponents& shifts, const RealMatrix& dst) override {
-    detail::host_crt_reconstruct(products, table, shifts, dst, threads_);
+    detail::host_crt_reconstruct(residues, table, shifts, dst, threads_);
   }
 
   // Integer GEMM step

@@ -4,7 +4,8 @@
 //     bits the scaled integers need (dp, cr, sp) or the user's (tunable)
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
-//       one integer_gemm per modulus, crt_reconstruct (exact, rounded once), the epilogue
+//       one crt_product_residues per modulus (the int8 GEMM, its int32 sums reduced modulo the
+//       modulus into int8), crt_reconstruct (exact, rounded once), the epilogue
 //       (alpha, beta, C, and the special values of rows and columns holding Inf or NaN)
 //
 // The bound (crt_elements.hpp): with |A'| <= 2^PA, |B'| <= 2^PB, |C'| <= k 2^(PA + PB) <=
@@ -32,12 +33,12 @@ std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
 }
 
-// Workspace bytes of one block: residues of A (mb x k) and B (k x nb) for every modulus, one
-// fp64 product per modulus and the fp64 value.
+// Workspace bytes of one block: residues of A (mb x k), B (k x nb) and of their product (mb x nb)
+// for every modulus, and the fp64 value.
 std::size_t block_bytes(int moduli, std::int64_t mb, std::int64_t nb, std::int64_t k) {
   const auto m = static_cast<std::size_t>(mb), n = static_cast<std::size_t>(nb),
              kk = static_cast<std::size_t>(k), count = static_cast<std::size_t>(moduli);
-  return count * (aligned(m * kk) + aligned(kk * n) + aligned(m * n * 8)) + aligned(m * n * 8);
+  return count * (aligned(m * kk) + aligned(kk * n) + aligned(m * n)) + aligned(m * n * 8);
 }
 
 void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& seconds) {
@@ -136,7 +137,7 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     res_b.push_back({&workspace, take(static_cast<std::size_t>(k * nb)), Integer::s8, k, nb,
                      std::max<std::int64_t>(1, k), Layout::column_major});
   }
-  const std::size_t product_stride = aligned(static_cast<std::size_t>(mb * nb) * 8);
+  const std::size_t product_stride = aligned(static_cast<std::size_t>(mb * nb));
   const std::size_t products_at = take(static_cast<std::size_t>(moduli) * product_stride);
   const std::size_t value_at = take(static_cast<std::size_t>(mb * nb) * 8);
 
@@ -161,15 +162,24 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
             &workspace,          offset, Real::fp64, rows, cols, std::max<std::int64_t>(1, rows),
             Layout::column_major};
       };
+      const auto product = [&](int l) {
+        return IntegerMatrix{&workspace,
+                             products_at + static_cast<std::size_t>(l) * product_stride,
+                             Integer::s8,
+                             rows,
+                             cols,
+                             std::max<std::int64_t>(1, rows),
+                             Layout::column_major};
+      };
       for (int l = 0; l < moduli; ++l) {
-        backend.integer_gemm(res_a[static_cast<std::size_t>(l)], res_b[static_cast<std::size_t>(l)],
-                             matrix(products_at + static_cast<std::size_t>(l) * product_stride));
+        backend.crt_product_residues(res_a[static_cast<std::size_t>(l)],
+                                     res_b[static_cast<std::size_t>(l)], l, product(l));
       }
       report.gemms += moduli;
       ++report.blocks;
       lap(backend, last, report.seconds_products);
       const RealMatrix value = matrix(value_at);
-      backend.crt_reconstruct({matrix(products_at), moduli, product_stride}, {sa, sb}, value);
+      backend.crt_reconstruct({product(0), moduli, product_stride}, {sa, sb}, value);
       backend.epilogue(value, std::nullopt, problem.alpha, problem.beta,
                        sub(problem.c, i0, j0, rows, cols), a_block, b_block,
                        sub(problem.c, i0, j0, rows, cols));

@@ -4,8 +4,10 @@
 // reproducibility across threads and blocking, special values, and the refusals.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -50,12 +52,36 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
     EXPECT_LE(el::kModuli[l], 256);
     for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(el::kModuli[l], el::kModuli[j]), 1) << l << j;
   }
-  const el::Table t = el::table(el::kMaxModuli);
-  for (int l = 1; l < el::kMaxModuli; ++l) {
-    for (int j = 0; j < l; ++j) {
-      EXPECT_EQ(el::kModuli[j] * t.inverse[l][j] % el::kModuli[l], 1) << l << " " << j;
+  // For every count: M / m_l times m_l is M, (M / m_l) mod m_l times its inverse is 1, M / 2
+  // doubled is M, and M fills exactly `limbs` limbs.
+  const auto remainder = [](const std::uint32_t* x, int m) {
+    std::uint64_t r = 0;
+    for (int i = el::kLimbs - 1; i >= 0; --i) r = ((r << 32) | x[i]) % static_cast<unsigned>(m);
+    return static_cast<int>(r);
+  };
+  for (int count = 1; count <= el::kMaxModuli; ++count) {
+    const el::Table t = el::table(count);
+    ASSERT_EQ(t.count, count);
+    for (int l = 0; l < count; ++l) {
+      const int m = el::kModuli[l];
+      EXPECT_EQ(remainder(t.cofactor[l], m) * t.cofactor_inverse[l] % m, 1) << count << " " << l;
+      std::uint64_t carry = 0;
+      for (int i = 0; i < el::kLimbs; ++i) {
+        const std::uint64_t x = std::uint64_t{t.cofactor[l][i]} * static_cast<unsigned>(m) + carry;
+        ASSERT_EQ(static_cast<std::uint32_t>(x), t.product[i]) << count << " " << l << " " << i;
+        carry = x >> 32;
+      }
+      EXPECT_EQ(t.reciprocal[l], 1.0 / m);
     }
+    for (int i = 0; i < el::kLimbs; ++i) {
+      const std::uint32_t doubled = (t.half[i] << 1) | (i > 0 ? t.half[i - 1] >> 31 : 0u);
+      EXPECT_EQ(doubled, t.product[i]) << count << " " << i;
+    }
+    EXPECT_EQ(t.limbs, el::product_bits(count) / 32 + 1) << count;  // 2^pb <= M < 2^(pb + 1)
+    EXPECT_NE(t.product[t.limbs - 1], 0u) << count;
+    for (int i = t.limbs; i < el::kLimbs; ++i) EXPECT_EQ(t.product[i], 0u) << count;
   }
+  EXPECT_EQ(el::table(1).limbs, 1);
   // floor(log2 M): 8 for 256 alone, 15 for 256 * 255 = 65280, and growing with every modulus.
   EXPECT_EQ(el::product_bits(1), 8);
   EXPECT_EQ(el::product_bits(2), 15);
@@ -81,58 +107,177 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
       std::int64_t r = a % m;
       if (r < 0) r += m;
       if (r > (m - 1) / 2) r -= m;
-      ASSERT_EQ(el::scaled_residue(x, shift, m), r) << x << " 2^" << shift << " mod " << m;
+      ASSERT_EQ(el::scaled_residue(x, shift, el::modulus(m)), r)
+          << x << " 2^" << shift << " mod " << m;
     }
   }
   EXPECT_GT(rounded, 1000);  // both paths of scaled_residue taken
   EXPECT_GT(exact, 1000);
-  EXPECT_EQ(el::scaled_residue(INFINITY, 3, 251), 0);
-  EXPECT_EQ(el::scaled_residue(std::nan(""), 3, 251), 0);
-  EXPECT_EQ(el::scaled_residue(-0.0, 3, 251), 0);
-  EXPECT_EQ(el::scaled_residue(0.5, 0, 251), 0);  // a tie: rounds to the even 0
-  EXPECT_EQ(el::scaled_residue(1.5, 0, 251), 2);  // a tie: rounds to the even 2
-  EXPECT_EQ(el::scaled_residue(-2.5, 0, 251), -2);
-  EXPECT_EQ(el::scaled_residue(0x1p-1074, 1100, 255), el::power_of_two_mod(26, 255));
+  EXPECT_EQ(el::scaled_residue(INFINITY, 3, el::modulus(251)), 0);
+  EXPECT_EQ(el::scaled_residue(std::nan(""), 3, el::modulus(251)), 0);
+  EXPECT_EQ(el::scaled_residue(-0.0, 3, el::modulus(251)), 0);
+  EXPECT_EQ(el::scaled_residue(0.5, 0, el::modulus(251)), 0);  // a tie: rounds to the even 0
+  EXPECT_EQ(el::scaled_residue(1.5, 0, el::modulus(251)), 2);  // a tie: rounds to the even 2
+  EXPECT_EQ(el::scaled_residue(-2.5, 0, el::modulus(251)), -2);
+  EXPECT_EQ(el::scaled_residue(0x1p-1074, 1100, el::modulus(255)),
+            el::power_of_two_mod(26, el::modulus(255)));
+}
+
+TEST(CrtElements, SumResidueIsTheSymmetricResidueOfTheInt32Sum) {
+  std::mt19937_64 rng(4);
+  std::vector<std::int32_t> sums = {0,         1,       -1,         INT32_MAX, INT32_MIN + 1,
+                                    INT32_MIN, 1 << 16, -(1 << 16), 65535,     -65535};
+  for (int t = 0; t < 20000; ++t) sums.push_back(static_cast<std::int32_t>(rng()));
+  for (const std::int32_t p : sums) {
+    for (int l = 0; l < el::kMaxModuli; ++l) {
+      const int m = el::kModuli[l];
+      std::int64_t r = std::int64_t{p} % m;
+      if (r < 0) r += m;
+      if (r > (m - 1) / 2) r -= m;
+      ASSERT_EQ(el::sum_residue(p, el::modulus(m)), r) << p << " mod " << m;
+    }
+  }
+}
+
+// The correctly rounded binary64 value of value 2^-shift (GCC's Int128 -> double conversion is
+// correctly rounded; the scaling by a power of two is exact away from overflow and subnormals).
+double scaled_value(Int128 value, int shift) {
+  return std::ldexp(static_cast<double>(value), -shift);
+}
+
+// The residues of C' as reconstruct takes them: in (-m, m), sometimes symmetric, sometimes the
+// C++ remainder (the sign of C').
+std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
+  std::vector<int> r;
+  for (int l = 0; l < count; ++l) {
+    const int m = el::kModuli[l];
+    auto x = static_cast<int>(value % m);
+    if (rng() % 2 == 0) {
+      if (x < 0) x += m;
+      x = el::symmetric(x, m);
+    }
+    r.push_back(x);
+  }
+  return r;
 }
 
 TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
-  // C' = s (hi 2^64 + lo) with |C'| < 2^127, its residues written as integers that differ from
-  // them by multiples of the modulus (as integer sums do), and the expected value from the
-  // correctly rounded Int128 -> double conversion scaled exactly.
+  // C' = s (hi 2^64 + lo) with |C'| < 2^127, and the expected value from the correctly rounded
+  // Int128 -> double conversion scaled exactly; with 18 moduli (5 limbs) and 48 (12 limbs).
   std::mt19937_64 rng(5);
-  const el::Table t = el::table(18);  // floor(log2 M) >= 128
   ASSERT_GE(el::product_bits(18), 129);
-  int ties = 0;
-  for (int trial = 0; trial < 20000; ++trial) {
-    const int bits = std::uniform_int_distribution<int>(1, 126)(rng);
-    UInt128 mag = (static_cast<UInt128>(rng()) << 64) | rng();
-    mag >>= (128 - bits);
-    if (trial % 4 == 0) {  // a tie at the 54th bit: 2^(bits-1) + 2^(bits-54) (+ 2^(bits-53))
-      if (bits < 60) continue;
-      mag = (static_cast<UInt128>(1) << (bits - 1)) | (static_cast<UInt128>(1) << (bits - 55)) |
-            (static_cast<UInt128>(trial % 8 == 0) << (bits - 54));
-      ++ties;
+  for (const int count : {18, el::kMaxModuli}) {
+    const el::Table t = el::table(count);
+    int ties = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+      const int bits = std::uniform_int_distribution<int>(1, 126)(rng);
+      UInt128 mag = (static_cast<UInt128>(rng()) << 64) | rng();
+      mag >>= (128 - bits);
+      if (trial % 4 == 0) {  // a tie at the 54th bit: 2^(bits-1) + 2^(bits-54) (+ 2^(bits-53))
+        if (bits < 60) continue;
+        mag = (static_cast<UInt128>(1) << (bits - 1)) | (static_cast<UInt128>(1) << (bits - 55)) |
+              (static_cast<UInt128>(trial % 8 == 0) << (bits - 54));
+        ++ties;
+      }
+      const bool negative = (trial & 1) != 0;
+      const Int128 value = negative ? -static_cast<Int128>(mag) : static_cast<Int128>(mag);
+      const std::vector<int> residues = residues_of(value, count, rng);
+      const int shift = std::uniform_int_distribution<int>(-100, 300)(rng);
+      const double got = el::reconstruct(
+          t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
+                std::bit_cast<std::uint64_t>(scaled_value(value, shift)))
+          << count << " moduli, bits " << bits << " shift " << shift;
     }
-    const bool negative = (trial & 1) != 0;
-    const Int128 value = negative ? -static_cast<Int128>(mag) : static_cast<Int128>(mag);
-    std::vector<double> products;
-    for (int l = 0; l < t.count; ++l) {
-      const int m = el::kModuli[l];
-      const auto r = static_cast<std::int64_t>(value % m);
-      products.push_back(
-          static_cast<double>(r + m * std::uniform_int_distribution<int>(-1000, 1000)(rng)));
-    }
-    const int shift = std::uniform_int_distribution<int>(-100, 300)(rng);
-    const double expected = std::ldexp(static_cast<double>(value), -shift);
-    const double got = el::reconstruct(
-        t, [&](int l) { return products[static_cast<std::size_t>(l)]; }, shift);
-    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
-        << "bits " << bits << " shift " << shift;
+    EXPECT_GT(ties, 1000);
+    const auto zero = el::reconstruct(
+        t, [](int l) { return 0 * l; }, 0);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(zero), 0u);
   }
-  EXPECT_GT(ties, 1000);
-  const auto zero = el::reconstruct(
-      t, [](int l) { return 0.0 * l; }, 0);
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(zero), 0u);
+}
+
+TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
+  // For 1 to 15 moduli (M < 2^127): C' at and next to -M/2 and M/2 - 1 (where the estimate of
+  // round(S / M) may be off by one and the correction runs) and spread over [-M/2, M/2).
+  std::mt19937_64 rng(6);
+  for (int count = 1; count <= 15; ++count) {
+    const el::Table t = el::table(count);
+    Int128 product = 1;
+    for (int l = 0; l < count; ++l) product *= el::kModuli[l];
+    const Int128 half = product / 2;
+    std::vector<Int128> values = {-half,    -half + 1, -half + 2, half - 1, half - 2,
+                                  half - 3, 0,         1,         -1};
+    for (int trial = 0; trial < 2000; ++trial) {
+      const UInt128 r = (static_cast<UInt128>(rng()) << 64) | rng();
+      values.push_back(static_cast<Int128>(r % static_cast<UInt128>(product)) - half);
+    }
+    for (const Int128 value : values) {
+      const std::vector<int> residues = residues_of(value, count, rng);
+      const int shift = std::uniform_int_distribution<int>(-50, 150)(rng);
+      const double got = el::reconstruct(
+          t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
+                std::bit_cast<std::uint64_t>(scaled_value(value, shift)))
+          << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
+    }
+  }
+}
+
+TEST(CrtSteps, ProductResiduesAreTheReducedIntegerProductAndBadCallsAreNamed) {
+  // A (m x k, row major) and B (k x n, column major) with int8 values at both ends of the range,
+  // so that sums reach both signs and every residue class is plausible.
+  const std::int64_t m = 5, n = 7, k = 300;
+  std::mt19937_64 rng(8);
+  std::uniform_int_distribution<int> value(-128, 127);
+  std::vector<std::int8_t> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+  for (auto& x : a) x = static_cast<std::int8_t>(value(rng));
+  for (auto& x : b) x = static_cast<std::int8_t>(value(rng));
+  auto backend = host::make_emulator_backend();
+  Buffer buffer = backend->allocate(a.size() + b.size() + static_cast<std::size_t>(m * n) * 4);
+  backend->copy_in(a.data(), buffer, a.size());
+  backend->copy_in(b.data(), buffer, b.size(), a.size());
+  const IntegerMatrix am{&buffer, 0, Integer::s8, m, k, k, Layout::row_major};
+  const IntegerMatrix bm{&buffer, a.size(), Integer::s8, k, n, k, Layout::column_major};
+  const IntegerMatrix dst{&buffer, a.size() + b.size(), Integer::s8, m, n, m, Layout::column_major};
+  for (const int l : {0, 1, 13, el::kMaxModuli - 1}) {
+    backend->crt_product_residues(am, bm, l, dst);
+    std::vector<std::int8_t> got(static_cast<std::size_t>(m * n));
+    backend->copy_out(buffer, got.data(), got.size(), a.size() + b.size());
+    const int modulus = el::kModuli[l];
+    int negative = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < m; ++i) {
+        std::int64_t sum = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          sum += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(j * k + p)];
+        }
+        negative += sum < 0 ? 1 : 0;
+        std::int64_t r = sum % modulus;
+        if (r < 0) r += modulus;
+        if (r > (modulus - 1) / 2) r -= modulus;
+        EXPECT_EQ(got[static_cast<std::size_t>(j * m + i)], r)
+            << i << ", " << j << " mod " << modulus;
+      }
+    }
+    EXPECT_GT(negative, 0);
+    EXPECT_LT(negative, m * n);
+  }
+  const auto refused = [&](const std::function<void()>& call, const std::string& words) {
+    try {
+      call();
+      ADD_FAILURE() << "not refused: " << words;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { backend->crt_product_residues(am, bm, el::kMaxModuli, dst); }, "modulus 48");
+  IntegerMatrix wide = dst;
+  wide.format = Integer::s32;
+  refused([&] { backend->crt_product_residues(am, bm, 0, wide); }, "int8");
+  IntegerMatrix row_major_b = bm;
+  row_major_b.layout = Layout::row_major;
+  row_major_b.ld = n;
+  refused([&] { backend->crt_product_residues(am, row_major_b, 0, dst); }, "column major");
 }
 
 struct CrCase {

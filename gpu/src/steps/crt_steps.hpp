@@ -2,6 +2,8 @@
 // the element functions of crt_elements.hpp, so the GPU backend gives the emulator's bits.
 #pragma once
 
+#include <cublas_v2.h>
+
 #include <cstddef>
 #include <span>
 
@@ -10,16 +12,21 @@
 namespace tcemu::gpu::detail {
 
 // Device bytes crt_scale needs in `scratch`.
-constexpr std::size_t kCrtScaleScratchBytes = 16;
+std::size_t crt_scale_scratch_bytes(const RealMatrix& x, SplitAxis axis);
 
-// Backend::crt_scale: one thread block per vector; synchronizes (returns the bits).
+// Backend::crt_scale: one thread block per vector when its elements are contiguous, otherwise a
+// thread per vector and chunk; synchronizes (returns the bits).
 int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
               void* scratch);
 // Backend::crt_residues: one thread per element of x, every modulus.
 void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                   std::span<const IntegerMatrix> out);
-// Backend::crt_reconstruct: one thread per element.
-void crt_reconstruct(const RealMatrixStack& products, const crt_elements::Table& table,
+// Backend::crt_product_residues: integer_gemm_sums (cublasGemmEx int8 -> int32 into scratch,
+// integer_gemm_scratch_bytes of it), then one thread per element reduces its sum.
+void crt_product_residues(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
+                          int modulus, const IntegerMatrix& dst, void* scratch);
+// Backend::crt_reconstruct: one thread per element, in the table's limbs.
+void crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                      const OuterExponents& shifts, const RealMatrix& dst);
 
 }  // namespace tcemu::gpu::detail

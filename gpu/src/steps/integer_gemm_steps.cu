@@ -58,8 +58,12 @@ std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int6
   return scratch_layout(m, n, k).bytes;
 }
 
-void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
-                  const RealMatrix& c, void* scratch) {
+std::int64_t integer_sums_ld(std::int64_t m) {
+  return round_up(m, 4);
+}
+
+const std::int32_t* integer_gemm_sums(cublasHandle_t handle, const IntegerMatrix& a,
+                                      const IntegerMatrix& b, void* scratch) {
   if (a.rows > INT32_MAX || b.cols > INT32_MAX || a.ld > INT32_MAX || b.ld > INT32_MAX) {
     throw std::invalid_argument("gpu: integer_gemm: dimensions past 2^31 - 1 are not supported");
   }
@@ -92,16 +96,30 @@ void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMa
       lda = ldb = kk = l.k16;
     }
     // Column major for cuBLAS: A (m x k row major) is A^T (k x m) column major with ld lda, so
-    // op(A) = T; B (k x n column major) is taken as it is: the "TN" product.
+    // op(A) = T; B (k x n column major) is taken as it is: the "TN" product. Wide products go as
+    // blocks of 8192 columns (the last block up to 12288): cuBLAS ran n = m = k = 16384 at 1200
+    // TOPS in one call and at 1790 TOPS as two calls of 8192 columns (H200, 2026-11-24; the
+    // blocking GEMMul8 uses). The sums are exact, so the blocking changes no bit.
     const std::int32_t one = 1, zero = 0;
-    TCEMU_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(m),
-                                    static_cast<int>(n), static_cast<int>(kk), &one, a8, CUDA_R_8I,
-                                    static_cast<int>(lda), b8, CUDA_R_8I, static_cast<int>(ldb),
-                                    &zero, sums, CUDA_R_32I, static_cast<int>(l.ldc),
-                                    CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    for (std::int64_t j0 = 0; j0 < n;) {
+      const std::int64_t cols = n - j0 <= 12288 ? n - j0 : 8192;
+      TCEMU_CUBLAS_CHECK(cublasGemmEx(
+          handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(cols),
+          static_cast<int>(kk), &one, a8, CUDA_R_8I, static_cast<int>(lda), b8 + j0 * ldb,
+          CUDA_R_8I, static_cast<int>(ldb), &zero, sums + j0 * l.ldc, CUDA_R_32I,
+          static_cast<int>(l.ldc), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+      j0 += cols;
+    }
   }
+  return sums;
+}
+
+void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
+                  const RealMatrix& c, void* scratch) {
+  const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
   const DeviceReal out = device_real(c);
-  widen_kernel<<<elementwise_grid(c.rows, c.cols, false, kThreads), kThreads>>>(sums, l.ldc, out);
+  widen_kernel<<<elementwise_grid(c.rows, c.cols, false, kThreads), kThreads>>>(
+      sums, integer_sums_ld(c.rows), out);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

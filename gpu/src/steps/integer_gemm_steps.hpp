@@ -18,6 +18,13 @@ namespace tcemu::gpu::detail {
 // copies of A and B with k padded where cuBLAS's alignment rules need them).
 std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
 
+// The int32 sums of a b, written at the start of `scratch` (integer_gemm_scratch_bytes of it):
+// m x n, column major, leading dimension integer_sums_ld(m); returns where they are.
+std::int64_t integer_sums_ld(std::int64_t m);
+const std::int32_t* integer_gemm_sums(cublasHandle_t handle, const IntegerMatrix& a,
+                                      const IntegerMatrix& b, void* scratch);
+
+// The sums widened into c.
 void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
                   const RealMatrix& c, void* scratch);
 

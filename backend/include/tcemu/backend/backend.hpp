@@ -6,7 +6,7 @@
 //   ozaki_steps.hpp          the binary64 split, product, summation and epilogue steps of ozaki/
 //   inner_product_steps.hpp  Dot2 and correctly rounded inner products (accurate/)
 //   integer_gemm_steps.hpp   the int8 GEMM of integer tensor cores (the integer Ozaki schemes)
-//   crt_steps.hpp            scaling, residues and reconstruction of Ozaki scheme II (CRT)
+//   crt_steps.hpp            scaling, residues, residue products, reconstruction (Ozaki II)
 //
 // The control flow of an algorithm lives in the scheme, the arithmetic of each step in the
 // backend. Every step works on whole matrices in the backend's buffers; its result is defined

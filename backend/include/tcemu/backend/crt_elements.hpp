@@ -8,12 +8,15 @@
 // ceil(log2 k) + 2) > 2 k 2^(PA + PB) >= 2 |C'_ij|, C' is the unique integer of [-M/2, M/2)
 // congruent to c_l = (A' mod m_l)(B' mod m_l) summed over k, modulo m_l, for every l (Chinese
 // remainder theorem). Each residue product is one int8 GEMM: the residues lie in [-128, 127],
-// so every partial sum is below k 2^14 < 2^31 (integer_gemm_steps.hpp). C' is rebuilt exactly
-// by Garner's mixed-radix algorithm in multi-word integers, and C_ij = C'_ij 2^-(sA_i + sB_j)
-// rounded once to binary64: when A' and B' hold A and B exactly (the shift of every vector at
-// least minus the exponent of its lowest set bit) that is the correctly rounded product.
+// so every partial sum is below k 2^14 < 2^31 (integer_gemm_steps.hpp), and its int32 result is
+// reduced modulo m_l at once (sum_residue). C' is rebuilt exactly from the reduced residues by
+// the CRT sum with precomputed weights in multi-word integers (reconstruct), and C_ij = C'_ij
+// 2^-(sA_i + sB_j) rounded once to binary64: when A' and B' hold A and B exactly (the shift of
+// every vector at least minus the exponent of its lowest set bit) that is the correctly rounded
+// product.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include <tcemu/emulator/fp64_bits.hpp>
@@ -31,17 +34,85 @@ inline constexpr int kModuli[kMaxModuli] = {
     191, 181, 179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107,
     103, 101, 97,  89,  83,  79,  73,  71,  67,  61,  59,  53,  47,  43,  41,  37};
 
+// A modulus m (1 <= m <= 256) with what the reductions need, computed once rather than per
+// reduction (a division is slow on a GPU): 1/m rounded to binary32 and to binary64 (correctly
+// rounded divisions: the same values on every machine) and 2^16 mod m.
+struct Modulus {
+  int m;
+  float reciprocal;
+  double reciprocal64;
+  int base;
+  int padding;
+};
+
+// x mod m for 0 <= x < 2^22, without an integer division: q = trunc(x * float(1/m)) is
+// floor(x / m) or off by one (float(1/m) and the product each carry a relative error below
+// 2^-24, so q is within x / m 2^-23 < 1 of x / m), and one correction each way makes the
+// remainder exact; the result is the integer x mod m on every machine.
+TCEMU_HOST_DEVICE inline int mod_small(int x, const Modulus& d) {
+  const int q = static_cast<int>(static_cast<float>(x) * d.reciprocal);
+  int r = x - q * d.m;
+  if (r < 0) r += d.m;
+  if (r >= d.m) r -= d.m;
+  return r;
+}
+
+TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
+  Modulus d{m, 1.0f / static_cast<float>(m), 1.0 / m, 0, 0};
+  d.base = mod_small(1 << 16, d);
+  return d;
+}
+
+// s mod m for s < 2^52 in binary64 arithmetic (one multiplication instead of a mod_small per
+// 16 bits): q = floor(s * (1/m)) is floor(s / m) or off by one (1/m and the product each carry a
+// relative error below 2^-53, so q is within s / m 2^-52 < 1 of s / m), q m < 2^52 + m is held
+// exactly, s - q m is an exact integer in [-m, 2m), and one correction each way makes it s mod m.
+TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
+  const auto x = static_cast<double>(s);
+  const double q = floor(x * d.reciprocal64);
+  auto r = static_cast<int>(x - q * d.m);
+  if (r < 0) r += d.m;
+  if (r >= d.m) r -= d.m;
+  return r;
+}
+
+// s mod m for s < 2^64: below 2^52 directly, otherwise s = h 2^26 + l (h < 2^38, l < 2^26) and
+// (h mod m) 2^26 + l < 2^34, congruent to s, reduced once more.
+TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, const Modulus& d) {
+  if (s < (std::uint64_t{1} << 52)) return mod_u52(s, d);
+  const std::uint64_t low = s & ((std::uint64_t{1} << 26) - 1);
+  return mod_u52((static_cast<std::uint64_t>(mod_u52(s >> 26, d)) << 26) + low, d);
+}
+
+// 2^e mod m for e >= 0: 2^e = (2^50)^q 2^(e - 50 q) with e - 50 q < 50; each factor reduced
+// (mod_u52) and the product of two residues (below 2^16) by mod_small.
+TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
+  const int step = mod_u52(std::uint64_t{1} << 50, d);
+  int result = 1;
+  while (e >= 50) {
+    result = mod_small(result * step, d);
+    e -= 50;
+  }
+  return mod_small(result * mod_u52(std::uint64_t{1} << e, d), d);
+}
+
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
 
 // What the reconstruction needs about the first `count` moduli: the moduli (a copy that device
-// code can read), inverse[l][j] = m_j^-1 mod m_l for j < l (the moduli are pairwise coprime),
-// and M (little-endian 32-bit limbs).
+// code can read, with what mod_small needs), their reciprocals rounded to binary64, cofactor[l] = M
+// / m_l and cofactor_inverse[l] = (M / m_l)^-1 mod m_l (the moduli are pairwise coprime), M and M /
+// 2 (M is even: 256 is the first modulus), all little-endian 32-bit limbs, and `limbs`, the limbs
+// that hold M (M < 2^(32 limbs)).
 struct Table {
   int count = 0;
-  std::uint16_t moduli[kMaxModuli] = {};
-  std::uint8_t inverse[kMaxModuli][kMaxModuli] = {};
+  int limbs = 0;
+  Modulus moduli[kMaxModuli] = {};
+  std::uint8_t cofactor_inverse[kMaxModuli] = {};
+  double reciprocal[kMaxModuli] = {};
+  std::uint32_t cofactor[kMaxModuli][kLimbs] = {};
   std::uint32_t product[kLimbs] = {};
+  std::uint32_t half[kLimbs] = {};
 };
 
 // The table of the first `count` (1..kMaxModuli) moduli.
@@ -75,139 +146,196 @@ struct VectorBits {
   TCEMU_HOST_DEVICE int exact_bits() const { return empty() ? 0 : top - low; }
 };
 
-// x mod m for 0 <= x < 2^22 and 2 <= m <= 256, without an integer division (slow on a GPU):
-// q = trunc(x * float(1/m)) is floor(x / m) or off by one (float(1/m) and the product each carry
-// a relative error below 2^-24, so q is within x / m 2^-23 < 1 of x / m), and one correction
-// each way makes the remainder exact; the result is the integer x mod m on every machine.
-TCEMU_HOST_DEVICE inline int mod_small(int x, int m) {
-  const float reciprocal = 1.0f / static_cast<float>(m);
-  const int q = static_cast<int>(static_cast<float>(x) * reciprocal);
-  int r = x - q * m;
-  if (r < 0) r += m;
-  if (r >= m) r -= m;
-  return r;
-}
-
-// 2^e mod m for e >= 0 (square and multiply; m <= 256, so every product is below 2^16).
-TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, int m) {
-  int result = mod_small(1, m), base = mod_small(2, m);
-  while (e > 0) {
-    if (e & 1) result = mod_small(result * base, m);
-    base = mod_small(base * base, m);
-    e >>= 1;
-  }
-  return result;
-}
-
-// s mod m for s < 2^64, from its 16-bit pieces (Horner in base 2^16 mod m: every intermediate
-// is below 256 * 2^16 + 2^16 < 2^22).
-TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, int m) {
-  const int base = mod_small(1 << 16, m);
-  int r = 0;
-  for (int shift = 48; shift >= 0; shift -= 16) {
-    r = mod_small(r * base + static_cast<int>((s >> shift) & 0xFFFF), m);
-  }
-  return r;
-}
-
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
 // for odd m, of the integer r mod m given r in [0, m).
 TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {
   return r > (m - 1) / 2 ? r - m : r;
 }
 
-// The residue modulo m (symmetric) of the integer a = x 2^shift rounded to nearest even (x
-// finite; Inf and NaN give 0: the epilogue puts their special values in). Exact: |x| = s 2^f
-// (fields), so a = s 2^(f + shift) when f + shift >= 0, and otherwise s shifted right with
-// round half to even (s < 2^53: a shift of 54 or more rounds every s to 0).
-TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, int m) {
+// The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the
+// epilogue puts their special values in), as (-1)^negative magnitude 2^power, computed once per
+// element so that its residue modulo each modulus costs a few mod_small. Exact: |x| = s 2^f
+// (fields), so a = s 2^(f + shift) when f + shift >= 0 (magnitude s 2^g while that is below 2^64,
+// otherwise s with power g), and otherwise s shifted right with round half to even (s < 2^53: a
+// shift of 54 or more rounds every s to 0).
+struct ScaledInteger {
+  std::uint64_t magnitude = 0;
+  int power = 0;
+  bool negative = false;
+};
+
+TCEMU_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int shift) {
+  ScaledInteger a;
   const std::uint64_t b = fp64::bits(x);
-  if (!fp64::is_finite(b) || fp64::is_zero(b)) return 0;
+  if (!fp64::is_finite(b) || fp64::is_zero(b)) return a;
   const fp64::Fields f = fp64::fields(x);
+  a.negative = f.negative;
   const int g = f.exponent + shift;
-  int r = 0;
   if (g >= 0) {
-    r = g < 11 ? mod_u64(f.significand << g, m)  // s 2^g < 2^64
-               : mod_small(mod_u64(f.significand, m) * power_of_two_mod(g, m), m);
+    if (g < 11) {
+      a.magnitude = f.significand << g;  // s 2^g < 2^64
+    } else {
+      a.magnitude = f.significand;
+      a.power = g;
+    }
   } else if (g > -54) {
     const int down = -g;
     std::uint64_t q = f.significand >> down;
     const std::uint64_t rest = f.significand & ((std::uint64_t{1} << down) - 1);
     const std::uint64_t half = std::uint64_t{1} << (down - 1);
     if (rest > half || (rest == half && (q & 1) != 0)) ++q;
-    r = mod_u64(q, m);
+    a.magnitude = q;
   }
-  if (f.negative && r != 0) r = m - r;
-  return symmetric(r, m);
+  return a;
 }
 
-// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) whose residues
-// modulo the table's moduli are products[l] mod m_l (each products[l] an integer, |.| < 2^31, as
-// integer_gemm writes it), ties to even; +0 for C' = 0. `products(l)` returns products[l].
-template <class Products>
-TCEMU_HOST_DEVICE double reconstruct(const Table& t, const Products& products, std::int64_t shift) {
-  // Garner: C' mod M = v_0 + m_0 (v_1 + m_1 (v_2 + ...)), 0 <= v_l < m_l.
-  int v[kMaxModuli];
+// The residue of a modulo m, symmetric.
+TCEMU_HOST_DEVICE inline int residue(const ScaledInteger& a, const Modulus& d) {
+  int r = mod_u64(a.magnitude, d);
+  if (a.power > 0) r = mod_small(r * power_of_two_mod(a.power, d), d);
+  if (a.negative && r != 0) r = d.m - r;
+  return symmetric(r, d.m);
+}
+
+// The residue modulo m (symmetric) of the integer x 2^shift rounded to nearest even.
+TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, const Modulus& d) {
+  return residue(scaled_integer(x, shift), d);
+}
+
+// The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it: |p| = hi 2^16 +
+// lo with hi <= 2^15, and (hi mod m)(2^16 mod m) + lo < 2^16 + 2^16 < 2^22 for mod_small.
+TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
+  const std::uint32_t magnitude =
+      p < 0 ? 0u - static_cast<std::uint32_t>(p) : static_cast<std::uint32_t>(p);
+  int r = mod_small(mod_small(static_cast<int>(magnitude >> 16), d) * d.base +
+                        static_cast<int>(magnitude & 0xFFFF),
+                    d);
+  if (p < 0 && r != 0) r = d.m - r;
+  return symmetric(r, d.m);
+}
+
+// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = r_l mod
+// m_l for the table's moduli, r_l = residues(l) in (-m_l, m_l) (sum_residue gives them), ties to
+// even; +0 for C' = 0. L (>= t.limbs) is the count of 32-bit limbs the arithmetic runs in.
+//
+// The CRT sum: with y_l = r_l (M / m_l)^-1 mod m_l in [0, m_l), S = sum_l y_l M / m_l is
+// congruent to C' modulo M and 0 <= S < count M. q = round(S / M) = round(sum_l y_l / m_l) is
+// taken from that sum in binary64 (count terms below 1 each, every rounding relative 2^-53: the
+// estimate is within 2^-40 of S / M), so D = S - q M is C', or C' -+ M when C' lies within
+// 2^-40 M of -+M/2; one correction each way brings D into [-M/2, M/2). Whatever the estimate
+// (fused or not), D is then exactly C': the bits do not depend on the machine. Every limb sum
+// y_l cofactor_l,i - q M_i stays below count 2^40 < 2^46 in magnitude: no int64 overflows
+// before the carries are propagated.
+template <int L, class Residues>
+TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues,
+                                        std::int64_t shift) {
+  std::int64_t sum[L] = {};
+  double estimate = 0.0;
   for (int l = 0; l < t.count; ++l) {
-    const int m = t.moduli[l];
-    // |products(l)| < 2^31: its residue from the magnitude's 16-bit pieces.
-    const auto p = static_cast<std::int64_t>(products(l));
-    int r = mod_u64(static_cast<std::uint64_t>(p < 0 ? -p : p), m);
-    if (p < 0 && r != 0) r = m - r;
-    for (int j = 0; j < l; ++j) {
-      // (r - v_j) m_j^-1 mod m: r - (v_j mod m) + m lies in [1, 2m), times the inverse below
-      // 2^17.
-      r = mod_small((r - mod_small(v[j], m) + m) * t.inverse[l][j], m);
-    }
-    v[l] = r;
+    const Modulus& d = t.moduli[l];
+    int r = residues(l);
+    if (r < 0) r += d.m;
+    const int y = mod_small(r * t.cofactor_inverse[l], d);  // r times the inverse: below 2^16
+    estimate += static_cast<double>(y) * t.reciprocal[l];
+    for (int i = 0; i < L; ++i) sum[i] += static_cast<std::int64_t>(y) * t.cofactor[l][i];
   }
-  std::uint32_t c[kLimbs] = {};
-  for (int l = t.count - 1; l >= 0; --l) {
-    std::uint64_t carry = static_cast<std::uint64_t>(v[l]);
-    for (int i = 0; i < kLimbs; ++i) {
-      const std::uint64_t x = static_cast<std::uint64_t>(c[i]) * t.moduli[l] + carry;
-      c[i] = static_cast<std::uint32_t>(x);
-      carry = x >> 32;
-    }
+  const auto q = static_cast<std::int64_t>(estimate + 0.5);  // estimate >= 0: truncation floors
+  std::uint32_t c[L];
+  std::int64_t carry = 0;
+  for (int i = 0; i < L; ++i) {
+    const std::int64_t x = sum[i] - q * t.product[i] + carry;
+    c[i] = static_cast<std::uint32_t>(x);  // x mod 2^32
+    carry = x >> 32;                       // floor(x / 2^32)
   }
-  // C' >= M / 2, i.e. 2 C' >= M, stands for C' - M, whose magnitude is M - C' (C' < M <
-  // 2^384: limb 12 is zero and 2 C' fits the limbs).
-  int compare = 0;
-  for (int i = kLimbs - 1; i >= 0 && compare == 0; --i) {
-    const std::uint32_t twice = (c[i] << 1) | (i > 0 ? c[i - 1] >> 31 : 0u);
-    if (twice != t.product[i]) compare = twice > t.product[i] ? 1 : -1;
-  }
-  const bool negative = compare >= 0;
+  // D = c + carry 2^(32 L) with |D| < M < 2^(32 L): carry is 0 or -1; the magnitude into c.
+  bool negative = carry < 0;
   if (negative) {
-    std::uint32_t borrow = 0;
-    for (int i = 0; i < kLimbs; ++i) {
-      const std::uint64_t x = static_cast<std::uint64_t>(t.product[i]) - c[i] - borrow;
+    std::uint64_t borrow = 1;  // 2^(32 L) - c = ~c + 1
+    for (int i = 0; i < L; ++i) {
+      const std::uint64_t x = static_cast<std::uint64_t>(~c[i]) + borrow;
       c[i] = static_cast<std::uint32_t>(x);
-      borrow = static_cast<std::uint32_t>(x >> 63);
+      borrow = x >> 32;
     }
   }
-  int top = kLimbs - 1;
-  while (top >= 0 && c[top] == 0) --top;
+  int compare = 0;  // |D| against M / 2
+  for (int i = L - 1; i >= 0 && compare == 0; --i) {
+    if (c[i] != t.half[i]) compare = c[i] > t.half[i] ? 1 : -1;
+  }
+  if ((!negative && compare >= 0) || (negative && compare > 0)) {  // D -+ M: magnitude M - |D|
+    std::int64_t borrow = 0;
+    for (int i = 0; i < L; ++i) {
+      const std::int64_t x = std::int64_t{t.product[i]} - c[i] - borrow;
+      c[i] = static_cast<std::uint32_t>(x);
+      borrow = x < 0 ? 1 : 0;
+    }
+    negative = !negative;
+  }
+  // The limbs are read at compile-time indices only (unrolled loops with selects), so that a
+  // GPU keeps them in registers.
+  int top = -1;
+  std::uint32_t leading = 0;
+  for (int i = 0; i < L; ++i) {
+    if (c[i] != 0) {
+      top = i;
+      leading = c[i];
+    }
+  }
   if (top < 0) return 0.0;
   // The magnitude as `taken` 2^low_bit plus a sticky bit for the nonzero bits below low_bit:
   // the 64 bits from the leading one down (all of it when it has fewer than 64 bits).
-  int lead = 31;
-  while (((c[top] >> lead) & 1) == 0) --lead;
-  const int msb = top * 32 + lead;
+  const int msb = top * 32 + tcemu::detail::bit_width(leading) - 1;
   const int low_bit = msb < 64 ? 0 : msb - 63;
-  const auto limb_at = [&](int i) { return i >= 0 && i < kLimbs ? c[i] : 0u; };
   const int word = low_bit / 32, offset = low_bit % 32;
-  // Bits low_bit .. low_bit + 63 lie in limbs word .. word + 2.
-  const std::uint64_t w0 = limb_at(word), w1 = limb_at(word + 1), w2 = limb_at(word + 2);
+  // Bits low_bit .. low_bit + 63 lie in limbs word .. word + 2 (zero past the top).
+  std::uint64_t w0 = 0, w1 = 0, w2 = 0;
+  bool below = false;  // a nonzero limb under `word`
+  for (int i = 0; i < L; ++i) {
+    w0 = i == word ? c[i] : w0;
+    w1 = i == word + 1 ? c[i] : w1;
+    w2 = i == word + 2 ? c[i] : w2;
+    below = below || (i < word && c[i] != 0);
+  }
   const std::uint64_t taken =
       offset == 0 ? (w0 | (w1 << 32))
                   : ((w0 >> offset) | (w1 << (32 - offset)) | (w2 << (64 - offset)));
-  bool sticky = offset != 0 && (w0 & ((std::uint64_t{1} << offset) - 1)) != 0;
-  for (int i = 0; i < word && !sticky; ++i) sticky = c[i] != 0;
+  const bool sticky = below || (offset != 0 && (w0 & ((std::uint64_t{1} << offset) - 1)) != 0);
   const std::int64_t lsb = low_bit - shift;
   constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
   const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
   return fp64::round_nearest_even(negative, {taken, e, sticky});
+}
+
+// reconstruct_in with the table's own limb count.
+template <class Residues>
+TCEMU_HOST_DEVICE double reconstruct(const Table& t, const Residues& residues, std::int64_t shift) {
+  switch (t.limbs) {
+    case 1:
+      return reconstruct_in<1>(t, residues, shift);
+    case 2:
+      return reconstruct_in<2>(t, residues, shift);
+    case 3:
+      return reconstruct_in<3>(t, residues, shift);
+    case 4:
+      return reconstruct_in<4>(t, residues, shift);
+    case 5:
+      return reconstruct_in<5>(t, residues, shift);
+    case 6:
+      return reconstruct_in<6>(t, residues, shift);
+    case 7:
+      return reconstruct_in<7>(t, residues, shift);
+    case 8:
+      return reconstruct_in<8>(t, residues, shift);
+    case 9:
+      return reconstruct_in<9>(t, residues, shift);
+    case 10:
+      return reconstruct_in<10>(t, residues, shift);
+    case 11:
+      return reconstruct_in<11>(t, residues, shift);
+    case 12:
+      return reconstruct_in<12>(t, residues, shift);
+    default:
+      return reconstruct_in<kLimbs>(t, residues, shift);
+  }
 }
 
 }  // namespace tcemu::crt_elements

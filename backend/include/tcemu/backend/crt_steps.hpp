@@ -1,9 +1,11 @@
-// The CRT steps of a backend (backend.hpp): the scaling, residue and reconstruction steps of
-// Ozaki scheme II on integer tensor cores (ozaki/, CrtProducts), around Backend::integer_gemm.
+// The CRT steps of a backend (backend.hpp): the scaling, residue, product and reconstruction
+// steps of Ozaki scheme II on integer tensor cores (ozaki/, CrtProducts).
 // crt_elements.hpp states the arithmetic and its bounds; the checks are in crt_steps.cpp; the
 // host implementations in host/src/crt_steps.cpp, the GPU's in gpu/src/steps/crt_steps.cu.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include <tcemu/backend/buffer_matrix.hpp>
@@ -12,6 +14,13 @@
 #include <tcemu/backend/ozaki_steps.hpp>
 
 namespace tcemu {
+
+// `count` int8 matrices of the same shape, matrix l starting `stride_bytes` after matrix l - 1.
+struct IntegerMatrixStack {
+  IntegerMatrix first;
+  std::int64_t count;
+  std::size_t stride_bytes;
+};
 
 class CrtSteps : public virtual MemorySpace {
  public:
@@ -28,10 +37,16 @@ class CrtSteps : public virtual MemorySpace {
   void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                     std::span<const IntegerMatrix> out);
 
-  // dst_ij (fp64) = crt_elements::reconstruct of the products' elements (products.count layers,
-  // fp64 integers as integer_gemm writes them, the l-th for the l-th modulus) with shift
-  // shifts.rows_i + shifts.columns_j.
-  void crt_reconstruct(const RealMatrixStack& products, const OuterExponents& shifts,
+  // dst_ij (int8) = crt_elements::sum_residue((a b)_ij, m) for m = crt_elements::kModuli[modulus]:
+  // the exact product of integer_gemm (a m x k s8 row major, b k x n s8 column major, k at most
+  // kIntegerGemmMaxK, summed in int32) reduced modulo one modulus; dst m x n s8, column major.
+  void crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
+                            const IntegerMatrix& dst);
+
+  // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count s8
+  // layers as crt_product_residues writes them, the l-th for the l-th modulus, column major)
+  // with shift shifts.rows_i + shifts.columns_j.
+  void crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                        const RealMatrix& dst);
 
  protected:
@@ -40,7 +55,9 @@ class CrtSteps : public virtual MemorySpace {
   virtual void crt_residues_checked(const RealMatrix& x, SplitAxis axis,
                                     const ExponentVector& shifts,
                                     std::span<const IntegerMatrix> out) = 0;
-  virtual void crt_reconstruct_checked(const RealMatrixStack& products,
+  virtual void crt_product_residues_checked(const IntegerMatrix& a, const IntegerMatrix& b,
+                                            int modulus, const IntegerMatrix& dst) = 0;
+  virtual void crt_reconstruct_checked(const IntegerMatrixStack& residues,
                                        const crt_elements::Table& table,
                                        const OuterExponents& shifts, const RealMatrix& dst) = 0;
 };
