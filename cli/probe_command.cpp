@@ -45,10 +45,10 @@ scenarios of CaseGenerator, then the crafted cases of crafted_cases(), each line
 --instr names the instruction as the presets do (tcemu presets): mma.sync (default: the
 largest-K mma.sync shape of each format), mma.sync.m8n8k4, mma.sync.m16n8k4, mma.sync.m16n8k8,
 mma.sync.m16n8k16, mma.sync.m16n8k32 (sm_89+), wmma.m16n16k16, wmma.m32n8k16, wmma.m8n32k16,
-wmma.m16n16k8, wgmma (sm_90a, m64n8kK), wgmma.m64nNkK (sm_90a, fp32 accumulator, N = 16, 64,
-128 or 256, K = 8 for tf32, 16 for fp16/bf16, 32 for e4m3/e5m2), and the sparse
-mma.sp.m16n8k16 and mma.sp.m16n8k32 (fp16 -> fp32, fp16 -> fp16, bf16 -> fp32), mma.sp.m16n8k8, mma.sp.m16n8k16 (tf32 -> fp32) and mma.sp.m16n8k64
-(e4m3, e5m2 -> fp32; sm_89+); 'all' probes every one of them the GPU has but the wgmma of
+wmma.m16n16k8, wgmma (sm_90a, m64n8kK), wgmma.m64nNkK (sm_90a, N = 16, 64, 128 or 256, K = 8
+for tf32, 16 for fp16/bf16, 32 for e4m3/e5m2), and the sparse mma.sp.m16n8k16 and
+mma.sp.m16n8k32 (fp16 -> fp32, fp16 -> fp16, bf16 -> fp32), mma.sp.m16n8k8, mma.sp.m16n8k16
+(tf32 -> fp32) and mma.sp.m16n8k64 (e4m3, e5m2 -> fp32; sm_89+); 'all' probes every one of them the GPU has but the wgmma of
 N > 8, one file per shape and format pair.
 
 The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA

@@ -1,17 +1,22 @@
 // The accumulator operands of a wgmma.mma_async in inline PTX (gemm/wgmma_gemm.cu, probe/
 // wgmma_runner.cu): TCEMU_WGMMA_ACC64(C, i) lists d[i..i+63] as read-write operands of constraint C
 // ("+f" or "+r"), and TCEMU_WGMMA_REGS<n> the placeholders %0..%<n-1> of the first n operands,
-// the brace list of an m64nN instruction's n = N / 2 fp32 accumulators.
+// the brace list of an m64nN instruction's n = N / 2 fp32 accumulators (n = N / 4 registers of
+// two fp16 accumulators each).
 #pragma once
 
+#define TCEMU_WGMMA_ACC4(C, i) C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3])
 #define TCEMU_WGMMA_ACC8(C, i) \
   C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
+#define TCEMU_WGMMA_ACC16(C, i) TCEMU_WGMMA_ACC8(C, i), TCEMU_WGMMA_ACC8(C, i + 8)
 #define TCEMU_WGMMA_ACC32(C, i)                                                    \
   TCEMU_WGMMA_ACC8(C, i), TCEMU_WGMMA_ACC8(C, i + 8), TCEMU_WGMMA_ACC8(C, i + 16), \
       TCEMU_WGMMA_ACC8(C, i + 24)
 #define TCEMU_WGMMA_ACC64(C, i) TCEMU_WGMMA_ACC32(C, i), TCEMU_WGMMA_ACC32(C, i + 32)
 
+#define TCEMU_WGMMA_REGS4 "%0, %1, %2, %3"
 #define TCEMU_WGMMA_REGS8 "%0, %1, %2, %3, %4, %5, %6, %7"
+#define TCEMU_WGMMA_REGS16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define TCEMU_WGMMA_REGS32                                                           \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
   "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"

@@ -93,21 +93,26 @@ TEST(H100Probe, EveryInstructionShapeReplaysThroughItsPreset) {
 }
 
 // wgmma at N = 16, 64, 128, 256 (tcemu probe --instr wgmma.m64nNkK --random 1000000 --keep 300,
-// fp32 accumulator): the one wgmma preset, whatever N; 20 files.
+// fp32 and fp16 accumulators): the one wgmma preset of the pair, whatever N; 32 files.
 TEST(H100Probe, EveryWideWgmmaShapeReplaysThroughTheWgmmaPreset) {
-  const std::pair<const FloatFormat*, int> inputs[] = {{&formats::fp16, 16},
-                                                       {&formats::bf16, 16},
-                                                       {&formats::tf32, 8},
-                                                       {&formats::e4m3, 32},
-                                                       {&formats::e5m2, 32}};
+  struct Pair {
+    const FloatFormat* input;
+    const FloatFormat* accumulator;
+    int k;
+  };
+  const Pair pairs[] = {{&formats::fp16, &formats::fp32, 16}, {&formats::bf16, &formats::fp32, 16},
+                        {&formats::tf32, &formats::fp32, 8},  {&formats::e4m3, &formats::fp32, 32},
+                        {&formats::e5m2, &formats::fp32, 32}, {&formats::fp16, &formats::fp16, 16},
+                        {&formats::e4m3, &formats::fp16, 32}, {&formats::e5m2, &formats::fp16, 32}};
   std::size_t files = 0;
   for (int n : {16, 64, 128, 256}) {
-    for (const auto& [input, k] : inputs) {
+    for (const auto& [input, accumulator, k] : pairs) {
       const std::string name = "wgmma.m64n" + std::to_string(n) + "k" + std::to_string(k);
-      const Datapath dp = preset("sm90", *input, formats::fp32, name);
-      EXPECT_EQ(dp, preset("sm90", *input, formats::fp32, "wgmma"));
-      const auto file = std::filesystem::path(TCEMU_H100_SHAPES_DIR) /
-                        (name + "-" + std::string(input->name) + "-fp32.txt");
+      const Datapath dp = preset("sm90", *input, *accumulator, name);
+      EXPECT_EQ(dp, preset("sm90", *input, *accumulator, "wgmma"));
+      const auto file =
+          std::filesystem::path(TCEMU_H100_SHAPES_DIR) /
+          (name + "-" + std::string(input->name) + "-" + std::string(accumulator->name) + ".txt");
       ASSERT_TRUE(std::filesystem::exists(file)) << file;
       const Replay r = replay_file(file, dp, static_cast<std::size_t>(k));
       EXPECT_GE(r.cases, 300u + r.crafted) << file;
@@ -116,7 +121,7 @@ TEST(H100Probe, EveryWideWgmmaShapeReplaysThroughTheWgmmaPreset) {
       ++files;
     }
   }
-  EXPECT_EQ(files, 20u);
+  EXPECT_EQ(files, 32u);
 }
 
 // sm90 mma.sync.m8n8k4 fp16 -> fp16 (tcemu probe --instr mma.sync.m8n8k4 --type fp16 --acc fp16

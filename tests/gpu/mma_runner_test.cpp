@@ -110,8 +110,8 @@ TEST(ShapeRunner, EveryShapeMatchesItsPresetOfThisGpu) {
   }
 }
 
-// wgmma at every N the runner issues beyond 8 (16, 64, 128, 256; fp32 accumulator): the one
-// wgmma preset, whatever N.
+// wgmma at every N the runner issues beyond 8 (16, 64, 128, 256; fp32 and fp16 accumulators):
+// the one wgmma preset of the pair, whatever N.
 TEST(WgmmaRunner, EveryWideShapeMatchesTheWgmmaPresetOfThisGpu) {
   std::string why;
   const auto devices = gpu::list_devices(&why);
@@ -134,13 +134,16 @@ TEST(WgmmaRunner, WideShapesRefuseWhatTheyDoNotRun) {
   std::vector<MmaCase> cases(1);
   cases[0].a.assign(16, 0);
   cases[0].b.assign(16, 0);
-  // N = 32 is not issued, the fp16 accumulator runs at N = 8 only, K = 8 is tf32's.
+  // N = 32 is not issued (with either accumulator), K = 8 is tf32's.
   EXPECT_THROW(gpu::run_instruction("wgmma.m64n32k16", formats::fp16, formats::fp32, cases),
                std::invalid_argument);
-  EXPECT_THROW(gpu::run_wgmma(formats::fp16, formats::fp16, cases, 16), std::invalid_argument);
+  EXPECT_THROW(gpu::run_wgmma(formats::fp16, formats::fp16, cases, 32), std::invalid_argument);
   EXPECT_THROW(gpu::run_instruction("wgmma.m64n16k8", formats::fp16, formats::fp32, cases),
                std::invalid_argument);
   EXPECT_EQ(gpu::instruction_pairs("wgmma.m64n64k8", 90).size(), 1u);  // tf32 -> fp32
+  // fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; e4m3 and e5m2 -> fp32 and fp16.
+  EXPECT_EQ(gpu::instruction_pairs("wgmma.m64n64k16", 90).size(), 3u);
+  EXPECT_EQ(gpu::instruction_pairs("wgmma.m64n256k32", 90).size(), 4u);
   EXPECT_TRUE(gpu::wide_wgmma_instructions(89).empty());
 }
 

@@ -304,11 +304,11 @@ std::vector<std::pair<FloatFormat, FloatFormat>> instruction_pairs(std::string_v
                                                                    int compute_capability) {
   if (instruction == "wgmma") return wgmma_pairs(compute_capability);
   if (instruction.starts_with("wgmma.m64n")) {
-    // The fp32 pairs whose wgmma K is the name's.
+    // The pairs whose wgmma K is the name's.
     const WideWgmma shape = wide_wgmma_shape(instruction);
     std::vector<std::pair<FloatFormat, FloatFormat>> out;
     for (const auto& pair : wgmma_pairs(compute_capability)) {
-      if (pair.second == formats::fp32 && mma_sync_k(pair.first) == shape.k) out.push_back(pair);
+      if (mma_sync_k(pair.first) == shape.k) out.push_back(pair);
     }
     return out;
   }

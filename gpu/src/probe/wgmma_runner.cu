@@ -1,6 +1,6 @@
 // One wgmma per case (sm_90a), for `tcemu probe --instr wgmma` (N = 8) and --instr wgmma.m64nNkK
-// (N = 16, 64, 128, 256 with the fp32 accumulator) and the wgmma tests: the operands and the
-// descriptors are those of wgmma_operands.cuh.
+// (N = 16, 64, 128, 256) and the wgmma tests: the operands and the descriptors are those of
+// wgmma_operands.cuh.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,8 +22,8 @@ namespace {
 using detail::DeviceWords;
 using detail::Instruction;
 
-// d += A B through one wgmma.m64nNkK, waited for: N = 8 for every pair, N = 16, 64, 128, 256 for
-// the fp32 accumulator (d holds N / 2 accumulators, N / 4 for fp16). The fences order the
+// d += A B through one wgmma.m64nNkK, waited for: N = 8, 16, 64, 128, 256 for every pair (d holds
+// N / 2 fp32 accumulators, or N / 4 registers of two fp16 accumulators). The fences order the
 // accumulator registers (written by ordinary instructions) before the asynchronous instruction
 // reads them.
 template <Instruction I, int N, int Accumulators>
@@ -54,18 +54,31 @@ __device__ void wgmma(std::uint64_t a, std::uint64_t b, unsigned (&d)[Accumulato
   } else {                                                                                       \
     TCEMU_WGMMA_ASM("m64" NSTR "k32.f32.e5m2.e5m2", ", 1, 1", REGS, A, B, P, __VA_ARGS__);       \
   }
+// The fp16 accumulator of every input that has one.
+#define TCEMU_WGMMA_F16(NSTR, REGS, A, B, P, ...)                                              \
+  if constexpr (I == Instruction::f16_f16) {                                                   \
+    TCEMU_WGMMA_ASM("m64" NSTR "k16.f16.f16.f16", ", 1, 1, 0, 0", REGS, A, B, P, __VA_ARGS__); \
+  } else if constexpr (I == Instruction::e4m3_f16) {                                           \
+    TCEMU_WGMMA_ASM("m64" NSTR "k32.f16.e4m3.e4m3", ", 1, 1", REGS, A, B, P, __VA_ARGS__);     \
+  } else {                                                                                     \
+    TCEMU_WGMMA_ASM("m64" NSTR "k32.f16.e5m2.e5m2", ", 1, 1", REGS, A, B, P, __VA_ARGS__);     \
+  }
 #define TCEMU_R(x) "+r"(x)
   if constexpr (detail::fp16_accumulator(I)) {
-    static_assert(N == 8 && Accumulators == 2);
-    if constexpr (I == Instruction::f16_f16) {
-      TCEMU_WGMMA_ASM("m64n8k16.f16.f16.f16", ", 1, 1, 0, 0", "%0, %1", "%2", "%3", "%4",
-                      "+r"(d[0]), "+r"(d[1]));
-    } else if constexpr (I == Instruction::e4m3_f16) {
-      TCEMU_WGMMA_ASM("m64n8k32.f16.e4m3.e4m3", ", 1, 1", "%0, %1", "%2", "%3", "%4", "+r"(d[0]),
-                      "+r"(d[1]));
+    static_assert(Accumulators == N / 4);
+    if constexpr (N == 8) {
+      TCEMU_WGMMA_F16("n8", "%0, %1", "%2", "%3", "%4", "+r"(d[0]), "+r"(d[1]))
+    } else if constexpr (N == 16) {
+      TCEMU_WGMMA_F16("n16", TCEMU_WGMMA_REGS4, "%4", "%5", "%6", TCEMU_WGMMA_ACC4(TCEMU_R, 0))
+    } else if constexpr (N == 64) {
+      TCEMU_WGMMA_F16("n64", TCEMU_WGMMA_REGS16, "%16", "%17", "%18", TCEMU_WGMMA_ACC16(TCEMU_R, 0))
+    } else if constexpr (N == 128) {
+      TCEMU_WGMMA_F16("n128", TCEMU_WGMMA_REGS32, "%32", "%33", "%34",
+                      TCEMU_WGMMA_ACC32(TCEMU_R, 0))
     } else {
-      TCEMU_WGMMA_ASM("m64n8k32.f16.e5m2.e5m2", ", 1, 1", "%0, %1", "%2", "%3", "%4", "+r"(d[0]),
-                      "+r"(d[1]));
+      static_assert(N == 256);
+      TCEMU_WGMMA_F16("n256", TCEMU_WGMMA_REGS64, "%64", "%65", "%66",
+                      TCEMU_WGMMA_ACC64(TCEMU_R, 0))
     }
   } else if constexpr (N == 8) {
     TCEMU_WGMMA_F32("n8", "%0, %1, %2, %3", "%4", "%5", "%6", "+r"(d[0]), "+r"(d[1]), "+r"(d[2]),
@@ -82,6 +95,7 @@ __device__ void wgmma(std::uint64_t a, std::uint64_t b, unsigned (&d)[Accumulato
                     TCEMU_WGMMA_ACC64(TCEMU_R, 0), TCEMU_WGMMA_ACC64(TCEMU_R, 64))
   }
 #undef TCEMU_R
+#undef TCEMU_WGMMA_F16
 #undef TCEMU_WGMMA_F32
 #undef TCEMU_WGMMA_ASM
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -148,24 +162,20 @@ std::vector<std::uint32_t> launch(std::span<const MmaCase> cases) {
   return dd.to_host();
 }
 
-// N = 8 for every instruction, the wider N for the fp32 accumulators.
+// The N that run_wgmma checked against wgmma_probe_n.
 template <Instruction I>
 std::vector<std::uint32_t> launch_n(int n, std::span<const MmaCase> cases) {
-  if constexpr (detail::fp16_accumulator(I)) {
-    return launch<I, 8>(cases);
-  } else {
-    switch (n) {
-      case 8:
-        return launch<I, 8>(cases);
-      case 16:
-        return launch<I, 16>(cases);
-      case 64:
-        return launch<I, 64>(cases);
-      case 128:
-        return launch<I, 128>(cases);
-      default:
-        return launch<I, 256>(cases);
-    }
+  switch (n) {
+    case 8:
+      return launch<I, 8>(cases);
+    case 16:
+      return launch<I, 16>(cases);
+    case 64:
+      return launch<I, 64>(cases);
+    case 128:
+      return launch<I, 128>(cases);
+    default:
+      return launch<I, 256>(cases);
   }
 }
 
@@ -176,16 +186,15 @@ std::vector<std::pair<FloatFormat, FloatFormat>> wgmma_pairs(int compute_capabil
   return mma_sync_pairs(compute_capability);
 }
 
-std::vector<int> wgmma_probe_n(const FloatFormat& accumulator) {
-  if (accumulator == formats::fp32) return {8, 16, 64, 128, 256};
-  return {8};
+std::vector<int> wgmma_probe_n() {
+  return {8, 16, 64, 128, 256};
 }
 
 std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat& accumulator,
                                      std::span<const MmaCase> cases, int n) {
   check_case_k(input, cases, "wgmma");
   check_mma_sync(input, accumulator);  // the same format pairs
-  const std::vector<int> ns = wgmma_probe_n(accumulator);
+  const std::vector<int> ns = wgmma_probe_n();
   if (std::ranges::count(ns, n) == 0) {
     std::string list;
     for (int x : ns) list += (list.empty() ? "" : ", ") + std::to_string(x);

@@ -41,9 +41,9 @@ std::vector<std::uint32_t> run_mma_sync(const FloatFormat& input, const FloatFor
 // The same through one warpgroup-level wgmma.mma_async (m64nNkK, A and B in shared memory,
 // K-major; K as mma_sync_k), which only sm_90a devices have: wgmma_pairs is empty elsewhere and
 // run_wgmma throws std::runtime_error on any other device, std::invalid_argument for an N not in
-// wgmma_probe_n(accumulator) (8 for every pair; 16, 64, 128 and 256 too with fp32).
+// wgmma_probe_n() (8, 16, 64, 128 and 256 for every pair).
 std::vector<std::pair<FloatFormat, FloatFormat>> wgmma_pairs(int compute_capability);
-std::vector<int> wgmma_probe_n(const FloatFormat& accumulator);
+std::vector<int> wgmma_probe_n();
 std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat& accumulator,
                                      std::span<const MmaCase> cases, int n = 8);
 
@@ -53,10 +53,10 @@ std::vector<std::uint32_t> run_wgmma(const FloatFormat& input, const FloatFormat
 // presets.hpp spells them.
 std::vector<std::string_view> probe_instructions(int compute_capability);
 
-// The wgmma shapes of N other than 8 the runner issues on that GPU (sm_90a; fp32 accumulator
-// only): wgmma.m64nNkK for N = 16, 64, 128, 256 and K = 8 (tf32), 16 (fp16, bf16), 32 (e4m3,
-// e5m2). Not in probe_instructions() (`tcemu probe --instr all` runs wgmma at N = 8 only); the
-// functions below take them.
+// The wgmma shapes of N other than 8 the runner issues on that GPU (sm_90a; fp32 and fp16
+// accumulators): wgmma.m64nNkK for N = 16, 64, 128, 256 and K = 8 (tf32), 16 (fp16, bf16), 32
+// (e4m3, e5m2). Not in probe_instructions() (`tcemu probe --instr all` runs wgmma at N = 8 only);
+// the functions below take them.
 std::vector<std::string_view> wide_wgmma_instructions(int compute_capability);
 
 // The (input, accumulator) pairs the named instruction takes on that GPU (the sm90 preset table's
