@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/block_fma.hpp>
@@ -45,6 +46,7 @@ constexpr std::uint64_t kExponentBias = 1 << 14;
 constexpr int kExponentLimit = 1 << 12;
 constexpr int kChunkSlots = 128;  // k slots of B (16 KiB) kept in L1 while all rows pass over them
 constexpr std::int64_t kBlockRows = 256;
+constexpr std::int64_t kGroupTiles = 16;  // column tiles per thread's task (fast_mma_chain)
 
 // kTile lanes of the binary64 block functions (binary64_block.hpp).
 struct VectorLanes {
@@ -373,9 +375,14 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
   const std::int64_t chunks =
       (instructions + packed.chunk_instructions - 1) / packed.chunk_instructions;
   const std::int64_t tiles = (n + kTile - 1) / kTile;
-  // Rows in blocks of kBlockRows, so that the block's part of one chunk of A (kBlockRows x
-  // kChunkSlots values and exponents) stays in L2 while every column tile passes over it.
-  parallel_for(threads, tiles, 1, [&](std::int64_t begin, std::int64_t end) {
+  // Each thread takes a group of up to kGroupTiles column tiles at a time, its rows in blocks of
+  // kBlockRows, so that the block's part of one chunk of A (kBlockRows x kChunkSlots values and
+  // exponents) is read from L3 once and stays in L2 while every tile of the group passes over it.
+  // Groups of tiles / threads (at least one tile) keep every thread busy.
+  const std::int64_t workers =
+      threads > 0 ? threads : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
+  const std::int64_t group_tiles = std::clamp<std::int64_t>(tiles / workers, 1, kGroupTiles);
+  parallel_for(threads, tiles, group_tiles, [&](std::int64_t begin, std::int64_t end) {
     const std::int64_t padded = packed.padded_rows;
     std::vector<F64> c(static_cast<std::size_t>((end - begin) * std::min(padded, kBlockRows)));
     for (std::int64_t i0 = 0; i0 < padded; i0 += kBlockRows) {
