@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/exact_block.hpp>
+#include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/round.hpp>
 
 #include <tcemu/emulator/parallel_for.hpp>
@@ -76,6 +78,39 @@ bool every_lane(I64 mask) {
   mask &= __builtin_shufflevector(mask, mask, 1, 0, 3, 2, 5, 4, 7, 6);
   return mask[0] != 0;
 #endif
+}
+
+using F32 = float __attribute__((vector_size(kTile * 4)));
+using U32 = std::uint32_t __attribute__((vector_size(kTile * 4)));
+
+// The accumulator values of kTile consecutive columns (width of them present, the others +0) as
+// the kernel holds them: doubles, exact. An fp32 accumulator converts all lanes at once through
+// float (every fp32 value, NaN aside, is a double exactly; a NaN stays a NaN, which is all the
+// kernel and accumulator_bits read of it); any other format element by element.
+F64 load_accumulators(const Datapath& dp, const std::uint32_t* bits, int width) {
+  if (width == kTile && dp.accumulator == formats::fp32) {
+    U32 raw;
+    std::memcpy(&raw, bits, sizeof raw);
+    return __builtin_convertvector(std::bit_cast<F32>(raw), F64);
+  }
+  F64 v{};
+  for (int w = 0; w < width; ++w) v[w] = to_double(dp.accumulator, bits[w]);
+  return v;
+}
+
+// accumulator_bits of width lanes. For an fp32 accumulator the lanes whose value float holds
+// exactly (every non-NaN accumulator value) take the float's bits, which are the encoding
+// accumulator_bits builds (zeros and infinities with their signs included); the others, NaN
+// among them, go through accumulator_bits.
+void store_accumulators(const Datapath& dp, F64 v, std::uint32_t* bits, int width) {
+  if (width == kTile && dp.accumulator == formats::fp32) {
+    const F32 narrow = __builtin_convertvector(v, F32);
+    if (every_lane(__builtin_convertvector(narrow, F64) == v)) {
+      std::memcpy(bits, &narrow, sizeof narrow);
+      return;
+    }
+  }
+  for (int w = 0; w < width; ++w) bits[w] = accumulator_bits(dp, v[w]);
 }
 
 struct Packed {
@@ -389,14 +424,13 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
       const std::int64_t i1 = std::min(padded, i0 + kBlockRows);
       F64* const tile_c = c.data();
       const std::int64_t height = i1 - i0;
-      for (std::int64_t tile = begin; tile < end; ++tile) {
-        const std::int64_t j0 = tile * kTile;
-        const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
-        for (std::int64_t i = i0; i < i1; ++i) {
-          for (int w = 0; w < kTile; ++w) {
-            tile_c[(tile - begin) * height + (i - i0)][w] =
-                w < width && i < m ? to_double(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
-          }
+      // Row by row, so that each row's part of acc is read and written in address order.
+      for (std::int64_t i = i0; i < i1; ++i) {
+        for (std::int64_t tile = begin; tile < end; ++tile) {
+          const std::int64_t j0 = tile * kTile;
+          const int width = i < m ? static_cast<int>(std::min<std::int64_t>(kTile, n - j0)) : 0;
+          tile_c[(tile - begin) * height + (i - i0)] =
+              load_accumulators(dp, acc.data() + i * n + j0, width);
         }
       }
       for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
@@ -404,14 +438,12 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
           kernel.run(tile, chunk, instructions, i0, i1, tile_c + (tile - begin) * height);
         }
       }
-      for (std::int64_t tile = begin; tile < end; ++tile) {
-        const std::int64_t j0 = tile * kTile;
-        const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
-        for (std::int64_t i = i0; i < std::min(m, i1); ++i) {
-          for (int w = 0; w < width; ++w) {
-            acc[i * n + j0 + w] =
-                accumulator_bits(dp, tile_c[(tile - begin) * height + (i - i0)][w]);
-          }
+      for (std::int64_t i = i0; i < std::min(m, i1); ++i) {
+        for (std::int64_t tile = begin; tile < end; ++tile) {
+          const std::int64_t j0 = tile * kTile;
+          store_accumulators(dp, tile_c[(tile - begin) * height + (i - i0)],
+                             acc.data() + i * n + j0,
+                             static_cast<int>(std::min<std::int64_t>(kTile, n - j0)));
         }
       }
     }
