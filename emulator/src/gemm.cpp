@@ -85,9 +85,7 @@ void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
 // acc becomes the chain of MMA instructions over all of a's columns and b's rows, from acc.
 void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
                std::vector<std::uint32_t>& acc, int threads) {
-  if (detail::fast_path_applies(dp, a, b, threads)) {
-    detail::fast_mma_chain(dp, a, b, acc, threads);
-  } else {
+  if (!detail::fast_path_applies(dp) || !detail::fast_mma_chain(dp, a, b, acc, threads)) {
     general_mma_chain(dp, a, b, acc, threads);
   }
 }

@@ -15,7 +15,6 @@
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/convert.hpp>
-#include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/exact_block.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/round.hpp>
@@ -38,11 +37,11 @@ using U16 = std::uint16_t __attribute__((vector_size(kTile * 8)));
 
 // The exponent pass on kGroup rows at once: 16-bit lanes, lane kGroup * j + q holding row q's
 // column j. An operand's alignment exponent e is stored biased, e + kExponentBias, and a zero's
-// as 0. Inputs have |e| < 2^12 (fast_path_applies checks it), so for a product of two nonzero
-// factors the biased sum is ea + eb + 2 * kExponentBias, in (2^15 - 2^13, 2^15 + 2^13), and for a
-// product with a zero factor it is below 2^14 + 2^12: every sum fits its 16-bit field (adding
-// 64-bit words adds the four fields without a carry between them) and, compared unsigned, every
-// zero product lies below every nonzero one, as kZeroExponent does in the scalar pass.
+// as 0. Inputs have |e| < 2^12 (fast_path_applies checks the format's range), so for a product of
+// two nonzero factors the biased sum is ea + eb + 2 * kExponentBias, in (2^15 - 2^13, 2^15 + 2^13),
+// and for a product with a zero factor it is below 2^14 + 2^12: every sum fits its 16-bit field
+// (adding 64-bit words adds the four fields without a carry between them) and, compared unsigned,
+// every zero product lies below every nonzero one, as kZeroExponent does in the scalar pass.
 constexpr int kGroup = 4;
 constexpr std::uint64_t kExponentBias = 1 << 14;
 constexpr int kExponentLimit = 1 << 12;
@@ -139,6 +138,7 @@ struct Packed {
                                     slot % chunk_slots);
   }
   std::vector<char> block_present;
+  bool finite = true;  // false when A or B holds an Inf or NaN (the kernel does not apply)
 };
 
 class Kernel {
@@ -322,7 +322,8 @@ class OperandTable {
 };
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
-// instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0).
+// instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0). Every
+// input is read once here, so this is also where an Inf or NaN is found: `finite` tells.
 Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   const std::int64_t k_instr = dp.instruction_k;
@@ -353,58 +354,54 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   p.a_value.assign(static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots), -0.0);
   p.a_exponents.assign(static_cast<std::size_t>(chunks * p.padded_rows / kGroup * p.chunk_slots),
                        0);
+  // An operand's value is a double Inf or NaN exactly when the input is one (to_double).
+  std::atomic<bool> all_finite{true};
   parallel_for(threads, p.padded_rows / kGroup, 4, [&](std::int64_t begin, std::int64_t end) {
+    bool finite = true;
     for (std::int64_t i = begin * kGroup; i < std::min(m, end * kGroup); ++i) {
       for (std::int64_t s = 0; s < p.slots; ++s) {
         if (slot_k[s] < 0) continue;
         const Binary64Operand x = operands(a.get(i, slot_k[s]));
+        finite &= std::isfinite(x.value);
         p.a_value[p.a_index(i, s)] = x.value;
         p.a_exponents[p.a_group_index(i, s)] |= biased_exponent(x) << (16 * (i % kGroup));
       }
     }
+    if (!finite) all_finite = false;
   });
   p.b_value.assign(static_cast<std::size_t>(tiles * p.slots), F64{});
   p.b_exponents.assign(static_cast<std::size_t>(tiles * p.slots), U64{});
   parallel_for(threads, p.slots, 16, [&](std::int64_t begin, std::int64_t end) {
+    bool finite = true;
     for (std::int64_t s = begin; s < end; ++s) {
       if (slot_k[s] < 0) continue;
       for (std::int64_t j = 0; j < n; ++j) {
         const Binary64Operand x = operands(b.get(slot_k[s], j));
+        finite &= std::isfinite(x.value);
         const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
         p.b_value[at][j % kTile] = x.value;
         p.b_exponents[at][j % kTile] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
       }
     }
+    if (!finite) all_finite = false;
   });
+  p.finite = all_finite;
   return p;
-}
-
-bool finite(const FloatFormat& f, ConstMatrixView x, int threads) {
-  std::atomic<bool> all_finite{true};
-  parallel_for(threads, x.rows, 16, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end && all_finite; ++i) {
-      for (std::int64_t j = 0; j < x.cols; ++j) {
-        const ValueClass vc = decode(f, x.get(i, j)).value_class;
-        if (vc == ValueClass::infinity || vc == ValueClass::nan) all_finite = false;
-      }
-    }
-  });
-  return all_finite;
 }
 
 }  // namespace
 
-bool fast_path_applies(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
+bool fast_path_applies(const Datapath& dp) {
   const bool exponents_fit =
       dp.input.min_exponent() > -kExponentLimit && dp.input.max_exponent() < kExponentLimit;
-  return binary64_applies(dp) && exponents_fit && finite(dp.input, a, threads) &&
-         finite(dp.input, b, threads);
+  return binary64_applies(dp) && exponents_fit;
 }
 
-void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
                     std::vector<std::uint32_t>& acc, int threads) {
   const std::int64_t m = a.rows, n = b.cols;
   const Packed packed = pack(dp, a, b, threads);
+  if (!packed.finite) return false;
   const Kernel kernel(dp, packed);
   const std::int64_t instructions = packed.slots / dp.instruction_k;
   const std::int64_t chunks =
@@ -448,6 +445,7 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
       }
     }
   });
+  return true;
 }
 
 }  // namespace tcemu::detail
