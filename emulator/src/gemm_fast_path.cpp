@@ -150,7 +150,7 @@ class Kernel {
   // block(a row r, b, chain[r]); row r's values start at a_value + r * a_stride, the exponents of
   // rows group g at a_exponents + g * a_stride. Each B vector loaded serves all the rows. Terms is
   // the block size when known at compile time (the loops unroll), 0 for any other.
-  template <int Terms, int Rows, bool ZeroSignIeee>
+  template <int Terms, int Rows, bool ZeroSignIeee, KnownRounding Rounding>
   [[gnu::flatten]] void block(const double* a_value, const std::uint64_t* a_exponents,
                               std::size_t a_stride, const F64* b_value, const U64* b_exponents,
                               F64* chain) const {
@@ -185,7 +185,8 @@ class Kernel {
       }
     }
     for (int row = 0; row < Rows; ++row) {
-      const RoundedBlock<VectorLanes> rounded = round_block(grid_, s[row], chain[row]);
+      const RoundedBlock<VectorLanes> rounded =
+          round_block<ZeroSignIeee, Rounding>(grid_, s[row], chain[row]);
       chain[row] = every_lane(rounded.fast) ? rounded.result
                                             : exceptional_lanes(rounded, s[row], chain[row]);
     }
@@ -214,43 +215,49 @@ class Kernel {
   using Run = void (Kernel::*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                                F64*) const;
 
-  // The kernel compiled for the datapath's block size and zero-sign rule, chosen once per call.
-  template <bool ZeroSignIeee>
+  // The kernel compiled for the datapath's block size, zero-sign rule and block rounding, chosen
+  // once per call (binary64_grid's `nearest`: round to nearest even, else toward zero).
+  template <bool ZeroSignIeee, KnownRounding Rounding>
   static Run specialised_for(int block_terms) {
     switch (block_terms) {
       case 4:
-        return &Kernel::run_with<4, ZeroSignIeee>;
+        return &Kernel::run_with<4, ZeroSignIeee, Rounding>;
       case 8:
-        return &Kernel::run_with<8, ZeroSignIeee>;
+        return &Kernel::run_with<8, ZeroSignIeee, Rounding>;
       case 16:
-        return &Kernel::run_with<16, ZeroSignIeee>;
+        return &Kernel::run_with<16, ZeroSignIeee, Rounding>;
       case 32:
-        return &Kernel::run_with<32, ZeroSignIeee>;
+        return &Kernel::run_with<32, ZeroSignIeee, Rounding>;
       default:
-        return &Kernel::run_with<0, ZeroSignIeee>;
+        return &Kernel::run_with<0, ZeroSignIeee, Rounding>;
     }
   }
+  template <bool ZeroSignIeee>
+  static Run specialised_for(const Datapath& dp) {
+    return binary64_grid(dp).nearest
+               ? specialised_for<ZeroSignIeee, KnownRounding::nearest_even>(dp.block_terms)
+               : specialised_for<ZeroSignIeee, KnownRounding::toward_zero>(dp.block_terms);
+  }
   static Run specialised(const Datapath& dp) {
-    return dp.zero_sign == ZeroSign::ieee ? specialised_for<true>(dp.block_terms)
-                                          : specialised_for<false>(dp.block_terms);
+    return dp.zero_sign == ZeroSign::ieee ? specialised_for<true>(dp) : specialised_for<false>(dp);
   }
 
   // i0 and i1 are multiples of kGroup (or i1 the padded row count).
-  template <int Terms, bool ZeroSignIeee>
+  template <int Terms, bool ZeroSignIeee, KnownRounding Rounding>
   void run_with(std::int64_t tile, std::int64_t chunk, std::int64_t instructions, std::int64_t i0,
                 std::int64_t i1, F64* c) const {
     const std::int64_t first = chunk * packed_.chunk_instructions;
     const std::int64_t last = std::min(instructions, first + packed_.chunk_instructions);
     std::int64_t i = i0;
     for (; i + kRows <= i1; i += kRows) {
-      rows<Terms, kRows, ZeroSignIeee>(tile, first, last, i, c + (i - i0));
+      rows<Terms, kRows, ZeroSignIeee, Rounding>(tile, first, last, i, c + (i - i0));
     }
     for (; i < i1; i += kGroup)
-      rows<Terms, kGroup, ZeroSignIeee>(tile, first, last, i, c + (i - i0));
+      rows<Terms, kGroup, ZeroSignIeee, Rounding>(tile, first, last, i, c + (i - i0));
   }
 
   // Rows [i, i + Rows) over the instructions [first, last); c[r] holds row i + r's accumulators.
-  template <int Terms, int Rows, bool ZeroSignIeee>
+  template <int Terms, int Rows, bool ZeroSignIeee, KnownRounding Rounding>
   void rows(std::int64_t tile, std::int64_t first, std::int64_t last, std::int64_t i,
             F64* c) const {
     const std::int64_t k_instr = dp_.instruction_k;
@@ -266,7 +273,7 @@ class Kernel {
         if (!packed_.block_present[t * blocks + q]) continue;
         const std::int64_t slot = t * k_instr + q * dp_.block_terms;
         const auto offset = static_cast<std::size_t>(slot - first * k_instr);
-        block<Terms, Rows, ZeroSignIeee>(
+        block<Terms, Rows, ZeroSignIeee, Rounding>(
             packed_.a_value.data() + row + offset, packed_.a_exponents.data() + group + offset,
             stride, packed_.b_value.data() + tile * packed_.slots + slot,
             packed_.b_exponents.data() + tile * packed_.slots + slot, chain);
