@@ -366,12 +366,20 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   parallel_for(threads, p.padded_rows / kGroup, 4, [&](std::int64_t begin, std::int64_t end) {
     bool finite = true;
     for (std::int64_t i = begin * kGroup; i < std::min(m, end * kGroup); ++i) {
-      for (std::int64_t s = 0; s < p.slots; ++s) {
-        if (slot_k[s] < 0) continue;
-        const Binary64Operand x = operands(a.get(i, slot_k[s]));
-        finite &= std::isfinite(x.value);
-        p.a_value[p.a_index(i, s)] = x.value;
-        p.a_exponents[p.a_group_index(i, s)] |= biased_exponent(x) << (16 * (i % kGroup));
+      const int field = static_cast<int>(16 * (i % kGroup));
+      for (std::int64_t first = 0; first < p.slots; first += p.chunk_slots) {
+        // Row i's slots of one chunk (the last may be short) lie contiguous from a_index(i, first).
+        double* const value = p.a_value.data() + p.a_index(i, first);
+        std::uint64_t* const exponents = p.a_exponents.data() + p.a_group_index(i, first);
+        const std::int64_t count = std::min(p.chunk_slots, p.slots - first);
+        for (std::int64_t t = 0; t < count; ++t) {
+          const std::int64_t k_of_slot = slot_k[static_cast<std::size_t>(first + t)];
+          if (k_of_slot < 0) continue;
+          const Binary64Operand x = operands(a.get(i, k_of_slot));
+          finite &= std::isfinite(x.value);
+          value[t] = x.value;
+          exponents[t] |= biased_exponent(x) << field;
+        }
       }
     }
     if (!finite) all_finite = false;
