@@ -187,19 +187,21 @@ class Kernel {
     for (int row = 0; row < Rows; ++row) {
       const RoundedBlock<VectorLanes> rounded =
           round_block<ZeroSignIeee, Rounding>(grid_, s[row], chain[row]);
-      chain[row] = every_lane(rounded.fast) ? rounded.result
-                                            : exceptional_lanes(rounded, s[row], chain[row]);
+      chain[row] = every_lane(rounded.fast)
+                       ? rounded.result
+                       : exceptional_lanes(rounded.result, rounded.exact, rounded.fast, s[row].sum,
+                                           s[row].emax, chain[row]);
     }
   }
 
-  // The lanes round_block leaves to round_pack; rare, so kept out of the vector code.
-  [[gnu::noinline]] F64 exceptional_lanes(const RoundedBlock<VectorLanes>& rounded, const Sum& s,
-                                          const F64& chain) const {
-    F64 result = rounded.result;
+  // The lanes round_block leaves to round_pack; rare, so kept out of the vector code. Its
+  // arguments are vectors passed by value (in registers), so that the caller keeps its block's
+  // state in registers instead of storing it for every call that might happen.
+  [[gnu::noinline]] F64 exceptional_lanes(F64 result, F64 exact, I64 fast, I64 sum, I64 emax,
+                                          F64 chain) const {
     for (int w = 0; w < kTile; ++w) {
-      if (rounded.fast[w] != 0) continue;
-      result[w] =
-          exceptional_block_result(dp_, grid_, chain[w], s.sum[w], s.emax[w], rounded.exact[w]);
+      if (fast[w] != 0) continue;
+      result[w] = exceptional_block_result(dp_, grid_, chain[w], sum[w], emax[w], exact[w]);
     }
     return result;
   }
