@@ -85,12 +85,16 @@ using U32 = std::uint32_t __attribute__((vector_size(kTile * 4)));
 // The accumulator values of kTile consecutive columns (width of them present, the others +0) as
 // the kernel holds them: doubles, exact. An fp32 accumulator converts all lanes at once through
 // float (every fp32 value, NaN aside, is a double exactly; a NaN stays a NaN, which is all the
-// kernel and accumulator_bits read of it); any other format element by element.
+// kernel and accumulator_bits read of it) unless a lane is subnormal, which a caller's
+// denormals-are-zero mode would flush in the conversion; any other case element by element.
 F64 load_accumulators(const Datapath& dp, const std::uint32_t* bits, int width) {
   if (width == kTile && dp.accumulator == formats::fp32) {
     U32 raw;
     std::memcpy(&raw, bits, sizeof raw);
-    return __builtin_convertvector(std::bit_cast<F32>(raw), F64);
+    const auto subnormal = ((raw & 0x7F80'0000u) == 0) & ((raw & 0x007F'FFFFu) != 0);
+    bool any_subnormal = false;
+    for (int w = 0; w < kTile; ++w) any_subnormal |= subnormal[w] != 0;
+    if (!any_subnormal) return __builtin_convertvector(std::bit_cast<F32>(raw), F64);
   }
   F64 v{};
   for (int w = 0; w < width; ++w) v[w] = to_double(dp.accumulator, bits[w]);
@@ -100,7 +104,8 @@ F64 load_accumulators(const Datapath& dp, const std::uint32_t* bits, int width) 
 // accumulator_bits of width lanes. For an fp32 accumulator the lanes whose value float holds
 // exactly (every non-NaN accumulator value) take the float's bits, which are the encoding
 // accumulator_bits builds (zeros and infinities with their signs included); the others, NaN
-// among them, go through accumulator_bits.
+// among them (and subnormals that a caller's flush-to-zero mode flushed), go through
+// accumulator_bits.
 void store_accumulators(const Datapath& dp, F64 v, std::uint32_t* bits, int width) {
   if (width == kTile && dp.accumulator == formats::fp32) {
     const F32 narrow = __builtin_convertvector(v, F32);
