@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <tcemu/emulator/convert.hpp>
+#include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/fp32_bits.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/mma.hpp>
@@ -85,9 +86,7 @@ void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
 // acc becomes the chain of MMA instructions over all of a's columns and b's rows, from acc.
 void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
                std::vector<std::uint32_t>& acc, int threads) {
-  if (detail::fast_path_applies(dp, a, b, threads)) {
-    detail::fast_mma_chain(dp, a, b, acc, threads);
-  } else {
+  if (!detail::fast_path_applies(dp) || !detail::fast_mma_chain(dp, a, b, acc, threads)) {
     general_mma_chain(dp, a, b, acc, threads);
   }
 }
@@ -175,11 +174,18 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
     }
   }
 
+  // alpha = 1 and beta = 0 (C not read): fma's result is acc's value itself (to_float is exact,
+  // times 1 exact, from_float exact back), a NaN aside, which becomes from_float's NaN.
+  const bool identity_epilogue =
+      options.c_input == CInput::epilogue && options.alpha == 1.0f && options.beta == 0.0f;
+  const std::uint32_t epilogue_nan = from_float(dp.accumulator, std::nanf(""));
   detail::parallel_for(options.threads, m, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       for (std::int64_t j = 0; j < n; ++j) {
         std::uint32_t out = acc[i * n + j];
-        if (options.c_input == CInput::epilogue) {
+        if (identity_epilogue) {
+          if (decode(dp.accumulator, out).value_class == ValueClass::nan) out = epilogue_nan;
+        } else if (options.c_input == CInput::epilogue) {
           // BLAS: C is not read when beta == 0, so a NaN there does not propagate.
           const float product = options.alpha * to_float(dp.accumulator, out);
           const float result =

@@ -8,13 +8,15 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <thread>
 
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/convert.hpp>
-#include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/exact_block.hpp>
+#include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/round.hpp>
 
 #include <tcemu/emulator/parallel_for.hpp>
@@ -35,16 +37,17 @@ using U16 = std::uint16_t __attribute__((vector_size(kTile * 8)));
 
 // The exponent pass on kGroup rows at once: 16-bit lanes, lane kGroup * j + q holding row q's
 // column j. An operand's alignment exponent e is stored biased, e + kExponentBias, and a zero's
-// as 0. Inputs have |e| < 2^12 (fast_path_applies checks it), so for a product of two nonzero
-// factors the biased sum is ea + eb + 2 * kExponentBias, in (2^15 - 2^13, 2^15 + 2^13), and for a
-// product with a zero factor it is below 2^14 + 2^12: every sum fits its 16-bit field (adding
-// 64-bit words adds the four fields without a carry between them) and, compared unsigned, every
-// zero product lies below every nonzero one, as kZeroExponent does in the scalar pass.
+// as 0. Inputs have |e| < 2^12 (fast_path_applies checks the format's range), so for a product of
+// two nonzero factors the biased sum is ea + eb + 2 * kExponentBias, in (2^15 - 2^13, 2^15 + 2^13),
+// and for a product with a zero factor it is below 2^14 + 2^12: every sum fits its 16-bit field
+// (adding 64-bit words adds the four fields without a carry between them) and, compared unsigned,
+// every zero product lies below every nonzero one, as kZeroExponent does in the scalar pass.
 constexpr int kGroup = 4;
 constexpr std::uint64_t kExponentBias = 1 << 14;
 constexpr int kExponentLimit = 1 << 12;
 constexpr int kChunkSlots = 128;  // k slots of B (16 KiB) kept in L1 while all rows pass over them
 constexpr std::int64_t kBlockRows = 256;
+constexpr std::int64_t kGroupTiles = 16;  // column tiles per thread's task (fast_mma_chain)
 
 // kTile lanes of the binary64 block functions (binary64_block.hpp).
 struct VectorLanes {
@@ -76,6 +79,44 @@ bool every_lane(I64 mask) {
 #endif
 }
 
+using F32 = float __attribute__((vector_size(kTile * 4)));
+using U32 = std::uint32_t __attribute__((vector_size(kTile * 4)));
+
+// The accumulator values of kTile consecutive columns (width of them present, the others +0) as
+// the kernel holds them: doubles, exact. An fp32 accumulator converts all lanes at once through
+// float (every fp32 value, NaN aside, is a double exactly; a NaN stays a NaN, which is all the
+// kernel and accumulator_bits read of it) unless a lane is subnormal, which a caller's
+// denormals-are-zero mode would flush in the conversion; any other case element by element.
+F64 load_accumulators(const Datapath& dp, const std::uint32_t* bits, int width) {
+  if (width == kTile && dp.accumulator == formats::fp32) {
+    U32 raw;
+    std::memcpy(&raw, bits, sizeof raw);
+    const auto subnormal = ((raw & 0x7F80'0000u) == 0) & ((raw & 0x007F'FFFFu) != 0);
+    bool any_subnormal = false;
+    for (int w = 0; w < kTile; ++w) any_subnormal |= subnormal[w] != 0;
+    if (!any_subnormal) return __builtin_convertvector(std::bit_cast<F32>(raw), F64);
+  }
+  F64 v{};
+  for (int w = 0; w < width; ++w) v[w] = to_double(dp.accumulator, bits[w]);
+  return v;
+}
+
+// accumulator_bits of width lanes. For an fp32 accumulator the lanes whose value float holds
+// exactly (every non-NaN accumulator value) take the float's bits, which are the encoding
+// accumulator_bits builds (zeros and infinities with their signs included); the others, NaN
+// among them (and subnormals that a caller's flush-to-zero mode flushed), go through
+// accumulator_bits.
+void store_accumulators(const Datapath& dp, F64 v, std::uint32_t* bits, int width) {
+  if (width == kTile && dp.accumulator == formats::fp32) {
+    const F32 narrow = __builtin_convertvector(v, F32);
+    if (every_lane(__builtin_convertvector(narrow, F64) == v)) {
+      std::memcpy(bits, &narrow, sizeof narrow);
+      return;
+    }
+  }
+  for (int w = 0; w < width; ++w) bits[w] = accumulator_bits(dp, v[w]);
+}
+
 struct Packed {
   // Slot s of instruction t holds k = slot_k[t * instruction_k + s], or -1 for padding.
   std::int64_t slots = 0;
@@ -102,6 +143,7 @@ struct Packed {
                                     slot % chunk_slots);
   }
   std::vector<char> block_present;
+  bool finite = true;  // false when A or B holds an Inf or NaN (the kernel does not apply)
 };
 
 class Kernel {
@@ -113,7 +155,7 @@ class Kernel {
   // block(a row r, b, chain[r]); row r's values start at a_value + r * a_stride, the exponents of
   // rows group g at a_exponents + g * a_stride. Each B vector loaded serves all the rows. Terms is
   // the block size when known at compile time (the loops unroll), 0 for any other.
-  template <int Terms, int Rows, bool ZeroSignIeee>
+  template <int Terms, int Rows, bool ZeroSignIeee, KnownRounding Rounding>
   [[gnu::flatten]] void block(const double* a_value, const std::uint64_t* a_exponents,
                               std::size_t a_stride, const F64* b_value, const U64* b_exponents,
                               F64* chain) const {
@@ -148,20 +190,23 @@ class Kernel {
       }
     }
     for (int row = 0; row < Rows; ++row) {
-      const RoundedBlock<VectorLanes> rounded = round_block(grid_, s[row], chain[row]);
-      chain[row] = every_lane(rounded.fast) ? rounded.result
-                                            : exceptional_lanes(rounded, s[row], chain[row]);
+      const RoundedBlock<VectorLanes> rounded =
+          round_block<ZeroSignIeee, Rounding>(grid_, s[row], chain[row]);
+      chain[row] = every_lane(rounded.fast)
+                       ? rounded.result
+                       : exceptional_lanes(rounded.result, rounded.exact, rounded.fast, s[row].sum,
+                                           s[row].emax, chain[row]);
     }
   }
 
-  // The lanes round_block leaves to round_pack; rare, so kept out of the vector code.
-  [[gnu::noinline]] F64 exceptional_lanes(const RoundedBlock<VectorLanes>& rounded, const Sum& s,
-                                          const F64& chain) const {
-    F64 result = rounded.result;
+  // The lanes round_block leaves to round_pack; rare, so kept out of the vector code. Its
+  // arguments are vectors passed by value (in registers), so that the caller keeps its block's
+  // state in registers instead of storing it for every call that might happen.
+  [[gnu::noinline]] F64 exceptional_lanes(F64 result, F64 exact, I64 fast, I64 sum, I64 emax,
+                                          F64 chain) const {
     for (int w = 0; w < kTile; ++w) {
-      if (rounded.fast[w] != 0) continue;
-      result[w] =
-          exceptional_block_result(dp_, grid_, chain[w], s.sum[w], s.emax[w], rounded.exact[w]);
+      if (fast[w] != 0) continue;
+      result[w] = exceptional_block_result(dp_, grid_, chain[w], sum[w], emax[w], exact[w]);
     }
     return result;
   }
@@ -177,43 +222,49 @@ class Kernel {
   using Run = void (Kernel::*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                                F64*) const;
 
-  // The kernel compiled for the datapath's block size and zero-sign rule, chosen once per call.
-  template <bool ZeroSignIeee>
+  // The kernel compiled for the datapath's block size, zero-sign rule and block rounding, chosen
+  // once per call (binary64_grid's `nearest`: round to nearest even, else toward zero).
+  template <bool ZeroSignIeee, KnownRounding Rounding>
   static Run specialised_for(int block_terms) {
     switch (block_terms) {
       case 4:
-        return &Kernel::run_with<4, ZeroSignIeee>;
+        return &Kernel::run_with<4, ZeroSignIeee, Rounding>;
       case 8:
-        return &Kernel::run_with<8, ZeroSignIeee>;
+        return &Kernel::run_with<8, ZeroSignIeee, Rounding>;
       case 16:
-        return &Kernel::run_with<16, ZeroSignIeee>;
+        return &Kernel::run_with<16, ZeroSignIeee, Rounding>;
       case 32:
-        return &Kernel::run_with<32, ZeroSignIeee>;
+        return &Kernel::run_with<32, ZeroSignIeee, Rounding>;
       default:
-        return &Kernel::run_with<0, ZeroSignIeee>;
+        return &Kernel::run_with<0, ZeroSignIeee, Rounding>;
     }
   }
+  template <bool ZeroSignIeee>
+  static Run specialised_for(const Datapath& dp) {
+    return binary64_grid(dp).nearest
+               ? specialised_for<ZeroSignIeee, KnownRounding::nearest_even>(dp.block_terms)
+               : specialised_for<ZeroSignIeee, KnownRounding::toward_zero>(dp.block_terms);
+  }
   static Run specialised(const Datapath& dp) {
-    return dp.zero_sign == ZeroSign::ieee ? specialised_for<true>(dp.block_terms)
-                                          : specialised_for<false>(dp.block_terms);
+    return dp.zero_sign == ZeroSign::ieee ? specialised_for<true>(dp) : specialised_for<false>(dp);
   }
 
   // i0 and i1 are multiples of kGroup (or i1 the padded row count).
-  template <int Terms, bool ZeroSignIeee>
+  template <int Terms, bool ZeroSignIeee, KnownRounding Rounding>
   void run_with(std::int64_t tile, std::int64_t chunk, std::int64_t instructions, std::int64_t i0,
                 std::int64_t i1, F64* c) const {
     const std::int64_t first = chunk * packed_.chunk_instructions;
     const std::int64_t last = std::min(instructions, first + packed_.chunk_instructions);
     std::int64_t i = i0;
     for (; i + kRows <= i1; i += kRows) {
-      rows<Terms, kRows, ZeroSignIeee>(tile, first, last, i, c + (i - i0));
+      rows<Terms, kRows, ZeroSignIeee, Rounding>(tile, first, last, i, c + (i - i0));
     }
     for (; i < i1; i += kGroup)
-      rows<Terms, kGroup, ZeroSignIeee>(tile, first, last, i, c + (i - i0));
+      rows<Terms, kGroup, ZeroSignIeee, Rounding>(tile, first, last, i, c + (i - i0));
   }
 
   // Rows [i, i + Rows) over the instructions [first, last); c[r] holds row i + r's accumulators.
-  template <int Terms, int Rows, bool ZeroSignIeee>
+  template <int Terms, int Rows, bool ZeroSignIeee, KnownRounding Rounding>
   void rows(std::int64_t tile, std::int64_t first, std::int64_t last, std::int64_t i,
             F64* c) const {
     const std::int64_t k_instr = dp_.instruction_k;
@@ -229,7 +280,7 @@ class Kernel {
         if (!packed_.block_present[t * blocks + q]) continue;
         const std::int64_t slot = t * k_instr + q * dp_.block_terms;
         const auto offset = static_cast<std::size_t>(slot - first * k_instr);
-        block<Terms, Rows, ZeroSignIeee>(
+        block<Terms, Rows, ZeroSignIeee, Rounding>(
             packed_.a_value.data() + row + offset, packed_.a_exponents.data() + group + offset,
             stride, packed_.b_value.data() + tile * packed_.slots + slot,
             packed_.b_exponents.data() + tile * packed_.slots + slot, chain);
@@ -285,7 +336,8 @@ class OperandTable {
 };
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
-// instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0).
+// instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0). Every
+// input is read once here, so this is also where an Inf or NaN is found: `finite` tells.
 Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   const std::int64_t k_instr = dp.instruction_k;
@@ -316,80 +368,88 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   p.a_value.assign(static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots), -0.0);
   p.a_exponents.assign(static_cast<std::size_t>(chunks * p.padded_rows / kGroup * p.chunk_slots),
                        0);
+  // An operand's value is a double Inf or NaN exactly when the input is one (to_double).
+  std::atomic<bool> all_finite{true};
   parallel_for(threads, p.padded_rows / kGroup, 4, [&](std::int64_t begin, std::int64_t end) {
+    bool finite = true;
     for (std::int64_t i = begin * kGroup; i < std::min(m, end * kGroup); ++i) {
-      for (std::int64_t s = 0; s < p.slots; ++s) {
-        if (slot_k[s] < 0) continue;
-        const Binary64Operand x = operands(a.get(i, slot_k[s]));
-        p.a_value[p.a_index(i, s)] = x.value;
-        p.a_exponents[p.a_group_index(i, s)] |= biased_exponent(x) << (16 * (i % kGroup));
+      const int field = static_cast<int>(16 * (i % kGroup));
+      for (std::int64_t first = 0; first < p.slots; first += p.chunk_slots) {
+        // Row i's slots of one chunk (the last may be short) lie contiguous from a_index(i, first).
+        double* const value = p.a_value.data() + p.a_index(i, first);
+        std::uint64_t* const exponents = p.a_exponents.data() + p.a_group_index(i, first);
+        const std::int64_t count = std::min(p.chunk_slots, p.slots - first);
+        for (std::int64_t t = 0; t < count; ++t) {
+          const std::int64_t k_of_slot = slot_k[static_cast<std::size_t>(first + t)];
+          if (k_of_slot < 0) continue;
+          const Binary64Operand x = operands(a.get(i, k_of_slot));
+          finite &= std::isfinite(x.value);
+          value[t] = x.value;
+          exponents[t] |= biased_exponent(x) << field;
+        }
       }
     }
+    if (!finite) all_finite = false;
   });
   p.b_value.assign(static_cast<std::size_t>(tiles * p.slots), F64{});
   p.b_exponents.assign(static_cast<std::size_t>(tiles * p.slots), U64{});
   parallel_for(threads, p.slots, 16, [&](std::int64_t begin, std::int64_t end) {
+    bool finite = true;
     for (std::int64_t s = begin; s < end; ++s) {
       if (slot_k[s] < 0) continue;
       for (std::int64_t j = 0; j < n; ++j) {
         const Binary64Operand x = operands(b.get(slot_k[s], j));
+        finite &= std::isfinite(x.value);
         const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
         p.b_value[at][j % kTile] = x.value;
         p.b_exponents[at][j % kTile] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
       }
     }
+    if (!finite) all_finite = false;
   });
+  p.finite = all_finite;
   return p;
-}
-
-bool finite(const FloatFormat& f, ConstMatrixView x, int threads) {
-  std::atomic<bool> all_finite{true};
-  parallel_for(threads, x.rows, 16, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end && all_finite; ++i) {
-      for (std::int64_t j = 0; j < x.cols; ++j) {
-        const ValueClass vc = decode(f, x.get(i, j)).value_class;
-        if (vc == ValueClass::infinity || vc == ValueClass::nan) all_finite = false;
-      }
-    }
-  });
-  return all_finite;
 }
 
 }  // namespace
 
-bool fast_path_applies(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
+bool fast_path_applies(const Datapath& dp) {
   const bool exponents_fit =
       dp.input.min_exponent() > -kExponentLimit && dp.input.max_exponent() < kExponentLimit;
-  return binary64_applies(dp) && exponents_fit && finite(dp.input, a, threads) &&
-         finite(dp.input, b, threads);
+  return binary64_applies(dp) && exponents_fit;
 }
 
-void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
                     std::vector<std::uint32_t>& acc, int threads) {
   const std::int64_t m = a.rows, n = b.cols;
   const Packed packed = pack(dp, a, b, threads);
+  if (!packed.finite) return false;
   const Kernel kernel(dp, packed);
   const std::int64_t instructions = packed.slots / dp.instruction_k;
   const std::int64_t chunks =
       (instructions + packed.chunk_instructions - 1) / packed.chunk_instructions;
   const std::int64_t tiles = (n + kTile - 1) / kTile;
-  // Rows in blocks of kBlockRows, so that the block's part of one chunk of A (kBlockRows x
-  // kChunkSlots values and exponents) stays in L2 while every column tile passes over it.
-  parallel_for(threads, tiles, 1, [&](std::int64_t begin, std::int64_t end) {
+  // Each thread takes a group of up to kGroupTiles column tiles at a time, its rows in blocks of
+  // kBlockRows, so that the block's part of one chunk of A (kBlockRows x kChunkSlots values and
+  // exponents) is read from L3 once and stays in L2 while every tile of the group passes over it.
+  // Groups of tiles / threads (at least one tile) keep every thread busy.
+  const std::int64_t workers =
+      threads > 0 ? threads : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
+  const std::int64_t group_tiles = std::clamp<std::int64_t>(tiles / workers, 1, kGroupTiles);
+  parallel_for(threads, tiles, group_tiles, [&](std::int64_t begin, std::int64_t end) {
     const std::int64_t padded = packed.padded_rows;
     std::vector<F64> c(static_cast<std::size_t>((end - begin) * std::min(padded, kBlockRows)));
     for (std::int64_t i0 = 0; i0 < padded; i0 += kBlockRows) {
       const std::int64_t i1 = std::min(padded, i0 + kBlockRows);
       F64* const tile_c = c.data();
       const std::int64_t height = i1 - i0;
-      for (std::int64_t tile = begin; tile < end; ++tile) {
-        const std::int64_t j0 = tile * kTile;
-        const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
-        for (std::int64_t i = i0; i < i1; ++i) {
-          for (int w = 0; w < kTile; ++w) {
-            tile_c[(tile - begin) * height + (i - i0)][w] =
-                w < width && i < m ? to_double(dp.accumulator, acc[i * n + j0 + w]) : 0.0;
-          }
+      // Row by row, so that each row's part of acc is read and written in address order.
+      for (std::int64_t i = i0; i < i1; ++i) {
+        for (std::int64_t tile = begin; tile < end; ++tile) {
+          const std::int64_t j0 = tile * kTile;
+          const int width = i < m ? static_cast<int>(std::min<std::int64_t>(kTile, n - j0)) : 0;
+          tile_c[(tile - begin) * height + (i - i0)] =
+              load_accumulators(dp, acc.data() + i * n + j0, width);
         }
       }
       for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
@@ -397,18 +457,17 @@ void fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
           kernel.run(tile, chunk, instructions, i0, i1, tile_c + (tile - begin) * height);
         }
       }
-      for (std::int64_t tile = begin; tile < end; ++tile) {
-        const std::int64_t j0 = tile * kTile;
-        const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
-        for (std::int64_t i = i0; i < std::min(m, i1); ++i) {
-          for (int w = 0; w < width; ++w) {
-            acc[i * n + j0 + w] =
-                accumulator_bits(dp, tile_c[(tile - begin) * height + (i - i0)][w]);
-          }
+      for (std::int64_t i = i0; i < std::min(m, i1); ++i) {
+        for (std::int64_t tile = begin; tile < end; ++tile) {
+          const std::int64_t j0 = tile * kTile;
+          store_accumulators(dp, tile_c[(tile - begin) * height + (i - i0)],
+                             acc.data() + i * n + j0,
+                             static_cast<int>(std::min<std::int64_t>(kTile, n - j0)));
         }
       }
     }
   });
+  return true;
 }
 
 }  // namespace tcemu::detail

@@ -11,6 +11,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/gemm.hpp>
@@ -173,6 +176,54 @@ TEST(FastPath, EverySpecialisedKernelMatchesMmaElement) {
     }
   }
 }
+
+#if defined(__x86_64__)
+// The fast path converts fp32 accumulators eight at a time through float; a caller's
+// flush-to-zero and denormals-are-zero modes (MXCSR bits 15 and 6) must not change the bits of
+// subnormal C or D. C holds subnormals; the rows of A that are zero pass them through to D.
+TEST(FastPath, SubnormalAccumulatorsKeepTheirBitsUnderFlushToZero) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  const std::int64_t m = 12, n = 16, k = 2 * dp.instruction_k;
+  std::mt19937_64 rng(61);
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+  std::vector<std::uint32_t> c(static_cast<std::size_t>(m * n)), d(c.size()), expected(c.size());
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t p = 0; p < k; ++p) {
+      a[static_cast<std::size_t>(i * k + p)] =
+          static_cast<std::uint16_t>(i % 2 == 0 ? 0 : adversarial_fp16(rng));
+    }
+  }
+  for (auto& x : b) x = static_cast<std::uint16_t>(adversarial_fp16(rng));
+  for (auto& x : c) x = static_cast<std::uint32_t>(rng()) & 0x807F'FFFFu;  // subnormal (or zero)
+  const ConstMatrixView av{
+      reinterpret_cast<const unsigned char*>(a.data()), dp.input, m, k, k, Layout::row_major};
+  const ConstMatrixView bv{
+      reinterpret_cast<const unsigned char*>(b.data()), dp.input, k, n, n, Layout::row_major};
+  const ConstMatrixView cv{
+      reinterpret_cast<const unsigned char*>(c.data()), dp.accumulator, m, n, n, Layout::row_major};
+  const unsigned int mxcsr = _mm_getcsr();
+  _mm_setcsr(mxcsr | 0x8040u);
+  emulated_gemm(
+      dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 1}, av, bv, cv,
+      {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n, Layout::row_major}});
+  _mm_setcsr(mxcsr);
+  int subnormal_results = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::vector<std::uint32_t> row, col;
+      for (std::int64_t p = 0; p < k; ++p) {
+        row.push_back(av.get(i, p));
+        col.push_back(bv.get(p, j));
+      }
+      const std::uint32_t e = mma_element(dp, row, col, cv.get(i, j));
+      expected[static_cast<std::size_t>(i * n + j)] = e;
+      subnormal_results += (e & 0x7F80'0000u) == 0 && (e & 0x007F'FFFFu) != 0;
+    }
+  }
+  EXPECT_GT(subnormal_results, m * n / 4);  // the even rows' C, passed through
+  EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}));
+}
+#endif
 
 TEST(Validate, RefusesANanBitsThatIsNotANanOfTheAccumulator) {
   const auto message = [](const Datapath& dp) {

@@ -323,6 +323,33 @@ TEST(Gemm, SpecialValuesFollowTheDatapathRules) {
   EXPECT_EQ(d.cview().get(1, 1), dp.nan_bits);
 }
 
+// The fast path finds Inf and NaN while packing A and B and then leaves the product to the
+// general path: here one Inf in B (the only non-finite input) of a product whose inputs outnumber
+// fp16's bit patterns (so packing reads the operand table), every element against mma_element.
+TEST(Gemm, InfinityInBOnlyTakesTheGeneralPath) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  constexpr std::int64_t m = 9, k = 3300, n = 11;
+  static_assert((m + n) * k > std::int64_t{1} << 16);
+  std::mt19937_64 rng(16);
+  Storage a(dp.input, m, k, Layout::row_major);
+  Storage b(dp.input, k, n, Layout::row_major);
+  fill(a, rng, false);
+  fill(b, rng, false);
+  b.view().set(2500, 7, 0xFC00);  // -Inf
+  Storage d(dp.accumulator, m, n, Layout::row_major);
+  emulated_gemm(dp, {}, a.cview(), b.cview(), std::nullopt, d.view());
+  int infinite = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::uint32_t got = d.cview().get(i, j);
+      EXPECT_EQ(got, expected_element(dp, a, b, i, j, 0)) << i << ", " << j;
+      infinite += (got & 0x7FFFFFFFu) >= 0x7F800000u;
+    }
+  }
+  // Column 7 is Inf or NaN wherever its row's A at k = 2500 is not zero (checked to happen).
+  EXPECT_GT(infinite, 0);
+}
+
 TEST(Gemm, OverflowMidChainStaysInfinite) {
   // bf16 2^64 * 2^64 = 2^128 per product: the first 16-term block overflows to Inf (the sm90
   // overflow rule) and the three later blocks keep it.

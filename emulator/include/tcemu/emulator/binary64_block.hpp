@@ -177,7 +177,14 @@ struct RoundedBlock {
   decltype(typename L::F{} < typename L::F{}) fast;
 };
 
-template <class L>
+//
+// A caller that knows the datapath at compile time may specialise: TrackZeroSign = false (only
+// under ZeroSign::positive, where g.zero_sign_mask is 0) skips the zero-sign OR, which then adds
+// no bit; Rounding names the block rounding that g.nearest would give (KnownRounding::from_grid,
+// the default, reads g.nearest).
+enum class KnownRounding { from_grid, toward_zero, nearest_even };
+
+template <bool TrackZeroSign = true, KnownRounding Rounding = KnownRounding::from_grid, class L>
 TCEMU_HOST_DEVICE RoundedBlock<L> round_block(const Binary64Grid& g, const BlockSum<L>& s,
                                               typename L::F c) {
   using U = typename L::U;
@@ -185,15 +192,17 @@ TCEMU_HOST_DEVICE RoundedBlock<L> round_block(const Binary64Grid& g, const Block
   // v is exact; an exactly zero sum is -0 when every term was negative.
   const F unit = L::value(L::to_unsigned(1023 - g.fraction_bits + s.emax) << 52);
   U raw = L::bits(L::sum_value(s.sum) * unit);
-  raw |= s.sum == 0 ? s.all_negative & g.zero_sign_mask : U{};
+  if constexpr (TrackZeroSign) raw |= s.sum == 0 ? s.all_negative & g.zero_sign_mask : U{};
   const F v = L::value(raw);
+  const bool nearest =
+      Rounding == KnownRounding::from_grid ? g.nearest : Rounding == KnownRounding::nearest_even;
   // Round to nearest, ties to even, on the pattern of a normal binary64 v (every lane that keeps
   // this result is one): adding 2^(drop - 1) - 1 plus the last kept significand bit carries into
   // the kept bits exactly when the dropped part exceeds half an ulp, or equals it with that bit
   // odd. The last kept bit is bit `drop` of the pattern, except at block_result_precision 1
   // (drop = 52), where no fraction bit is kept and it is the implicit bit, always 1: a tie
   // rounds up to the next power of two, as round_pack (round.hpp) rounds it.
-  if (g.nearest) {
+  if (nearest) {
     const U kept_lsb = g.drop < 52 ? (raw >> g.drop) & 1 : U{} + 1;
     raw += (g.low >> 1) + kept_lsb;
   }
