@@ -42,8 +42,8 @@ int CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
   return crt_scale_checked(x, axis, max_bits, shifts);
 }
 
-void CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
-                              const ExponentVector& shifts) {
+int CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
+                             const ExponentVector& shifts) {
   check(x, "x");
   const std::int64_t length = axis == SplitAxis::rows ? x.cols : x.rows;
   if (bound_bits < 1 || bound_bits > crt_elements::kNormBoundBits) {
@@ -65,8 +65,9 @@ void CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bit
                        ")");
   }
   check_vector(*this, shifts, axis == SplitAxis::rows ? x.rows : x.cols, "of crt_norm_scale");
-  crt_scale_checked(x, axis, bound_bits, shifts);
+  const int exact_bits = crt_scale_checked(x, axis, bound_bits, shifts);
   crt_norm_shifts_checked(x, axis, gamma, shifts);
+  return exact_bits;
 }
 
 void CrtSteps::crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,

@@ -91,6 +91,7 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     return std::pair<int, int>{total / 2, total - total / 2};
   };
   const int half_w = (w + 1) / 2;
+  // Returns the bits the exact scaling would need (crt_norm_scale's exact bits of A and B).
   const auto norm_scale = [&](int count) {
     const auto [gamma_a, gamma_b] = norm_gammas(count);
     const int bound_bits = std::min(el::kNormBoundBits, std::min(gamma_a, gamma_b) - half_w);
@@ -98,10 +99,20 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(count) +
                                   " moduli leave no bits for k = " + std::to_string(k));
     }
-    backend.crt_norm_scale(problem.a, SplitAxis::rows, bound_bits, gamma_a, shifts_a);
-    backend.crt_norm_scale(problem.b, SplitAxis::columns, bound_bits, gamma_b, shifts_b);
+    const int bits_a =
+        backend.crt_norm_scale(problem.a, SplitAxis::rows, bound_bits, gamma_a, shifts_a);
+    const int bits_b =
+        backend.crt_norm_scale(problem.b, SplitAxis::columns, bound_bits, gamma_b, shifts_b);
     report.slice_bits = gamma_a;
+    return bits_a + bits_b + w + 2;
   };
+  // The fewest moduli whose product has `needed` bits (kMaxModuli + 1 when none has).
+  const auto exact_moduli = [](int needed) {
+    int count = 1;
+    while (count <= el::kMaxModuli && el::product_bits(count) < needed) ++count;
+    return count;
+  };
+  constexpr int kExact = 4096;  // above any spread: every vector held exactly
   int moduli = 0;
   if (options.mode == Mode::tunable) {
     moduli = options.splits;
@@ -110,30 +121,31 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
                                   " moduli (1 to " + std::to_string(el::kMaxModuli) + ")");
     }
     norm_scale(moduli);
+  } else if (options.mode == Mode::dp) {
+    // The norm scaling with both gammas at least kDpNormBits; cr's exact scaling instead when
+    // it takes no more moduli (its bits come with the norm scaling's first pass).
+    moduli = 1;
+    while (norm_gammas(moduli).first < kDpNormBits) ++moduli;
+    const int exact = exact_moduli(norm_scale(moduli));
+    if (exact <= moduli) {
+      moduli = exact;
+      report.slice_bits =
+          std::max(backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a),
+                   backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b));
+    }
   } else {
-    constexpr int kExact = 4096;  // above any spread: every vector held exactly
     const int bits_a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);
     const int bits_b = backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b);
     const int needed = bits_a + bits_b + w + 2;
-    moduli = 1;
-    while (moduli < el::kMaxModuli && el::product_bits(moduli) < needed) ++moduli;
-    const bool exact = el::product_bits(moduli) >= needed;
-    // dp: the exact scaling (correctly rounded) when it takes no more moduli than the norm
-    // scaling with both gammas at least kDpNormBits, otherwise that norm scaling.
-    int dp_moduli = 1;
-    while (norm_gammas(dp_moduli).first < kDpNormBits) ++dp_moduli;
-    if (options.mode == Mode::dp && (!exact || moduli > dp_moduli)) {
-      moduli = dp_moduli;
-      norm_scale(moduli);
-    } else if (!exact) {
+    moduli = exact_moduli(needed);
+    if (moduli > el::kMaxModuli) {
       throw std::runtime_error(
           "ozaki: CRT scheme: A and B held exactly need " + std::to_string(bits_a) + " and " +
           std::to_string(bits_b) + " bits, a product of " + std::to_string(needed) +
           " bits, more than the " + std::to_string(el::kMaxModuli) + " moduli hold (" +
           std::to_string(el::product_bits(el::kMaxModuli)) + " bits); use mode tunable or dp");
-    } else {
-      report.slice_bits = std::max(bits_a, bits_b);
     }
+    report.slice_bits = std::max(bits_a, bits_b);
   }
   report.slices_a = report.slices_b = moduli;
   lap(backend, last, report.seconds_split_a);

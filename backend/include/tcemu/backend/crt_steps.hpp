@@ -38,9 +38,11 @@ class CrtSteps : public virtual MemorySpace {
   // norm at most 2^gamma, so by Cauchy-Schwarz every product of a row of A scaled with gamma_A
   // and a column of B scaled with gamma_B is at most 2^(gamma_A + gamma_B) in magnitude.
   // 1 <= bound_bits <= kNormBoundBits; gamma >= bound_bits + ceil(log2(length)) / 2 rounded up
-  // (so that every t of norm_shift is >= 0); length below 2^24.
-  void crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
-                      const ExponentVector& shifts);
+  // (so that every t of norm_shift is >= 0); length below 2^24. Returns what crt_scale returns
+  // (the largest VectorBits::exact_bits over the vectors), so that a caller learns how many
+  // bits the exact scaling would take without another pass.
+  int crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
+                     const ExponentVector& shifts);
 
   // out[l] (int8) = crt_elements::scaled_residue(x_ip, shifts[v], m_l) for the first
   // out.size() moduli of crt_elements::kModuli, v the row (rows) or column of the element;
