@@ -82,7 +82,7 @@ GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
   if (kind == SliceKind::crt) {
     s.summary = element == Real::fp64
                     ? "Ozaki scheme II (CRT, GEMMul8-style) on int8 integer tensor cores: modes dp "
-                      "and cr (correctly rounded, moduli from the inputs), tunable (--moduli N)"
+                      "(FP64 accuracy), cr (correctly rounded), tunable (--moduli N)"
                     : "Ozaki scheme II (CRT) for fp32 operands: modes sp, tunable (--moduli N)";
   } else if (kind == SliceKind::int8) {
     s.summary = element == Real::fp64 ? "Ozaki-I on int8 slices and integer tensor cores "
@@ -98,10 +98,12 @@ GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
   if (kind == SliceKind::crt) {
     for (const char* o : {"mode", "moduli", "workspace-mib"}) s.options.insert(o);
     s.options_help = R"(Ozaki scheme II options:
-  --mode M               dp (default for dgemm-crt) and cr: as many moduli as hold A and B
-                         exactly (the correctly rounded product); sp (default for sgemm-crt):
-                         the same, rounded to fp32; tunable: --moduli N
-  --moduli N             tunable mode: N of the 48 moduli (the GEMMul8 behaviour: a fixed count)
+  --mode M               cr: as many moduli as hold A and B exactly (the correctly rounded
+                         product); sp (default for sgemm-crt): the same, rounded to fp32;
+                         dp (default for dgemm-crt): rows of A and columns of B scaled to
+                         Euclidean norm 2^56 or more (15 moduli), or cr's moduli when fewer;
+                         tunable: --moduli N, scaled to the widest norms they allow
+  --moduli N             tunable mode: N of the 48 moduli (a fixed count)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 One int8 GEMM per modulus (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA),
 the product rebuilt by the Chinese remainder theorem and rounded once.

@@ -6,11 +6,12 @@
 // cuBLAS FP64 emulation (cublasGemmEx, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, strategy EAGER)
 // with its dynamic mantissa and each fixed width of --bits; Ozaki-I on int8 slices
 // (ozaki::IntegerProducts) in modes dp and cr and tunable with each --splits; Ozaki scheme II
-// (ozaki::CrtProducts) in mode cr (moduli from the inputs, correctly rounded) and tunable with
-// each --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n; GEMMul8 (fast and accurate
-// mode, each --gemmul8-moduli) when built with TCEMU_GEMMUL8_DIR. One CSV row per (N, phi, method);
-// progress on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md
-// has the page.
+// (ozaki::CrtProducts) in mode cr (moduli from the inputs, correctly rounded), dp (the norm
+// scaling's moduli for FP64 accuracy, or cr's when fewer) and tunable with each --moduli;
+// DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n; GEMMul8 (fast and accurate mode, each
+// --gemmul8-moduli) when built with TCEMU_GEMMUL8_DIR. One CSV row per (N, phi, method); progress
+// on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md has the
+// page.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -362,6 +363,7 @@ int run(const cli::Arguments& args) {
       };
       const ozaki::Products crt = ozaki::CrtProducts{};
       ozaki_run("Ozaki-II CRT cr", crt, {.mode = ozaki::Mode::cr});
+      ozaki_run("Ozaki-II CRT dp", crt, {.mode = ozaki::Mode::dp});
       for (const int count : moduli) {
         ozaki_run("Ozaki-II CRT tunable " + std::to_string(count), crt,
                   {.mode = ozaki::Mode::tunable, .splits = count});

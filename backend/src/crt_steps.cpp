@@ -1,4 +1,7 @@
 // The checks of the CRT steps (crt_steps.hpp), once for every backend.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +40,34 @@ int CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
   }
   check_vector(*this, shifts, axis == SplitAxis::rows ? x.rows : x.cols, "of crt_scale");
   return crt_scale_checked(x, axis, max_bits, shifts);
+}
+
+int CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
+                             const ExponentVector& shifts) {
+  check(x, "x");
+  const std::int64_t length = axis == SplitAxis::rows ? x.cols : x.rows;
+  if (bound_bits < 1 || bound_bits > crt_elements::kNormBoundBits) {
+    refuse(name(), "crt_norm_scale: bound_bits = " + std::to_string(bound_bits) + " (1 to " +
+                       std::to_string(crt_elements::kNormBoundBits) + ")");
+  }
+  if (length >= (std::int64_t{1} << 24)) {
+    refuse(name(),
+           "crt_norm_scale: vectors of " + std::to_string(length) + " elements (below 2^24)");
+  }
+  const int half_log = (static_cast<int>(std::bit_width(
+                            static_cast<std::uint64_t>(std::max<std::int64_t>(length, 1) - 1))) +
+                        1) /
+                       2;
+  if (gamma < bound_bits + half_log || gamma > 4096) {
+    refuse(name(), "crt_norm_scale: gamma = " + std::to_string(gamma) + " (" +
+                       std::to_string(bound_bits + half_log) + " to 4096 for bound_bits " +
+                       std::to_string(bound_bits) + " and vectors of " + std::to_string(length) +
+                       ")");
+  }
+  check_vector(*this, shifts, axis == SplitAxis::rows ? x.rows : x.cols, "of crt_norm_scale");
+  const int exact_bits = crt_scale_checked(x, axis, bound_bits, shifts);
+  crt_norm_shifts_checked(x, axis, gamma, shifts);
+  return exact_bits;
 }
 
 void CrtSteps::crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,

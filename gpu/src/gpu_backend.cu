@@ -230,6 +230,11 @@ class GpuBackend final : public Backend {
     return detail::crt_scale(x, axis, max_bits, shifts,
                              scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
   }
+  void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
+                               const ExponentVector& shifts) override {
+    detail::crt_norm_shifts(x, axis, gamma, shifts,
+                            scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
+  }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {
     detail::crt_residues(x, axis, shifts, out);

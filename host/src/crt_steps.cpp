@@ -39,6 +39,24 @@ int host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const Expo
   return bits.empty() ? 0 : *std::max_element(bits.begin(), bits.end());
 }
 
+void host_crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma,
+                          const ExponentVector& shifts, int threads) {
+  const HostReal in(x);
+  const bool rows = axis == SplitAxis::rows;
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  std::int32_t* shift = shift_data(shifts);
+  parallel_for(threads, vectors, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t v = begin; v < end; ++v) {
+      std::uint64_t sum = 0;
+      for (std::int64_t p = 0; p < length; ++p) {
+        const std::uint64_t b = el::bound_magnitude(rows ? in.get(v, p) : in.get(p, v), shift[v]);
+        sum += b * b;
+      }
+      shift[v] = el::norm_shift(sum, shift[v], gamma);
+    }
+  });
+}
+
 void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                        std::span<const IntegerMatrix> out, int threads) {
   const HostReal in(x);

@@ -120,6 +120,10 @@ class HostBackend final : public Backend {
                         const ExponentVector& shifts) override {
     return detail::host_crt_scale(x, axis, max_bits, shifts, threads_);
   }
+  void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
+                               const ExponentVector& shifts) override {
+    detail::host_crt_norm_shifts(x, axis, gamma, shifts, threads_);
+  }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {
     detail::host_crt_residues(x, axis, shifts, out, threads_);

@@ -1,16 +1,20 @@
 // Ozaki scheme II (CrtProducts), blocked in m and n:
 //
-//   shifts of every row of A and column of B (Backend::crt_scale), the moduli count: from the
-//     bits the scaled integers need (dp, cr, sp) or the user's (tunable)
+//   shifts of every row of A and column of B and the moduli count: cr, sp: the exact scaling
+//     (Backend::crt_scale, every vector held exactly: the correctly rounded product), the count
+//     from the bits the integers need; tunable: the user's count and the norm scaling
+//     (Backend::crt_norm_scale); dp: the exact scaling when it takes no more moduli than the norm
+//     scaling to kDpNormBits, otherwise that norm scaling
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
 //       one crt_product_residues per modulus (the int8 GEMM, its int32 sums reduced modulo the
 //       modulus into int8), crt_reconstruct (exact, rounded once), the epilogue
 //       (alpha, beta, C, and the special values of rows and columns holding Inf or NaN)
 //
-// The bound (crt_elements.hpp): with |A'| <= 2^PA, |B'| <= 2^PB, |C'| <= k 2^(PA + PB) <=
-// 2^(PA + PB + w) for w = ceil(log2 k); the moduli are taken until floor(log2 M) >= PA + PB + w
-// + 2, so M > 2^(PA + PB + w + 1) >= 2 |C'|: C' is the one integer of [-M/2, M/2) with its
+// The bounds (crt_elements.hpp): exact scaling, |A'| <= 2^PA, |B'| <= 2^PB: |C'| <= k 2^(PA +
+// PB) <= 2^(PA + PB + w) for w = ceil(log2 k); the moduli are taken until floor(log2 M) >= PA +
+// PB + w + 2, so M > 2^(PA + PB + w + 1) >= 2 |C'|. Norm scaling: |C'_ij| <= ||A'_i|| ||B'_j||
+// <= 2^(gamma_a + gamma_b) < M / 2. Either way C' is the one integer of [-M/2, M/2) with its
 // residues. Every step is exact but the final rounding, so the bits do not depend on the
 // blocking, the backend or the thread count.
 #include "crt_scheme.hpp"
@@ -20,6 +24,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tcemu/backend/crt_elements.hpp>
@@ -28,6 +33,13 @@ namespace tcemu::ozaki::detail {
 namespace {
 
 constexpr std::size_t kAlign = 64;
+
+// dp's norm scaling: rows of A and columns of B to Euclidean norm 2^56 or more (15 moduli), so
+// that every integer's rounding error (at most 1/2) is below 2^-56 of its vector's norm; the
+// product's error is then below sqrt(k) 2^-55 ||a_i|| ||b_j||. Measured on the H100 at n = 8192
+// and 16384: no worse than cublasDgemm's for phi <= 2, while 14 moduli are worse at phi = 0.1
+// and 1 (docs/results/int8-ozaki.md).
+constexpr int kDpNormBits = 56;
 
 std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
@@ -71,6 +83,37 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   const ExponentVector shifts_a{&workspace, 0, m};
   const ExponentVector shifts_b{&workspace, aligned(static_cast<std::size_t>(m) * 4), n};
   const int w = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(k - 1)));  // ceil log2
+  // The norm scaling with `count` moduli (crt_steps.hpp, crt_norm_scale): rows of A to Euclidean
+  // norm at most 2^gamma_a, columns of B to 2^gamma_b, so |C'| <= 2^(gamma_a + gamma_b) (Cauchy-
+  // Schwarz) with gamma_a + gamma_b = product_bits - 1 < log2(M / 2) for two moduli or more (M is
+  // then not a power of two: M > 2^product_bits), product_bits - 2 for one (M = 2^8).
+  const auto norm_gammas = [](int count) {
+    const int total = el::product_bits(count) - (count >= 2 ? 1 : 2);
+    return std::pair<int, int>{total / 2, total - total / 2};
+  };
+  const int half_w = (w + 1) / 2;
+  // Returns the bits the exact scaling would need (crt_norm_scale's exact bits of A and B).
+  const auto norm_scale = [&](int count) {
+    const auto [gamma_a, gamma_b] = norm_gammas(count);
+    const int bound_bits = std::min(el::kNormBoundBits, std::min(gamma_a, gamma_b) - half_w);
+    if (bound_bits < 1) {
+      throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(count) +
+                                  " moduli leave no bits for k = " + std::to_string(k));
+    }
+    const int bits_a =
+        backend.crt_norm_scale(problem.a, SplitAxis::rows, bound_bits, gamma_a, shifts_a);
+    const int bits_b =
+        backend.crt_norm_scale(problem.b, SplitAxis::columns, bound_bits, gamma_b, shifts_b);
+    report.slice_bits = gamma_a;
+    return bits_a + bits_b + w + 2;
+  };
+  // The fewest moduli whose product has `needed` bits (kMaxModuli + 1 when none has).
+  const auto exact_moduli = [](int needed) {
+    int count = 1;
+    while (count <= el::kMaxModuli && el::product_bits(count) < needed) ++count;
+    return count;
+  };
+  constexpr int kExact = 4096;  // above any spread: every vector held exactly
   int moduli = 0;
   if (options.mode == Mode::tunable) {
     moduli = options.splits;
@@ -78,27 +121,30 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(moduli) +
                                   " moduli (1 to " + std::to_string(el::kMaxModuli) + ")");
     }
-    const int bits = (el::product_bits(moduli) - w - 2) / 2;
-    if (bits < 1) {
-      throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(moduli) +
-                                  " moduli leave no bits for k = " + std::to_string(k));
+    norm_scale(moduli);
+  } else if (options.mode == Mode::dp) {
+    // The norm scaling with both gammas at least kDpNormBits; cr's exact scaling instead when
+    // it takes no more moduli (its bits come with the norm scaling's first pass).
+    moduli = 1;
+    while (norm_gammas(moduli).first < kDpNormBits) ++moduli;
+    const int exact = exact_moduli(norm_scale(moduli));
+    if (exact <= moduli) {
+      moduli = exact;
+      report.slice_bits =
+          std::max(backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a),
+                   backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b));
     }
-    backend.crt_scale(problem.a, SplitAxis::rows, bits, shifts_a);
-    backend.crt_scale(problem.b, SplitAxis::columns, bits, shifts_b);
-    report.slice_bits = bits;
   } else {
-    constexpr int kExact = 4096;  // above any spread: every vector held exactly
     const int bits_a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);
     const int bits_b = backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b);
     const int needed = bits_a + bits_b + w + 2;
-    moduli = 1;
-    while (moduli < el::kMaxModuli && el::product_bits(moduli) < needed) ++moduli;
-    if (el::product_bits(moduli) < needed) {
+    moduli = exact_moduli(needed);
+    if (moduli > el::kMaxModuli) {
       throw std::runtime_error(
           "ozaki: CRT scheme: A and B held exactly need " + std::to_string(bits_a) + " and " +
           std::to_string(bits_b) + " bits, a product of " + std::to_string(needed) +
           " bits, more than the " + std::to_string(el::kMaxModuli) + " moduli hold (" +
-          std::to_string(el::product_bits(el::kMaxModuli)) + " bits); use mode tunable");
+          std::to_string(el::product_bits(el::kMaxModuli)) + " bits); use mode tunable or dp");
     }
     report.slice_bits = std::max(bits_a, bits_b);
   }

@@ -87,8 +87,9 @@ void bind_ozaki(nb::module_& m) {
       "there without leaving the device). int8=True: Ozaki-I on int8 slices (6 bits and sign) "
       "with exact integer products (integer tensor cores: cublasGemmEx int8 -> int32 on the "
       "GPU), on any backend. crt=True: Ozaki scheme II (Chinese remainder theorem, one int8 GEMM "
-      "per modulus): modes 'dp' and 'cr' give the correctly rounded product, 'tunable' takes "
-      "`splits` moduli. Returns a new array.");
+      "per modulus): mode 'cr' gives the correctly rounded product, 'dp' FP64 accuracy (rows and "
+      "columns scaled by their norms, 15 moduli, or cr's when fewer), 'tunable' takes `splits` "
+      "moduli. Returns a new array.");
 }
 
 }  // namespace tcemu::python

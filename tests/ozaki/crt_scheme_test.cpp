@@ -287,18 +287,49 @@ struct CrCase {
 
 class CrtCorrectlyRounded : public ::testing::TestWithParam<CrCase> {};
 
-TEST_P(CrtCorrectlyRounded, EveryElementEqualsMpfrInModesCrAndDp) {
+TEST_P(CrtCorrectlyRounded, EveryElementEqualsMpfrInModeCr) {
   const CrCase c = GetParam();
   const auto a = phi_matrix(c.m, c.k, c.phi, 11);
   const auto b = phi_matrix(c.k, c.n, c.phi, 12);
   const auto reference = correctly_rounded_product(c.m, c.n, c.k, a, b);
   auto backend = host::make_emulator_backend();
-  for (const Mode mode : {Mode::cr, Mode::dp}) {
-    Report report;
-    const auto got = run(*backend, {.mode = mode}, c.m, c.n, c.k, a, b, &report);
-    EXPECT_TRUE(same_product_bits(reference, got, c.m, c.n, c.k, a, b))
-        << "phi " << c.phi << ", " << report.slices_a << " moduli";
-    EXPECT_EQ(report.gemms, report.slices_a);
+  Report report;
+  const auto got = run(*backend, {.mode = Mode::cr}, c.m, c.n, c.k, a, b, &report);
+  EXPECT_TRUE(same_product_bits(reference, got, c.m, c.n, c.k, a, b))
+      << "phi " << c.phi << ", " << report.slices_a << " moduli";
+  EXPECT_EQ(report.gemms, report.slices_a);
+}
+
+// dp: the norm scaling with both gammas at least 56 when that takes fewer moduli than holding A
+// and B exactly: every element within sqrt(k) 2^-55 ||a_i|| ||b_j|| of the exact product (the
+// integers' rounding errors, at most 1/2 each, against vectors of norm 2^55 or more) plus the
+// final rounding; fewer moduli than cr at every spread here.
+TEST_P(CrtCorrectlyRounded, DpIsWithinItsNormwiseBoundWithFewerModuli) {
+  const CrCase c = GetParam();
+  const auto a = phi_matrix(c.m, c.k, c.phi, 11);
+  const auto b = phi_matrix(c.k, c.n, c.phi, 12);
+  const auto reference = correctly_rounded_product(c.m, c.n, c.k, a, b);
+  auto backend = host::make_emulator_backend();
+  Report dp, cr;
+  const auto got = run(*backend, {.mode = Mode::dp}, c.m, c.n, c.k, a, b, &dp);
+  run(*backend, {.mode = Mode::cr}, c.m, c.n, c.k, a, b, &cr);
+  EXPECT_LE(dp.slices_a, cr.slices_a);
+  EXPECT_EQ(dp.gemms, dp.slices_a);
+  for (std::int64_t j = 0; j < c.n; ++j) {
+    double norm_b = 0;
+    for (std::int64_t p = 0; p < c.k; ++p)
+      norm_b += std::pow(b[static_cast<std::size_t>(j * c.k + p)], 2);
+    for (std::int64_t i = 0; i < c.m; ++i) {
+      double norm_a = 0;
+      for (std::int64_t p = 0; p < c.k; ++p)
+        norm_a += std::pow(a[static_cast<std::size_t>(p * c.m + i)], 2);
+      const auto at = static_cast<std::size_t>(j * c.m + i);
+      const double bound =
+          std::sqrt(static_cast<double>(c.k)) * 0x1p-55 * std::sqrt(norm_a * norm_b) +
+          0x1p-53 * std::fabs(reference[at]);
+      EXPECT_LE(std::fabs(got[at] - reference[at]), bound)
+          << "phi " << c.phi << " " << i << ", " << j;
+    }
   }
 }
 
@@ -306,6 +337,79 @@ INSTANTIATE_TEST_SUITE_P(Phi, CrtCorrectlyRounded,
                          ::testing::Values(CrCase{0.1, 9, 7, 33}, CrCase{1, 8, 9, 40},
                                            CrCase{4, 7, 6, 25}, CrCase{8, 6, 5, 20},
                                            CrCase{1, 3, 4, 1}));
+
+// dp on integers of a few bits: holding them exactly takes fewer moduli than the norm scaling,
+// so dp is the correctly rounded product, with the moduli cr takes.
+TEST(CrtScheme, DpIsCorrectlyRoundedWhenExactIsCheaper) {
+  const std::int64_t m = 9, n = 7, k = 33;
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int> value(-15, 15);
+  std::vector<double> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+  for (auto& x : a) x = value(rng) * 0x1p-3;
+  for (auto& x : b) x = value(rng) * 0x1p7;
+  auto backend = host::make_emulator_backend();
+  Report dp, cr, phi;
+  EXPECT_TRUE(same_product_bits(correctly_rounded_product(m, n, k, a, b),
+                                run(*backend, {.mode = Mode::dp}, m, n, k, a, b, &dp), m, n, k, a,
+                                b));
+  run(*backend, {.mode = Mode::cr}, m, n, k, a, b, &cr);
+  run(*backend, {.mode = Mode::dp}, m, n, k, phi_matrix(m, k, 1, 3), phi_matrix(k, n, 1, 4), &phi);
+  EXPECT_EQ(dp.slices_a, cr.slices_a);
+  EXPECT_LT(dp.slices_a, phi.slices_a);
+}
+
+// crt_norm_scale: every vector's integers (x 2^shift rounded to nearest) have Euclidean norm at
+// most 2^gamma and above 2^(gamma - 2) (the shift is not wasteful: one more would pass 2^gamma
+// up to the rounding of the bound), in both axes and layouts; bad arguments are named.
+TEST(CrtSteps, NormScaleBoundsEveryVectorsNormAndRefusesBadArguments) {
+  const std::int64_t m = 6, k = 50;
+  auto a = phi_matrix(m, k, 2.0, 7);
+  a[3] = INFINITY;
+  for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 4)] = 0.0;  // row 4 empty
+  a[static_cast<std::size_t>(7 * m + 5)] = 0x1p-1000;  // row 5 spans more than 1000 bits
+  a[static_cast<std::size_t>(9 * m + 5)] = 0x1p+30;
+  auto backend = host::make_emulator_backend();
+  Buffer buffer = backend->allocate(a.size() * 8 + 512);
+  backend->copy_in(a.data(), buffer, a.size() * 8);
+  const RealMatrix column_major{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
+  const RealMatrix row_major{&buffer, 0, Real::fp64, k, m, m, Layout::row_major};  // A^T
+  const ExponentVector shifts{&buffer, a.size() * 8, m};
+  for (const int gamma : {12, 40, 60}) {
+    for (const bool rows : {true, false}) {
+      backend->crt_norm_scale(rows ? column_major : row_major,
+                              rows ? SplitAxis::rows : SplitAxis::columns, 8, gamma, shifts);
+      std::vector<std::int32_t> got(static_cast<std::size_t>(m));
+      backend->copy_out(buffer, got.data(), got.size() * 4, a.size() * 8);
+      for (std::int64_t i = 0; i < m; ++i) {
+        long double squares = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          const double x = a[static_cast<std::size_t>(p * m + i)];
+          if (std::isfinite(x))
+            squares += std::pow(
+                std::nearbyint(std::ldexp(std::fabs(x), got[static_cast<std::size_t>(i)])), 2.0L);
+        }
+        if (i == 4) {
+          EXPECT_EQ(got[4], 0);
+          continue;
+        }
+        EXPECT_LE(squares, std::ldexp(1.0L, 2 * gamma)) << i << " gamma " << gamma;
+        EXPECT_GT(squares, std::ldexp(1.0L, 2 * gamma - 4)) << i << " gamma " << gamma;
+      }
+    }
+  }
+  const auto refused = [&](const std::function<void()>& call, const std::string& words) {
+    try {
+      call();
+      ADD_FAILURE() << "not refused: " << words;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { backend->crt_norm_scale(column_major, SplitAxis::rows, 21, 60, shifts); },
+          "bound_bits = 21");
+  refused([&] { backend->crt_norm_scale(column_major, SplitAxis::rows, 8, 10, shifts); },
+          "gamma = 10 (11 to 4096");
+}
 
 TEST(CrtScheme, MoreModuliForMoreSpreadAndTooManyIsAnError) {
   const std::int64_t m = 8, n = 8, k = 32;

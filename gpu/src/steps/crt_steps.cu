@@ -87,6 +87,50 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The norm scaling's sums of squares into sums[v] (zeroed before), each thread's partial sum
+// added atomically: integer additions, so the total does not depend on their order. Contiguous
+// vectors: one block per vector (grid-stride); across x's layout: a thread per vector and chunk
+// (neighbouring threads on neighbouring vectors, coalesced).
+__global__ void __launch_bounds__(kThreads)
+    norm_sums_kernel(const DeviceReal x, const bool rows, const std::int32_t* bound_shifts,
+                     unsigned long long* sums) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
+    const int shift = bound_shifts[v];
+    unsigned long long mine = 0;
+    for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
+      const std::uint64_t b = el::bound_magnitude(rows ? x.get(v, p) : x.get(p, v), shift);
+      mine += b * b;
+    }
+    if (mine != 0) atomicAdd(&sums[v], mine);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    norm_sums_across_kernel(const DeviceReal x, const bool rows, const std::int64_t chunk,
+                            const std::int32_t* bound_shifts, unsigned long long* sums) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+  if (v >= vectors) return;
+  const int shift = bound_shifts[v];
+  const std::int64_t begin = blockIdx.y * chunk, end = min(length, begin + chunk);
+  unsigned long long mine = 0;
+  for (std::int64_t p = begin; p < end; ++p) {
+    const std::uint64_t b = el::bound_magnitude(rows ? x.get(v, p) : x.get(p, v), shift);
+    mine += b * b;
+  }
+  if (mine != 0) atomicAdd(&sums[v], mine);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    norm_finish_kernel(const unsigned long long* sums, const std::int64_t vectors, const int gamma,
+                       std::int32_t* shifts) {
+  for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
+       v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
+    shifts[v] = el::norm_shift(sums[v], shifts[v], gamma);
+  }
+}
+
 // elementwise_grid with at most 512 block rows: each block stages a table of kilobytes into
 // shared memory first, so each thread takes several elements to spread that cost.
 dim3 staged_grid(std::int64_t rows, std::int64_t cols, bool row_order) {
@@ -251,6 +295,29 @@ int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentV
   int result = 0;
   TCEMU_CUDA_CHECK(cudaMemcpy(&result, bits, sizeof(int), cudaMemcpyDeviceToHost));
   return result;
+}
+
+void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const ExponentVector& shifts,
+                     void* scratch) {
+  const bool rows = axis == SplitAxis::rows;
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  if (vectors == 0) return;
+  auto* sums = static_cast<unsigned long long*>(scratch);
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(vectors) * 8));
+  std::int32_t* out = device_exponents(shifts);
+  if (length > 0 && rows != (x.layout == Layout::row_major)) {
+    const std::int64_t chunk = std::max<std::int64_t>(64, (length + 63) / 64);
+    const dim3 grid(static_cast<unsigned>((vectors + kThreads - 1) / kThreads),
+                    static_cast<unsigned>((length + chunk - 1) / chunk));
+    norm_sums_across_kernel<<<grid, kThreads>>>(device_real(x), rows, chunk, out, sums);
+  } else if (length > 0) {
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
+    norm_sums_kernel<<<grid, kThreads>>>(device_real(x), rows, out, sums);
+  }
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
+  norm_finish_kernel<<<blocks, kThreads>>>(sums, vectors, gamma, out);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
 void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,

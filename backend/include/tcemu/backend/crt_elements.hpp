@@ -146,6 +146,35 @@ struct VectorBits {
   TCEMU_HOST_DEVICE int exact_bits() const { return empty() ? 0 : top - low; }
 };
 
+// The norm scaling (crt_steps.hpp, crt_norm_scale): a bound on |x| 2^shift by an integer,
+// ceil(|x| 2^shift) for finite nonzero x (0 for zeros, Inf and NaN), given |x| 2^shift < 2^20
+// (VectorBits::shift(bits) with bits <= 20 gives it): |x| = s 2^f (fields), so it is s 2^g for
+// g = f + shift >= 0 and s shifted right by -g, plus one when a nonzero bit is shifted out.
+inline constexpr int kNormBoundBits = 20;
+
+TCEMU_HOST_DEVICE inline std::uint64_t bound_magnitude(double x, int shift) {
+  const std::uint64_t b = fp64::bits(x);
+  if (!fp64::is_finite(b) || fp64::is_zero(b)) return 0;
+  const fp64::Fields f = fp64::fields(x);
+  const int g = f.exponent + shift;
+  if (g >= 0) return f.significand << g;
+  if (g <= -64) return 1;
+  const std::uint64_t q = f.significand >> -g;
+  return (f.significand & ((std::uint64_t{1} << -g) - 1)) != 0 ? q + 1 : q;
+}
+
+// The shift of a vector under the norm scaling: with X_p = bound_magnitude(x_p, bound_shift)
+// and sum_squares = N = sum_p X_p^2 (exact in uint64: X_p <= 2^20, length below 2^24), the shift
+// bound_shift + t with t = gamma - ceil(log2(N) / 2) the largest integer with N 4^t <= 4^gamma
+// (ceil(log2(N) / 2) = ceil(bit_width(N - 1) / 2)); 0 for N = 0 (no nonzero element). When t >=
+// 0 every integer x_p 2^(bound_shift + t) rounded to nearest has magnitude at most 2^t X_p (an
+// integer at least |x_p| 2^(bound_shift + t)), so the vector's integers have Euclidean norm at
+// most 2^t sqrt(N) <= 2^gamma.
+TCEMU_HOST_DEVICE inline int norm_shift(std::uint64_t sum_squares, int bound_shift, int gamma) {
+  if (sum_squares == 0) return 0;
+  return bound_shift + gamma - (tcemu::detail::bit_width(sum_squares - 1) + 1) / 2;
+}
+
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
 // for odd m, of the integer r mod m given r in [0, m).
 TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {

@@ -31,6 +31,19 @@ class CrtSteps : public virtual MemorySpace {
   // x has no nonzero finite element). 1 <= max_bits <= 4096.
   int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts);
 
+  // The norm scaling of Ozaki scheme II: for every row (rows) or column v of x, with s_v =
+  // VectorBits::shift(bound_bits) of its finite elements and N_v = the sum of
+  // crt_elements::bound_magnitude(x_vp, s_v)^2 over them, shifts[v] = crt_elements::norm_shift(
+  // N_v, s_v, gamma): the vector's integers (x 2^shifts[v] rounded to nearest) have Euclidean
+  // norm at most 2^gamma, so by Cauchy-Schwarz every product of a row of A scaled with gamma_A
+  // and a column of B scaled with gamma_B is at most 2^(gamma_A + gamma_B) in magnitude.
+  // 1 <= bound_bits <= kNormBoundBits; gamma >= bound_bits + ceil(log2(length)) / 2 rounded up
+  // (so that every t of norm_shift is >= 0); length below 2^24. Returns what crt_scale returns
+  // (the largest VectorBits::exact_bits over the vectors), so that a caller learns how many
+  // bits the exact scaling would take without another pass.
+  int crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
+                     const ExponentVector& shifts);
+
   // out[l] (int8) = crt_elements::scaled_residue(x_ip, shifts[v], m_l) for the first
   // out.size() moduli of crt_elements::kModuli, v the row (rows) or column of the element;
   // every out[l] has x's shape (any layouts).
@@ -52,6 +65,9 @@ class CrtSteps : public virtual MemorySpace {
  protected:
   virtual int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
                                 const ExponentVector& shifts) = 0;
+  // shifts holds s_v (crt_scale_checked with bound_bits); replaces each by its norm_shift.
+  virtual void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
+                                       const ExponentVector& shifts) = 0;
   virtual void crt_residues_checked(const RealMatrix& x, SplitAxis axis,
                                     const ExponentVector& shifts,
                                     std::span<const IntegerMatrix> out) = 0;

@@ -56,12 +56,15 @@ struct IntegerProducts {};
 // Ozaki scheme II (Ozaki, Uchino, Imamura 2025; GEMMul8-style) instead of slices: A and B scaled
 // to integers, one int8 GEMM (Backend::integer_gemm) per modulus of crt_elements.hpp, and the
 // product rebuilt by the Chinese remainder theorem and rounded once ("dgemm-crt" / "sgemm-crt").
-// Modes dp and cr: the moduli chosen from the inputs so that the scaled integers hold A and B
-// exactly: the result is the correctly rounded product (alpha = 1, beta = 0), which is FP64
-// accuracy whatever the exponent spread; refused (std::runtime_error) when that needs more than
-// crt_elements::kMaxModuli moduli. sp: the same for fp32 operands, rounded to fp32. tunable:
-// Options::splits moduli, the widest integers they hold exactly (the GEMMul8 behaviour: the
-// accuracy then falls with the spread).
+// Mode cr: the moduli chosen from the inputs so that the scaled integers hold A and B exactly:
+// the result is the correctly rounded product (alpha = 1, beta = 0) whatever the exponent
+// spread; refused (std::runtime_error) when that needs more than crt_elements::kMaxModuli
+// moduli. sp: the same for fp32 operands, rounded to fp32. tunable: Options::splits moduli and
+// the norm scaling (Backend::crt_norm_scale: every row of A and column of B to the largest
+// Euclidean norm the moduli allow, |C'| bounded by Cauchy-Schwarz). dp: the norm scaling to
+// norms of 2^56 or more (15 moduli), or cr's exact scaling when that takes no more moduli
+// (then correctly rounded); its error is below sqrt(k) 2^-55 ||a_i|| ||b_j||, measured no worse
+// than cublasDgemm's for exponent spreads phi <= 2 (docs/results/int8-ozaki.md).
 struct CrtProducts {};
 using Products = std::variant<TensorCoreProducts, Fp64Products, IntegerProducts, CrtProducts>;
 
