@@ -111,10 +111,18 @@ __device__ void issue(const unsigned (&a)[4], const unsigned (&b)[4], unsigned c
     TCEMU_SP_F32("m16n8k8.row.col.f32.tf32.tf32.f32", "{%4,%5}", "{%9,%10}");
   } else if constexpr (O == SparseOp::tf32_k16_f32) {
     TCEMU_SP_F32("m16n8k16.row.col.f32.tf32.tf32.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
-  } else if constexpr (O == SparseOp::e4m3_k64_f32) {
-    TCEMU_SP_F32("m16n8k64.row.col.f32.e4m3.e4m3.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
-  } else if constexpr (O == SparseOp::e5m2_k64_f32) {
-    TCEMU_SP_F32("m16n8k64.row.col.f32.e5m2.e5m2.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+  } else if constexpr (is_fp8(O)) {
+    // fp8 mma.sp exists from sm_89 on: a build for older targets (the default 80-real) must
+    // not emit it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    if constexpr (O == SparseOp::e4m3_k64_f32) {
+      TCEMU_SP_F32("m16n8k64.row.col.f32.e4m3.e4m3.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+    } else {
+      TCEMU_SP_F32("m16n8k64.row.col.f32.e5m2.e5m2.f32", "{%4,%5,%6,%7}", "{%9,%10,%11,%12}");
+    }
+#else
+    __trap();  // the host refuses fp8 mma.sp below sm_89 before launching
+#endif
   } else if constexpr (O == SparseOp::f16_k16_f16) {
     TCEMU_SP_F16("m16n8k16.row.col.f16.f16.f16.f16", "{%2,%3}", "{%7,%8}");
   } else {
