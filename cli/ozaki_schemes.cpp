@@ -102,6 +102,9 @@ GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
                          product); sp (default for sgemm-crt): the same, rounded to fp32;
                          dp (default for dgemm-crt): rows of A and columns of B scaled to
                          Euclidean norm 2^56 or more (15 moduli), or cr's moduli when fewer;
+                         its error is below sqrt(k) 2^-55 ||a_i|| ||b_j|| (normwise: for rows
+                         and columns of widely spread magnitudes, e.g. phi >= 4, cr is the
+                         accurate choice);
                          tunable: --moduli N, scaled to the widest norms they allow
   --moduli N             tunable mode: N of the 48 moduli (a fixed count)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
