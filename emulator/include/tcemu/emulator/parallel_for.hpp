@@ -1,6 +1,8 @@
 // Runs body(begin, end) over [0, count) in chunks on `threads` threads (0: every hardware
 // thread). Chunks are handed out dynamically; each index is processed exactly once, so results
-// that depend only on the index are independent of the thread count.
+// that depend only on the index are independent of the thread count. The threads are the
+// process's persistent workers (worker_pool.hpp), or threads of this call's own when those are
+// busy.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +12,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <tcemu/emulator/worker_pool.hpp>
 
 namespace tcemu::detail {
 
@@ -32,9 +36,10 @@ void parallel_for(int threads, std::int64_t count, std::int64_t chunk, Body body
       if (!failure) failure = std::current_exception();
     }
   };
+  const auto call = [](void* context) { (*static_cast<decltype(work)*>(context))(); };
   if (workers <= 1) {
     work();
-  } else {
+  } else if (!run_on_workers(workers - 1, call, &work)) {
     std::vector<std::jthread> pool;
     pool.reserve(static_cast<std::size_t>(workers - 1));
     for (int t = 1; t < workers; ++t) pool.emplace_back(work);
