@@ -19,7 +19,6 @@
 #include <string>
 #include <tuple>
 
-#include <tcemu/emulator/presets.hpp>
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
@@ -48,18 +47,7 @@ ozaki::Handle& handle_for(const Routing& r) {
   Engines& e = engines();
   if (!e.backend) e.backend = host::make_emulator_backend();
   auto& handle = e.handles[{r.scheme, r.mode, r.count}];
-  if (!handle) {
-    ozaki::Options options;
-    options.mode = r.mode;
-    options.splits = r.count;
-    ozaki::Products products = ozaki::IntegerProducts{};
-    if (r.scheme == Scheme::dgemm_crt) products = ozaki::CrtProducts{};
-    if (r.scheme == Scheme::dgemm_tc) {
-      products =
-          ozaki::TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32, "mma.sync")};
-    }
-    handle = std::make_unique<ozaki::Handle>(*e.backend, products, options);
-  }
+  if (!handle) handle = make_handle(*e.backend, r, "sm90");
   return *handle;
 }
 

@@ -21,7 +21,6 @@
 #include <string>
 #include <tuple>
 
-#include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
@@ -57,17 +56,9 @@ ozaki::Handle& handle_for(int device, const Routing& r) {
   }
   auto& handle = e.handles[{device, r.scheme, r.mode, r.count}];
   if (!handle) {
-    ozaki::Options options;
-    options.mode = r.mode;
-    options.splits = r.count;
-    ozaki::Products products = ozaki::IntegerProducts{};
-    if (r.scheme == Scheme::dgemm_crt) products = ozaki::CrtProducts{};
-    if (r.scheme == Scheme::dgemm_tc) {
-      const std::string arch = gpu::require_device(device).arch_preset();
-      if (arch.empty()) throw std::runtime_error("no emulator preset for this device");
-      products = ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")};
-    }
-    handle = std::make_unique<ozaki::Handle>(*backend, products, options);
+    const std::string arch =
+        r.scheme == Scheme::dgemm_tc ? gpu::require_device(device).arch_preset() : "";
+    handle = make_handle(*backend, r, arch);
   }
   return *handle;
 }

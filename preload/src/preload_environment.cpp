@@ -4,9 +4,11 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/emulator/presets.hpp>
 
 #include "preload_environment.hpp"
 
@@ -129,6 +131,21 @@ std::optional<Routing> routing_from_environment(std::string& why) {
     r.min_size = *n;
   }
   return r;
+}
+
+std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
+                                           const std::string& tensor_core_arch) {
+  ozaki::Options options;
+  options.mode = r.mode;
+  options.splits = r.count;
+  ozaki::Products products = ozaki::IntegerProducts{};
+  if (r.scheme == Scheme::dgemm_crt) products = ozaki::CrtProducts{};
+  if (r.scheme == Scheme::dgemm_tc) {
+    if (tensor_core_arch.empty()) throw std::runtime_error("no emulator preset for this device");
+    products = ozaki::TensorCoreProducts{
+        preset(tensor_core_arch, formats::fp16, formats::fp32, "mma.sync")};
+  }
+  return std::make_unique<ozaki::Handle>(backend, products, options);
 }
 
 void log_line(const std::string& line) {

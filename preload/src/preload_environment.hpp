@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include <tcemu/ozaki/handle.hpp>
 #include <tcemu/ozaki/options.hpp>
 
 namespace tcemu::preload {
@@ -33,6 +35,12 @@ struct Routing {
 // that is not understood; the latter is reported once per variable and value on stderr, naming
 // the variable, and `why` receives the reason in both cases.
 std::optional<Routing> routing_from_environment(std::string& why);
+
+// The handle that runs calls routed by r on `backend`: r's scheme, mode and count; dgemm-tc on
+// the fp16 -> fp32 mma.sync datapath of preset `tensor_core_arch` (the emulator's "sm90" or the
+// present GPU's; empty, for a GPU without a preset: dgemm-tc throws, naming the reason).
+std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
+                                           const std::string& tensor_core_arch);
 
 // Appends `line` and a newline to the log TCEMU_PRELOAD_LOG names (a file, appended to, or
 // "stderr"); nothing when it is unset. A file that cannot be opened is reported once on stderr.
