@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <thread>
 
 #include <tcemu/emulator/binary64_block.hpp>
@@ -127,11 +128,13 @@ struct Packed {
   // Rows are padded to a multiple of kGroup (padding a = -0, never stored back). a_exponents holds
   // the biased exponents of rows kGroup g .. kGroup g + 3 in the 16-bit fields of one word,
   // (chunk, g, slot in chunk); b_exponents each column's biased exponent in all kGroup fields.
+  // Allocated without a fill: pack writes every element, padding included, in its parallel
+  // loops (a serial fill of about 14 n^2 bytes held up every thread, page faults included).
   std::int64_t padded_rows = 0;
-  std::vector<double> a_value;
-  std::vector<std::uint64_t> a_exponents;
-  std::vector<F64> b_value;
-  std::vector<U64> b_exponents;
+  std::unique_ptr<double[]> a_value;
+  std::unique_ptr<std::uint64_t[]> a_exponents;
+  std::unique_ptr<F64[]> b_value;
+  std::unique_ptr<U64[]> b_exponents;
 
   std::size_t a_index(std::int64_t i, std::int64_t slot) const {
     return static_cast<std::size_t>(((slot / chunk_slots) * padded_rows + i) * chunk_slots +
@@ -281,9 +284,9 @@ class Kernel {
         const std::int64_t slot = t * k_instr + q * dp_.block_terms;
         const auto offset = static_cast<std::size_t>(slot - first * k_instr);
         block<Terms, Rows, ZeroSignIeee, Rounding>(
-            packed_.a_value.data() + row + offset, packed_.a_exponents.data() + group + offset,
-            stride, packed_.b_value.data() + tile * packed_.slots + slot,
-            packed_.b_exponents.data() + tile * packed_.slots + slot, chain);
+            packed_.a_value.get() + row + offset, packed_.a_exponents.get() + group + offset,
+            stride, packed_.b_value.get() + tile * packed_.slots + slot,
+            packed_.b_exponents.get() + tile * packed_.slots + slot, chain);
       }
       for (int r = 0; r < Rows; ++r) {
         if (aligned) {
@@ -365,37 +368,55 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   }
   const OperandTable operands(dp.input, (m + n) * k, threads);
   p.padded_rows = (m + kGroup - 1) / kGroup * kGroup;
-  p.a_value.assign(static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots), -0.0);
-  p.a_exponents.assign(static_cast<std::size_t>(chunks * p.padded_rows / kGroup * p.chunk_slots),
-                       0);
+  p.a_value = std::make_unique_for_overwrite<double[]>(
+      static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots));
+  p.a_exponents = std::make_unique_for_overwrite<std::uint64_t[]>(
+      static_cast<std::size_t>(chunks * p.padded_rows / kGroup * p.chunk_slots));
   // An operand's value is a double Inf or NaN exactly when the input is one (to_double).
   std::atomic<bool> all_finite{true};
+  // Groups of kGroup rows: each slot's kGroup values and their exponent word at once; rows past
+  // m and padding slots hold -0 with exponent field 0 (a zero's).
   parallel_for(threads, p.padded_rows / kGroup, 4, [&](std::int64_t begin, std::int64_t end) {
     bool finite = true;
-    for (std::int64_t i = begin * kGroup; i < std::min(m, end * kGroup); ++i) {
-      const int field = static_cast<int>(16 * (i % kGroup));
+    for (std::int64_t g = begin; g < end; ++g) {
+      const std::int64_t i0 = g * kGroup;
       for (std::int64_t first = 0; first < p.slots; first += p.chunk_slots) {
-        // Row i's slots of one chunk (the last may be short) lie contiguous from a_index(i, first).
-        double* const value = p.a_value.data() + p.a_index(i, first);
-        std::uint64_t* const exponents = p.a_exponents.data() + p.a_group_index(i, first);
+        // Row i's slots of one chunk (the last may be short) lie contiguous from a_index(i, first),
+        // the group's exponent words from a_group_index(i0, first).
+        std::uint64_t* const exponents = p.a_exponents.get() + p.a_group_index(i0, first);
         const std::int64_t count = std::min(p.chunk_slots, p.slots - first);
+        double* value[kGroup];
+        for (int r = 0; r < kGroup; ++r) value[r] = p.a_value.get() + p.a_index(i0 + r, first);
         for (std::int64_t t = 0; t < count; ++t) {
           const std::int64_t k_of_slot = slot_k[static_cast<std::size_t>(first + t)];
-          if (k_of_slot < 0) continue;
-          const Binary64Operand x = operands(a.get(i, k_of_slot));
-          finite &= std::isfinite(x.value);
-          value[t] = x.value;
-          exponents[t] |= biased_exponent(x) << field;
+          std::uint64_t word = 0;
+          for (int r = 0; r < kGroup; ++r) {
+            if (k_of_slot < 0 || i0 + r >= m) {
+              value[r][t] = -0.0;
+              continue;
+            }
+            const Binary64Operand x = operands(a.get(i0 + r, k_of_slot));
+            finite &= std::isfinite(x.value);
+            value[r][t] = x.value;
+            word |= biased_exponent(x) << (16 * r);
+          }
+          exponents[t] = word;
         }
       }
     }
     if (!finite) all_finite = false;
   });
-  p.b_value.assign(static_cast<std::size_t>(tiles * p.slots), F64{});
-  p.b_exponents.assign(static_cast<std::size_t>(tiles * p.slots), U64{});
+  p.b_value = std::make_unique_for_overwrite<F64[]>(static_cast<std::size_t>(tiles * p.slots));
+  p.b_exponents = std::make_unique_for_overwrite<U64[]>(static_cast<std::size_t>(tiles * p.slots));
+  // Slot by slot over every tile; padding slots and the lanes past n hold +0 with exponent 0.
   parallel_for(threads, p.slots, 16, [&](std::int64_t begin, std::int64_t end) {
     bool finite = true;
     for (std::int64_t s = begin; s < end; ++s) {
+      for (std::int64_t tile = 0; tile < tiles; ++tile) {
+        const std::size_t at = static_cast<std::size_t>(tile * p.slots + s);
+        p.b_value[at] = F64{};
+        p.b_exponents[at] = U64{};
+      }
       if (slot_k[s] < 0) continue;
       for (std::int64_t j = 0; j < n; ++j) {
         const Binary64Operand x = operands(b.get(slot_k[s], j));
