@@ -11,7 +11,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/block_fma.hpp>
@@ -308,34 +311,56 @@ class Kernel {
   Run run_;
 };
 
+// The threads parallel_for runs on for `threads` (0: every hardware thread).
+std::int64_t workers(int threads) {
+  return threads > 0 ? threads : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
+}
+
 // An operand's exponent as the 16-bit exponent pass holds it (kExponentBias above).
 std::uint64_t biased_exponent(const Binary64Operand& x) {
   return x.exponent == kZeroExponent ? 0 : static_cast<std::uint64_t>(x.exponent + kExponentBias);
 }
 
-// binary64_operand of an input's bits, worked out once per bit pattern when the inputs are at most
-// 16 bits wide and outnumber the patterns.
+// binary64_operand of an input's bits, from a table of every bit pattern when the inputs are at
+// most 16 bits wide and outnumber the patterns. The table is made once per format for the
+// process (rebuilding it took a quarter of a 16-thread product of n = 256) and never changes.
 class OperandTable {
  public:
   OperandTable(const FloatFormat& input, std::int64_t inputs, int threads) : input_(input) {
     const int bits = input.container_bits();
-    if (bits > 16 || inputs <= (std::int64_t{1} << bits)) return;
-    table_.resize(std::size_t{1} << bits);
-    parallel_for(threads, static_cast<std::int64_t>(table_.size()), 4096,
-                 [&](std::int64_t begin, std::int64_t end) {
-                   for (std::int64_t x = begin; x < end; ++x) {
-                     table_[static_cast<std::size_t>(x)] =
-                         binary64_operand(input_, static_cast<std::uint32_t>(x));
-                   }
-                 });
+    if (bits <= 16 && inputs > (std::int64_t{1} << bits)) table_ = &table_of(input, threads);
   }
   Binary64Operand operator()(std::uint32_t bits) const {
-    return table_.empty() ? binary64_operand(input_, bits) : table_[bits];
+    return table_ == nullptr ? binary64_operand(input_, bits) : (*table_)[bits];
   }
 
  private:
+  static const std::vector<Binary64Operand>& table_of(const FloatFormat& input, int threads) {
+    static std::mutex mutex;
+    // The formats' tables; a table's address stays put when the list grows.
+    static std::vector<std::pair<FloatFormat, std::unique_ptr<std::vector<Binary64Operand>>>>
+        tables;
+    std::lock_guard lock(mutex);
+    for (const auto& [format, table] : tables) {
+      if (format == input) return *table;
+    }
+    auto table =
+        std::make_unique<std::vector<Binary64Operand>>(std::size_t{1} << input.container_bits());
+    parallel_for(threads, static_cast<std::int64_t>(table->size()), 4096,
+                 [&](std::int64_t begin, std::int64_t end) {
+                   for (std::int64_t x = begin; x < end; ++x) {
+                     (*table)[static_cast<std::size_t>(x)] =
+                         binary64_operand(input, static_cast<std::uint32_t>(x));
+                   }
+                 });
+    FloatFormat key = input;
+    key.name = {};  // the caller's name may not outlive the call; == does not read it
+    tables.emplace_back(key, std::move(table));
+    return *tables.back().second;
+  }
+
   const FloatFormat& input_;
-  std::vector<Binary64Operand> table_;
+  const std::vector<Binary64Operand>* table_ = nullptr;
 };
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
@@ -408,26 +433,32 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   });
   p.b_value = std::make_unique_for_overwrite<F64[]>(static_cast<std::size_t>(tiles * p.slots));
   p.b_exponents = std::make_unique_for_overwrite<U64[]>(static_cast<std::size_t>(tiles * p.slots));
-  // Slot by slot over every tile; padding slots and the lanes past n hold +0 with exponent 0.
-  parallel_for(threads, p.slots, 16, [&](std::int64_t begin, std::int64_t end) {
-    bool finite = true;
-    for (std::int64_t s = begin; s < end; ++s) {
-      for (std::int64_t tile = 0; tile < tiles; ++tile) {
-        const std::size_t at = static_cast<std::size_t>(tile * p.slots + s);
-        p.b_value[at] = F64{};
-        p.b_exponents[at] = U64{};
-      }
-      if (slot_k[s] < 0) continue;
-      for (std::int64_t j = 0; j < n; ++j) {
-        const Binary64Operand x = operands(b.get(slot_k[s], j));
-        finite &= std::isfinite(x.value);
-        const std::size_t at = static_cast<std::size_t>((j / kTile) * p.slots + s);
-        p.b_value[at][j % kTile] = x.value;
-        p.b_exponents[at][j % kTile] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
-      }
-    }
-    if (!finite) all_finite = false;
-  });
+  // Column tiles in groups (about four per thread), slot by slot over the group's tiles: a slot's
+  // columns of the group are read from one row of B and each tile's vector is written after the
+  // tile's previous slot (writing each element where it goes, a slot at a time over every tile,
+  // cost a TLB miss per element). Padding slots and the lanes past n hold +0 with exponent 0.
+  parallel_for(threads, tiles, std::clamp<std::int64_t>(tiles / (4 * workers(threads)), 1, 8),
+               [&](std::int64_t begin, std::int64_t end) {
+                 bool finite = true;
+                 for (std::int64_t s = 0; s < p.slots; ++s) {
+                   const std::int64_t k_of_slot = slot_k[static_cast<std::size_t>(s)];
+                   for (std::int64_t tile = begin; tile < end; ++tile) {
+                     const std::int64_t j0 = tile * kTile;
+                     const int width = static_cast<int>(std::min<std::int64_t>(kTile, n - j0));
+                     F64 value{};
+                     U64 exponents{};
+                     for (int w = 0; w < width && k_of_slot >= 0; ++w) {
+                       const Binary64Operand x = operands(b.get(k_of_slot, j0 + w));
+                       finite &= std::isfinite(x.value);
+                       value[w] = x.value;
+                       exponents[w] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
+                     }
+                     p.b_value[static_cast<std::size_t>(tile * p.slots + s)] = value;
+                     p.b_exponents[static_cast<std::size_t>(tile * p.slots + s)] = exponents;
+                   }
+                 }
+                 if (!finite) all_finite = false;
+               });
   p.finite = all_finite;
   return p;
 }
@@ -457,9 +488,8 @@ bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
   // dynamically, so that a thread slowed by others on its core does not hold up the product
   // (one group per thread measured 7x on 16 threads at n = 2048 where the old one-tile tasks
   // gave 11x to 12x, H100 host).
-  const std::int64_t workers =
-      threads > 0 ? threads : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
-  const std::int64_t group_tiles = std::clamp<std::int64_t>(tiles / (4 * workers), 1, kGroupTiles);
+  const std::int64_t group_tiles =
+      std::clamp<std::int64_t>(tiles / (4 * workers(threads)), 1, kGroupTiles);
   parallel_for(threads, tiles, group_tiles, [&](std::int64_t begin, std::int64_t end) {
     const std::int64_t padded = packed.padded_rows;
     std::vector<F64> c(static_cast<std::size_t>((end - begin) * std::min(padded, kBlockRows)));

@@ -177,6 +177,52 @@ TEST(FastPath, EverySpecialisedKernelMatchesMmaElement) {
   }
 }
 
+// The table of every bit pattern (made once per format for the process, gemm_fast_path.cpp's
+// OperandTable) serves fp16, e4m3, e5m2 and fp16 again in turn; each product against mma_element,
+// with B column major, n not a multiple of the 8-column tiles and m not one of the 4-row groups.
+TEST(FastPath, OperandTablesOfSeveralFormatsGiveTheModelsBits) {
+  const std::int64_t m = 301, n = 19, k = 256;  // (m + n) k > 2^16: every table is used
+  std::mt19937_64 rng(11);
+  for (const FloatFormat& input : {formats::fp16, formats::e4m3, formats::e5m2, formats::fp16}) {
+    const Datapath dp = preset("sm90", input, formats::fp32);
+    const int bytes = input.container_bits() / 8;
+    // Finite patterns only (an Inf or NaN sends the product to the general path).
+    const std::uint32_t exponent_mask = ((1u << input.exponent_bits) - 1) << input.fraction_bits;
+    const auto fill = [&](std::vector<unsigned char>& x) {
+      for (std::size_t at = 0; at < x.size(); at += static_cast<std::size_t>(bytes)) {
+        std::uint32_t bits;
+        do {
+          bits = static_cast<std::uint32_t>(rng()) & ((1u << input.container_bits()) - 1);
+        } while ((bits & exponent_mask) == exponent_mask);
+        for (int q = 0; q < bytes; ++q)
+          x[at + static_cast<std::size_t>(q)] = (bits >> (8 * q)) & 0xff;
+      }
+    };
+    std::vector<unsigned char> a(static_cast<std::size_t>(m * k * bytes)),
+        b(static_cast<std::size_t>(k * n * bytes));
+    fill(a);
+    fill(b);
+    std::vector<std::uint32_t> d(static_cast<std::size_t>(m * n)), expected(d.size());
+    const ConstMatrixView av{a.data(), input, m, k, k, Layout::row_major};
+    const ConstMatrixView bv{b.data(), input, k, n, k, Layout::column_major};
+    emulated_gemm(
+        dp, {.threads = 3}, av, bv, std::nullopt,
+        {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n, Layout::row_major}});
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::vector<std::uint32_t> row, col;
+        for (std::int64_t p = 0; p < k; ++p) {
+          row.push_back(av.get(i, p));
+          col.push_back(bv.get(p, j));
+        }
+        expected[static_cast<std::size_t>(i * n + j)] = mma_element(dp, row, col, 0);
+      }
+    }
+    EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}))
+        << input.name;
+  }
+}
+
 #if defined(__x86_64__)
 // The fast path converts fp32 accumulators eight at a time through float; a caller's
 // flush-to-zero and denormals-are-zero modes (MXCSR bits 15 and 6) must not change the bits of
