@@ -20,6 +20,7 @@
 #include "gemm/emulated_gemm.hpp"
 #include "gemm/tiled_mma_gemm.hpp"
 #include "gemm/wgmma_gemm.hpp"
+#include "steps/crt_bound_steps.hpp"
 #include "steps/crt_steps.hpp"
 #include "steps/fp32_split_steps.hpp"
 #include "steps/inner_product_steps.hpp"
@@ -234,6 +235,19 @@ class GpuBackend final : public Backend {
                                const ExponentVector& shifts) override {
     detail::crt_norm_shifts(x, axis, gamma, shifts,
                             scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
+  }
+  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, const IntegerMatrix& out,
+                                   const BoundExponents& exponents) override {
+    detail::crt_magnitude_bound(
+        x, axis, out, exponents,
+        scratch(step_scratch_, detail::crt_magnitude_bound_scratch_bytes(x, axis)));
+  }
+  int crt_bound_need_checked(const IntegerMatrix& a, const IntegerMatrix& b,
+                             const BoundExponents& rows, const BoundExponents& columns,
+                             int log2_k) override {
+    return detail::crt_bound_need(
+        cublas_, a, b, rows, columns, log2_k,
+        scratch(step_scratch_, detail::crt_bound_need_scratch_bytes(a.rows, b.cols, a.cols)));
   }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {

@@ -1,0 +1,233 @@
+// The GPU kernels of dp's bound steps (crt_steps.hpp: crt_magnitude_bound, crt_bound_need) on the
+// default stream, running the element functions of crt_elements.hpp, so the GPU backend gives
+// the emulator's quanta, exponents and need.
+#include "steps/crt_bound_steps.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include <tcemu/backend/crt_elements.hpp>
+
+#include "cuda_check.hpp"
+#include "device_matrix.hpp"
+#include "grid_loop.cuh"
+#include "steps/integer_gemm_steps.hpp"
+
+namespace tcemu::gpu::detail {
+namespace {
+
+namespace el = crt_elements;
+
+constexpr int kThreads = 256;
+constexpr int kBias = 1 << 20;
+
+// The scratch of crt_magnitude_bound, per vector v: VectorBits slots (top + 2^20 and 2^20 - low
+// by atomicMax: positive for every element, 0 for none), the bound shift, the MagnitudeSums
+// (added and maxed atomically: integer operations, so their order does not matter) and the
+// quantum shift.
+struct BoundScratch {
+  int* slots;
+  std::int32_t* bound_shift;
+  unsigned long long* sum;
+  unsigned long long* squares;
+  unsigned long long* largest;
+  std::int32_t* quantum_shift;
+};
+
+BoundScratch bound_scratch(void* scratch, std::int64_t vectors) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  const auto n = static_cast<std::size_t>(vectors);
+  BoundScratch s{};
+  s.sum = reinterpret_cast<unsigned long long*>(base);
+  s.squares = s.sum + n;
+  s.largest = s.squares + n;
+  s.slots = reinterpret_cast<int*>(s.largest + n);
+  s.bound_shift = s.slots + 2 * n;
+  s.quantum_shift = s.bound_shift + n;
+  return s;
+}
+
+// A chunk [begin, end) of vector v: its VectorBits folded into the vector's slots.
+__device__ void fold_bits(const DeviceReal& x, bool rows, std::int64_t v, std::int64_t begin,
+                          std::int64_t end, std::int64_t step, int* slots) {
+  el::VectorBits mine;
+  for (std::int64_t p = begin; p < end; p += step) mine.add(rows ? x.get(v, p) : x.get(p, v));
+  if (mine.empty()) return;
+  atomicMax(&slots[2 * v], mine.top + kBias);
+  atomicMax(&slots[2 * v + 1], kBias - mine.low);
+}
+
+// The same for the MagnitudeSums at the vector's bound shift.
+__device__ void fold_sums(const DeviceReal& x, bool rows, std::int64_t v, std::int64_t begin,
+                          std::int64_t end, std::int64_t step, const BoundScratch& s) {
+  el::MagnitudeSums mine;
+  const int shift = s.bound_shift[v];
+  for (std::int64_t p = begin; p < end; p += step) {
+    mine.add(rows ? x.get(v, p) : x.get(p, v), shift);
+  }
+  if (mine.squares == 0) return;
+  atomicAdd(&s.sum[v], static_cast<unsigned long long>(mine.sum));
+  atomicAdd(&s.squares[v], static_cast<unsigned long long>(mine.squares));
+  atomicMax(&s.largest[v], static_cast<unsigned long long>(mine.largest));
+}
+
+// Contiguous vectors: one block per vector (grid-stride), its threads striding over the vector.
+// Across x's layout: a thread per vector and chunk (neighbouring threads on neighbouring vectors).
+__global__ void __launch_bounds__(kThreads)
+    bits_kernel(const DeviceReal x, const bool rows, const bool across, const std::int64_t chunk,
+                const BoundScratch s) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  if (across) {
+    const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+    const std::int64_t begin = blockIdx.y * chunk;
+    if (v < vectors) fold_bits(x, rows, v, begin, min(length, begin + chunk), 1, s.slots);
+    return;
+  }
+  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
+    fold_bits(x, rows, v, threadIdx.x, length, kThreads, s.slots);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    bound_shift_kernel(const std::int64_t vectors, const BoundScratch s) {
+  for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
+       v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
+    el::VectorBits all;
+    if (s.slots[2 * v] != 0) {
+      all.top = s.slots[2 * v] - kBias;
+      all.low = kBias - s.slots[2 * v + 1];
+    }
+    s.bound_shift[v] = all.shift(el::kNormBoundBits);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    sums_kernel(const DeviceReal x, const bool rows, const bool across, const std::int64_t chunk,
+                const BoundScratch s) {
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  if (across) {
+    const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+    const std::int64_t begin = blockIdx.y * chunk;
+    if (v < vectors) fold_sums(x, rows, v, begin, min(length, begin + chunk), 1, s);
+    return;
+  }
+  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
+    fold_sums(x, rows, v, threadIdx.x, length, kThreads, s);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    bound_vector_kernel(const std::int64_t vectors, const int log2_length, const BoundScratch s,
+                        std::int32_t* norm2, std::int32_t* norm1) {
+  for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
+       v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
+    el::MagnitudeSums sums;
+    sums.sum = s.sum[v];
+    sums.squares = s.squares[v];
+    sums.largest = s.largest[v];
+    const el::BoundVector b = el::bound_vector(sums, s.bound_shift[v], log2_length);
+    s.quantum_shift[v] = b.quantum_shift;
+    norm2[v] = b.norm2;
+    norm1[v] = b.norm1;
+  }
+}
+
+// In the quanta's order (their byte writes coalesce).
+__global__ void __launch_bounds__(kThreads)
+    quanta_kernel(const DeviceReal x, const bool rows, const std::int32_t* quantum_shift,
+                  std::int8_t* out, const std::int64_t ld, const bool out_rows) {
+  for_each_element(x.rows, x.cols, out_rows, [&](std::int64_t i, std::int64_t j) {
+    out[out_rows ? i * ld + j : j * ld + i] =
+        static_cast<std::int8_t>(el::magnitude_quanta(x.get(i, j), quantum_shift[rows ? i : j]));
+  });
+}
+
+// The largest bound_need of the block's elements into *need (atomicMax of each block's maximum).
+__global__ void __launch_bounds__(kThreads)
+    need_kernel(const std::int32_t* sums, const std::int64_t sums_ld, const std::int64_t rows,
+                const std::int64_t cols, const std::int32_t* norm2_i, const std::int32_t* norm1_i,
+                const std::int32_t* norm2_j, const std::int32_t* norm1_j, const int log2_k,
+                int* need) {
+  __shared__ int most[kThreads];
+  int mine = el::kNoNeed;
+  for_each_element(rows, cols, false, [&](std::int64_t i, std::int64_t j) {
+    mine = max(mine, el::bound_need(sums[j * sums_ld + i], norm2_i[i], norm1_i[i], norm2_j[j],
+                                    norm1_j[j], log2_k));
+  });
+  most[threadIdx.x] = mine;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half) {
+      most[threadIdx.x] = max(most[threadIdx.x], most[threadIdx.x + half]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicMax(need, most[0]);
+}
+
+}  // namespace
+
+std::size_t crt_magnitude_bound_scratch_bytes(const RealMatrix& x, SplitAxis axis) {
+  return static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 40 + 16;
+}
+
+void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const IntegerMatrix& out,
+                         const BoundExponents& exponents, void* scratch) {
+  const bool rows = axis == SplitAxis::rows;
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  if (vectors == 0) return;
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(scratch, 0, crt_magnitude_bound_scratch_bytes(x, axis)));
+  const BoundScratch s = bound_scratch(scratch, vectors);
+  const DeviceReal in = device_real(x);
+  const bool across = rows != in.row_major;
+  // About 64 chunks per vector across the layout: enough threads to cover the memory latency.
+  const std::int64_t chunk = std::max<std::int64_t>(64, (length + 63) / 64);
+  const dim3 grid =
+      across ? dim3(static_cast<unsigned>((vectors + kThreads - 1) / kThreads),
+                    static_cast<unsigned>(std::max<std::int64_t>(1, (length + chunk - 1) / chunk)))
+             : dim3(static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16)));
+  const auto finish =
+      static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
+  const int log2_length =
+      length == 0 ? 0 : tcemu::detail::bit_width(static_cast<std::uint64_t>(length)) - 1;
+  bits_kernel<<<grid, kThreads>>>(in, rows, across, chunk, s);
+  bound_shift_kernel<<<finish, kThreads>>>(vectors, s);
+  sums_kernel<<<grid, kThreads>>>(in, rows, across, chunk, s);
+  bound_vector_kernel<<<finish, kThreads>>>(vectors, log2_length, s,
+                                            device_exponents(exponents.norm2),
+                                            device_exponents(exponents.norm1));
+  if (length > 0) {
+    const bool out_rows = out.layout == Layout::row_major;
+    quanta_kernel<<<elementwise_grid(x.rows, x.cols, out_rows, kThreads), kThreads>>>(
+        in, rows, s.quantum_shift,
+        static_cast<std::int8_t*>(out.buffer->address()) + out.offset_bytes, out.ld, out_rows);
+  }
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+}
+
+std::size_t crt_bound_need_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return (integer_gemm_scratch_bytes(m, n, k) + 15) / 16 * 16 + 16;
+}
+
+int crt_bound_need(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
+                   const BoundExponents& rows, const BoundExponents& columns, int log2_k,
+                   void* scratch) {
+  const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
+  int* need =
+      reinterpret_cast<int*>(static_cast<unsigned char*>(scratch) +
+                             (integer_gemm_scratch_bytes(a.rows, b.cols, a.cols) + 15) / 16 * 16);
+  const int none = el::kNoNeed;
+  TCEMU_CUDA_CHECK(cudaMemcpy(need, &none, sizeof(int), cudaMemcpyHostToDevice));
+  need_kernel<<<elementwise_grid(a.rows, b.cols, false, kThreads), kThreads>>>(
+      sums, integer_sums_ld(a.rows), a.rows, b.cols, device_exponents(rows.norm2),
+      device_exponents(rows.norm1), device_exponents(columns.norm2),
+      device_exponents(columns.norm1), log2_k, need);
+  TCEMU_CUDA_CHECK(cudaGetLastError());
+  int result = none;
+  TCEMU_CUDA_CHECK(cudaMemcpy(&result, need, sizeof(int), cudaMemcpyDeviceToHost));
+  return result;
+}
+
+}  // namespace tcemu::gpu::detail
