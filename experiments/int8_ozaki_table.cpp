@@ -269,11 +269,17 @@ int run(const cli::Arguments& args) {
         csv.flush();
         std::fprintf(stderr,
                      "  %-34s %7.2f TFLOP/s  max rel. error %.3e  not CR %lld/%lld  slices or "
-                     "moduli %d, int8 GEMMs %lld %s\n",
+                     "moduli %d, int8 GEMMs %lld%s %s\n",
                      r.method.c_str(), tflops, r.accuracy.max_relative_error,
                      static_cast<long long>(r.accuracy.not_correctly_rounded),
                      static_cast<long long>(samples), r.report.slices_a,
-                     static_cast<long long>(r.report.gemms), r.note.c_str());
+                     static_cast<long long>(r.report.gemms),
+                     r.report.dp_bound_bits != 0
+                         ? (", dp's bound " + std::to_string(r.report.dp_bound_bits) +
+                            (r.report.dp_bound_met ? "" : " (not met)"))
+                               .c_str()
+                         : "",
+                     r.note.c_str());
       };
 
       Result dgemm;

@@ -236,18 +236,19 @@ class GpuBackend final : public Backend {
     detail::crt_norm_shifts(x, axis, gamma, shifts,
                             scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
   }
-  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, const IntegerMatrix& out,
+  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
+                                   const IntegerMatrix& out,
                                    const BoundExponents& exponents) override {
     detail::crt_magnitude_bound(
-        x, axis, out, exponents,
+        x, axis, depth, out, exponents,
         scratch(step_scratch_, detail::crt_magnitude_bound_scratch_bytes(x, axis)));
   }
-  int crt_bound_need_checked(const IntegerMatrix& a, const IntegerMatrix& b,
-                             const BoundExponents& rows, const BoundExponents& columns,
-                             int log2_k) override {
+  int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) override {
+    const BoundLevel& first = levels.front();
     return detail::crt_bound_need(
-        cublas_, a, b, rows, columns, log2_k,
-        scratch(step_scratch_, detail::crt_bound_need_scratch_bytes(a.rows, b.cols, a.cols)));
+        cublas_, levels, log2_k,
+        scratch(step_scratch_, detail::crt_bound_need_scratch_bytes(first.a.rows, first.b.cols,
+                                                                    first.a.cols, levels.size())));
   }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {

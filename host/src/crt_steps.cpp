@@ -94,8 +94,9 @@ void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, i
   });
 }
 
-void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const IntegerMatrix& out,
-                              const BoundExponents& exponents, int threads) {
+void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
+                              const IntegerMatrix& out, const BoundExponents& exponents,
+                              int threads) {
   const HostReal in(x);
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
@@ -112,7 +113,7 @@ void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const Integer
       const int bound_shift = bits.shift(el::kNormBoundBits);
       el::MagnitudeSums sums;
       for (std::int64_t p = 0; p < length; ++p) sums.add(get(p), bound_shift);
-      const el::BoundVector b = el::bound_vector(sums, bound_shift, log2_length);
+      const el::BoundVector b = el::bound_vector(sums, bound_shift, log2_length, depth);
       norm2[v] = b.norm2;
       norm1[v] = b.norm1;
       for (std::int64_t p = 0; p < length; ++p) {
@@ -124,21 +125,26 @@ void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const Integer
   });
 }
 
-int host_crt_bound_need(const IntegerMatrix& a, const IntegerMatrix& b, const BoundExponents& rows,
-                        const BoundExponents& columns, int log2_k, int threads) {
-  const std::vector<std::int32_t> sums = host_integer_sums(a, b, threads);
-  const std::int32_t* norm2_i = shift_data(rows.norm2);
-  const std::int32_t* norm1_i = shift_data(rows.norm1);
-  const std::int32_t* norm2_j = shift_data(columns.norm2);
-  const std::int32_t* norm1_j = shift_data(columns.norm1);
-  std::vector<int> need(static_cast<std::size_t>(b.cols), el::kNoNeed);
-  parallel_for(threads, b.cols, 16, [&](std::int64_t begin, std::int64_t end) {
+int host_crt_bound_need(std::span<const BoundLevel> levels, int log2_k, int threads) {
+  std::vector<std::vector<std::int32_t>> sums;
+  for (const BoundLevel& level : levels)
+    sums.push_back(host_integer_sums(level.a, level.b, threads));
+  const std::int64_t rows = levels.front().a.rows, cols = levels.front().b.cols;
+  std::vector<int> need(static_cast<std::size_t>(cols), el::kNoNeed);
+  parallel_for(threads, cols, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
       int most = el::kNoNeed;
-      for (std::int64_t i = 0; i < a.rows; ++i) {
-        most =
-            std::max(most, el::bound_need(sums[static_cast<std::size_t>(j * a.rows + i)],
-                                          norm2_i[i], norm1_i[i], norm2_j[j], norm1_j[j], log2_k));
+      for (std::int64_t i = 0; i < rows; ++i) {
+        int least = el::kBoundUncertified;
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+          const BoundLevel& level = levels[l];
+          least = std::min(least, el::bound_need(sums[l][static_cast<std::size_t>(j * rows + i)],
+                                                 shift_data(level.rows.norm2)[i],
+                                                 shift_data(level.rows.norm1)[i],
+                                                 shift_data(level.columns.norm2)[j],
+                                                 shift_data(level.columns.norm1)[j], log2_k));
+        }
+        most = std::max(most, least);
       }
       need[static_cast<std::size_t>(j)] = most;
     }

@@ -124,14 +124,13 @@ class HostBackend final : public Backend {
                                const ExponentVector& shifts) override {
     detail::host_crt_norm_shifts(x, axis, gamma, shifts, threads_);
   }
-  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, const IntegerMatrix& out,
+  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
+                                   const IntegerMatrix& out,
                                    const BoundExponents& exponents) override {
-    detail::host_crt_magnitude_bound(x, axis, out, exponents, threads_);
+    detail::host_crt_magnitude_bound(x, axis, depth, out, exponents, threads_);
   }
-  int crt_bound_need_checked(const IntegerMatrix& a, const IntegerMatrix& b,
-                             const BoundExponents& rows, const BoundExponents& columns,
-                             int log2_k) override {
-    return detail::host_crt_bound_need(a, b, rows, columns, log2_k, threads_);
+  int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) override {
+    return detail::host_crt_bound_need(levels, log2_k, threads_);
   }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {

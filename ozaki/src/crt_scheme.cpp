@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -64,8 +65,11 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
 // dp's bound (crt_elements.hpp, bound_need): the gamma_A that every element of A B needs, from
 // crt_magnitude_bound of A's rows and B's columns and crt_bound_need of their int8 product, in
 // blocks of m and n that fit in the workspace after its first `reserved` bytes (the exponents of
-// every row and column at the start, then one block's quanta of A and of B). kNoNeed when no
-// element needs any, kBoundUncertified when some element's quanta do not meet.
+// every row and column for two levels at the start, then one block's quanta of A and of B for
+// two levels). First at depth 0; when that leaves an element uncertified, every block again
+// with depths 0 and kDeepClip (each element's better one), so that the result does not depend
+// on the blocking. kNoNeed when no element needs any, kBoundUncertified when some element's
+// quanta do not meet at either depth.
 int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& workspace,
                   std::size_t reserved, Report& report) {
   namespace el = crt_elements;
@@ -73,9 +77,10 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
   const auto vector_bytes = [](std::int64_t size) {
     return aligned(static_cast<std::size_t>(size) * 4);
   };
-  const std::size_t exponents_bytes = 2 * (vector_bytes(m) + vector_bytes(n));
+  const std::size_t exponents_bytes = 4 * (vector_bytes(m) + vector_bytes(n));
   const auto quanta_bytes = [&](std::int64_t mb, std::int64_t nb) {
-    return aligned(static_cast<std::size_t>(mb * k)) + aligned(static_cast<std::size_t>(k * nb));
+    return 2 *
+           (aligned(static_cast<std::size_t>(mb * k)) + aligned(static_cast<std::size_t>(k * nb)));
   };
   std::int64_t mb = std::max<std::int64_t>(m, 1), nb = std::max<std::int64_t>(n, 1);
   while (reserved + exponents_bytes + quanta_bytes(mb, nb) > workspace.bytes()) {
@@ -96,33 +101,51 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
     at += vector_bytes(size);
     return v;
   };
-  const BoundExponents rows{vector(m), vector(m)}, columns{vector(n), vector(n)};
   const auto part = [](const BoundExponents& e, std::int64_t first, std::int64_t size) {
     const auto skip = static_cast<std::size_t>(first) * 4;
     return BoundExponents{{e.norm2.buffer, e.norm2.offset_bytes + skip, size},
                           {e.norm1.buffer, e.norm1.offset_bytes + skip, size}};
   };
-  IntegerMatrix quanta_a{&workspace,       at, Integer::s8, mb, k, std::max<std::int64_t>(1, k),
-                         Layout::row_major};
-  at += aligned(static_cast<std::size_t>(mb * k));
-  IntegerMatrix quanta_b{&workspace,          at, Integer::s8, k, nb, std::max<std::int64_t>(1, k),
-                         Layout::column_major};
-  int need = el::kNoNeed;
-  for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
-    quanta_a.rows = std::min(mb, m - i0);
-    const BoundExponents rows_here = part(rows, i0, quanta_a.rows);
-    backend.crt_magnitude_bound(sub(problem.a, i0, 0, quanta_a.rows, k), SplitAxis::rows, quanta_a,
-                                rows_here);
-    for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
-      quanta_b.cols = std::min(nb, n - j0);
-      const BoundExponents columns_here = part(columns, j0, quanta_b.cols);
-      backend.crt_magnitude_bound(sub(problem.b, 0, j0, k, quanta_b.cols), SplitAxis::columns,
-                                  quanta_b, columns_here);
-      need = std::max(need, backend.crt_bound_need(quanta_a, quanta_b, rows_here, columns_here));
-      ++report.gemms;
-    }
+  BoundExponents rows[2], columns[2];
+  for (int l = 0; l < 2; ++l) {
+    rows[l] = {vector(m), vector(m)};
+    columns[l] = {vector(n), vector(n)};
   }
-  return need;
+  BoundLevel levels[2];
+  for (BoundLevel& level : levels) {
+    level.a = {&workspace, at, Integer::s8, mb, k, std::max<std::int64_t>(1, k), Layout::row_major};
+    at += aligned(static_cast<std::size_t>(mb * k));
+    level.b = {&workspace,          at, Integer::s8, k, nb, std::max<std::int64_t>(1, k),
+               Layout::column_major};
+    at += aligned(static_cast<std::size_t>(k * nb));
+  }
+  const int depths[2] = {0, el::kDeepClip};
+  const auto pass = [&](std::size_t count) {
+    int need = el::kNoNeed;
+    for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
+      const std::int64_t rows_here = std::min(mb, m - i0);
+      for (std::size_t l = 0; l < count; ++l) {
+        levels[l].a.rows = rows_here;
+        levels[l].rows = part(rows[l], i0, rows_here);
+        backend.crt_magnitude_bound(sub(problem.a, i0, 0, rows_here, k), SplitAxis::rows, depths[l],
+                                    levels[l].a, levels[l].rows);
+      }
+      for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+        const std::int64_t cols_here = std::min(nb, n - j0);
+        for (std::size_t l = 0; l < count; ++l) {
+          levels[l].b.cols = cols_here;
+          levels[l].columns = part(columns[l], j0, cols_here);
+          backend.crt_magnitude_bound(sub(problem.b, 0, j0, k, cols_here), SplitAxis::columns,
+                                      depths[l], levels[l].b, levels[l].columns);
+        }
+        need = std::max(need, backend.crt_bound_need(std::span<const BoundLevel>(levels, count)));
+        report.gemms += static_cast<std::int64_t>(count);
+      }
+    }
+    return need;
+  };
+  const int need = pass(1);
+  return need == el::kBoundUncertified ? pass(2) : need;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -362,7 +363,13 @@ TEST_P(CrtCorrectlyRounded, DpMeetsDgemmsElementwiseBound) {
     EXPECT_GE(dp.slices_a, 15);
   }
   EXPECT_TRUE(dp.dp_bound_met);
-  EXPECT_EQ(dp.gemms, dp.slices_a + (dp.dp_bound_bits != 0 ? 1 : 0));
+  // The bound: one int8 GEMM at depth 0, two more when that left an element uncertified.
+  const std::int64_t bound_gemms = dp.gemms - dp.slices_a;
+  if (dp.dp_bound_bits == 0) {
+    EXPECT_EQ(bound_gemms, 0);
+  } else {
+    EXPECT_TRUE(bound_gemms == 1 || bound_gemms == 3) << bound_gemms;
+  }
   EXPECT_TRUE(within_dgemm_bound(got, reference, c.m, c.n, c.k, a, b))
       << "phi " << c.phi << ", " << dp.slices_a << " moduli";
 }
@@ -475,116 +482,148 @@ TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheN
     const std::size_t vectors_at = a.size() * 8, quanta_at = vectors_at + 3 * 64;
     Buffer buffer = backend->allocate(quanta_at + a.size() + 64);
     backend->copy_in(a.data(), buffer, a.size() * 8);
-    for (const bool rows : {true, false}) {
-      // rows: the rows of column-major A; columns: the columns of the row-major k x m A^T.
-      const RealMatrix x = rows ? RealMatrix{&buffer, 0, Real::fp64, m, k, m, Layout::column_major}
-                                : RealMatrix{&buffer, 0, Real::fp64, k, m, m, Layout::row_major};
-      const SplitAxis axis = rows ? SplitAxis::rows : SplitAxis::columns;
-      const IntegerMatrix quanta{&buffer,
-                                 quanta_at,
-                                 Integer::s8,
-                                 x.rows,
-                                 x.cols,
-                                 k,
-                                 rows ? Layout::row_major : Layout::column_major};
-      const BoundExponents exponents{{&buffer, vectors_at, m}, {&buffer, vectors_at + 64, m}};
-      backend->crt_magnitude_bound(x, axis, quanta, exponents);
-      const ExponentVector shifts{&buffer, vectors_at + 128, m};
-      backend->crt_norm_scale(x, axis, el::kNormBoundBits, 60, shifts);
-      std::vector<std::int32_t> norm2(m), norm1(m), shift(m);
-      std::vector<std::int8_t> q(a.size());
-      backend->copy_out(buffer, norm2.data(), m * 4, vectors_at);
-      backend->copy_out(buffer, norm1.data(), m * 4, vectors_at + 64);
-      backend->copy_out(buffer, shift.data(), m * 4, vectors_at + 128);
-      backend->copy_out(buffer, q.data(), q.size(), quanta_at);
-      for (std::int64_t i = 0; i < m; ++i) {
-        const auto v = static_cast<std::size_t>(i);
-        if (i == 1 || i == 7) {
-          EXPECT_EQ(norm2[v], el::kEmptyVector) << i;
-          continue;
-        }
-        const int u = norm2[v] + shift[v] - 60;
-        long double squares = 0, sum = 0;
-        int largest = 0;
-        for (std::int64_t p = 0; p < k; ++p) {
-          const double value = at(i, p);
-          const int got = q[static_cast<std::size_t>(i * k + p)];
-          const double scaled = std::ldexp(std::fabs(value), u);
-          const int expected =
-              std::isfinite(value) ? static_cast<int>(std::min(127.0, std::floor(scaled))) : 0;
-          EXPECT_EQ(got, expected) << backend->name() << " row " << i << " element " << p;
-          largest = std::max(largest, got);
-          if (std::isfinite(value)) {
-            squares += static_cast<long double>(value) * value;
-            sum += std::fabs(static_cast<long double>(value));
+    for (const int depth : {0, el::kDeepClip}) {
+      for (const bool rows : {true, false}) {
+        // rows: the rows of column-major A; columns: the columns of the row-major k x m A^T.
+        const RealMatrix x = rows
+                                 ? RealMatrix{&buffer, 0, Real::fp64, m, k, m, Layout::column_major}
+                                 : RealMatrix{&buffer, 0, Real::fp64, k, m, m, Layout::row_major};
+        const SplitAxis axis = rows ? SplitAxis::rows : SplitAxis::columns;
+        const IntegerMatrix quanta{&buffer,
+                                   quanta_at,
+                                   Integer::s8,
+                                   x.rows,
+                                   x.cols,
+                                   k,
+                                   rows ? Layout::row_major : Layout::column_major};
+        const BoundExponents exponents{{&buffer, vectors_at, m}, {&buffer, vectors_at + 64, m}};
+        backend->crt_magnitude_bound(x, axis, depth, quanta, exponents);
+        const ExponentVector shifts{&buffer, vectors_at + 128, m};
+        backend->crt_norm_scale(x, axis, el::kNormBoundBits, 60, shifts);
+        std::vector<std::int32_t> norm2(m), norm1(m), shift(m);
+        std::vector<std::int8_t> q(a.size());
+        backend->copy_out(buffer, norm2.data(), m * 4, vectors_at);
+        backend->copy_out(buffer, norm1.data(), m * 4, vectors_at + 64);
+        backend->copy_out(buffer, shift.data(), m * 4, vectors_at + 128);
+        backend->copy_out(buffer, q.data(), q.size(), quanta_at);
+        for (std::int64_t i = 0; i < m; ++i) {
+          const auto v = static_cast<std::size_t>(i);
+          if (i == 1 || i == 7) {
+            EXPECT_EQ(norm2[v], el::kEmptyVector) << i;
+            continue;
           }
+          const int u = norm2[v] + shift[v] - 60;
+          long double squares = 0, sum = 0;
+          int largest = 0;
+          for (std::int64_t p = 0; p < k; ++p) {
+            const double value = at(i, p);
+            const int got = q[static_cast<std::size_t>(i * k + p)];
+            const double scaled = std::ldexp(std::fabs(value), u);
+            const int expected =
+                std::isfinite(value) ? static_cast<int>(std::min(127.0, std::floor(scaled))) : 0;
+            EXPECT_EQ(got, expected) << backend->name() << " row " << i << " element " << p;
+            largest = std::max(largest, got);
+            if (std::isfinite(value)) {
+              squares += static_cast<long double>(value) * value;
+              sum += std::fabs(static_cast<long double>(value));
+            }
+          }
+          EXPECT_GE(largest, 32) << i;
+          EXPECT_LE(std::sqrt(squares), std::ldexp(1.0L, norm2[v] - u)) << i;
+          EXPECT_LE(sum, std::ldexp(1.0L, norm1[v] - u)) << i;
         }
-        EXPECT_GE(largest, 32) << i;
-        EXPECT_LE(std::sqrt(squares), std::ldexp(1.0L, norm2[v] - u)) << i;
-        EXPECT_LE(sum, std::ldexp(1.0L, norm1[v] - u)) << i;
       }
     }
   }
 }
 
 // crt_bound_need: the largest bound_need over the elements of the quanta's exact product
-// (computed here in int64), kBoundUncertified as soon as one nonempty pair's quanta do not meet,
-// kNoNeed contributions from empty vectors.
+// (computed here in int64), with two levels (depths 0 and kDeepClip) the largest of each
+// element's lesser need, kBoundUncertified as soon as one nonempty pair's quanta meet in no
+// level, kNoNeed contributions from empty vectors.
 TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
   const std::int64_t m = 7, n = 6, k = 64;
   auto a = phi_matrix(m, k, 2.0, 31);
   auto b = phi_matrix(k, n, 2.0, 32);
   for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 2)] = 0.0;  // empty row
   auto backend = host::make_emulator_backend();
+  // Returns the step's need with one level and with two, *expected and *expected_two the same
+  // from the quanta's products computed here.
   const auto need_of = [&](const std::vector<double>& x, const std::vector<double>& y,
-                           int* expected) {
+                           int* expected, int* expected_two, int* two) {
     const std::size_t b_at = x.size() * 8, vectors_at = b_at + y.size() * 8;
-    const std::size_t qa_at = vectors_at + 4 * 64, qb_at = qa_at + x.size();
-    Buffer buffer = backend->allocate(qb_at + y.size());
+    const std::size_t quanta_at = vectors_at + 8 * 64;
+    const std::size_t level_bytes = x.size() + y.size();
+    Buffer buffer = backend->allocate(quanta_at + 2 * level_bytes);
     backend->copy_in(x.data(), buffer, x.size() * 8);
     backend->copy_in(y.data(), buffer, y.size() * 8, b_at);
-    const BoundExponents rows{{&buffer, vectors_at, m}, {&buffer, vectors_at + 64, m}};
-    const BoundExponents columns{{&buffer, vectors_at + 128, n}, {&buffer, vectors_at + 192, n}};
-    const IntegerMatrix qa{&buffer, qa_at, Integer::s8, m, k, k, Layout::row_major};
-    const IntegerMatrix qb{&buffer, qb_at, Integer::s8, k, n, k, Layout::column_major};
-    backend->crt_magnitude_bound({&buffer, 0, Real::fp64, m, k, m, Layout::column_major},
-                                 SplitAxis::rows, qa, rows);
-    backend->crt_magnitude_bound({&buffer, b_at, Real::fp64, k, n, k, Layout::column_major},
-                                 SplitAxis::columns, qb, columns);
-    std::vector<std::int32_t> e(static_cast<std::size_t>(2 * (m + n)));
-    backend->copy_out(buffer, e.data(), m * 4, vectors_at);
-    backend->copy_out(buffer, e.data() + m, m * 4, vectors_at + 64);
-    backend->copy_out(buffer, e.data() + 2 * m, n * 4, vectors_at + 128);
-    backend->copy_out(buffer, e.data() + 2 * m + n, n * 4, vectors_at + 192);
-    std::vector<std::int8_t> qx(x.size()), qy(y.size());
-    backend->copy_out(buffer, qx.data(), qx.size(), qa_at);
-    backend->copy_out(buffer, qy.data(), qy.size(), qb_at);
-    *expected = el::kNoNeed;
+    BoundLevel levels[2];
+    std::vector<std::int32_t> e[2];
+    std::vector<std::int8_t> qx[2], qy[2];
+    for (int l = 0; l < 2; ++l) {
+      const std::size_t v = vectors_at + static_cast<std::size_t>(l) * 256;
+      const std::size_t q = quanta_at + static_cast<std::size_t>(l) * level_bytes;
+      levels[l] = {{&buffer, q, Integer::s8, m, k, k, Layout::row_major},
+                   {&buffer, q + x.size(), Integer::s8, k, n, k, Layout::column_major},
+                   {{&buffer, v, m}, {&buffer, v + 64, m}},
+                   {{&buffer, v + 128, n}, {&buffer, v + 192, n}}};
+      const int depth = l == 0 ? 0 : el::kDeepClip;
+      backend->crt_magnitude_bound({&buffer, 0, Real::fp64, m, k, m, Layout::column_major},
+                                   SplitAxis::rows, depth, levels[l].a, levels[l].rows);
+      backend->crt_magnitude_bound({&buffer, b_at, Real::fp64, k, n, k, Layout::column_major},
+                                   SplitAxis::columns, depth, levels[l].b, levels[l].columns);
+      e[l].resize(static_cast<std::size_t>(2 * (m + n)));
+      backend->copy_out(buffer, e[l].data(), m * 4, v);
+      backend->copy_out(buffer, e[l].data() + m, m * 4, v + 64);
+      backend->copy_out(buffer, e[l].data() + 2 * m, n * 4, v + 128);
+      backend->copy_out(buffer, e[l].data() + 2 * m + n, n * 4, v + 192);
+      qx[l].resize(x.size());
+      qy[l].resize(y.size());
+      backend->copy_out(buffer, qx[l].data(), x.size(), q);
+      backend->copy_out(buffer, qy[l].data(), y.size(), q + x.size());
+    }
+    *expected = *expected_two = el::kNoNeed;
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t j = 0; j < n; ++j) {
-        std::int64_t p_ij = 0;
-        for (std::int64_t p = 0; p < k; ++p)
-          p_ij += std::int64_t{qx[static_cast<std::size_t>(i * k + p)]} *
-                  qy[static_cast<std::size_t>(j * k + p)];
-        *expected =
-            std::max(*expected, el::bound_need(static_cast<std::int32_t>(p_ij), e[i], e[m + i],
-                                               e[2 * m + j], e[2 * m + n + j], 6));  // log2 64
+        int need[2];
+        for (int l = 0; l < 2; ++l) {
+          std::int64_t p_ij = 0;
+          for (std::int64_t p = 0; p < k; ++p)
+            p_ij += std::int64_t{qx[l][static_cast<std::size_t>(i * k + p)]} *
+                    qy[l][static_cast<std::size_t>(j * k + p)];
+          const std::vector<std::int32_t>& f = e[l];
+          need[l] = el::bound_need(static_cast<std::int32_t>(p_ij), f[i], f[m + i], f[2 * m + j],
+                                   f[2 * m + n + j], 6);  // log2 64
+        }
+        *expected = std::max(*expected, need[0]);
+        *expected_two = std::max(*expected_two, std::min(need[0], need[1]));
       }
     }
-    return backend->crt_bound_need(qa, qb, rows, columns);
+    *two = backend->crt_bound_need(std::span<const BoundLevel>(levels, 2));
+    return backend->crt_bound_need(std::span<const BoundLevel>(levels, 1));
   };
-  int expected = 0;
-  const int need = need_of(a, b, &expected);
+  int expected = 0, expected_two = 0, two = 0;
+  const int need = need_of(a, b, &expected, &expected_two, &two);
   EXPECT_EQ(need, expected);
+  EXPECT_EQ(two, expected_two);
+  EXPECT_LE(two, need);
   EXPECT_GT(need, 40);
   EXPECT_LT(need, el::kBoundUncertified);
-  // Row 0 meets column 0 only in an element 2^-40 below the row's largest: its quantum is 0.
+  // Row 0 meets column 0 only in an element 2^-40 below the row's largest: its quantum is 0 at
+  // both depths.
   for (std::int64_t p = 0; p < k; ++p) {
     a[static_cast<std::size_t>(p * m)] = p == 0 ? 1.0 : p == 1 ? 0x1p-40 : 0.0;
     b[static_cast<std::size_t>(p)] = p == 1 ? 1.0 : 0.0;
   }
-  EXPECT_EQ(need_of(a, b, &expected), el::kBoundUncertified);
+  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
   EXPECT_EQ(expected, el::kBoundUncertified);
+  EXPECT_EQ(two, el::kBoundUncertified);
+  // 2^-14 instead: below the row's quantum 2^-12 at depth 0 (1 + 2^-14 over 64 elements: mean
+  // about 2^-6, quantum 2^-6 / 64), above its 2^-18 at depth 6: certified with two levels.
+  a[static_cast<std::size_t>(m)] = 0x1p-14;
+  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
+  EXPECT_EQ(two, expected_two);
+  EXPECT_LT(two, el::kBoundUncertified);
 }
 
 // The dp count grows with the spread of the inputs (the generator's spread checked: the largest

@@ -119,15 +119,15 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    bound_vector_kernel(const std::int64_t vectors, const int log2_length, const BoundScratch s,
-                        std::int32_t* norm2, std::int32_t* norm1) {
+    bound_vector_kernel(const std::int64_t vectors, const int log2_length, const int depth,
+                        const BoundScratch s, std::int32_t* norm2, std::int32_t* norm1) {
   for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
        v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
     el::MagnitudeSums sums;
     sums.sum = s.sum[v];
     sums.squares = s.squares[v];
     sums.largest = s.largest[v];
-    const el::BoundVector b = el::bound_vector(sums, s.bound_shift[v], log2_length);
+    const el::BoundVector b = el::bound_vector(sums, s.bound_shift[v], log2_length, depth);
     s.quantum_shift[v] = b.quantum_shift;
     norm2[v] = b.norm2;
     norm1[v] = b.norm1;
@@ -144,17 +144,31 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// The largest bound_need of the block's elements into *need (atomicMax of each block's maximum).
+// What need_kernel reads of one level: its int32 sums and its exponents.
+struct LevelView {
+  const std::int32_t* sums;
+  const std::int32_t* norm2_i;
+  const std::int32_t* norm1_i;
+  const std::int32_t* norm2_j;
+  const std::int32_t* norm1_j;
+};
+
+// The largest over the elements of the least bound_need over the levels into *need (atomicMax of
+// each block's maximum).
 __global__ void __launch_bounds__(kThreads)
-    need_kernel(const std::int32_t* sums, const std::int64_t sums_ld, const std::int64_t rows,
-                const std::int64_t cols, const std::int32_t* norm2_i, const std::int32_t* norm1_i,
-                const std::int32_t* norm2_j, const std::int32_t* norm1_j, const int log2_k,
-                int* need) {
+    need_kernel(const LevelView first, const LevelView second, const int levels,
+                const std::int64_t sums_ld, const std::int64_t rows, const std::int64_t cols,
+                const int log2_k, int* need) {
   __shared__ int most[kThreads];
   int mine = el::kNoNeed;
   for_each_element(rows, cols, false, [&](std::int64_t i, std::int64_t j) {
-    mine = max(mine, el::bound_need(sums[j * sums_ld + i], norm2_i[i], norm1_i[i], norm2_j[j],
-                                    norm1_j[j], log2_k));
+    int least = el::kBoundUncertified;
+    for (int l = 0; l < levels; ++l) {
+      const LevelView& v = l == 0 ? first : second;
+      least = min(least, el::bound_need(v.sums[j * sums_ld + i], v.norm2_i[i], v.norm1_i[i],
+                                        v.norm2_j[j], v.norm1_j[j], log2_k));
+    }
+    mine = max(mine, least);
   });
   most[threadIdx.x] = mine;
   __syncthreads();
@@ -173,7 +187,7 @@ std::size_t crt_magnitude_bound_scratch_bytes(const RealMatrix& x, SplitAxis axi
   return static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 40 + 16;
 }
 
-void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const IntegerMatrix& out,
+void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const IntegerMatrix& out,
                          const BoundExponents& exponents, void* scratch) {
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
@@ -195,7 +209,7 @@ void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const IntegerMatri
   bits_kernel<<<grid, kThreads>>>(in, rows, across, chunk, s);
   bound_shift_kernel<<<finish, kThreads>>>(vectors, s);
   sums_kernel<<<grid, kThreads>>>(in, rows, across, chunk, s);
-  bound_vector_kernel<<<finish, kThreads>>>(vectors, log2_length, s,
+  bound_vector_kernel<<<finish, kThreads>>>(vectors, log2_length, depth, s,
                                             device_exponents(exponents.norm2),
                                             device_exponents(exponents.norm1));
   if (length > 0) {
@@ -207,23 +221,52 @@ void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, const IntegerMatri
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
-std::size_t crt_bound_need_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
-  return (integer_gemm_scratch_bytes(m, n, k) + 15) / 16 * 16 + 16;
+namespace {
+
+std::size_t aligned16(std::size_t bytes) {
+  return (bytes + 15) / 16 * 16;
 }
 
-int crt_bound_need(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
-                   const BoundExponents& rows, const BoundExponents& columns, int log2_k,
+std::size_t sums_bytes(std::int64_t m, std::int64_t n) {
+  return aligned16(static_cast<std::size_t>(integer_sums_ld(m) * n) * 4);
+}
+
+LevelView level_view(const BoundLevel& level, const std::int32_t* sums) {
+  return {sums, device_exponents(level.rows.norm2), device_exponents(level.rows.norm1),
+          device_exponents(level.columns.norm2), device_exponents(level.columns.norm1)};
+}
+
+}  // namespace
+
+std::size_t crt_bound_need_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         std::size_t levels) {
+  return aligned16(integer_gemm_scratch_bytes(m, n, k)) + (levels - 1) * sums_bytes(m, n) + 16;
+}
+
+int crt_bound_need(cublasHandle_t handle, std::span<const BoundLevel> levels, int log2_k,
                    void* scratch) {
-  const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
-  int* need =
-      reinterpret_cast<int*>(static_cast<unsigned char*>(scratch) +
-                             (integer_gemm_scratch_bytes(a.rows, b.cols, a.cols) + 15) / 16 * 16);
+  const BoundLevel& first = levels.front();
+  const std::int64_t m = first.a.rows, n = first.b.cols;
+  auto* base = static_cast<unsigned char*>(scratch);
+  auto* kept = reinterpret_cast<std::int32_t*>(
+      base + aligned16(integer_gemm_scratch_bytes(m, n, first.a.cols)));
+  int* need = reinterpret_cast<int*>(reinterpret_cast<unsigned char*>(kept) +
+                                     (levels.size() - 1) * sums_bytes(m, n));
+  LevelView views[2] = {};
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const std::int32_t* sums = integer_gemm_sums(handle, levels[l].a, levels[l].b, scratch);
+    if (l + 1 < levels.size()) {  // the next level's GEMM writes over this one's sums
+      TCEMU_CUDA_CHECK(cudaMemcpyAsync(kept, sums,
+                                       static_cast<std::size_t>(integer_sums_ld(m) * n) * 4,
+                                       cudaMemcpyDeviceToDevice));
+      sums = kept;
+    }
+    views[l] = level_view(levels[l], sums);
+  }
   const int none = el::kNoNeed;
   TCEMU_CUDA_CHECK(cudaMemcpy(need, &none, sizeof(int), cudaMemcpyHostToDevice));
-  need_kernel<<<elementwise_grid(a.rows, b.cols, false, kThreads), kThreads>>>(
-      sums, integer_sums_ld(a.rows), a.rows, b.cols, device_exponents(rows.norm2),
-      device_exponents(rows.norm1), device_exponents(columns.norm2),
-      device_exponents(columns.norm1), log2_k, need);
+  need_kernel<<<elementwise_grid(m, n, false, kThreads), kThreads>>>(
+      views[0], views[1], static_cast<int>(levels.size()), integer_sums_ld(m), m, n, log2_k, need);
   TCEMU_CUDA_CHECK(cudaGetLastError());
   int result = none;
   TCEMU_CUDA_CHECK(cudaMemcpy(&result, need, sizeof(int), cudaMemcpyDeviceToHost));

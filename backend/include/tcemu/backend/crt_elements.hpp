@@ -231,9 +231,12 @@ struct MagnitudeSums {
 // 2^-bound_shift (bound_magnitude rounds up), so ||x||_1 <= 2^(ceil(log2 sum) - bound_shift),
 // |x_p| < 2^top for top = bit_width(largest) - bound_shift, and rho = bound_shift - ceil(log2
 // squares / 2) as norm_shift takes it. u is any integer for the bound's soundness; this one
-// clips at about the mean magnitude (2^(log2 ||x||_1 - log2_length), so that the elements of a
-// widely spread vector that meet the other side's are not all rounded to 0) or at the largest
-// element when that is lower (7 - top: |x_p| 2^u < 2^7).
+// clips at about the mean magnitude 2^-depth (2^(log2 ||x||_1 - log2_length - depth), so that
+// the elements of a widely spread vector that meet the other side's are not all rounded to 0)
+// or at the largest element when that is lower (7 - top: |x_p| 2^u < 2^7). A deeper clip keeps
+// more small elements and loses more of the large ones: dp takes depth 0, and where that leaves
+// an element uncertified, the better of depths 0 and kDeepClip for every element.
+inline constexpr int kDeepClip = 6;
 struct BoundVector {
   int quantum_shift = 0;
   int norm2 = kEmptyVector;
@@ -241,12 +244,12 @@ struct BoundVector {
 };
 
 TCEMU_HOST_DEVICE inline BoundVector bound_vector(const MagnitudeSums& s, int bound_shift,
-                                                  int log2_length) {
+                                                  int log2_length, int depth) {
   BoundVector v;
   if (s.squares == 0) return v;
   const int log2_sum = tcemu::detail::bit_width(s.sum - 1);  // ceil(log2 sum), sum >= 1
   const int top = tcemu::detail::bit_width(s.largest) - bound_shift;
-  const int by_largest = 7 - top, by_mean = 7 - (log2_sum - bound_shift) + log2_length;
+  const int by_largest = 7 - top, by_mean = 7 - (log2_sum - bound_shift) + log2_length + depth;
   v.quantum_shift = by_largest > by_mean ? by_largest : by_mean;
   const int rho = bound_shift - (tcemu::detail::bit_width(s.squares - 1) + 1) / 2;
   v.norm2 = v.quantum_shift - rho;
