@@ -144,6 +144,36 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+// The same when x's layout differs from the quanta's (A column major, its quanta row major):
+// each 32 x 32 tile of x is read in x's order into shared memory, then its quanta are written in
+// their order, so that both the reads and the writes are coalesced.
+constexpr int kTile = 32;
+
+__global__ void __launch_bounds__(kThreads)
+    quanta_transposing_kernel(const DeviceReal x, const bool rows,
+                              const std::int32_t* quantum_shift, std::int8_t* out,
+                              const std::int64_t ld, const bool out_rows) {
+  __shared__ double tile[kTile][kTile + 1];  // [local row][local column]
+  const int lane = static_cast<int>(threadIdx.x) % kTile, step = kThreads / kTile;
+  const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
+  for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
+    const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
+    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
+      const int ii = x.row_major ? r : lane, jj = x.row_major ? lane : r;
+      if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
+    }
+    __syncthreads();
+    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
+      const int ii = out_rows ? r : lane, jj = out_rows ? lane : r;
+      const std::int64_t i = i0 + ii, j = j0 + jj;
+      if (i >= x.rows || j >= x.cols) continue;
+      out[out_rows ? i * ld + j : j * ld + i] =
+          static_cast<std::int8_t>(el::magnitude_quanta(tile[ii][jj], quantum_shift[rows ? i : j]));
+    }
+    __syncthreads();  // the tile is read before the next one is written
+  }
+}
+
 // What need_kernel reads of one level: its int32 sums and its exponents.
 struct LevelView {
   const std::int32_t* sums;
@@ -214,9 +244,15 @@ void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const I
                                             device_exponents(exponents.norm1));
   if (length > 0) {
     const bool out_rows = out.layout == Layout::row_major;
-    quanta_kernel<<<elementwise_grid(x.rows, x.cols, out_rows, kThreads), kThreads>>>(
-        in, rows, s.quantum_shift,
-        static_cast<std::int8_t*>(out.buffer->address()) + out.offset_bytes, out.ld, out_rows);
+    auto* quanta = static_cast<std::int8_t*>(out.buffer->address()) + out.offset_bytes;
+    if (in.row_major == out_rows) {
+      quanta_kernel<<<elementwise_grid(x.rows, x.cols, out_rows, kThreads), kThreads>>>(
+          in, rows, s.quantum_shift, quanta, out.ld, out_rows);
+    } else {
+      const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
+      quanta_transposing_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192)),
+                                  kThreads>>>(in, rows, s.quantum_shift, quanta, out.ld, out_rows);
+    }
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
