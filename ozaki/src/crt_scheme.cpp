@@ -217,6 +217,9 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     // norm scaling's first pass, so the bound is not computed when it already fits). When the
     // bound is uncertified (an element whose quanta do not meet) or asks for more than the 48
     // moduli hold: the exact scaling if it fits, otherwise 48 moduli and dp_bound_met = false.
+    // The bound takes each vector's shift as rho_v + gamma with rho_v from the bound shift of
+    // kNormBoundBits: norm_scale uses that bound shift for every count dp takes (gamma_a >= 58,
+    // half_w <= 9).
     int least = 1;
     while (norm_gammas(least).first < kDpNormBits) ++least;
     const int exact = exact_moduli(norm_scale(least));
