@@ -537,6 +537,77 @@ TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheN
   }
 }
 
+// The bound itself: L_ij = P_ij 2^-(u_i + v_j) (P the quanta's exact product, u_v = norm2_v +
+// rho_v with rho_v from crt_norm_scale) is at most the long-accumulator (|A||B|)_ij for every
+// element, at both depths, on random rows and columns (phi = 4) and adversarial ones (zeros, one
+// large element, Inf and NaN, subnormals, a 1800-bit spread), and positive wherever a row and a
+// column share their largest elements.
+TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
+  const std::int64_t m = 6, n = 5, k = 48;
+  auto a = phi_matrix(m, k, 4.0, 71), b = phi_matrix(k, n, 4.0, 72);
+  const auto at_a = [&](std::int64_t i, std::int64_t p) -> double& {
+    return a[static_cast<std::size_t>(p * m + i)];
+  };
+  const auto at_b = [&](std::int64_t p, std::int64_t j) -> double& {
+    return b[static_cast<std::size_t>(j * k + p)];
+  };
+  for (std::int64_t p = 0; p < k; ++p) {
+    at_a(1, p) = 0.0;
+    at_a(2, p) = p == 3 ? 0x1p200 : at_a(2, p);
+    at_b(p, 1) = p == 3 ? -0x1p-200 : at_b(p, 1) * 0x1p-1070;
+    at_b(p, 2) = p % 2 == 0 ? 1.0 : 0.0;
+  }
+  at_a(3, 4) = NAN;
+  at_b(5, 3) = -INFINITY;
+  at_a(4, 0) = 0x1p900;
+  at_a(4, 1) = 0x1p-900;
+  const auto absolute = absolute_product(m, n, k, a, b);
+  auto backend = host::make_emulator_backend();
+  const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 6 * 64;
+  Buffer buffer = backend->allocate(q_at + a.size() + b.size());
+  backend->copy_in(a.data(), buffer, a.size() * 8);
+  backend->copy_in(b.data(), buffer, b.size() * 8, b_at);
+  const RealMatrix am{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
+  const RealMatrix bm{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
+  const IntegerMatrix qa{&buffer, q_at, Integer::s8, m, k, k, Layout::row_major};
+  const IntegerMatrix qb{&buffer, q_at + a.size(), Integer::s8, k, n, k, Layout::column_major};
+  const auto read = [&](std::size_t offset, std::int64_t size) {
+    std::vector<std::int32_t> v(static_cast<std::size_t>(size));
+    backend->copy_out(buffer, v.data(), v.size() * 4, offset);
+    return v;
+  };
+  for (const int depth : {0, el::kDeepClip}) {
+    backend->crt_magnitude_bound(am, SplitAxis::rows, depth, qa,
+                                 {{&buffer, v_at, m}, {&buffer, v_at + 64, m}});
+    backend->crt_magnitude_bound(bm, SplitAxis::columns, depth, qb,
+                                 {{&buffer, v_at + 128, n}, {&buffer, v_at + 192, n}});
+    backend->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 256, m});
+    backend->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60,
+                            {&buffer, v_at + 320, n});
+    const auto norm2_a = read(v_at, m), norm2_b = read(v_at + 128, n);
+    const auto shift_a = read(v_at + 256, m), shift_b = read(v_at + 320, n);
+    std::vector<std::int8_t> q(a.size() + b.size());
+    backend->copy_out(buffer, q.data(), q.size(), q_at);
+    int positive = 0;
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        const auto ii = static_cast<std::size_t>(i), jj = static_cast<std::size_t>(j);
+        if (norm2_a[ii] == el::kEmptyVector || norm2_b[jj] == el::kEmptyVector) continue;
+        const int u = norm2_a[ii] + shift_a[ii] - 60, v = norm2_b[jj] + shift_b[jj] - 60;
+        std::int64_t product = 0;
+        for (std::int64_t p = 0; p < k; ++p)
+          product += std::int64_t{q[static_cast<std::size_t>(i * k + p)]} *
+                     q[a.size() + static_cast<std::size_t>(j * k + p)];
+        const long double bound = std::ldexp(static_cast<long double>(product), -(u + v));
+        EXPECT_LE(bound, absolute[static_cast<std::size_t>(j * m + i)])
+            << "depth " << depth << " element " << i << ", " << j;
+        positive += product > 0 ? 1 : 0;
+      }
+    }
+    EXPECT_GT(positive, (m - 1) * n / 2) << "depth " << depth;  // row 1 is empty
+  }
+}
+
 // crt_bound_need: the largest bound_need over the elements of the quanta's exact product
 // (computed here in int64), with two levels (depths 0 and kDeepClip) the largest of each
 // element's lesser need, kBoundUncertified as soon as one nonempty pair's quanta meet in no
