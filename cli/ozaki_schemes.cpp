@@ -64,6 +64,14 @@ std::vector<std::string> describe(const ozaki::Report& r, SliceKind kind) {
   if (kind == SliceKind::crt) {
     line << "moduli: " << r.slices_a << ", integers of up to " << r.slice_bits
          << " bits, int8 GEMMs: " << r.gemms << ", blocks: " << r.blocks;
+    if (r.dp_bound_bits == crt_elements::kBoundUncertified) {
+      line << ", dp's bound of |A||B|: uncertified (some element's quanta do not meet)";
+    } else if (r.dp_bound_bits == crt_elements::kNoNeed) {
+      line << ", dp's bound of |A||B|: no element needs any";
+    } else if (r.dp_bound_bits != 0) {
+      line << ", dp's bound of |A||B|: norm bits " << r.dp_bound_bits;
+    }
+    if (!r.dp_bound_met) line << " NOT MET: the 48 moduli do not reach it";
   } else {
     line << "slices of A: " << r.slices_a << ", of B: " << r.slices_b << " (" << r.slice_bits
          << " bits each), GEMMs: " << r.gemms << ", blocks: " << r.blocks;
@@ -100,11 +108,12 @@ GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
     s.options_help = R"(Ozaki scheme II options:
   --mode M               cr: as many moduli as hold A and B exactly (the correctly rounded
                          product); sp (default for sgemm-crt): the same, rounded to fp32;
-                         dp (default for dgemm-crt): rows of A and columns of B scaled to
-                         Euclidean norm 2^56 or more (15 moduli), or cr's moduli when fewer;
-                         its error is below sqrt(k) 2^-55 ||a_i|| ||b_j|| (normwise: for rows
-                         and columns of widely spread magnitudes, e.g. phi >= 4, cr is the
-                         accurate choice);
+                         dp (default for dgemm-crt): rows of A and columns of B scaled by
+                         their Euclidean norms, with the fewest moduli (15 or more) that keep
+                         every element within DGEMM's classical bound k 2^-53 (|A||B|)_ij,
+                         judged from a lower bound of |A||B| by one more int8 GEMM (more
+                         moduli for widely spread inputs); cr's moduli when fewer; when the
+                         bound cannot be certified, cr's if they fit, else all 48 (reported);
                          tunable: --moduli N, scaled to the widest norms they allow
   --moduli N             tunable mode: N of the 48 moduli (a fixed count)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit

@@ -7,8 +7,9 @@
 // with its dynamic mantissa and each fixed width of --bits; Ozaki-I on int8 slices
 // (ozaki::IntegerProducts) in modes dp and cr and tunable with each --splits; Ozaki scheme II
 // (ozaki::CrtProducts) in mode cr (moduli from the inputs, correctly rounded), dp (the norm
-// scaling's moduli for FP64 accuracy, or cr's when fewer) and tunable with each --moduli;
-// DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n; GEMMul8 (fast and accurate mode, each
+// scaling with the moduli its bound of |A||B| asks for, at least 15, or cr's when fewer; the
+// CSV's slices_a is the count, gemms includes the bound's int8 GEMM) and tunable with each
+// --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n; GEMMul8 (fast and accurate mode, each
 // --gemmul8-moduli) when built with TCEMU_GEMMUL8_DIR. One CSV row per (N, phi, method); progress
 // on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md has the
 // page.
@@ -266,10 +267,19 @@ int run(const cli::Arguments& args) {
             static_cast<long long>(samples), r.note.c_str());
         csv << line;
         csv.flush();
-        std::fprintf(stderr, "  %-34s %7.2f TFLOP/s  max rel. error %.3e  not CR %lld/%lld %s\n",
+        std::fprintf(stderr,
+                     "  %-34s %7.2f TFLOP/s  max rel. error %.3e  not CR %lld/%lld  slices or "
+                     "moduli %d, int8 GEMMs %lld%s %s\n",
                      r.method.c_str(), tflops, r.accuracy.max_relative_error,
                      static_cast<long long>(r.accuracy.not_correctly_rounded),
-                     static_cast<long long>(samples), r.note.c_str());
+                     static_cast<long long>(samples), r.report.slices_a,
+                     static_cast<long long>(r.report.gemms),
+                     r.report.dp_bound_bits != 0
+                         ? (", dp's bound " + std::to_string(r.report.dp_bound_bits) +
+                            (r.report.dp_bound_met ? "" : " (not met)"))
+                               .c_str()
+                         : "",
+                     r.note.c_str());
       };
 
       Result dgemm;

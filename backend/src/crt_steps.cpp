@@ -114,6 +114,62 @@ void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix&
   crt_product_residues_checked(a, b, modulus, dst);
 }
 
+void CrtSteps::crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
+                                   const IntegerMatrix& out, const BoundExponents& exponents) {
+  check(x, "x");
+  detail::require_fp64(name(), x, "x of crt_magnitude_bound");
+  check(out, "quanta");
+  if (out.format != Integer::s8) refuse(name(), "crt_magnitude_bound: the quanta must be int8");
+  detail::same_shape(name(), out, "quanta", x.rows, x.cols);
+  const std::int64_t vectors = axis == SplitAxis::rows ? x.rows : x.cols;
+  const std::int64_t length = axis == SplitAxis::rows ? x.cols : x.rows;
+  if (length >= (std::int64_t{1} << 24)) {
+    refuse(name(),
+           "crt_magnitude_bound: vectors of " + std::to_string(length) + " elements (below 2^24)");
+  }
+  if (depth < 0 || depth > 30) {
+    refuse(name(), "crt_magnitude_bound: depth = " + std::to_string(depth) + " (0 to 30)");
+  }
+  check_vector(*this, exponents.norm2, vectors, "norm2 of crt_magnitude_bound");
+  check_vector(*this, exponents.norm1, vectors, "norm1 of crt_magnitude_bound");
+  crt_magnitude_bound_checked(x, axis, depth, out, exponents);
+}
+
+int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels) {
+  if (levels.empty() || levels.size() > 2) {
+    refuse(name(), "crt_bound_need: " + std::to_string(levels.size()) + " levels (1 or 2)");
+  }
+  const IntegerMatrix& first = levels.front().a;
+  for (const BoundLevel& level : levels) {
+    const IntegerMatrix &a = level.a, &b = level.b;
+    check(a, "A");
+    check(b, "B");
+    if (a.format != Integer::s8 || b.format != Integer::s8) {
+      refuse(name(), "crt_bound_need: A and B must hold int8 (s8)");
+    }
+    if (a.layout != Layout::row_major || b.layout != Layout::column_major) {
+      refuse(name(), "crt_bound_need: A must be row major, B column major (k contiguous)");
+    }
+    detail::same_shape(name(), a, "A", first.rows, first.cols);
+    detail::same_shape(name(), b, "B", a.cols, levels.front().b.cols);
+    if (a.cols > kIntegerGemmMaxK) {
+      refuse(name(), "crt_bound_need: k = " + std::to_string(a.cols) +
+                         " could overflow int32 (at most " + std::to_string(kIntegerGemmMaxK) +
+                         ")");
+    }
+    check_vector(*this, level.rows.norm2, a.rows, "norm2 of the rows");
+    check_vector(*this, level.rows.norm1, a.rows, "norm1 of the rows");
+    check_vector(*this, level.columns.norm2, b.cols, "norm2 of the columns");
+    check_vector(*this, level.columns.norm1, b.cols, "norm1 of the columns");
+  }
+  if (first.rows == 0 || levels.front().b.cols == 0) return crt_elements::kNoNeed;
+  const int log2_k =
+      first.cols == 0
+          ? 0
+          : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(first.cols))) - 1;
+  return crt_bound_need_checked(levels, log2_k);
+}
+
 void CrtSteps::crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                                const RealMatrix& dst) {
   if (residues.count < 1 || residues.count > crt_elements::kMaxModuli) {

@@ -20,6 +20,7 @@
 #include "gemm/emulated_gemm.hpp"
 #include "gemm/tiled_mma_gemm.hpp"
 #include "gemm/wgmma_gemm.hpp"
+#include "steps/crt_bound_steps.hpp"
 #include "steps/crt_steps.hpp"
 #include "steps/fp32_split_steps.hpp"
 #include "steps/inner_product_steps.hpp"
@@ -234,6 +235,20 @@ class GpuBackend final : public Backend {
                                const ExponentVector& shifts) override {
     detail::crt_norm_shifts(x, axis, gamma, shifts,
                             scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
+  }
+  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
+                                   const IntegerMatrix& out,
+                                   const BoundExponents& exponents) override {
+    detail::crt_magnitude_bound(
+        x, axis, depth, out, exponents,
+        scratch(step_scratch_, detail::crt_magnitude_bound_scratch_bytes(x, axis)));
+  }
+  int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) override {
+    const BoundLevel& first = levels.front();
+    return detail::crt_bound_need(
+        cublas_, levels, log2_k,
+        scratch(step_scratch_, detail::crt_bound_need_scratch_bytes(first.a.rows, first.b.cols,
+                                                                    first.a.cols, levels.size())));
   }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {

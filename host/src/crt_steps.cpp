@@ -94,6 +94,64 @@ void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, i
   });
 }
 
+void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
+                              const IntegerMatrix& out, const BoundExponents& exponents,
+                              int threads) {
+  const HostReal in(x);
+  const bool rows = axis == SplitAxis::rows;
+  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
+  const int log2_length =
+      length == 0 ? 0 : tcemu::detail::bit_width(static_cast<std::uint64_t>(length)) - 1;
+  std::int32_t* norm2 = shift_data(exponents.norm2);
+  std::int32_t* norm1 = shift_data(exponents.norm1);
+  auto* quanta = static_cast<std::int8_t*>(out.buffer->address()) + out.offset_bytes;
+  parallel_for(threads, vectors, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t v = begin; v < end; ++v) {
+      const auto get = [&](std::int64_t p) { return rows ? in.get(v, p) : in.get(p, v); };
+      el::VectorBits bits;
+      for (std::int64_t p = 0; p < length; ++p) bits.add(get(p));
+      const int bound_shift = bits.shift(el::kNormBoundBits);
+      el::MagnitudeSums sums;
+      for (std::int64_t p = 0; p < length; ++p) sums.add(get(p), bound_shift);
+      const el::BoundVector b = el::bound_vector(sums, bound_shift, log2_length, depth);
+      norm2[v] = b.norm2;
+      norm1[v] = b.norm1;
+      for (std::int64_t p = 0; p < length; ++p) {
+        const std::int64_t i = rows ? v : p, j = rows ? p : v;
+        const std::int64_t at = out.layout == Layout::row_major ? i * out.ld + j : j * out.ld + i;
+        quanta[at] = static_cast<std::int8_t>(el::magnitude_quanta(get(p), b.quantum_shift));
+      }
+    }
+  });
+}
+
+int host_crt_bound_need(std::span<const BoundLevel> levels, int log2_k, int threads) {
+  std::vector<std::vector<std::int32_t>> sums;
+  for (const BoundLevel& level : levels)
+    sums.push_back(host_integer_sums(level.a, level.b, threads));
+  const std::int64_t rows = levels.front().a.rows, cols = levels.front().b.cols;
+  std::vector<int> need(static_cast<std::size_t>(cols), el::kNoNeed);
+  parallel_for(threads, cols, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t j = begin; j < end; ++j) {
+      int most = el::kNoNeed;
+      for (std::int64_t i = 0; i < rows; ++i) {
+        int least = el::kBoundUncertified;
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+          const BoundLevel& level = levels[l];
+          least = std::min(least, el::bound_need(sums[l][static_cast<std::size_t>(j * rows + i)],
+                                                 shift_data(level.rows.norm2)[i],
+                                                 shift_data(level.rows.norm1)[i],
+                                                 shift_data(level.columns.norm2)[j],
+                                                 shift_data(level.columns.norm1)[j], log2_k));
+        }
+        most = std::max(most, least);
+      }
+      need[static_cast<std::size_t>(j)] = most;
+    }
+  });
+  return need.empty() ? el::kNoNeed : *std::max_element(need.begin(), need.end());
+}
+
 void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                           const OuterExponents& shifts, const RealMatrix& dst, int threads) {
   const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +

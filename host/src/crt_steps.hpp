@@ -16,6 +16,10 @@ void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector
                        std::span<const IntegerMatrix> out, int threads);
 void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                                const IntegerMatrix& dst, int threads);
+void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
+                              const IntegerMatrix& out, const BoundExponents& exponents,
+                              int threads);
+int host_crt_bound_need(std::span<const BoundLevel> levels, int log2_k, int threads);
 void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                           const OuterExponents& shifts, const RealMatrix& dst, int threads);
 

@@ -124,6 +124,14 @@ class HostBackend final : public Backend {
                                const ExponentVector& shifts) override {
     detail::host_crt_norm_shifts(x, axis, gamma, shifts, threads_);
   }
+  void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
+                                   const IntegerMatrix& out,
+                                   const BoundExponents& exponents) override {
+    detail::host_crt_magnitude_bound(x, axis, depth, out, exponents, threads_);
+  }
+  int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) override {
+    return detail::host_crt_bound_need(levels, log2_k, threads_);
+  }
   void crt_residues_checked(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) override {
     detail::host_crt_residues(x, axis, shifts, out, threads_);

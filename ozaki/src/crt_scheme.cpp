@@ -3,8 +3,10 @@
 //   shifts of every row of A and column of B and the moduli count: cr, sp: the exact scaling
 //     (Backend::crt_scale, every vector held exactly: the correctly rounded product), the count
 //     from the bits the integers need; tunable: the user's count and the norm scaling
-//     (Backend::crt_norm_scale); dp: the exact scaling when it takes no more moduli than the norm
-//     scaling to kDpNormBits, otherwise that norm scaling
+//     (Backend::crt_norm_scale); dp: the norm scaling with the fewest moduli (at least those of
+//     kDpNormBits) whose gamma_A meets the bound of |A||B| from one more int8 GEMM
+//     (dp_bound_bits below, crt_elements.hpp states the criterion and its proof), or the exact
+//     scaling when that takes no more moduli
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
 //       one crt_product_residues per modulus (the int8 GEMM, its int32 sums reduced modulo the
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,11 +37,10 @@ namespace {
 
 constexpr std::size_t kAlign = 64;
 
-// dp's norm scaling: rows of A and columns of B to Euclidean norm 2^56 or more (15 moduli), so
-// that every integer's rounding error (at most 1/2) is below 2^-56 of its vector's norm; the
-// product's error is then below sqrt(k) 2^-55 ||a_i|| ||b_j||. Measured on the H100 at n = 8192
-// and 16384: no worse than cublasDgemm's for phi <= 2, while 14 moduli are worse at phi = 0.1
-// and 1 (docs/results/int8-ozaki.md).
+// dp's least norm scaling: rows of A and columns of B to Euclidean norm 2^56 or more (15 moduli),
+// whatever the bound allows: measured on the H100 at n = 8192 and 16384, no worse than
+// cublasDgemm's for phi <= 2, while 14 moduli are worse at phi = 0.1 and 1
+// (docs/results/int8-ozaki.md). More when the bound of |A||B| asks for them.
 constexpr int kDpNormBits = 56;
 
 std::size_t aligned(std::size_t bytes) {
@@ -58,6 +60,92 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
   const auto now = std::chrono::steady_clock::now();
   seconds += std::chrono::duration<double>(now - last).count();
   last = now;
+}
+
+// dp's bound (crt_elements.hpp, bound_need): the gamma_A that every element of A B needs, from
+// crt_magnitude_bound of A's rows and B's columns and crt_bound_need of their int8 product, in
+// blocks of m and n that fit in the workspace after its first `reserved` bytes (the exponents of
+// every row and column for two levels at the start, then one block's quanta of A and of B for
+// two levels). First at depth 0; when that leaves an element uncertified, every block again
+// with depths 0 and kDeepClip (each element's better one), so that the result does not depend
+// on the blocking. kNoNeed when no element needs any, kBoundUncertified when some element's
+// quanta do not meet at either depth.
+int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& workspace,
+                  std::size_t reserved, Report& report) {
+  namespace el = crt_elements;
+  const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
+  const auto vector_bytes = [](std::int64_t size) {
+    return aligned(static_cast<std::size_t>(size) * 4);
+  };
+  const std::size_t exponents_bytes = 4 * (vector_bytes(m) + vector_bytes(n));
+  const auto quanta_bytes = [&](std::int64_t mb, std::int64_t nb) {
+    return 2 *
+           (aligned(static_cast<std::size_t>(mb * k)) + aligned(static_cast<std::size_t>(k * nb)));
+  };
+  std::int64_t mb = std::max<std::int64_t>(m, 1), nb = std::max<std::int64_t>(n, 1);
+  while (reserved + exponents_bytes + quanta_bytes(mb, nb) > workspace.bytes()) {
+    if (mb == 1 && nb == 1) {
+      throw std::runtime_error(
+          "ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+          " bytes cannot hold dp's bound of a 1 x 1 block with k = " + std::to_string(k));
+    }
+    if (mb >= nb) {
+      mb = (mb + 1) / 2;
+    } else {
+      nb = (nb + 1) / 2;
+    }
+  }
+  std::size_t at = reserved;
+  const auto vector = [&](std::int64_t size) {
+    const ExponentVector v{&workspace, at, size};
+    at += vector_bytes(size);
+    return v;
+  };
+  const auto part = [](const BoundExponents& e, std::int64_t first, std::int64_t size) {
+    const auto skip = static_cast<std::size_t>(first) * 4;
+    return BoundExponents{{e.norm2.buffer, e.norm2.offset_bytes + skip, size},
+                          {e.norm1.buffer, e.norm1.offset_bytes + skip, size}};
+  };
+  BoundExponents rows[2], columns[2];
+  for (int l = 0; l < 2; ++l) {
+    rows[l] = {vector(m), vector(m)};
+    columns[l] = {vector(n), vector(n)};
+  }
+  BoundLevel levels[2];
+  for (BoundLevel& level : levels) {
+    level.a = {&workspace, at, Integer::s8, mb, k, std::max<std::int64_t>(1, k), Layout::row_major};
+    at += aligned(static_cast<std::size_t>(mb * k));
+    level.b = {&workspace,          at, Integer::s8, k, nb, std::max<std::int64_t>(1, k),
+               Layout::column_major};
+    at += aligned(static_cast<std::size_t>(k * nb));
+  }
+  const int depths[2] = {0, el::kDeepClip};
+  const auto pass = [&](std::size_t count) {
+    int need = el::kNoNeed;
+    for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
+      const std::int64_t rows_here = std::min(mb, m - i0);
+      for (std::size_t l = 0; l < count; ++l) {
+        levels[l].a.rows = rows_here;
+        levels[l].rows = part(rows[l], i0, rows_here);
+        backend.crt_magnitude_bound(sub(problem.a, i0, 0, rows_here, k), SplitAxis::rows, depths[l],
+                                    levels[l].a, levels[l].rows);
+      }
+      for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+        const std::int64_t cols_here = std::min(nb, n - j0);
+        for (std::size_t l = 0; l < count; ++l) {
+          levels[l].b.cols = cols_here;
+          levels[l].columns = part(columns[l], j0, cols_here);
+          backend.crt_magnitude_bound(sub(problem.b, 0, j0, k, cols_here), SplitAxis::columns,
+                                      depths[l], levels[l].b, levels[l].columns);
+        }
+        need = std::max(need, backend.crt_bound_need(std::span<const BoundLevel>(levels, count)));
+        report.gemms += static_cast<std::int64_t>(count);
+      }
+    }
+    return need;
+  };
+  const int need = pass(1);
+  return need == el::kBoundUncertified ? pass(2) : need;
 }
 
 }  // namespace
@@ -123,16 +211,34 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     }
     norm_scale(moduli);
   } else if (options.mode == Mode::dp) {
-    // The norm scaling with both gammas at least kDpNormBits; cr's exact scaling instead when
-    // it takes no more moduli (its bits come with the norm scaling's first pass).
-    moduli = 1;
-    while (norm_gammas(moduli).first < kDpNormBits) ++moduli;
-    const int exact = exact_moduli(norm_scale(moduli));
-    if (exact <= moduli) {
+    // The norm scaling with both gammas at least kDpNormBits and gamma_A at least what the bound
+    // of |A||B| asks for (crt_elements.hpp: then every element meets DGEMM's classical error
+    // bound); cr's exact scaling instead when it takes no more moduli (its bits come with the
+    // norm scaling's first pass, so the bound is not computed when it already fits). When the
+    // bound is uncertified (an element whose quanta do not meet) or asks for more than the 48
+    // moduli hold: the exact scaling if it fits, otherwise 48 moduli and dp_bound_met = false.
+    // The bound takes each vector's shift as rho_v + gamma with rho_v from the bound shift of
+    // kNormBoundBits: norm_scale uses that bound shift for every count dp takes (gamma_a >= 58,
+    // half_w <= 9).
+    int least = 1;
+    while (norm_gammas(least).first < kDpNormBits) ++least;
+    const int exact = exact_moduli(norm_scale(least));
+    int wanted = least;
+    if (exact > least) {
+      report.dp_bound_bits = dp_bound_bits(backend, problem, workspace, shifts_bytes, report);
+      while (wanted <= el::kMaxModuli && norm_gammas(wanted).first < report.dp_bound_bits) {
+        ++wanted;
+      }
+    }
+    if (exact <= std::min(wanted, el::kMaxModuli)) {
       moduli = exact;
       report.slice_bits =
           std::max(backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a),
                    backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b));
+    } else {
+      report.dp_bound_met = wanted <= el::kMaxModuli;
+      moduli = std::min(wanted, el::kMaxModuli);
+      if (moduli != least) norm_scale(moduli);
     }
   } else {
     const int bits_a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);

@@ -88,7 +88,9 @@ void bind_ozaki(nb::module_& m) {
       "with exact integer products (integer tensor cores: cublasGemmEx int8 -> int32 on the "
       "GPU), on any backend. crt=True: Ozaki scheme II (Chinese remainder theorem, one int8 GEMM "
       "per modulus): mode 'cr' gives the correctly rounded product, 'dp' FP64 accuracy (rows and "
-      "columns scaled by their norms, 15 moduli, or cr's when fewer), 'tunable' takes `splits` "
+      "columns scaled by their norms, 15 moduli or more as one more int8 GEMM's lower bound of "
+      "|A||B| asks, so that every element meets DGEMM's bound k 2^-53 (|A||B|)_ij; cr's moduli "
+      "when fewer), 'tunable' takes `splits` "
       "moduli. Returns a new array.");
 }
 

@@ -435,16 +435,23 @@ TEST(Cli, GemmInt8SchemesRun) {
 }
 
 // Ozaki scheme II: dgemm-crt is correctly rounded in mode cr on the emulator (and the GPU where
-// there is one); dp takes the norm scaling's 15 moduli at phi 4 (cr needs more) and stays within
-// FP64 accuracy; tunable takes --moduli, sgemm-crt multiplies fp32 files.
+// there is one); dp takes the norm scaling's 15 moduli at phi 1 (its bound of |A||B| asks for no
+// more) and more at phi 4, and says what its bound asked; tunable takes --moduli, sgemm-crt
+// multiplies fp32 files.
 TEST(Cli, GemmCrtSchemesRun) {
   const Result cr = run("gemm --scheme dgemm-crt --mode cr --m 12 --n 10 --k 30 --phi 4");
   EXPECT_EQ(cr.status, 0) << cr.output;
   EXPECT_NE(cr.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
       << cr.output;
-  const Result dp = run("gemm --scheme dgemm-crt --m 12 --n 10 --k 30 --phi 4");
+  const Result dp = run("gemm --scheme dgemm-crt --m 12 --n 10 --k 30 --phi 1");
   EXPECT_EQ(dp.status, 0) << dp.output;
   EXPECT_NE(dp.output.find("moduli: 15,"), std::string::npos) << dp.output;
+  EXPECT_NE(dp.output.find("int8 GEMMs: 16,"), std::string::npos) << dp.output;
+  EXPECT_NE(dp.output.find("dp's bound of |A||B|: norm bits"), std::string::npos) << dp.output;
+  const Result spread = run("gemm --scheme dgemm-crt --m 12 --n 10 --k 30 --phi 4");
+  EXPECT_EQ(spread.status, 0) << spread.output;
+  EXPECT_EQ(spread.output.find("moduli: 15,"), std::string::npos) << spread.output;
+  EXPECT_NE(spread.output.find("dp's bound of |A||B|"), std::string::npos) << spread.output;
   expect_correctly_rounded_on_gpu(
       run("gemm --scheme dgemm-crt --mode cr --backend gpu --m 12 --n 10 --k 30"));
   const Result tunable =

@@ -80,6 +80,7 @@ std::vector<DgemmRun> dgemm_runs() {
   std::vector<DgemmRun> runs;
   for (const std::size_t workspace : {std::size_t{512} << 20, std::size_t{2} << 20}) {
     runs.push_back({{.mode = ozaki::Mode::dp, .workspace_bytes = workspace}, 'N', 'N'});
+    runs.push_back({{.mode = ozaki::Mode::dp, .workspace_bytes = workspace}, 'T', 'T'});
     runs.push_back({{.mode = ozaki::Mode::cr, .workspace_bytes = workspace}, 'T', 'N'});
     runs.push_back(
         {{.mode = ozaki::Mode::tunable, .splits = 3, .workspace_bytes = workspace}, 'N', 'T'});
@@ -227,6 +228,41 @@ TEST(OzakiOnGpu, IntegerAndCrtProductsGiveTheEmulatorsBits) {
         std::printf("%s %s k %lld workspace %zu: %lld elements differ (GPU vs emulator)\n",
                     crt ? "crt" : "int8", mode_name(run.options.mode), static_cast<long long>(k),
                     run.options.workspace_bytes, static_cast<long long>(same.differing));
+      }
+    }
+  }
+}
+
+// Ozaki-II dp's count from its bound of |A||B| (crt_magnitude_bound and crt_bound_need on the
+// GPU's kernels and cublasGemmEx): the same bound, count and bits as the emulator's at every
+// spread, both layouts, the whole and in blocks (a small workspace).
+TEST(OzakiOnGpu, CrtDpBoundGivesTheEmulatorsCountAndBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const auto emulator = host::make_emulator_backend();
+  const std::int64_t m = 45, n = 38, k = 700;
+  for (const double phi : {0.1, 1.0, 4.0, 8.0}) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(phi * 10));
+    const auto a = reference::phi_values<double>(m * k, phi, rng),
+               b = reference::phi_values<double>(k * n, phi, rng);
+    for (const std::size_t workspace : {std::size_t{512} << 20, std::size_t{200} << 10}) {
+      for (const char trans : {'N', 'T'}) {
+        const ozaki::Options options{.mode = ozaki::Mode::dp, .workspace_bytes = workspace};
+        std::vector<double> on_gpu(static_cast<std::size_t>(m * n)), on_emulator(on_gpu.size());
+        const std::int64_t lda = trans == 'N' ? m : k, ldb = trans == 'N' ? k : n;
+        ozaki::Handle g(*gpu_backend, ozaki::CrtProducts{}, options);
+        g.dgemm(trans, trans, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, on_gpu.data(), m);
+        ozaki::Handle e(*emulator, ozaki::CrtProducts{}, options);
+        e.dgemm(trans, trans, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, on_emulator.data(),
+                m);
+        const test::BitComparison same =
+            Gemm<double>{trans, trans, m, n, k, a, b, nullptr}.compare(on_emulator, on_gpu);
+        EXPECT_TRUE(same.result) << "phi " << phi << " " << trans << " workspace " << workspace;
+        EXPECT_EQ(g.report().dp_bound_bits, e.report().dp_bound_bits) << "phi " << phi;
+        EXPECT_EQ(g.report().slices_a, e.report().slices_a) << "phi " << phi;
+        std::printf("crt dp phi %g %c workspace %zu: bound %d, %d moduli, %lld elements differ\n",
+                    phi, trans, workspace, g.report().dp_bound_bits, g.report().slices_a,
+                    static_cast<long long>(same.differing));
       }
     }
   }

@@ -4,13 +4,16 @@
 // reproducibility across threads and blocking, special values, and the refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -300,11 +303,53 @@ TEST_P(CrtCorrectlyRounded, EveryElementEqualsMpfrInModeCr) {
   EXPECT_EQ(report.gemms, report.slices_a);
 }
 
-// dp: the norm scaling with both gammas at least 56 when that takes fewer moduli than holding A
-// and B exactly: every element within sqrt(k) 2^-55 ||a_i|| ||b_j|| of the exact product (the
-// integers' rounding errors, at most 1/2 each, against vectors of norm 2^55 or more) plus the
-// final rounding; fewer moduli than cr at every spread here.
-TEST_P(CrtCorrectlyRounded, DpIsWithinItsNormwiseBoundWithFewerModuli) {
+// (|A||B|)_ij for column-major A (m x k) and B (k x n), in long double (64-bit significands; the
+// tests' bounds have margins far above its rounding).
+std::vector<long double> absolute_product(std::int64_t m, std::int64_t n, std::int64_t k,
+                                          const std::vector<double>& a,
+                                          const std::vector<double>& b) {
+  std::vector<long double> out(static_cast<std::size_t>(m * n), 0.0L);
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      long double sum = 0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const double x = a[static_cast<std::size_t>(p * m + i)];
+        const double y = b[static_cast<std::size_t>(j * k + p)];
+        if (std::isfinite(x) && std::isfinite(y))
+          sum += std::fabs(static_cast<long double>(x)) * std::fabs(static_cast<long double>(y));
+      }
+      out[static_cast<std::size_t>(j * m + i)] = sum;
+    }
+  }
+  return out;
+}
+
+// dp's criterion (crt_elements.hpp, bound_need): every element within (3/4) k 2^-53 (|A||B|)_ij
+// of the exact product before the final rounding, so within that plus 2^-53 |C_ij| of it and
+// plus another 2^-52 |C_ij| of the correctly rounded one. `report`: the run's.
+::testing::AssertionResult within_dgemm_bound(const std::vector<double>& got,
+                                              const std::vector<double>& reference, std::int64_t m,
+                                              std::int64_t n, std::int64_t k,
+                                              const std::vector<double>& a,
+                                              const std::vector<double>& b) {
+  const auto absolute = absolute_product(m, n, k, a, b);
+  for (std::size_t at = 0; at < got.size(); ++at) {
+    const long double bound = 0.75L * static_cast<long double>(k) * 0x1p-53L * absolute[at] +
+                              0x1p-52L * std::fabs(static_cast<long double>(reference[at]));
+    const long double error = std::fabs(static_cast<long double>(got[at]) - reference[at]);
+    if (!(error <= bound)) {
+      return ::testing::AssertionFailure()
+             << "element " << at << ": " << got[at] << " against " << reference[at] << ", error "
+             << static_cast<double>(error) << " above " << static_cast<double>(bound);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// dp at every spread: within DGEMM's classical bound elementwise (against the correctly rounded
+// product, MPFR-exact), never more moduli than cr, at least the 15 of its least norm scaling
+// when cr takes more, and one more int8 GEMM for the bound whenever it was computed.
+TEST_P(CrtCorrectlyRounded, DpMeetsDgemmsElementwiseBound) {
   const CrCase c = GetParam();
   const auto a = phi_matrix(c.m, c.k, c.phi, 11);
   const auto b = phi_matrix(c.k, c.n, c.phi, 12);
@@ -314,23 +359,19 @@ TEST_P(CrtCorrectlyRounded, DpIsWithinItsNormwiseBoundWithFewerModuli) {
   const auto got = run(*backend, {.mode = Mode::dp}, c.m, c.n, c.k, a, b, &dp);
   run(*backend, {.mode = Mode::cr}, c.m, c.n, c.k, a, b, &cr);
   EXPECT_LE(dp.slices_a, cr.slices_a);
-  EXPECT_EQ(dp.gemms, dp.slices_a);
-  for (std::int64_t j = 0; j < c.n; ++j) {
-    double norm_b = 0;
-    for (std::int64_t p = 0; p < c.k; ++p)
-      norm_b += std::pow(b[static_cast<std::size_t>(j * c.k + p)], 2);
-    for (std::int64_t i = 0; i < c.m; ++i) {
-      double norm_a = 0;
-      for (std::int64_t p = 0; p < c.k; ++p)
-        norm_a += std::pow(a[static_cast<std::size_t>(p * c.m + i)], 2);
-      const auto at = static_cast<std::size_t>(j * c.m + i);
-      const double bound =
-          std::sqrt(static_cast<double>(c.k)) * 0x1p-55 * std::sqrt(norm_a * norm_b) +
-          0x1p-53 * std::fabs(reference[at]);
-      EXPECT_LE(std::fabs(got[at] - reference[at]), bound)
-          << "phi " << c.phi << " " << i << ", " << j;
-    }
+  if (cr.slices_a > 15) {
+    EXPECT_GE(dp.slices_a, 15);
   }
+  EXPECT_TRUE(dp.dp_bound_met);
+  // The bound: one int8 GEMM at depth 0, two more when that left an element uncertified.
+  const std::int64_t bound_gemms = dp.gemms - dp.slices_a;
+  if (dp.dp_bound_bits == 0) {
+    EXPECT_EQ(bound_gemms, 0);
+  } else {
+    EXPECT_TRUE(bound_gemms == 1 || bound_gemms == 3) << bound_gemms;
+  }
+  EXPECT_TRUE(within_dgemm_bound(got, reference, c.m, c.n, c.k, a, b))
+      << "phi " << c.phi << ", " << dp.slices_a << " moduli";
 }
 
 INSTANTIATE_TEST_SUITE_P(Phi, CrtCorrectlyRounded,
@@ -409,6 +450,328 @@ TEST(CrtSteps, NormScaleBoundsEveryVectorsNormAndRefusesBadArguments) {
           "bound_bits = 21");
   refused([&] { backend->crt_norm_scale(column_major, SplitAxis::rows, 8, 10, shifts); },
           "gamma = 10 (11 to 4096");
+}
+
+// crt_magnitude_bound on random and adversarial rows (phi = 4, zeros, one large element, Inf and
+// NaN, subnormals, an 1800-bit spread, small integers), both axes and layouts, the emulator and
+// the cpu backend alike: with u = norm2 + rho (rho = crt_norm_scale's shift minus its gamma, an
+// independent step), every quantum is min(127, floor(|x| 2^u)) (so at most |x| 2^u: the
+// product's sum is a lower bound of |A||B|), the largest is at least 32 (the bound of the largest
+// rounds up at most one binade), and 2^(norm2 - u) and 2^(norm1 - u) bound the vector's Euclidean
+// and 1-norms; an empty vector is kEmptyVector.
+TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheNorms) {
+  const std::int64_t m = 9, k = 40;
+  auto a = phi_matrix(m, k, 4.0, 17);
+  const auto at = [&](std::int64_t i, std::int64_t p) -> double& {
+    return a[static_cast<std::size_t>(p * m + i)];
+  };
+  for (std::int64_t p = 0; p < k; ++p) {
+    at(1, p) = 0.0;                                     // empty
+    at(2, p) = p == 7 ? 0x1p300 : at(2, p) * 0x1p-200;  // one element far above the rest
+    at(4, p) = at(4, p) * 0x1p-1070;                    // subnormals (and zeros)
+    at(6, p) = std::nearbyint(at(6, p) * 8);            // small integers
+  }
+  at(3, 5) = INFINITY;
+  at(3, 9) = NAN;
+  at(5, 0) = 0x1p900;
+  at(5, 1) = 0x1p-900;
+  for (std::int64_t p = 0; p < k; ++p) at(7, p) = std::numeric_limits<double>::infinity();
+  const auto emulator = host::make_emulator_backend();
+  const auto cpu64 = host::make_cpu64_backend();
+  for (Backend* backend : {emulator.get(), cpu64.get()}) {
+    const std::size_t vectors_at = a.size() * 8, quanta_at = vectors_at + 3 * 64;
+    Buffer buffer = backend->allocate(quanta_at + a.size() + 64);
+    backend->copy_in(a.data(), buffer, a.size() * 8);
+    for (const int depth : {0, el::kDeepClip}) {
+      for (const bool rows : {true, false}) {
+        // rows: the rows of column-major A; columns: the columns of the row-major k x m A^T.
+        const RealMatrix x = rows
+                                 ? RealMatrix{&buffer, 0, Real::fp64, m, k, m, Layout::column_major}
+                                 : RealMatrix{&buffer, 0, Real::fp64, k, m, m, Layout::row_major};
+        const SplitAxis axis = rows ? SplitAxis::rows : SplitAxis::columns;
+        const IntegerMatrix quanta{&buffer,
+                                   quanta_at,
+                                   Integer::s8,
+                                   x.rows,
+                                   x.cols,
+                                   k,
+                                   rows ? Layout::row_major : Layout::column_major};
+        const BoundExponents exponents{{&buffer, vectors_at, m}, {&buffer, vectors_at + 64, m}};
+        backend->crt_magnitude_bound(x, axis, depth, quanta, exponents);
+        const ExponentVector shifts{&buffer, vectors_at + 128, m};
+        backend->crt_norm_scale(x, axis, el::kNormBoundBits, 60, shifts);
+        std::vector<std::int32_t> norm2(m), norm1(m), shift(m);
+        std::vector<std::int8_t> q(a.size());
+        backend->copy_out(buffer, norm2.data(), m * 4, vectors_at);
+        backend->copy_out(buffer, norm1.data(), m * 4, vectors_at + 64);
+        backend->copy_out(buffer, shift.data(), m * 4, vectors_at + 128);
+        backend->copy_out(buffer, q.data(), q.size(), quanta_at);
+        for (std::int64_t i = 0; i < m; ++i) {
+          const auto v = static_cast<std::size_t>(i);
+          if (i == 1 || i == 7) {
+            EXPECT_EQ(norm2[v], el::kEmptyVector) << i;
+            continue;
+          }
+          const int u = norm2[v] + shift[v] - 60;
+          long double squares = 0, sum = 0;
+          int largest = 0;
+          for (std::int64_t p = 0; p < k; ++p) {
+            const double value = at(i, p);
+            const int got = q[static_cast<std::size_t>(i * k + p)];
+            const double scaled = std::ldexp(std::fabs(value), u);
+            const int expected =
+                std::isfinite(value) ? static_cast<int>(std::min(127.0, std::floor(scaled))) : 0;
+            EXPECT_EQ(got, expected) << backend->name() << " row " << i << " element " << p;
+            largest = std::max(largest, got);
+            if (std::isfinite(value)) {
+              squares += static_cast<long double>(value) * value;
+              sum += std::fabs(static_cast<long double>(value));
+            }
+          }
+          EXPECT_GE(largest, 32) << i;
+          EXPECT_LE(std::sqrt(squares), std::ldexp(1.0L, norm2[v] - u)) << i;
+          EXPECT_LE(sum, std::ldexp(1.0L, norm1[v] - u)) << i;
+        }
+      }
+    }
+  }
+}
+
+// The bound itself: L_ij = P_ij 2^-(u_i + v_j) (P the quanta's exact product, u_v = norm2_v +
+// rho_v with rho_v from crt_norm_scale) is at most the long-accumulator (|A||B|)_ij for every
+// element, at both depths, on random rows and columns (phi = 4) and adversarial ones (zeros, one
+// large element, Inf and NaN, subnormals, a 1800-bit spread), and positive wherever a row and a
+// column share their largest elements.
+TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
+  const std::int64_t m = 6, n = 5, k = 48;
+  auto a = phi_matrix(m, k, 4.0, 71), b = phi_matrix(k, n, 4.0, 72);
+  const auto at_a = [&](std::int64_t i, std::int64_t p) -> double& {
+    return a[static_cast<std::size_t>(p * m + i)];
+  };
+  const auto at_b = [&](std::int64_t p, std::int64_t j) -> double& {
+    return b[static_cast<std::size_t>(j * k + p)];
+  };
+  for (std::int64_t p = 0; p < k; ++p) {
+    at_a(1, p) = 0.0;
+    at_a(2, p) = p == 3 ? 0x1p200 : at_a(2, p);
+    at_b(p, 1) = p == 3 ? -0x1p-200 : at_b(p, 1) * 0x1p-1070;
+    at_b(p, 2) = p % 2 == 0 ? 1.0 : 0.0;
+  }
+  at_a(3, 4) = NAN;
+  at_b(5, 3) = -INFINITY;
+  at_a(4, 0) = 0x1p900;
+  at_a(4, 1) = 0x1p-900;
+  const auto absolute = absolute_product(m, n, k, a, b);
+  auto backend = host::make_emulator_backend();
+  const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 6 * 64;
+  Buffer buffer = backend->allocate(q_at + a.size() + b.size());
+  backend->copy_in(a.data(), buffer, a.size() * 8);
+  backend->copy_in(b.data(), buffer, b.size() * 8, b_at);
+  const RealMatrix am{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
+  const RealMatrix bm{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
+  const IntegerMatrix qa{&buffer, q_at, Integer::s8, m, k, k, Layout::row_major};
+  const IntegerMatrix qb{&buffer, q_at + a.size(), Integer::s8, k, n, k, Layout::column_major};
+  const auto read = [&](std::size_t offset, std::int64_t size) {
+    std::vector<std::int32_t> v(static_cast<std::size_t>(size));
+    backend->copy_out(buffer, v.data(), v.size() * 4, offset);
+    return v;
+  };
+  for (const int depth : {0, el::kDeepClip}) {
+    backend->crt_magnitude_bound(am, SplitAxis::rows, depth, qa,
+                                 {{&buffer, v_at, m}, {&buffer, v_at + 64, m}});
+    backend->crt_magnitude_bound(bm, SplitAxis::columns, depth, qb,
+                                 {{&buffer, v_at + 128, n}, {&buffer, v_at + 192, n}});
+    backend->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 256, m});
+    backend->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60,
+                            {&buffer, v_at + 320, n});
+    const auto norm2_a = read(v_at, m), norm2_b = read(v_at + 128, n);
+    const auto shift_a = read(v_at + 256, m), shift_b = read(v_at + 320, n);
+    std::vector<std::int8_t> q(a.size() + b.size());
+    backend->copy_out(buffer, q.data(), q.size(), q_at);
+    int positive = 0;
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        const auto ii = static_cast<std::size_t>(i), jj = static_cast<std::size_t>(j);
+        if (norm2_a[ii] == el::kEmptyVector || norm2_b[jj] == el::kEmptyVector) continue;
+        const int u = norm2_a[ii] + shift_a[ii] - 60, v = norm2_b[jj] + shift_b[jj] - 60;
+        std::int64_t product = 0;
+        for (std::int64_t p = 0; p < k; ++p)
+          product += std::int64_t{q[static_cast<std::size_t>(i * k + p)]} *
+                     q[a.size() + static_cast<std::size_t>(j * k + p)];
+        const long double bound = std::ldexp(static_cast<long double>(product), -(u + v));
+        EXPECT_LE(bound, absolute[static_cast<std::size_t>(j * m + i)])
+            << "depth " << depth << " element " << i << ", " << j;
+        positive += product > 0 ? 1 : 0;
+      }
+    }
+    EXPECT_GT(positive, (m - 1) * n / 2) << "depth " << depth;  // row 1 is empty
+  }
+}
+
+// crt_bound_need: the largest bound_need over the elements of the quanta's exact product
+// (computed here in int64), with two levels (depths 0 and kDeepClip) the largest of each
+// element's lesser need, kBoundUncertified as soon as one nonempty pair's quanta meet in no
+// level, kNoNeed contributions from empty vectors.
+TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
+  const std::int64_t m = 7, n = 6, k = 64;
+  auto a = phi_matrix(m, k, 2.0, 31);
+  auto b = phi_matrix(k, n, 2.0, 32);
+  for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 2)] = 0.0;  // empty row
+  auto backend = host::make_emulator_backend();
+  // Returns the step's need with one level and with two, *expected and *expected_two the same
+  // from the quanta's products computed here.
+  const auto need_of = [&](const std::vector<double>& x, const std::vector<double>& y,
+                           int* expected, int* expected_two, int* two) {
+    const std::size_t b_at = x.size() * 8, vectors_at = b_at + y.size() * 8;
+    const std::size_t quanta_at = vectors_at + 8 * 64;
+    const std::size_t level_bytes = x.size() + y.size();
+    Buffer buffer = backend->allocate(quanta_at + 2 * level_bytes);
+    backend->copy_in(x.data(), buffer, x.size() * 8);
+    backend->copy_in(y.data(), buffer, y.size() * 8, b_at);
+    BoundLevel levels[2];
+    std::vector<std::int32_t> e[2];
+    std::vector<std::int8_t> qx[2], qy[2];
+    for (int l = 0; l < 2; ++l) {
+      const std::size_t v = vectors_at + static_cast<std::size_t>(l) * 256;
+      const std::size_t q = quanta_at + static_cast<std::size_t>(l) * level_bytes;
+      levels[l] = {{&buffer, q, Integer::s8, m, k, k, Layout::row_major},
+                   {&buffer, q + x.size(), Integer::s8, k, n, k, Layout::column_major},
+                   {{&buffer, v, m}, {&buffer, v + 64, m}},
+                   {{&buffer, v + 128, n}, {&buffer, v + 192, n}}};
+      const int depth = l == 0 ? 0 : el::kDeepClip;
+      backend->crt_magnitude_bound({&buffer, 0, Real::fp64, m, k, m, Layout::column_major},
+                                   SplitAxis::rows, depth, levels[l].a, levels[l].rows);
+      backend->crt_magnitude_bound({&buffer, b_at, Real::fp64, k, n, k, Layout::column_major},
+                                   SplitAxis::columns, depth, levels[l].b, levels[l].columns);
+      e[l].resize(static_cast<std::size_t>(2 * (m + n)));
+      backend->copy_out(buffer, e[l].data(), m * 4, v);
+      backend->copy_out(buffer, e[l].data() + m, m * 4, v + 64);
+      backend->copy_out(buffer, e[l].data() + 2 * m, n * 4, v + 128);
+      backend->copy_out(buffer, e[l].data() + 2 * m + n, n * 4, v + 192);
+      qx[l].resize(x.size());
+      qy[l].resize(y.size());
+      backend->copy_out(buffer, qx[l].data(), x.size(), q);
+      backend->copy_out(buffer, qy[l].data(), y.size(), q + x.size());
+    }
+    *expected = *expected_two = el::kNoNeed;
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        int need[2];
+        for (int l = 0; l < 2; ++l) {
+          std::int64_t p_ij = 0;
+          for (std::int64_t p = 0; p < k; ++p)
+            p_ij += std::int64_t{qx[l][static_cast<std::size_t>(i * k + p)]} *
+                    qy[l][static_cast<std::size_t>(j * k + p)];
+          const std::vector<std::int32_t>& f = e[l];
+          need[l] = el::bound_need(static_cast<std::int32_t>(p_ij), f[i], f[m + i], f[2 * m + j],
+                                   f[2 * m + n + j], 6);  // log2 64
+        }
+        *expected = std::max(*expected, need[0]);
+        *expected_two = std::max(*expected_two, std::min(need[0], need[1]));
+      }
+    }
+    *two = backend->crt_bound_need(std::span<const BoundLevel>(levels, 2));
+    return backend->crt_bound_need(std::span<const BoundLevel>(levels, 1));
+  };
+  int expected = 0, expected_two = 0, two = 0;
+  const int need = need_of(a, b, &expected, &expected_two, &two);
+  EXPECT_EQ(need, expected);
+  EXPECT_EQ(two, expected_two);
+  EXPECT_LE(two, need);
+  EXPECT_GT(need, 40);
+  EXPECT_LT(need, el::kBoundUncertified);
+  // Row 0 meets column 0 only in an element 2^-40 below the row's largest: its quantum is 0 at
+  // both depths.
+  for (std::int64_t p = 0; p < k; ++p) {
+    a[static_cast<std::size_t>(p * m)] = p == 0 ? 1.0 : p == 1 ? 0x1p-40 : 0.0;
+    b[static_cast<std::size_t>(p)] = p == 1 ? 1.0 : 0.0;
+  }
+  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
+  EXPECT_EQ(expected, el::kBoundUncertified);
+  EXPECT_EQ(two, el::kBoundUncertified);
+  // 2^-14 instead: below the row's quantum 2^-12 at depth 0 (1 + 2^-14 over 64 elements: mean
+  // about 2^-6, quantum 2^-6 / 64), above its 2^-18 at depth 6: certified with two levels.
+  a[static_cast<std::size_t>(m)] = 0x1p-14;
+  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
+  EXPECT_EQ(two, expected_two);
+  EXPECT_LT(two, el::kBoundUncertified);
+}
+
+// The dp count grows with the spread of the inputs (the generator's spread checked: the largest
+// log2(||a_i|| ||b_j|| / (|A||B|)_ij) grows with phi): 15 moduli at phi = 0.1 and 1, more at 4
+// and 8; every element within DGEMM's elementwise bound and, relative to |C_ij|, no worse than
+// a binary64 product summed in order (or within 2^-50) at every phi; the cpu backend's bits and
+// count equal the emulator's.
+TEST(CrtScheme, DpModuliGrowWithTheSpreadAndKeepFp64Accuracy) {
+  const std::int64_t m = 24, n = 20, k = 300;
+  auto emulator = host::make_emulator_backend();
+  auto cpu = host::make_cpu64_backend();
+  double previous_spread = -INFINITY;
+  int previous_moduli = 0;
+  for (const double phi : {0.1, 1.0, 4.0, 8.0}) {
+    const auto a = phi_matrix(m, k, phi, 51), b = phi_matrix(k, n, phi, 52);
+    const auto absolute = absolute_product(m, n, k, a, b);
+    double spread = 0;
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        long double na = 0, nb = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          na += std::pow(static_cast<long double>(a[static_cast<std::size_t>(p * m + i)]), 2);
+          nb += std::pow(static_cast<long double>(b[static_cast<std::size_t>(j * k + p)]), 2);
+        }
+        spread = std::max(
+            spread, static_cast<double>(std::log2(std::sqrt(na * nb) /
+                                                  absolute[static_cast<std::size_t>(j * m + i)])));
+      }
+    }
+    EXPECT_GT(spread, previous_spread + 1) << "phi " << phi;
+    previous_spread = spread;
+    Report report, on_cpu;
+    const auto got = run(*emulator, {.mode = Mode::dp}, m, n, k, a, b, &report);
+    EXPECT_TRUE(same_product_bits(got, run(*cpu, {.mode = Mode::dp}, m, n, k, a, b, &on_cpu), m, n,
+                                  k, a, b));
+    EXPECT_EQ(on_cpu.slices_a, report.slices_a);
+    EXPECT_EQ(on_cpu.dp_bound_bits, report.dp_bound_bits);
+    const auto reference = correctly_rounded_product(m, n, k, a, b);
+    EXPECT_TRUE(within_dgemm_bound(got, reference, m, n, k, a, b)) << "phi " << phi;
+    EXPECT_LE(max_relative_error(got, reference),
+              std::max(0x1p-50, max_relative_error(plain_dgemm(m, n, k, a, b), reference)))
+        << "phi " << phi << ", " << report.slices_a << " moduli";
+    EXPECT_TRUE(report.dp_bound_met);
+    if (phi <= 1) {
+      EXPECT_EQ(report.slices_a, 15) << "phi " << phi << " bound " << report.dp_bound_bits;
+    } else {
+      EXPECT_GT(report.slices_a, previous_moduli) << "phi " << phi;
+    }
+    std::printf("phi %g: spread 2^%.1f, bound gamma_A %d, %d moduli\n", phi, spread,
+                report.dp_bound_bits, report.slices_a);
+    previous_moduli = report.slices_a;
+  }
+}
+
+// An uncertified bound (an element whose quanta do not meet): cr's exact scaling when it fits
+// (dp is then the correctly rounded product), otherwise all 48 moduli and dp_bound_met false.
+TEST(CrtScheme, DpFallsBackSoundlyWhenTheBoundIsUncertified) {
+  const std::int64_t m = 5, n = 4, k = 64;
+  auto a = phi_matrix(m, k, 1.0, 61), b = phi_matrix(k, n, 1.0, 62);
+  for (std::int64_t p = 0; p < k; ++p) {
+    a[static_cast<std::size_t>(p * m)] = p == 0 ? 1.0 : p == 1 ? 0x1p-40 : 0.0;
+    b[static_cast<std::size_t>(p)] = p == 1 ? 1.0 : 0.0;
+  }
+  auto backend = host::make_emulator_backend();
+  Report dp, cr;
+  const auto got = run(*backend, {.mode = Mode::dp}, m, n, k, a, b, &dp);
+  run(*backend, {.mode = Mode::cr}, m, n, k, a, b, &cr);
+  EXPECT_EQ(dp.dp_bound_bits, el::kBoundUncertified);
+  EXPECT_EQ(dp.slices_a, cr.slices_a);
+  EXPECT_TRUE(dp.dp_bound_met);
+  EXPECT_TRUE(same_product_bits(correctly_rounded_product(m, n, k, a, b), got, m, n, k, a, b));
+  a[0] = 0x1p900;
+  a[static_cast<std::size_t>(m)] = 0x1p-900;  // row 0 spans 1800 bits: cr refuses it
+  run(*backend, {.mode = Mode::dp}, m, n, k, a, b, &dp);
+  EXPECT_EQ(dp.dp_bound_bits, el::kBoundUncertified);
+  EXPECT_EQ(dp.slices_a, el::kMaxModuli);
+  EXPECT_FALSE(dp.dp_bound_met);
 }
 
 TEST(CrtScheme, MoreModuliForMoreSpreadAndTooManyIsAnError) {

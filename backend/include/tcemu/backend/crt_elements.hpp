@@ -175,6 +175,114 @@ TCEMU_HOST_DEVICE inline int norm_shift(std::uint64_t sum_squares, int bound_shi
   return bound_shift + gamma - (tcemu::detail::bit_width(sum_squares - 1) + 1) / 2;
 }
 
+// dp's count from a certified lower bound of |A||B| (crt_steps.hpp: crt_magnitude_bound,
+// crt_bound_need). The norm scaling of rows of A to 2^gamma_a and columns of B to 2^gamma_b
+// (gamma_a <= gamma_b, norm_gammas in ozaki/src/crt_scheme.cpp) scales row i by alpha_i =
+// 2^(gamma_a + rho_i) and column j by beta_j = 2^(gamma_b + sigma_j), where rho_v = bound_shift
+// - ceil(log2(N_v) / 2) (norm_shift) does not depend on gamma and 2^-rho_v >= ||x_v||_2
+// (sqrt(N_v) >= ||x_v||_2 2^bound_shift). Each integer A'_ip = alpha_i a_ip + e_p, |e_p| <= 1/2
+// (B' likewise, f_p), so the integer product C' (recovered exactly for every count) is
+// alpha_i beta_j (A B)_ij + alpha_i sum_p a_ip f_p + beta_j sum_p e_p b_pj + sum_p e_p f_p, and
+//   |C' / (alpha_i beta_j) - (A B)_ij| <= ||b_j||_1 / (2 alpha_i) + ||a_i||_1 / (2 beta_j)
+//                                         + k / (4 alpha_i beta_j)                  (T1 + T2 + T3)
+// before the final rounding. dp's criterion: T1 + T2 + T3 <= (3/4) k 2^-53 (|A||B|)_ij for
+// every element, so that with the final rounding the result meets the classical error bound of
+// a recursive-summation DGEMM, |C^ - C| <= gamma_k (|A||B|)_ij (gamma_k = k u / (1 - k u), u =
+// 2^-53; k >= 4; for k < 4 within (3/4 k + 1) u (|A||B|)_ij). It is met when each of T1, T2, T3
+// is at most 2^-55 K L_ij, K = 2^floor(log2 k) <= k, L_ij = P_ij 2^-(u_i + v_j) <= (|A||B|)_ij:
+//   - u_v (quantum shift): the vector's elements as integers q_vp = min(127, floor(|x_vp|
+//     2^u_v)) <= |x_vp| 2^u_v (magnitude_quanta), P_ij = sum_p q_ip q_pj the exact int32 sum,
+//     so L_ij <= (|A||B|)_ij;
+//   - in units of the quantum 2^-u_v: 2^-rho_v = 2^(norm2_v - u_v), ||x_v||_1 <= 2^(norm1_v - u_v)
+//     (BoundVector);
+//   - with P_ij >= 2^(bw - 1), bw = bit_width(P_ij) (bound_need):
+//     T1 = 2^(-gamma_a - 1 - rho_i) ||b_j||_1 <= 2^(-gamma_a - 1 + norm2_i + norm1_j - u_i - v_j)
+//       <= 2^-55 K 2^(bw - 1 - u_i - v_j) <= 2^-55 K L_ij
+//       when gamma_a >= 55 - log2 K - bw + norm2_i + norm1_j;
+//     T2 <= 2^(-gamma_a - 1 - sigma_j) ||a_i||_1 (gamma_b >= gamma_a): the same with i and j
+//       swapped, gamma_a >= 55 - log2 K - bw + norm1_i + norm2_j;
+//     T3 = k/4 2^(-gamma_a - gamma_b - rho_i - sigma_j) <= 2^(log2 K - 1 - gamma_a - gamma_b +
+//       norm2_i + norm2_j - u_i - v_j) (k < 2K) <= 2^-55 K L_ij when gamma_a + gamma_b >= 55 - bw
+//       + norm2_i + norm2_j, which 2 gamma_a >= that gives.
+// The need of an element is the largest of the three; P_ij = 0 certifies nothing
+// (kBoundUncertified), an empty row or column (its integers all zero: C'_ij = 0 exactly)
+// needs nothing (kNoNeed). Integer arithmetic throughout: the same need on every backend.
+inline constexpr int kEmptyVector = -(1 << 30);
+inline constexpr int kNoNeed = -(1 << 20);
+inline constexpr int kBoundUncertified = 1 << 20;
+inline constexpr int kQuantaMax = 127;
+
+// The sums of a vector's bound magnitudes X_p = bound_magnitude(x_p, bound_shift) (X_p <=
+// 2^20, fewer than 2^24 elements: exact in uint64 in any order): sum X_p, sum X_p^2, max X_p.
+struct MagnitudeSums {
+  std::uint64_t sum = 0;
+  std::uint64_t squares = 0;
+  std::uint64_t largest = 0;
+  TCEMU_HOST_DEVICE void add(double x, int bound_shift) {
+    const std::uint64_t b = bound_magnitude(x, bound_shift);
+    sum += b;
+    squares += b * b;
+    largest = b > largest ? b : largest;
+  }
+};
+
+// A vector's exponents for dp's bound (above): quantum_shift = u, norm2, norm1; norm2 =
+// kEmptyVector for a vector without a nonzero finite element (all sums 0). |x_p| <= X_p
+// 2^-bound_shift (bound_magnitude rounds up), so ||x||_1 <= 2^(ceil(log2 sum) - bound_shift),
+// |x_p| < 2^top for top = bit_width(largest) - bound_shift, and rho = bound_shift - ceil(log2
+// squares / 2) as norm_shift takes it. u is any integer for the bound's soundness; this one
+// clips at about the mean magnitude 2^-depth (2^(log2 ||x||_1 - log2_length - depth), so that
+// the elements of a widely spread vector that meet the other side's are not all rounded to 0)
+// or at the largest element when that is lower (7 - top: |x_p| 2^u < 2^7). A deeper clip keeps
+// more small elements and loses more of the large ones: dp takes depth 0, and where that leaves
+// an element uncertified, the better of depths 0 and kDeepClip for every element.
+inline constexpr int kDeepClip = 6;
+struct BoundVector {
+  int quantum_shift = 0;
+  int norm2 = kEmptyVector;
+  int norm1 = 0;
+};
+
+TCEMU_HOST_DEVICE inline BoundVector bound_vector(const MagnitudeSums& s, int bound_shift,
+                                                  int log2_length, int depth) {
+  BoundVector v;
+  if (s.squares == 0) return v;
+  const int log2_sum = tcemu::detail::bit_width(s.sum - 1);  // ceil(log2 sum), sum >= 1
+  const int top = tcemu::detail::bit_width(s.largest) - bound_shift;
+  const int by_largest = 7 - top, by_mean = 7 - (log2_sum - bound_shift) + log2_length + depth;
+  v.quantum_shift = by_largest > by_mean ? by_largest : by_mean;
+  const int rho = bound_shift - (tcemu::detail::bit_width(s.squares - 1) + 1) / 2;
+  v.norm2 = v.quantum_shift - rho;
+  v.norm1 = log2_sum - bound_shift + v.quantum_shift;
+  return v;
+}
+
+// min(127, floor(|x| 2^shift)) for finite x (0 for Inf and NaN), exactly: |x| = s 2^f, s < 2^53.
+TCEMU_HOST_DEVICE inline int magnitude_quanta(double x, int shift) {
+  const std::uint64_t b = fp64::bits(x);
+  if (!fp64::is_finite(b) || fp64::is_zero(b)) return 0;
+  const fp64::Fields f = fp64::fields(x);
+  const int g = f.exponent + shift;
+  if (g >= 7) return kQuantaMax;  // s >= 1: at least 2^7
+  const std::uint64_t q = g >= 0 ? f.significand << g : (g > -64 ? f.significand >> -g : 0);
+  return q > kQuantaMax ? kQuantaMax : static_cast<int>(q);
+}
+
+// The gamma_a that element (i, j) needs (above): p = P_ij >= 0, a row's and a column's
+// BoundVector exponents, log2_k = floor(log2 k).
+TCEMU_HOST_DEVICE inline int bound_need(std::int32_t p, int norm2_i, int norm1_i, int norm2_j,
+                                        int norm1_j, int log2_k) {
+  if (norm2_i == kEmptyVector || norm2_j == kEmptyVector) return kNoNeed;
+  if (p <= 0) return kBoundUncertified;
+  const int bw = tcemu::detail::bit_width(static_cast<std::uint64_t>(p));
+  const int t1 = 55 - log2_k - bw + norm2_i + norm1_j;
+  const int t2 = 55 - log2_k - bw + norm1_i + norm2_j;
+  const int both = 55 - bw + norm2_i + norm2_j;
+  const int t3 = both > 0 ? (both + 1) / 2 : -(-both / 2);  // ceil(both / 2)
+  const int t = t1 > t2 ? t1 : t2;
+  return t > t3 ? t : t3;
+}
+
 // The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
 // for odd m, of the integer r mod m given r in [0, m).
 TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {

@@ -22,6 +22,22 @@ struct IntegerMatrixStack {
   std::size_t stride_bytes;
 };
 
+// The per-vector exponents of dp's bound (crt_magnitude_bound): norm2 and norm1 of
+// crt_elements::BoundVector, one element per row or column.
+struct BoundExponents {
+  ExponentVector norm2;
+  ExponentVector norm1;
+};
+
+// One quantization of A's rows and B's columns for crt_bound_need: a (m x k, row major) and b
+// (k x n, column major) written by crt_magnitude_bound with the same depth, and their exponents.
+struct BoundLevel {
+  IntegerMatrix a;
+  IntegerMatrix b;
+  BoundExponents rows;
+  BoundExponents columns;
+};
+
 class CrtSteps : public virtual MemorySpace {
  public:
   // For every row (SplitAxis::rows) or column v of x (fp64 or fp32; Inf and NaN elements take no
@@ -56,6 +72,23 @@ class CrtSteps : public virtual MemorySpace {
   void crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                             const IntegerMatrix& dst);
 
+  // dp's certified lower bound of |A||B|, first half (crt_elements.hpp, BoundVector): for every
+  // row (rows) or column v of x (fp64), with s_v = VectorBits::shift(kNormBoundBits) of its
+  // finite elements (crt_scale's), the vector's MagnitudeSums at s_v and b = bound_vector(sums,
+  // s_v, floor(log2 length), depth): exponents.norm2[v] = b.norm2, exponents.norm1[v] = b.norm1
+  // and out_vp (s8, x's shape, any layout) = magnitude_quanta(x_vp, b.quantum_shift). length
+  // below 2^24, 0 <= depth <= 30.
+  void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const IntegerMatrix& out,
+                           const BoundExponents& exponents);
+
+  // The second half, for one or two levels (quantizations) of the same m x n block: for every
+  // element the least over the levels of crt_elements::bound_need (the level's exact int32
+  // product of a and b, k at most kIntegerGemmMaxK, with its rows' and columns' exponents and
+  // log2_k = floor(log2 k)), and returns the largest over the elements: kNoNeed when every
+  // element has none (or m n = 0), kBoundUncertified when some element's product is 0 in every
+  // level with both vectors nonempty.
+  int crt_bound_need(std::span<const BoundLevel> levels);
+
   // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count s8
   // layers as crt_product_residues writes them, the l-th for the l-th modulus, column major)
   // with shift shifts.rows_i + shifts.columns_j.
@@ -73,6 +106,10 @@ class CrtSteps : public virtual MemorySpace {
                                     std::span<const IntegerMatrix> out) = 0;
   virtual void crt_product_residues_checked(const IntegerMatrix& a, const IntegerMatrix& b,
                                             int modulus, const IntegerMatrix& dst) = 0;
+  virtual void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
+                                           const IntegerMatrix& out,
+                                           const BoundExponents& exponents) = 0;
+  virtual int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) = 0;
   virtual void crt_reconstruct_checked(const IntegerMatrixStack& residues,
                                        const crt_elements::Table& table,
                                        const OuterExponents& shifts, const RealMatrix& dst) = 0;

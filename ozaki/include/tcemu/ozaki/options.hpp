@@ -99,6 +99,12 @@ struct Report {
   double seconds_split_b = 0;
   double seconds_products = 0;
   double seconds_summation = 0;  // accumulation / exact sums and the epilogue
+  // Ozaki-II dp (crt_scheme.cpp): the norm bits gamma_A that its bound of |A||B| asked for (0
+  // where it was not computed: other modes, or cr's exact scaling taken before it), and whether
+  // the count used meets that bound (false: the bound was uncertified or asked for more than the
+  // 48 moduli hold, and cr's exact scaling does not fit either: the largest count was used).
+  int dp_bound_bits = 0;
+  bool dp_bound_met = true;
 };
 
 }  // namespace tcemu::ozaki
