@@ -153,7 +153,7 @@ std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
     auto x = static_cast<int>(value % m);
     if (rng() % 2 == 0) {
       if (x < 0) x += m;
-      x = el::symmetric(x, m);
+      x = el::symmetric_from(x, el::modulus(m));
     }
     r.push_back(x);
   }

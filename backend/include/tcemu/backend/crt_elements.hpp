@@ -73,18 +73,22 @@ inline constexpr double kRound64 = 6755399441055744.0;
 
 // A modulus m (1 <= m <= 256) with what the reductions need, computed once rather than per
 // reduction (a division is slow on a GPU): 1/m rounded to binary32 and to binary64 (correctly
-// rounded divisions: the same values on every machine), 2^16 mod m, the symmetric residue
-// (symmetric, below) of 2^17, and 2^22 mod m and 2^44 mod m, also as binary64 (exact).
+// rounded divisions: the same values on every machine), the symmetric residue (symmetric_from,
+// below) of 2^17, 2^22 mod m and 2^44 mod m (also as binary64, exact), the bounds
+// low = -(m / 2) and high = (m - 1) / 2 of the symmetric residues, and reciprocal16 = 2^16 / m
+// rounded to the nearest integer (within 1/2 of 2^16 / m).
 struct Modulus {
   int m;
   float reciprocal;
   double reciprocal64;
-  int base;
+  double chunk22_value;
+  double chunk44_value;
   int chunk17;
   int chunk22;
   int chunk44;
-  double chunk22_value;
-  double chunk44_value;
+  int low;
+  int high;
+  int reciprocal16;
 };
 
 // x mod m for 0 <= x < 2^22, without an integer division: q = trunc(x * float(1/m)) is
@@ -112,30 +116,49 @@ TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
   return r;
 }
 
-// The residue in [-(m / 2), (m - 1) / 2] (symmetric, below) of t = r + q m for an r in (-m, m):
-// one correction each way (r > (m - 1) / 2 gives r - m >= -(m / 2); r < -(m / 2) gives r + m
-// <= (m - 1) / 2).
-TCEMU_HOST_DEVICE inline int symmetric_from(int r, int m) {
-  if (r > (m - 1) / 2) r -= m;
-  if (r < -(m / 2)) r += m;
+// The symmetric residue, in [low, high] = [-(m / 2), (m - 1) / 2] ([-128, 127] for 256), of
+// t = r + q m for an r in (-m, m): one correction each way (r > high gives r - m >= low; r < low
+// gives r + m <= high).
+TCEMU_HOST_DEVICE inline int symmetric_from(int r, const Modulus& d) {
+  if (r > d.high) r -= d.m;
+  if (r < d.low) r += d.m;
   return r;
 }
 
-// The symmetric residue of an integer |t| < 2^22 by binary32 arithmetic without conversions:
-// x = t exactly (kRound32), q an integer nearest x * float(1/m) (kRound32); float(1/m) and the
-// product carry relative errors below 2^-24 each, so |q - t / m| <= 1/2 + 2^22 / 37 2^-23 < 1,
-// r = t - q m lies in (-m, m) and symmetric_from makes it exact.
-TCEMU_HOST_DEVICE inline int symmetric_small(int t, const Modulus& d) {
+// An integer q with |q - t / m| < 1 for an integer |t| < 2^22, by binary32 arithmetic without
+// conversions: x = t exactly (kRound32), q an integer nearest x * float(1/m) (kRound32);
+// float(1/m) and the product carry relative errors below 2^-24 each, so |q - t / m| <= 1/2 +
+// 2^22 / 37 2^-23 < 1 (37 the smallest modulus; for m = 256 every step is exact). t - q m then
+// lies in (-m, m).
+TCEMU_HOST_DEVICE inline int nearest_quotient(int t, const Modulus& d) {
   const float x = float_value(kRound32Bits + static_cast<std::uint32_t>(t)) - kRound32;
-  const auto q = static_cast<int>(float_bits(x * d.reciprocal + kRound32) - kRound32Bits);
-  return symmetric_from(t - q * d.m, d.m);
+  return static_cast<int>(float_bits(x * d.reciprocal + kRound32) - kRound32Bits);
+}
+
+// The symmetric residue of an integer |t| < 2^22.
+TCEMU_HOST_DEVICE inline int symmetric_small(int t, const Modulus& d) {
+  return symmetric_from(t - nearest_quotient(t, d) * d.m, d);
+}
+
+// t mod m in [0, m) for an integer |t| < 2^22 (one correction of t - q m in (-m, m)).
+TCEMU_HOST_DEVICE inline int mod_nonnegative(int t, const Modulus& d) {
+  const int r = t - nearest_quotient(t, d) * d.m;
+  return r < 0 ? r + d.m : r;
 }
 
 TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
-  Modulus d{m, 1.0f / static_cast<float>(m), 1.0 / m, 0, 0, 0, 0, 0.0, 0.0};
-  d.base = mod_small(1 << 16, d);
-  d.chunk17 = mod_small(1 << 17, d);
-  if (d.chunk17 > (m - 1) / 2) d.chunk17 -= m;
+  Modulus d{.m = m,
+            .reciprocal = 1.0f / static_cast<float>(m),
+            .reciprocal64 = 1.0 / m,
+            .chunk22_value = 0.0,
+            .chunk44_value = 0.0,
+            .chunk17 = 0,
+            .chunk22 = 0,
+            .chunk44 = 0,
+            .low = -(m / 2),
+            .high = (m - 1) / 2,
+            .reciprocal16 = (65536 + m / 2) / m};
+  d.chunk17 = symmetric_small(1 << 17, d);
   d.chunk22 = mod_u52(std::uint64_t{1} << 22, d);
   d.chunk44 = mod_u52(std::uint64_t{1} << 44, d);
   d.chunk22_value = d.chunk22;
@@ -232,12 +255,6 @@ TCEMU_HOST_DEVICE inline int norm_shift(std::uint64_t sum_squares, int bound_shi
   return bound_shift + gamma - (tcemu::detail::bit_width(sum_squares - 1) + 1) / 2;
 }
 
-// The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
-// for odd m, of the integer r mod m given r in [0, m).
-TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {
-  return r > (m - 1) / 2 ? r - m : r;
-}
-
 // The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the
 // epilogue puts their special values in), as (-1)^negative magnitude 2^power, computed once per
 // element so that its residue modulo each modulus costs a few mod_small. Exact: |x| = s 2^f
@@ -308,7 +325,7 @@ TCEMU_HOST_DEVICE inline int residue(const ResidueChunks& a, const Modulus& d) {
   const double x = a.value[0] + a.value[1] * d.chunk22_value + a.value[2] * d.chunk44_value;
   const auto q =
       static_cast<int>(static_cast<std::uint32_t>(fp64::bits(x * d.reciprocal64 + kRound64)));
-  int r = symmetric_from(t - q * d.m, d.m);
+  int r = symmetric_from(t - q * d.m, d);
   if (a.power > 0) r = symmetric_small(r * power_of_two_mod(a.power, d), d);
   return r;
 }
@@ -331,10 +348,11 @@ TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
 //
 // The CRT sum: with y_l = r_l (M / m_l)^-1 mod m_l in [0, m_l), S = sum_l y_l M / m_l is
 // congruent to C' modulo M and 0 <= S < count M. q = round(S / M) = round(sum_l y_l / m_l) is
-// taken from that sum in binary32 (count <= 48 terms below 1 each, every rounding relative
-// 2^-24: the estimate is within 2^-12 of S / M), so |S / M - q| < 1 and D = S - q M lies in
-// (-M, M): it is C', or C' -+ M when C' lies near -+M/2; one correction each way brings D into
-// [-M/2, M/2). Whatever the estimate (fused or not), D is then exactly C': the bits do not
+// taken from that sum in 16-bit fixed point: E = sum_l y_l reciprocal16_l (below 48 255 1773 <
+// 2^25) is within sum_l y_l 2^-17 < 0.1 of 2^16 S / M, q = floor(E / 2^16 + 1/2) within 0.6, so
+// |S / M - q| < 1 and D = S - q M lies in (-M, M): it is C', or C' -+ M when C' lies near
+// -+M/2; one correction each way brings D into [-M/2, M/2). Whatever the estimate, D is then
+// exactly C': the bits do not
 // depend on the machine. Every limb sum y_l cofactor_l,i stays below count 2^40 < 2^46 (uint64)
 // and each limb of q M below 2^38: no int64 overflows before the carries are propagated.
 //
@@ -343,29 +361,25 @@ TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
 template <int L>
 struct CrtSum {
   std::uint64_t limbs[L] = {};
-  float estimate = 0.0f;
+  std::uint32_t estimate = 0;
 
-  // y_l = r cofactor_inverse_l mod m_l from the symmetric residue of |r cofactor_inverse_l| <
-  // 2^16, then its terms.
+  // y_l = r cofactor_inverse_l mod m_l (|r cofactor_inverse_l| < 2^16), then its terms.
   TCEMU_HOST_DEVICE void add(const Table& t, int l, int r) {
     const Modulus& d = t.moduli[l];
-    int y = symmetric_small(r * t.cofactor_inverse[l], d);
-    if (y < 0) y += d.m;
-    // y as binary32 without a conversion (kRound32; y < 256).
-    estimate +=
-        (float_value(kRound32Bits + static_cast<std::uint32_t>(y)) - kRound32) * d.reciprocal;
-    for (int i = 0; i < L; ++i)
-      limbs[i] += std::uint64_t{static_cast<std::uint32_t>(y)} * t.cofactor[l][i];
+    const auto y = static_cast<std::uint32_t>(mod_nonnegative(r * t.cofactor_inverse[l], d));
+    estimate += y * static_cast<std::uint32_t>(d.reciprocal16);
+    for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{y} * t.cofactor[l][i];
   }
 };
 
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
-  const auto q = static_cast<std::int64_t>(s.estimate + 0.5f);  // estimate >= 0: truncation floors
+  const std::uint32_t q = (s.estimate + (1u << 15)) >> 16;
   std::uint32_t c[L];
   std::int64_t carry = 0;
   for (int i = 0; i < L; ++i) {
-    const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) - q * t.product[i] + carry;
+    const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) -
+                           static_cast<std::int64_t>(std::uint64_t{q} * t.product[i]) + carry;
     c[i] = static_cast<std::uint32_t>(x);  // x mod 2^32
     carry = x >> 32;                       // floor(x / 2^32)
   }
