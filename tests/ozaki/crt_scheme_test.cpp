@@ -92,17 +92,18 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
 TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::uniform_int_distribution<int> shifts(-10, 62);
-  int rounded = 0, exact = 0;
+  std::uniform_int_distribution<int> shifts(-10, 63);
+  int rounded = 0, exact = 0, wide = 0;
   for (int t = 0; t < 20000; ++t) {
     const double x = std::ldexp(unit(rng), std::uniform_int_distribution<int>(-20, 20)(rng));
     const int shift = shifts(rng);
     const double scaled = std::ldexp(x, shift);
-    if (std::fabs(scaled) >= 0x1p62) continue;
+    if (std::fabs(scaled) >= 0x1p63) continue;
     // nearbyint rounds to nearest even in the default mode; the scaled value is exact.
     const auto a = static_cast<std::int64_t>(std::nearbyint(scaled));
     (scaled == std::nearbyint(scaled) ? exact : rounded) += 1;
-    for (const int m : {256, 255, 251, 37}) {
+    wide += std::fabs(scaled) >= 0x1p52 ? 1 : 0;  // all three 22-bit chunks of residue_chunks
+    for (const int m : el::kModuli) {
       std::int64_t r = a % m;
       if (r < 0) r += m;
       if (r > (m - 1) / 2) r -= m;
@@ -112,6 +113,7 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
   }
   EXPECT_GT(rounded, 1000);  // both paths of scaled_residue taken
   EXPECT_GT(exact, 1000);
+  EXPECT_GT(wide, 1000);
   EXPECT_EQ(el::scaled_residue(INFINITY, 3, el::modulus(251)), 0);
   EXPECT_EQ(el::scaled_residue(std::nan(""), 3, el::modulus(251)), 0);
   EXPECT_EQ(el::scaled_residue(-0.0, 3, el::modulus(251)), 0);
