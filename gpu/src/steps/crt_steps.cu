@@ -291,15 +291,12 @@ __global__ void __launch_bounds__(kThreads)
 // W elements per thread down a column of dst (column major for the fast order); Packed (the
 // residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
 // residues of each modulus as one 4-byte load. The table's entries for a modulus are read once
-// for the W elements (CrtSum::add). N > 0 (Packed only): the table holds N moduli, and every
-// layer's word is loaded before the sums, so that the N loads are in flight together instead of
-// one per modulus.
-template <int L, int W, bool Packed, int N>
+// for the W elements (CrtSum::add).
+template <int L, int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
                        const el::Table table, const std::int32_t* row_shifts,
                        const std::int32_t* col_shifts, const DeviceReal dst) {
-  static_assert(N == 0 || (Packed && W == 4));
   __shared__ el::Table staged;
   stage(table, staged);
   for_each_element((dst.rows + W - 1) / W, dst.cols, false, [&](std::int64_t g, std::int64_t j) {
@@ -307,9 +304,11 @@ __global__ void __launch_bounds__(kThreads)
     const int valid = static_cast<int>(std::min<std::int64_t>(W, dst.rows - i0));
     const std::int8_t* at = first + j * ld + i0;
     el::CrtSum<L> sums[W];
-    // The residues of the W elements for modulus l (zeros past `valid`).
-    const auto load = [&](int l, int(&r)[W]) {
+    for (int l = 0; l < staged.count; ++l) {
       const std::int8_t* layer = at + l * stride;
+      int r[W];
+#pragma unroll
+      for (int w = 0; w < W; ++w) r[w] = 0;
       if (Packed && valid == W) {
         const char4 v = *reinterpret_cast<const char4*>(layer);
         const int packed[4] = {v.x, v.y, v.z, v.w};
@@ -319,23 +318,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int w = 0; w < W; ++w) r[w] = w < valid ? layer[w] : 0;
       }
-    };
-    if constexpr (N > 0) {
-      int r[N][W];
 #pragma unroll
-      for (int l = 0; l < N; ++l) load(l, r[l]);
-#pragma unroll
-      for (int l = 0; l < N; ++l) {
-#pragma unroll
-        for (int w = 0; w < W; ++w) sums[w].add(staged, l, r[l][w]);
-      }
-    } else {
-      for (int l = 0; l < staged.count; ++l) {
-        int r[W];
-        load(l, r);
-#pragma unroll
-        for (int w = 0; w < W; ++w) sums[w].add(staged, l, r[w]);
-      }
+      for (int w = 0; w < W; ++w) sums[w].add(staged, l, r[w]);
     }
 #pragma unroll
     for (int w = 0; w < W; ++w) {
@@ -347,8 +331,7 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// Four elements per thread up to 6 limbs (24 moduli and more need more registers than that);
-// the counts of dp and the usual tunable ones (14 to 16 moduli, 4 limbs) with their loads first.
+// Four elements per thread up to 6 limbs (24 moduli and more need more registers than that).
 template <int L>
 void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& table,
                         const OuterExponents& shifts, const DeviceReal& out) {
@@ -358,22 +341,18 @@ void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& tab
   const dim3 grid = staged_grid((out.rows + W - 1) / W, out.cols, false);
   const std::int32_t* rows = device_exponents(shifts.rows);
   const std::int32_t* cols = device_exponents(shifts.columns);
-  const auto run = [&](auto kernel) {
-    kernel<<<grid, kThreads>>>(first, residues.stride_bytes, residues.first.ld, table, rows, cols,
-                               out);
-  };
   if constexpr (W == 4) {
     if (reinterpret_cast<std::uintptr_t>(first) % 4 == 0 && residues.first.ld % 4 == 0 &&
         residues.stride_bytes % 4 == 0) {
-      if constexpr (L == 4) {
-        if (table.count == 14) return run(reconstruct_kernel<L, W, true, 14>);
-        if (table.count == 15) return run(reconstruct_kernel<L, W, true, 15>);
-        if (table.count == 16) return run(reconstruct_kernel<L, W, true, 16>);
-      }
-      return run(reconstruct_kernel<L, W, true, 0>);
+      reconstruct_kernel<L, W, true><<<grid, kThreads>>>(first, residues.stride_bytes,
+                                                         residues.first.ld, table, rows, cols, out);
+      return;
     }
   }
-  run(reconstruct_kernel<L, W, false, 0>);
+  {
+    reconstruct_kernel<L, W, false><<<grid, kThreads>>>(first, residues.stride_bytes,
+                                                        residues.first.ld, table, rows, cols, out);
+  }
 }
 
 }  // namespace
