@@ -66,7 +66,8 @@ TCEMU_HOST_DEVICE inline int trailing_zeros(std::uint64_t x) {
 // rounding of y itself), and q is the low bits of the sum's encoding minus those of 1.5 2^p
 // (two's complement: the fraction field is linear in q). Conversely 1.5 2^23 + t for an integer
 // |t| < 2^22, encoded as its bits plus t, minus 1.5 2^23 is t exactly: a binary32 t without a
-// conversion instruction (a GPU converts at a quarter of its arithmetic rate or less).
+// conversion instruction (the CUDA programming guide's throughput table: 16 conversions per
+// clock and multiprocessor on compute capability 9.0, 128 binary32 additions).
 inline constexpr float kRound32 = 12582912.0f;
 inline constexpr std::uint32_t kRound32Bits = 0x4B400000u;
 inline constexpr double kRound64 = 6755399441055744.0;
@@ -352,9 +353,9 @@ TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
 // 2^25) is within sum_l y_l 2^-17 < 0.1 of 2^16 S / M, q = floor(E / 2^16 + 1/2) within 0.6, so
 // |S / M - q| < 1 and D = S - q M lies in (-M, M): it is C', or C' -+ M when C' lies near
 // -+M/2; one correction each way brings D into [-M/2, M/2). Whatever the estimate, D is then
-// exactly C': the bits do not
-// depend on the machine. Every limb sum y_l cofactor_l,i stays below count 2^40 < 2^46 (uint64)
-// and each limb of q M below 2^38: no int64 overflows before the carries are propagated.
+// exactly C': the bits do not depend on the machine. Every limb sum y_l cofactor_l,i stays below
+// count 2^40 < 2^46 (uint64) and each limb of q M below 2^38: no int64 overflows before the
+// carries are propagated.
 //
 // Split in two for callers that take several elements at once: CrtSum::add per modulus (the
 // table's entries for l read once for all of them), then round_crt_sum.
