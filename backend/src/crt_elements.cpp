@@ -58,7 +58,6 @@ Table table(int count) {
   t.product[0] = 1;
   for (int l = 0; l < count; ++l) {
     t.moduli[l] = modulus(kModuli[l]);
-    t.reciprocal[l] = 1.0 / kModuli[l];
     multiply(t.product, kModuli[l]);
     t.cofactor[l][0] = 1;
     for (int j = 0; j < count; ++j) {

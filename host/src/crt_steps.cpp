@@ -67,7 +67,8 @@ void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector
   parallel_for(threads, x.rows, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       for (std::int64_t j = 0; j < x.cols; ++j) {
-        const el::ScaledInteger value = el::scaled_integer(in.get(i, j), shift[rows ? i : j]);
+        const el::ResidueChunks value =
+            el::residue_chunks(el::scaled_integer(in.get(i, j), shift[rows ? i : j]));
         for (std::size_t l = 0; l < out.size(); ++l) {
           const IntegerMatrix& o = out[l];
           const std::int64_t at = o.layout == Layout::row_major ? i * o.ld + j : j * o.ld + i;

@@ -201,8 +201,10 @@ TEST(OzakiOnGpu, IntegerAndCrtProductsGiveTheEmulatorsBits) {
   for (const bool crt : {false, true}) {
     const ozaki::Products products =
         crt ? ozaki::Products(ozaki::CrtProducts{}) : ozaki::Products(ozaki::IntegerProducts{});
-    // n = 20000: the GPU's integer GEMM goes as column blocks of 8192 and 11808.
-    for (const Shape shape : {Shape{70, 50, 130}, Shape{33, 17, 9001}, Shape{5, 20000, 40}}) {
+    // n = 20000: the GPU's integer GEMM goes as column blocks of 8192 and 11808; m = 64 and k =
+    // 100 (multiples of 4): the CRT steps' four-byte residue stores and loads.
+    for (const Shape shape :
+         {Shape{70, 50, 130}, Shape{33, 17, 9001}, Shape{5, 20000, 40}, Shape{64, 36, 100}}) {
       const auto [m, n, k] = shape;
       std::mt19937_64 rng(static_cast<std::uint64_t>(k));
       auto a = reference::phi_values<double>(m * k, 4.0, rng),

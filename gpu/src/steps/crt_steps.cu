@@ -159,28 +159,72 @@ __device__ void stage(const T& from, T& to) {
   __syncthreads();
 }
 
+// The residues of `valid` (<= W) elements for every target: elements o, p0 .. p0 + valid - 1
+// in the order of the targets' layout (o the outer index, p along their contiguous dimension;
+// row i = o, column j = p when out_rows). Packed (every target in that layout, its data and
+// leading dimension multiples of 4, W = 4): a full group as one 4-byte store per modulus.
+template <int W, bool Packed>
+__device__ void store_residues(const ResidueTargets& targets, const el::ResidueChunks (&chunks)[W],
+                               const bool out_rows, const std::int64_t o, const std::int64_t p0,
+                               const int valid) {
+  for (int l = 0; l < targets.count; ++l) {
+    const el::Modulus& d = targets.moduli[l];
+    int r[W];
+#pragma unroll
+    for (int w = 0; w < W; ++w) r[w] = el::residue(chunks[w], d);
+    if constexpr (Packed && W == 4) {
+      if (valid == W) {
+        *reinterpret_cast<char4*>(targets.data[l] + o * targets.ld[l] + p0) =
+            make_char4(static_cast<signed char>(r[0]), static_cast<signed char>(r[1]),
+                       static_cast<signed char>(r[2]), static_cast<signed char>(r[3]));
+        continue;
+      }
+    }
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      if (w >= valid) break;
+      const std::int64_t i = out_rows ? o : p0 + w, j = out_rows ? p0 + w : o;
+      const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
+      targets.data[l][at] = static_cast<std::int8_t>(r[w]);
+    }
+  }
+}
+
+template <int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     residues_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
                     const ResidueTargets out) {
   __shared__ ResidueTargets targets;
   stage(out, targets);
-  // In the residues' order: each element is read once but written once per modulus, so the
-  // byte writes are the ones to coalesce (A's residues are row major, A itself often not).
-  for_each_element(x.rows, x.cols, targets.row_major[0] != 0, [&](std::int64_t i, std::int64_t j) {
-    const el::ScaledInteger value = el::scaled_integer(x.get(i, j), shifts[rows ? i : j]);
-    for (int l = 0; l < targets.count; ++l) {
-      const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
-      targets.data[l][at] = static_cast<std::int8_t>(el::residue(value, targets.moduli[l]));
+  // In the residues' order (of the first target): each element is read once but written once
+  // per modulus, so the byte writes are the ones to coalesce (A's residues are row major, A
+  // itself often not); W elements per thread along the contiguous dimension.
+  const bool out_rows = targets.row_major[0] != 0;
+  const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
+  for_each_element(outer, (inner + W - 1) / W, true, [&](std::int64_t o, std::int64_t g) {
+    const std::int64_t p0 = g * W;
+    const int valid = static_cast<int>(std::min<std::int64_t>(W, inner - p0));
+    el::ResidueChunks chunks[W];
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      if (w < valid) {
+        const std::int64_t i = out_rows ? o : p0 + w, j = out_rows ? p0 + w : o;
+        chunks[w] = el::residue_chunks(el::scaled_integer(x.get(i, j), shifts[rows ? i : j]));
+      }
     }
+    store_residues<W, Packed>(targets, chunks, out_rows, o, p0, valid);
   });
 }
 
 // The same when x's layout differs from the residues' (A column major, its residues row major;
-// every out[l] in one layout):
-// each 32 x 32 tile of x is read in x's order into shared memory, then its elements' residues
-// are written in the residues' order, so that both the reads and the writes are coalesced.
+// every out[l] in one layout): each 32 x 32 tile of x is read in x's order into shared memory,
+// then its elements' residues are written in the residues' order, four consecutive elements
+// per thread, so that both the reads and the writes are coalesced.
 constexpr int kTile = 32;
+constexpr int kTilePack = 4;
+static_assert(kThreads == kTile * kTile / kTilePack);
 
+template <bool Packed>
 __global__ void __launch_bounds__(kThreads)
     residues_transposing_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
                                 const ResidueTargets out) {
@@ -189,6 +233,9 @@ __global__ void __launch_bounds__(kThreads)
   stage(out, targets);
   const int lane = static_cast<int>(threadIdx.x) % kTile, step = kThreads / kTile;
   const bool out_rows = targets.row_major[0] != 0;
+  // The thread's group: local outer index `mine` (a row when out_rows), four along the other.
+  const int mine = static_cast<int>(threadIdx.x) / (kTile / kTilePack);
+  const int along = static_cast<int>(threadIdx.x) % (kTile / kTilePack) * kTilePack;
   const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
   for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
     const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
@@ -197,15 +244,20 @@ __global__ void __launch_bounds__(kThreads)
       if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
     }
     __syncthreads();
-    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
-      const int ii = out_rows ? r : lane, jj = out_rows ? lane : r;
-      const std::int64_t i = i0 + ii, j = j0 + jj;
-      if (i >= x.rows || j >= x.cols) continue;
-      const el::ScaledInteger value = el::scaled_integer(tile[ii][jj], shifts[rows ? i : j]);
-      for (int l = 0; l < targets.count; ++l) {
-        const std::int64_t at = out_rows ? i * targets.ld[l] + j : j * targets.ld[l] + i;
-        targets.data[l][at] = static_cast<std::int8_t>(el::residue(value, targets.moduli[l]));
+    const std::int64_t o = (out_rows ? i0 : j0) + mine, p0 = (out_rows ? j0 : i0) + along;
+    const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
+    if (o < outer && p0 < inner) {
+      const int valid = static_cast<int>(std::min<std::int64_t>(kTilePack, inner - p0));
+      el::ResidueChunks chunks[kTilePack];
+#pragma unroll
+      for (int w = 0; w < kTilePack; ++w) {
+        if (w < valid) {
+          const int ii = out_rows ? mine : along + w, jj = out_rows ? along + w : mine;
+          const std::int64_t i = i0 + ii, j = j0 + jj;
+          chunks[w] = el::residue_chunks(el::scaled_integer(tile[ii][jj], shifts[rows ? i : j]));
+        }
       }
+      store_residues<kTilePack, Packed>(targets, chunks, out_rows, o, p0, valid);
     }
     __syncthreads();  // the tile is read before the next one is written
   }
@@ -236,29 +288,71 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <int L>
+// W elements per thread down a column of dst (column major for the fast order); Packed (the
+// residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
+// residues of each modulus as one 4-byte load. The table's entries for a modulus are read once
+// for the W elements (CrtSum::add).
+template <int L, int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
                        const el::Table table, const std::int32_t* row_shifts,
                        const std::int32_t* col_shifts, const DeviceReal dst) {
   __shared__ el::Table staged;
   stage(table, staged);
-  for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
-    const std::int8_t* at = first + j * ld + i;
-    const auto residue = [&](int l) { return static_cast<int>(at[l * stride]); };
-    *dst.fp64_at(i, j) =
-        el::reconstruct_in<L>(staged, residue, std::int64_t{row_shifts[i]} + col_shifts[j]);
+  for_each_element((dst.rows + W - 1) / W, dst.cols, false, [&](std::int64_t g, std::int64_t j) {
+    const std::int64_t i0 = g * W;
+    const int valid = static_cast<int>(std::min<std::int64_t>(W, dst.rows - i0));
+    const std::int8_t* at = first + j * ld + i0;
+    el::CrtSum<L> sums[W];
+    for (int l = 0; l < staged.count; ++l) {
+      const std::int8_t* layer = at + l * stride;
+      int r[W];
+#pragma unroll
+      for (int w = 0; w < W; ++w) r[w] = 0;
+      if (Packed && valid == W) {
+        const char4 v = *reinterpret_cast<const char4*>(layer);
+        const int packed[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int w = 0; w < W; ++w) r[w] = packed[w];
+      } else {
+#pragma unroll
+        for (int w = 0; w < W; ++w) r[w] = w < valid ? layer[w] : 0;
+      }
+#pragma unroll
+      for (int w = 0; w < W; ++w) sums[w].add(staged, l, r[w]);
+    }
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      if (w < valid) {
+        *dst.fp64_at(i0 + w, j) =
+            el::round_crt_sum<L>(staged, sums[w], std::int64_t{row_shifts[i0 + w]} + col_shifts[j]);
+      }
+    }
   });
 }
 
+// Four elements per thread up to 6 limbs (24 moduli and more need more registers than that).
 template <int L>
 void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& table,
                         const OuterExponents& shifts, const DeviceReal& out) {
   const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
                       residues.first.offset_bytes;
-  reconstruct_kernel<L><<<staged_grid(out.rows, out.cols, out.row_major), kThreads>>>(
-      first, residues.stride_bytes, residues.first.ld, table, device_exponents(shifts.rows),
-      device_exponents(shifts.columns), out);
+  constexpr int W = L <= 6 ? 4 : 1;
+  const dim3 grid = staged_grid((out.rows + W - 1) / W, out.cols, false);
+  const std::int32_t* rows = device_exponents(shifts.rows);
+  const std::int32_t* cols = device_exponents(shifts.columns);
+  if constexpr (W == 4) {
+    if (reinterpret_cast<std::uintptr_t>(first) % 4 == 0 && residues.first.ld % 4 == 0 &&
+        residues.stride_bytes % 4 == 0) {
+      reconstruct_kernel<L, W, true><<<grid, kThreads>>>(first, residues.stride_bytes,
+                                                         residues.first.ld, table, rows, cols, out);
+      return;
+    }
+  }
+  {
+    reconstruct_kernel<L, W, false><<<grid, kThreads>>>(first, residues.stride_bytes,
+                                                        residues.first.ld, table, rows, cols, out);
+  }
 }
 
 }  // namespace
@@ -333,17 +427,30 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
   }
   const DeviceReal in = device_real(x);
   const bool out_rows = targets.row_major[0] != 0;
-  bool one_layout = true;
-  for (std::size_t l = 1; l < out.size(); ++l)
+  bool one_layout = true, aligned = true;
+  for (std::size_t l = 0; l < out.size(); ++l) {
     one_layout &= (targets.row_major[l] != 0) == out_rows;
+    aligned &= targets.ld[l] % 4 == 0 && reinterpret_cast<std::uintptr_t>(targets.data[l]) % 4 == 0;
+  }
+  const bool rows = axis == SplitAxis::rows;
+  const std::int32_t* s = device_exponents(shifts);
   if (in.row_major == out_rows || !one_layout) {
-    residues_kernel<<<staged_grid(x.rows, x.cols, out_rows), kThreads>>>(
-        in, axis == SplitAxis::rows, device_exponents(shifts), targets);
+    const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
+    if (one_layout && aligned) {
+      residues_kernel<4, true>
+          <<<staged_grid(outer, (inner + 3) / 4, true), kThreads>>>(in, rows, s, targets);
+    } else {
+      residues_kernel<1, false>
+          <<<staged_grid(outer, inner, true), kThreads>>>(in, rows, s, targets);
+    }
   } else {
     const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
-    residues_transposing_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192)),
-                                  kThreads>>>(in, axis == SplitAxis::rows, device_exponents(shifts),
-                                              targets);
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192));
+    if (aligned) {
+      residues_transposing_kernel<true><<<grid, kThreads>>>(in, rows, s, targets);
+    } else {
+      residues_transposing_kernel<false><<<grid, kThreads>>>(in, rows, s, targets);
+    }
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }

@@ -16,6 +16,7 @@
 // product.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -34,15 +35,61 @@ inline constexpr int kModuli[kMaxModuli] = {
     191, 181, 179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107,
     103, 101, 97,  89,  83,  79,  73,  71,  67,  61,  59,  53,  47,  43,  41,  37};
 
+// The bits of a binary32 number and back, on the host and the device.
+TCEMU_HOST_DEVICE inline std::uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  return std::bit_cast<std::uint32_t>(x);
+#endif
+}
+TCEMU_HOST_DEVICE inline float float_value(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  return std::bit_cast<float>(b);
+#endif
+}
+
+// The number of trailing zero bits of x != 0.
+TCEMU_HOST_DEVICE inline int trailing_zeros(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return std::countr_zero(x);
+#endif
+}
+
+// The round-to-integer constants: 1.5 2^23 in binary32 and 1.5 2^52 in binary64. For a real y
+// with |y| < 2^22 (binary32) or |y| < 2^51 (binary64), y + 1.5 2^p lies in [2^p, 2^(p+1)), where
+// the spacing is 1: the rounded sum is 1.5 2^p + q with q an integer nearest y (whatever the
+// rounding of y itself), and q is the low bits of the sum's encoding minus those of 1.5 2^p
+// (two's complement: the fraction field is linear in q). Conversely 1.5 2^23 + t for an integer
+// |t| < 2^22, encoded as its bits plus t, minus 1.5 2^23 is t exactly: a binary32 t without a
+// conversion instruction (the CUDA programming guide's throughput table: 16 conversions per
+// clock and multiprocessor on compute capability 9.0, 128 binary32 additions).
+inline constexpr float kRound32 = 12582912.0f;
+inline constexpr std::uint32_t kRound32Bits = 0x4B400000u;
+inline constexpr double kRound64 = 6755399441055744.0;
+
 // A modulus m (1 <= m <= 256) with what the reductions need, computed once rather than per
 // reduction (a division is slow on a GPU): 1/m rounded to binary32 and to binary64 (correctly
-// rounded divisions: the same values on every machine) and 2^16 mod m.
+// rounded divisions: the same values on every machine), the symmetric residue (symmetric_from,
+// below) of 2^17, 2^22 mod m and 2^44 mod m (also as binary64, exact), the bounds
+// low = -(m / 2) and high = (m - 1) / 2 of the symmetric residues, and reciprocal16 = 2^16 / m
+// rounded to the nearest integer (within 1/2 of 2^16 / m).
 struct Modulus {
   int m;
   float reciprocal;
   double reciprocal64;
-  int base;
-  int padding;
+  double chunk22_value;
+  double chunk44_value;
+  int chunk17;
+  int chunk22;
+  int chunk44;
+  int low;
+  int high;
+  int reciprocal16;
 };
 
 // x mod m for 0 <= x < 2^22, without an integer division: q = trunc(x * float(1/m)) is
@@ -55,12 +102,6 @@ TCEMU_HOST_DEVICE inline int mod_small(int x, const Modulus& d) {
   if (r < 0) r += d.m;
   if (r >= d.m) r -= d.m;
   return r;
-}
-
-TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
-  Modulus d{m, 1.0f / static_cast<float>(m), 1.0 / m, 0, 0};
-  d.base = mod_small(1 << 16, d);
-  return d;
 }
 
 // s mod m for s < 2^52 in binary64 arithmetic (one multiplication instead of a mod_small per
@@ -76,12 +117,54 @@ TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
   return r;
 }
 
-// s mod m for s < 2^64: below 2^52 directly, otherwise s = h 2^26 + l (h < 2^38, l < 2^26) and
-// (h mod m) 2^26 + l < 2^34, congruent to s, reduced once more.
-TCEMU_HOST_DEVICE inline int mod_u64(std::uint64_t s, const Modulus& d) {
-  if (s < (std::uint64_t{1} << 52)) return mod_u52(s, d);
-  const std::uint64_t low = s & ((std::uint64_t{1} << 26) - 1);
-  return mod_u52((static_cast<std::uint64_t>(mod_u52(s >> 26, d)) << 26) + low, d);
+// The symmetric residue, in [low, high] = [-(m / 2), (m - 1) / 2] ([-128, 127] for 256), of
+// t = r + q m for an r in (-m, m): one correction each way (r > high gives r - m >= low; r < low
+// gives r + m <= high).
+TCEMU_HOST_DEVICE inline int symmetric_from(int r, const Modulus& d) {
+  if (r > d.high) r -= d.m;
+  if (r < d.low) r += d.m;
+  return r;
+}
+
+// An integer q with |q - t / m| < 1 for an integer |t| < 2^22, by binary32 arithmetic without
+// conversions: x = t exactly (kRound32), q an integer nearest x * float(1/m) (kRound32);
+// float(1/m) and the product carry relative errors below 2^-24 each, so |q - t / m| <= 1/2 +
+// 2^22 / 37 2^-23 < 1 (37 the smallest modulus; for m = 256 every step is exact). t - q m then
+// lies in (-m, m).
+TCEMU_HOST_DEVICE inline int nearest_quotient(int t, const Modulus& d) {
+  const float x = float_value(kRound32Bits + static_cast<std::uint32_t>(t)) - kRound32;
+  return static_cast<int>(float_bits(x * d.reciprocal + kRound32) - kRound32Bits);
+}
+
+// The symmetric residue of an integer |t| < 2^22.
+TCEMU_HOST_DEVICE inline int symmetric_small(int t, const Modulus& d) {
+  return symmetric_from(t - nearest_quotient(t, d) * d.m, d);
+}
+
+// t mod m in [0, m) for an integer |t| < 2^22 (one correction of t - q m in (-m, m)).
+TCEMU_HOST_DEVICE inline int mod_nonnegative(int t, const Modulus& d) {
+  const int r = t - nearest_quotient(t, d) * d.m;
+  return r < 0 ? r + d.m : r;
+}
+
+TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
+  Modulus d{.m = m,
+            .reciprocal = 1.0f / static_cast<float>(m),
+            .reciprocal64 = 1.0 / m,
+            .chunk22_value = 0.0,
+            .chunk44_value = 0.0,
+            .chunk17 = 0,
+            .chunk22 = 0,
+            .chunk44 = 0,
+            .low = -(m / 2),
+            .high = (m - 1) / 2,
+            .reciprocal16 = (65536 + m / 2) / m};
+  d.chunk17 = symmetric_small(1 << 17, d);
+  d.chunk22 = mod_u52(std::uint64_t{1} << 22, d);
+  d.chunk44 = mod_u52(std::uint64_t{1} << 44, d);
+  d.chunk22_value = d.chunk22;
+  d.chunk44_value = d.chunk44;
+  return d;
 }
 
 // 2^e mod m for e >= 0: 2^e = (2^50)^q 2^(e - 50 q) with e - 50 q < 50; each factor reduced
@@ -100,7 +183,7 @@ TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
 inline constexpr int kLimbs = 13;
 
 // What the reconstruction needs about the first `count` moduli: the moduli (a copy that device
-// code can read, with what mod_small needs), their reciprocals rounded to binary64, cofactor[l] = M
+// code can read, with what the reductions need), cofactor[l] = M
 // / m_l and cofactor_inverse[l] = (M / m_l)^-1 mod m_l (the moduli are pairwise coprime), M and M /
 // 2 (M is even: 256 is the first modulus), all little-endian 32-bit limbs, and `limbs`, the limbs
 // that hold M (M < 2^(32 limbs)).
@@ -109,7 +192,6 @@ struct Table {
   int limbs = 0;
   Modulus moduli[kMaxModuli] = {};
   std::uint8_t cofactor_inverse[kMaxModuli] = {};
-  double reciprocal[kMaxModuli] = {};
   std::uint32_t cofactor[kMaxModuli][kLimbs] = {};
   std::uint32_t product[kLimbs] = {};
   std::uint32_t half[kLimbs] = {};
@@ -130,8 +212,7 @@ struct VectorBits {
     const std::uint64_t b = fp64::bits(x);
     if (!fp64::is_finite(b) || fp64::is_zero(b)) return;
     const fp64::Fields f = fp64::fields(x);
-    int trailing = 0;
-    while (((f.significand >> trailing) & 1) == 0) ++trailing;
+    const int trailing = trailing_zeros(f.significand);
     const int lead = fp64::leading_exponent(b & ~fp64::kSignBit) + 1;
     top = lead > top ? lead : top;
     low = f.exponent + trailing < low ? f.exponent + trailing : low;
@@ -283,12 +364,6 @@ TCEMU_HOST_DEVICE inline int bound_need(std::int32_t p, int norm2_i, int norm1_i
   return t > t3 ? t : t3;
 }
 
-// The residue in [-(m - 1) / 2, m / 2 - 1] for even m ([-128, 127] for 256), [-(m-1)/2, (m-1)/2]
-// for odd m, of the integer r mod m given r in [0, m).
-TCEMU_HOST_DEVICE inline int symmetric(int r, int m) {
-  return r > (m - 1) / 2 ? r - m : r;
-}
-
 // The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the
 // epilogue puts their special values in), as (-1)^negative magnitude 2^power, computed once per
 // element so that its residue modulo each modulus costs a few mod_small. Exact: |x| = s 2^f
@@ -326,29 +401,54 @@ TCEMU_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int shift) {
   return a;
 }
 
-// The residue of a modulo m, symmetric.
-TCEMU_HOST_DEVICE inline int residue(const ScaledInteger& a, const Modulus& d) {
-  int r = mod_u64(a.magnitude, d);
-  if (a.power > 0) r = mod_small(r * power_of_two_mod(a.power, d), d);
-  if (a.negative && r != 0) r = d.m - r;
-  return symmetric(r, d.m);
+// The residues of a ScaledInteger a = (-1)^negative magnitude 2^power, prepared once per element
+// for every modulus: the signed magnitude in chunks of 22 bits, t = chunk[0] + chunk[1] 2^22 +
+// chunk[2] 2^44 (|chunk[0]|, |chunk[1]| < 2^22, |chunk[2]| < 2^20: 64 bits), as integers and
+// as binary64 (exact).
+struct ResidueChunks {
+  int chunk[3] = {};
+  double value[3] = {};
+  int power = 0;
+};
+
+TCEMU_HOST_DEVICE inline ResidueChunks residue_chunks(const ScaledInteger& a) {
+  ResidueChunks c;
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << 22) - 1;
+  const int sign = a.negative ? -1 : 1;
+  c.chunk[0] = sign * static_cast<int>(a.magnitude & kMask);
+  c.chunk[1] = sign * static_cast<int>((a.magnitude >> 22) & kMask);
+  c.chunk[2] = sign * static_cast<int>(a.magnitude >> 44);
+  for (int i = 0; i < 3; ++i) c.value[i] = c.chunk[i];
+  c.power = a.power;
+  return c;
+}
+
+// The residue modulo m (symmetric) of a. t = chunk[0] + chunk[1] (2^22 mod m) + chunk[2] (2^44
+// mod m) is congruent to the signed magnitude with |t| < 2^22 + 2^30 + 2^28 < 2^31 (int32), the
+// same sum in binary64 is exact (every partial sum an integer below 2^53), q is an integer
+// nearest t / m (kRound64; 1/m carries a relative error below 2^-53: |q - t / m| <= 1/2 + 2^-20),
+// so t - q m lies in (-m, m) (and q m in int32) and symmetric_from makes it exact. A power of
+// two beyond the magnitude multiplies the residue by 2^power mod m (|product| < 2^16).
+TCEMU_HOST_DEVICE inline int residue(const ResidueChunks& a, const Modulus& d) {
+  const int t = a.chunk[0] + a.chunk[1] * d.chunk22 + a.chunk[2] * d.chunk44;
+  const double x = a.value[0] + a.value[1] * d.chunk22_value + a.value[2] * d.chunk44_value;
+  const auto q =
+      static_cast<int>(static_cast<std::uint32_t>(fp64::bits(x * d.reciprocal64 + kRound64)));
+  int r = symmetric_from(t - q * d.m, d);
+  if (a.power > 0) r = symmetric_small(r * power_of_two_mod(a.power, d), d);
+  return r;
 }
 
 // The residue modulo m (symmetric) of the integer x 2^shift rounded to nearest even.
 TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, const Modulus& d) {
-  return residue(scaled_integer(x, shift), d);
+  return residue(residue_chunks(scaled_integer(x, shift)), d);
 }
 
-// The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it: |p| = hi 2^16 +
-// lo with hi <= 2^15, and (hi mod m)(2^16 mod m) + lo < 2^16 + 2^16 < 2^22 for mod_small.
+// The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it: p = h 2^17 + l
+// with h = p >> 17 in [-2^14, 2^14) and l in [0, 2^17), so t = h (2^17 mod m, symmetric: at most
+// 128 in magnitude) + l is congruent to p with |t| < 2^21 + 2^17 < 2^22 for symmetric_small.
 TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
-  const std::uint32_t magnitude =
-      p < 0 ? 0u - static_cast<std::uint32_t>(p) : static_cast<std::uint32_t>(p);
-  int r = mod_small(mod_small(static_cast<int>(magnitude >> 16), d) * d.base +
-                        static_cast<int>(magnitude & 0xFFFF),
-                    d);
-  if (p < 0 && r != 0) r = d.m - r;
-  return symmetric(r, d.m);
+  return symmetric_small((p >> 17) * d.chunk17 + (p & 0x1FFFF), d);
 }
 
 // The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = r_l mod
@@ -357,30 +457,38 @@ TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
 //
 // The CRT sum: with y_l = r_l (M / m_l)^-1 mod m_l in [0, m_l), S = sum_l y_l M / m_l is
 // congruent to C' modulo M and 0 <= S < count M. q = round(S / M) = round(sum_l y_l / m_l) is
-// taken from that sum in binary64 (count terms below 1 each, every rounding relative 2^-53: the
-// estimate is within 2^-40 of S / M), so D = S - q M is C', or C' -+ M when C' lies within
-// 2^-40 M of -+M/2; one correction each way brings D into [-M/2, M/2). Whatever the estimate
-// (fused or not), D is then exactly C': the bits do not depend on the machine. Every limb sum
-// y_l cofactor_l,i - q M_i stays below count 2^40 < 2^46 in magnitude: no int64 overflows
-// before the carries are propagated.
-template <int L, class Residues>
-TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues,
-                                        std::int64_t shift) {
-  std::int64_t sum[L] = {};
-  double estimate = 0.0;
-  for (int l = 0; l < t.count; ++l) {
+// taken from that sum in 16-bit fixed point: E = sum_l y_l reciprocal16_l (below 48 255 1773 <
+// 2^25) is within sum_l y_l 2^-17 < 0.1 of 2^16 S / M, q = floor(E / 2^16 + 1/2) within 0.6, so
+// |S / M - q| < 1 and D = S - q M lies in (-M, M): it is C', or C' -+ M when C' lies near
+// -+M/2; one correction each way brings D into [-M/2, M/2). Whatever the estimate, D is then
+// exactly C': the bits do not depend on the machine. Every limb sum y_l cofactor_l,i stays below
+// count 2^40 < 2^46 (uint64) and each limb of q M below 2^38: no int64 overflows before the
+// carries are propagated.
+//
+// Split in two for callers that take several elements at once: CrtSum::add per modulus (the
+// table's entries for l read once for all of them), then round_crt_sum.
+template <int L>
+struct CrtSum {
+  std::uint64_t limbs[L] = {};
+  std::uint32_t estimate = 0;
+
+  // y_l = r cofactor_inverse_l mod m_l (|r cofactor_inverse_l| < 2^16), then its terms.
+  TCEMU_HOST_DEVICE void add(const Table& t, int l, int r) {
     const Modulus& d = t.moduli[l];
-    int r = residues(l);
-    if (r < 0) r += d.m;
-    const int y = mod_small(r * t.cofactor_inverse[l], d);  // r times the inverse: below 2^16
-    estimate += static_cast<double>(y) * t.reciprocal[l];
-    for (int i = 0; i < L; ++i) sum[i] += static_cast<std::int64_t>(y) * t.cofactor[l][i];
+    const auto y = static_cast<std::uint32_t>(mod_nonnegative(r * t.cofactor_inverse[l], d));
+    estimate += y * static_cast<std::uint32_t>(d.reciprocal16);
+    for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{y} * t.cofactor[l][i];
   }
-  const auto q = static_cast<std::int64_t>(estimate + 0.5);  // estimate >= 0: truncation floors
+};
+
+template <int L>
+TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
+  const std::uint32_t q = (s.estimate + (1u << 15)) >> 16;
   std::uint32_t c[L];
   std::int64_t carry = 0;
   for (int i = 0; i < L; ++i) {
-    const std::int64_t x = sum[i] - q * t.product[i] + carry;
+    const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) -
+                           static_cast<std::int64_t>(std::uint64_t{q} * t.product[i]) + carry;
     c[i] = static_cast<std::uint32_t>(x);  // x mod 2^32
     carry = x >> 32;                       // floor(x / 2^32)
   }
@@ -440,6 +548,15 @@ TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues
   constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
   const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
   return fp64::round_nearest_even(negative, {taken, e, sticky});
+}
+
+// One element: the sum over the table's moduli, rounded.
+template <int L, class Residues>
+TCEMU_HOST_DEVICE double reconstruct_in(const Table& t, const Residues& residues,
+                                        std::int64_t shift) {
+  CrtSum<L> sum;
+  for (int l = 0; l < t.count; ++l) sum.add(t, l, residues(l));
+  return round_crt_sum<L>(t, sum, shift);
 }
 
 // reconstruct_in with the table's own limb count.
