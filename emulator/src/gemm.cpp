@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,7 +63,7 @@ std::uint32_t from_float(const FloatFormat& format, float value) {
 // The reference evaluation: every element through mma_element_decoded, A decoded by rows and B
 // by columns once.
 void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
-                       std::vector<std::uint32_t>& acc, int threads) {
+                       std::span<std::uint32_t> acc, int threads) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   std::vector<Decoded> rows(static_cast<std::size_t>(m * k));
   std::vector<Decoded> cols(static_cast<std::size_t>(n * k));
@@ -85,7 +87,7 @@ void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
 
 // acc becomes the chain of MMA instructions over all of a's columns and b's rows, from acc.
 void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
-               std::vector<std::uint32_t>& acc, int threads) {
+               std::span<std::uint32_t> acc, int threads) {
   if (!detail::fast_path_applies(dp) || !detail::fast_mma_chain(dp, a, b, acc, threads)) {
     general_mma_chain(dp, a, b, acc, threads);
   }
@@ -102,7 +104,7 @@ ConstMatrixView rows(ConstMatrixView x, std::int64_t first, std::int64_t count) 
 // acc (fp32 bits) += the chain of each chunk of kb values of k, taken out of the tensor core
 // after the chunk (GemmOptions::takeout_every_k).
 void mma_chain_taken_out(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, std::int64_t kb,
-                         std::vector<std::uint32_t>& acc, int threads) {
+                         std::span<std::uint32_t> acc, int threads) {
   const std::int64_t k = a.cols;
   std::vector<std::uint32_t> chunk(acc.size());
   for (std::int64_t first = 0; first < k; first += kb) {
@@ -160,12 +162,17 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
   if (m == 0 || n == 0) return;
 
   const std::uint32_t zero = encode_zero(dp.accumulator, false);
-  std::vector<std::uint32_t> acc(static_cast<std::size_t>(m * n), zero);
-  if (options.c_input == CInput::initial_accumulator) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (std::int64_t j = 0; j < n; ++j) acc[i * n + j] = c->get(i, j);
+  // Filled by rows in parallel: a serial fill of m n words held up every thread of a product.
+  const auto storage =
+      std::make_unique_for_overwrite<std::uint32_t[]>(static_cast<std::size_t>(m * n));
+  const std::span<std::uint32_t> acc(storage.get(), static_cast<std::size_t>(m * n));
+  const bool from_c = options.c_input == CInput::initial_accumulator;
+  detail::parallel_for(options.threads, m, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      for (std::int64_t j = 0; j < n; ++j)
+        acc[static_cast<std::size_t>(i * n + j)] = from_c ? c->get(i, j) : zero;
     }
-  }
+  });
   if (k > 0) {
     if (options.takeout_every_k > 0) {
       mma_chain_taken_out(dp, a, b, options.takeout_every_k, acc, options.threads);

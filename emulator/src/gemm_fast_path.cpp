@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -472,7 +473,7 @@ bool fast_path_applies(const Datapath& dp) {
 }
 
 bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
-                    std::vector<std::uint32_t>& acc, int threads) {
+                    std::span<std::uint32_t> acc, int threads) {
   const std::int64_t m = a.rows, n = b.cols;
   const Packed packed = pack(dp, a, b, threads);
   if (!packed.finite) return false;

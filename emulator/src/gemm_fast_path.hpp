@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/matrix.hpp>
@@ -19,6 +19,6 @@ bool fast_path_applies(const Datapath& datapath);
 // holds an Inf or NaN (found while packing them) acc is left as it was and the result is false:
 // the caller evaluates the chain another way.
 bool fast_mma_chain(const Datapath& datapath, ConstMatrixView a, ConstMatrixView b,
-                    std::vector<std::uint32_t>& acc, int threads);
+                    std::span<std::uint32_t> acc, int threads);
 
 }  // namespace tcemu::detail
