@@ -14,7 +14,6 @@
 #include "device_matrix.hpp"
 #include "grid_loop.cuh"
 #include "steps/integer_gemm_steps.hpp"
-#include "steps/shared_tile.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -148,7 +147,7 @@ __global__ void __launch_bounds__(kThreads)
 // The same when x's layout differs from the quanta's (A column major, its quanta row major):
 // each 32 x 32 tile of x is read in x's order into shared memory, then its quanta are written in
 // their order, so that both the reads and the writes are coalesced.
-constexpr int kTile = kSharedTile;
+constexpr int kTile = 32;
 
 __global__ void __launch_bounds__(kThreads)
     quanta_transposing_kernel(const DeviceReal x, const bool rows,
@@ -159,7 +158,10 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
   for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
     const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
-    load_shared_tile(x, i0, j0, kThreads, tile);
+    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
+      const int ii = x.row_major ? r : lane, jj = x.row_major ? lane : r;
+      if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
+    }
     __syncthreads();
     for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
       const int ii = out_rows ? r : lane, jj = out_rows ? lane : r;

@@ -11,7 +11,6 @@
 #include "device_matrix.hpp"
 #include "grid_loop.cuh"
 #include "steps/integer_gemm_steps.hpp"
-#include "steps/shared_tile.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -221,7 +220,7 @@ __global__ void __launch_bounds__(kThreads)
 // every out[l] in one layout): each 32 x 32 tile of x is read in x's order into shared memory,
 // then its elements' residues are written in the residues' order, four consecutive elements
 // per thread, so that both the reads and the writes are coalesced.
-constexpr int kTile = kSharedTile;
+constexpr int kTile = 32;
 constexpr int kTilePack = 4;
 static_assert(kThreads == kTile * kTile / kTilePack);
 
@@ -232,6 +231,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ ResidueTargets targets;
   __shared__ double tile[kTile][kTile + 1];  // [local row][local column]
   stage(out, targets);
+  const int lane = static_cast<int>(threadIdx.x) % kTile, step = kThreads / kTile;
   const bool out_rows = targets.row_major[0] != 0;
   // The thread's group: local outer index `mine` (a row when out_rows), four along the other.
   const int mine = static_cast<int>(threadIdx.x) / (kTile / kTilePack);
@@ -239,7 +239,10 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
   for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
     const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
-    load_shared_tile(x, i0, j0, kThreads, tile);
+    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
+      const int ii = x.row_major ? r : lane, jj = x.row_major ? lane : r;
+      if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
+    }
     __syncthreads();
     const std::int64_t o = (out_rows ? i0 : j0) + mine, p0 = (out_rows ? j0 : i0) + along;
     const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;

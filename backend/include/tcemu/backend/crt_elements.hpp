@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include <tcemu/emulator/fp32_bits.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/host_device.hpp>
 #include <tcemu/emulator/round.hpp>
@@ -35,6 +34,22 @@ inline constexpr int kModuli[kMaxModuli] = {
     256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193,
     191, 181, 179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107,
     103, 101, 97,  89,  83,  79,  73,  71,  67,  61,  59,  53,  47,  43,  41,  37};
+
+// The bits of a binary32 number and back, on the host and the device.
+TCEMU_HOST_DEVICE inline std::uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  return std::bit_cast<std::uint32_t>(x);
+#endif
+}
+TCEMU_HOST_DEVICE inline float float_value(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  return std::bit_cast<float>(b);
+#endif
+}
 
 // The number of trailing zero bits of x != 0.
 TCEMU_HOST_DEVICE inline int trailing_zeros(std::uint64_t x) {
@@ -117,8 +132,8 @@ TCEMU_HOST_DEVICE inline int symmetric_from(int r, const Modulus& d) {
 // 2^22 / 37 2^-23 < 1 (37 the smallest modulus; for m = 256 every step is exact). t - q m then
 // lies in (-m, m).
 TCEMU_HOST_DEVICE inline int nearest_quotient(int t, const Modulus& d) {
-  const float x = tcemu::detail::as_float(kRound32Bits + static_cast<std::uint32_t>(t)) - kRound32;
-  return static_cast<int>(tcemu::detail::as_bits(x * d.reciprocal + kRound32) - kRound32Bits);
+  const float x = float_value(kRound32Bits + static_cast<std::uint32_t>(t)) - kRound32;
+  return static_cast<int>(float_bits(x * d.reciprocal + kRound32) - kRound32Bits);
 }
 
 // The symmetric residue of an integer |t| < 2^22.
