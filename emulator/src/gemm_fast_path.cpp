@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <span>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -312,9 +311,10 @@ class Kernel {
   Run run_;
 };
 
-// The threads parallel_for runs on for `threads` (0: every hardware thread).
-std::int64_t workers(int threads) {
-  return threads > 0 ? threads : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
+// Column tiles per task when `tiles` are split into about four groups per thread (at least one
+// tile, at most `most`), handed out dynamically so that a slow thread does not hold up the rest.
+std::int64_t tiles_per_group(std::int64_t tiles, int threads, std::int64_t most) {
+  return std::clamp<std::int64_t>(tiles / (4 * std::int64_t{thread_count(threads)}), 1, most);
 }
 
 // An operand's exponent as the 16-bit exponent pass holds it (kExponentBias above).
@@ -438,7 +438,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
   // columns of the group are read from one row of B and each tile's vector is written after the
   // tile's previous slot (writing each element where it goes, a slot at a time over every tile,
   // cost a TLB miss per element). Padding slots and the lanes past n hold +0 with exponent 0.
-  parallel_for(threads, tiles, std::clamp<std::int64_t>(tiles / (4 * workers(threads)), 1, 8),
+  parallel_for(threads, tiles, tiles_per_group(tiles, threads, 8),
                [&](std::int64_t begin, std::int64_t end) {
                  bool finite = true;
                  for (std::int64_t s = 0; s < p.slots; ++s) {
@@ -489,8 +489,7 @@ bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
   // dynamically, so that a thread slowed by others on its core does not hold up the product
   // (one group per thread measured 7x on 16 threads at n = 2048 where the old one-tile tasks
   // gave 11x to 12x, H100 host).
-  const std::int64_t group_tiles =
-      std::clamp<std::int64_t>(tiles / (4 * workers(threads)), 1, kGroupTiles);
+  const std::int64_t group_tiles = tiles_per_group(tiles, threads, kGroupTiles);
   parallel_for(threads, tiles, group_tiles, [&](std::int64_t begin, std::int64_t end) {
     const std::int64_t padded = packed.padded_rows;
     std::vector<F64> c(static_cast<std::size_t>((end - begin) * std::min(padded, kBlockRows)));

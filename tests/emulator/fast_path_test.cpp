@@ -4,6 +4,7 @@
 // a nan_bits that is not a NaN of the accumulator format (issue 18's findings).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,25 @@
 
 namespace tcemu {
 namespace {
+
+// The model's D (m x n, row major): mma_element over each row of A and column of B, from C's
+// element (+0 without C).
+std::vector<std::uint32_t> model_product(const Datapath& dp, const ConstMatrixView& a,
+                                         const ConstMatrixView& b,
+                                         const std::optional<ConstMatrixView>& c = std::nullopt) {
+  std::vector<std::uint32_t> d;
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    for (std::int64_t j = 0; j < b.cols; ++j) {
+      std::vector<std::uint32_t> row, col;
+      for (std::int64_t p = 0; p < a.cols; ++p) {
+        row.push_back(a.get(i, p));
+        col.push_back(b.get(p, j));
+      }
+      d.push_back(mma_element(dp, row, col, c ? c->get(i, j) : 0));
+    }
+  }
+  return d;
+}
 
 std::uint32_t fp16_of(double v) {
   return convert(formats::fp32, formats::fp16, std::bit_cast<std::uint32_t>(static_cast<float>(v)),
@@ -51,7 +71,7 @@ TEST(FastPath, RoundToNearestTiesAtOneBitOfPrecisionFollowTheModel) {
             static_cast<std::uint16_t>(fp16_of(static_cast<double>(j + 1)));
       }
     }
-    std::vector<std::uint32_t> d(static_cast<std::size_t>(m * n)), expected(d.size());
+    std::vector<std::uint32_t> d(static_cast<std::size_t>(m * n));
     const ConstMatrixView av{
         reinterpret_cast<const unsigned char*>(a.data()), dp.input, m, k, k, Layout::row_major};
     const ConstMatrixView bv{
@@ -59,16 +79,7 @@ TEST(FastPath, RoundToNearestTiesAtOneBitOfPrecisionFollowTheModel) {
     emulated_gemm(
         dp, {.threads = 1}, av, bv, std::nullopt,
         {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n, Layout::row_major}});
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        std::vector<std::uint32_t> row, col;
-        for (std::int64_t p = 0; p < k; ++p) {
-          row.push_back(av.get(i, p));
-          col.push_back(bv.get(p, j));
-        }
-        expected[static_cast<std::size_t>(i * n + j)] = mma_element(dp, row, col, 0);
-      }
-    }
+    const std::vector<std::uint32_t> expected = model_product(dp, av, bv);
     EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}))
         << "block rounding " << static_cast<int>(rounding);
   }
@@ -116,8 +127,7 @@ TEST(FastPath, EverySpecialisedKernelMatchesMmaElement) {
       const std::int64_t k = terms == 16 ? 8 * dp.instruction_k - 6 : 2 * dp.instruction_k + 7;
       std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k)),
           b(static_cast<std::size_t>(k * n));
-      std::vector<std::uint32_t> c(static_cast<std::size_t>(m * n)), d(c.size()),
-          expected(c.size());
+      std::vector<std::uint32_t> c(static_cast<std::size_t>(m * n)), d(c.size());
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t p = 0; p < k; ++p) {
           a[static_cast<std::size_t>(i * k + p)] =
@@ -152,19 +162,8 @@ TEST(FastPath, EverySpecialisedKernelMatchesMmaElement) {
                     bv, cv,
                     {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n,
                       Layout::row_major}});
-      int negative_zeros = 0;
-      for (std::int64_t i = 0; i < m; ++i) {
-        for (std::int64_t j = 0; j < n; ++j) {
-          std::vector<std::uint32_t> row, col;
-          for (std::int64_t p = 0; p < k; ++p) {
-            row.push_back(av.get(i, p));
-            col.push_back(bv.get(p, j));
-          }
-          const std::uint32_t e = mma_element(dp, row, col, cv.get(i, j));
-          expected[static_cast<std::size_t>(i * n + j)] = e;
-          negative_zeros += e == 0x80000000u;
-        }
-      }
+      const std::vector<std::uint32_t> expected = model_product(dp, av, bv, cv);
+      const auto negative_zeros = std::count(expected.begin(), expected.end(), 0x80000000u);
       // The generator reaches the zero-sign rule: -0 results under ieee, none under positive.
       if (zero_sign == ZeroSign::ieee) {
         EXPECT_GT(negative_zeros, 0);
@@ -202,22 +201,13 @@ TEST(FastPath, OperandTablesOfSeveralFormatsGiveTheModelsBits) {
         b(static_cast<std::size_t>(k * n * bytes));
     fill(a);
     fill(b);
-    std::vector<std::uint32_t> d(static_cast<std::size_t>(m * n)), expected(d.size());
+    std::vector<std::uint32_t> d(static_cast<std::size_t>(m * n));
     const ConstMatrixView av{a.data(), input, m, k, k, Layout::row_major};
     const ConstMatrixView bv{b.data(), input, k, n, k, Layout::column_major};
     emulated_gemm(
         dp, {.threads = 3}, av, bv, std::nullopt,
         {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n, Layout::row_major}});
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        std::vector<std::uint32_t> row, col;
-        for (std::int64_t p = 0; p < k; ++p) {
-          row.push_back(av.get(i, p));
-          col.push_back(bv.get(p, j));
-        }
-        expected[static_cast<std::size_t>(i * n + j)] = mma_element(dp, row, col, 0);
-      }
-    }
+    const std::vector<std::uint32_t> expected = model_product(dp, av, bv);
     EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}))
         << input.name;
   }
@@ -232,7 +222,7 @@ TEST(FastPath, SubnormalAccumulatorsKeepTheirBitsUnderFlushToZero) {
   const std::int64_t m = 12, n = 16, k = 2 * dp.instruction_k;
   std::mt19937_64 rng(61);
   std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
-  std::vector<std::uint32_t> c(static_cast<std::size_t>(m * n)), d(c.size()), expected(c.size());
+  std::vector<std::uint32_t> c(static_cast<std::size_t>(m * n)), d(c.size());
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t p = 0; p < k; ++p) {
       a[static_cast<std::size_t>(i * k + p)] =
@@ -253,19 +243,10 @@ TEST(FastPath, SubnormalAccumulatorsKeepTheirBitsUnderFlushToZero) {
       dp, {.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 1}, av, bv, cv,
       {{reinterpret_cast<unsigned char*>(d.data()), dp.accumulator, m, n, n, Layout::row_major}});
   _mm_setcsr(mxcsr);
-  int subnormal_results = 0;
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      std::vector<std::uint32_t> row, col;
-      for (std::int64_t p = 0; p < k; ++p) {
-        row.push_back(av.get(i, p));
-        col.push_back(bv.get(p, j));
-      }
-      const std::uint32_t e = mma_element(dp, row, col, cv.get(i, j));
-      expected[static_cast<std::size_t>(i * n + j)] = e;
-      subnormal_results += (e & 0x7F80'0000u) == 0 && (e & 0x007F'FFFFu) != 0;
-    }
-  }
+  const std::vector<std::uint32_t> expected = model_product(dp, av, bv, cv);
+  const auto subnormal_results = std::count_if(
+      expected.begin(), expected.end(),
+      [](std::uint32_t e) { return (e & 0x7F80'0000u) == 0 && (e & 0x007F'FFFFu) != 0; });
   EXPECT_GT(subnormal_results, m * n / 4);  // the even rows' C, passed through
   EXPECT_TRUE(test::same_bits(expected, d, m, n, {.order = test::Order::row_major}));
 }

@@ -17,12 +17,17 @@
 
 namespace tcemu::detail {
 
+// The threads `threads` asks for: itself when positive, otherwise every hardware thread.
+inline int thread_count(int threads) {
+  return threads > 0 ? threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 template <typename Body>
 void parallel_for(int threads, std::int64_t count, std::int64_t chunk, Body body) {
-  const int available = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::int64_t chunks = (count + chunk - 1) / chunk;
   const int workers = static_cast<int>(
-      std::min<std::int64_t>(threads > 0 ? threads : available, std::max<std::int64_t>(chunks, 1)));
+      std::min<std::int64_t>(thread_count(threads), std::max<std::int64_t>(chunks, 1)));
   std::atomic<std::int64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
