@@ -61,10 +61,12 @@ struct IntegerProducts {};
 // spread; refused (std::runtime_error) when that needs more than crt_elements::kMaxModuli
 // moduli. sp: the same for fp32 operands, rounded to fp32. tunable: Options::splits moduli and
 // the norm scaling (Backend::crt_norm_scale: every row of A and column of B to the largest
-// Euclidean norm the moduli allow, |C'| bounded by Cauchy-Schwarz). dp: the norm scaling to
-// norms of 2^56 or more (15 moduli), or cr's exact scaling when that takes no more moduli
-// (then correctly rounded); its error is below sqrt(k) 2^-55 ||a_i|| ||b_j||, measured no worse
-// than cublasDgemm's for exponent spreads phi <= 2 (docs/results/int8-ozaki.md).
+// Euclidean norm the moduli allow, |C'| bounded by Cauchy-Schwarz). dp: the norm scaling with
+// the fewest moduli (15 or more) whose norms keep every element within DGEMM's classical bound
+// gamma_k (|A||B|)_ij, judged from a certified lower bound of |A||B| (one more int8 GEMM;
+// crt_elements.hpp, bound_need, states the criterion and its proof), or cr's exact scaling when
+// that takes no more moduli (then correctly rounded); where the bound cannot be certified, cr's
+// scaling if it fits, else all 48 moduli with Report::dp_bound_met false.
 struct CrtProducts {};
 using Products = std::variant<TensorCoreProducts, Fp64Products, IntegerProducts, CrtProducts>;
 
