@@ -50,7 +50,8 @@ def test_ozaki_int8_cr_is_correctly_rounded_and_dp_accurate(problem, backend):
 def test_ozaki_crt_cr_is_correctly_rounded_and_dp_within_its_bound(problem):
     a, b, expected = problem
     np.testing.assert_array_equal(tcemu.ozaki_gemm(a, b, mode="cr", crt=True), expected)
-    # dp: the norm scaling (these spreads need more moduli held exactly): normwise error.
+    # dp: the norm scaling with 15 moduli or more (these spreads need more moduli held exactly),
+    # so within the normwise bound of 15 moduli.
     d = tcemu.ozaki_gemm(a, b, mode="dp", crt=True)
     norms = np.outer(np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=0))
     bound = np.sqrt(a.shape[1]) * 2.0**-55 * norms + 2.0**-53 * np.abs(expected)
