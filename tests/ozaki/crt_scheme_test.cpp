@@ -200,6 +200,70 @@ TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
   }
 }
 
+// RN(value 2^-shift) where that lies below the smallest normal 2^-1022: value rounded to nearest
+// even onto the grid 2^(shift - 1074) by integer arithmetic (already on it for shift <= 1074),
+// then scaled exactly.
+double subnormal_value(Int128 value, int shift) {
+  const bool negative = value < 0;
+  const UInt128 mag = negative ? -static_cast<UInt128>(value) : static_cast<UInt128>(value);
+  const int down = shift - 1074;
+  UInt128 q = 0;
+  if (down <= 0) {
+    q = mag << -down;
+  } else if (down < 128) {
+    q = mag >> down;
+    const UInt128 rest = mag - (q << down), half = static_cast<UInt128>(1) << (down - 1);
+    if (rest > half || (rest == half && (q & 1) != 0)) ++q;
+  }
+  const double result = std::ldexp(static_cast<double>(q), -1074);  // q <= 2^52: exact
+  return negative ? -result : result;
+}
+
+TEST(CrtElements, ReconstructRoundsOnceIntoTheSubnormalRangeAndOverflowsToInf) {
+  // The values round_crt_sum rounds outside binary64's normal range: onto the subnormal grid
+  // (a rounding of its own, not the fast path's conversion then scaling) and past the largest
+  // finite value; and next to both ends of the normal range, where the fast path scales.
+  std::mt19937_64 rng(7);
+  const el::Table t = el::table(18);
+  int subnormal = 0, overflow = 0, edge = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int bits = std::uniform_int_distribution<int>(1, 126)(rng);
+    UInt128 mag = (static_cast<UInt128>(rng()) << 64) | rng();
+    mag >>= (128 - bits);
+    mag |= static_cast<UInt128>(1) << (bits - 1);
+    const bool negative = (trial & 1) != 0;
+    const Int128 value = negative ? -static_cast<Int128>(mag) : static_cast<Int128>(mag);
+    const std::vector<int> residues = residues_of(value, 18, rng);
+    // The leading bit at 2^(bits - 1 - shift): below -1022 (subnormal), above 1023 (Inf), or
+    // within 4 of either end.
+    const int kind = trial % 3;
+    const int lead = kind == 0 ? std::uniform_int_distribution<int>(-1080, -1023)(rng)
+                     : kind == 1
+                         ? std::uniform_int_distribution<int>(1024, 1100)(rng)
+                         : (rng() % 2 == 0 ? std::uniform_int_distribution<int>(-1022, -1018)(rng)
+                                           : std::uniform_int_distribution<int>(1019, 1023)(rng));
+    const int shift = bits - 1 - lead;
+    const double got = el::reconstruct(
+        t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
+    double expected = 0.0;
+    if (kind == 0) {
+      expected = subnormal_value(value, shift);
+      ++subnormal;
+    } else if (kind == 1) {
+      expected = negative ? -INFINITY : INFINITY;
+      ++overflow;
+    } else {
+      expected = scaled_value(value, shift);  // normal unless it rounds up past 2^1024: Inf
+      ++edge;
+    }
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
+        << "bits " << bits << " shift " << shift;
+  }
+  EXPECT_GT(subnormal, 5000);
+  EXPECT_GT(overflow, 5000);
+  EXPECT_GT(edge, 5000);
+}
+
 TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
   // For 1 to 15 moduli (M < 2^127): C' at and next to -M/2 and M/2 - 1 (where the estimate of
   // round(S / M) may be off by one and the correction runs) and spread over [-M/2, M/2).

@@ -423,21 +423,48 @@ TCEMU_HOST_DEVICE inline ResidueChunks residue_chunks(const ScaledInteger& a) {
   return c;
 }
 
-// The residue modulo m (symmetric) of a. t = chunk[0] + chunk[1] (2^22 mod m) + chunk[2] (2^44
-// mod m) is congruent to the signed magnitude with |t| < 2^22 + 2^30 + 2^28 < 2^31 (int32), the
-// same sum in binary64 is exact (every partial sum an integer below 2^53), q is an integer
-// nearest t / m (kRound64; 1/m carries a relative error below 2^-53: |q - t / m| <= 1/2 + 2^-20),
-// so t - q m lies in (-m, m) (and q m in int32) and symmetric_from makes it exact. A power of
-// two beyond the magnitude multiplies the residue by 2^power mod m (|product| < 2^16).
-TCEMU_HOST_DEVICE inline int residue(const ResidueChunks& a, const Modulus& d) {
-  const int t = a.chunk[0] + a.chunk[1] * d.chunk22 + a.chunk[2] * d.chunk44;
+// The residue modulo m (symmetric) of a, in three parts that a caller taking many elements and
+// moduli at once can hoist: residue_256 and residue_odd of the signed magnitude, then
+// with_power. The signed magnitude t = chunk[0] + chunk[1] 2^22 + chunk[2] 2^44.
+//
+// m = 256: 2^22 and 2^44 are multiples of 256, so t = chunk[0] modulo 256, and the symmetric
+// residue, in [-128, 127], is chunk[0]'s low byte read as a signed byte.
+TCEMU_HOST_DEVICE inline int residue_256(const ResidueChunks& a) {
+  return static_cast<std::int8_t>(a.chunk[0]);
+}
+
+// Odd m, without a correction step: u = chunk[0] + chunk[1] (2^22 mod m) + chunk[2] (2^44 mod m)
+// is congruent to t with |u| < 2^22 + 2^30 + 2^28 < 2^31 (int32), and the same sum x in binary64
+// is exact (every partial sum an integer below 2^53). u / m = Q + s / m with s the symmetric
+// residue, |s| <= (m - 1) / 2, so u / m lies at least 1/2 - (m - 1) / (2m) = 1/(2m) >= 1/510
+// from every half-integer; x times 1/m rounded (in one fma with kRound64, or in two roundings)
+// is within |u / m| 2^-52 < 2^31 / 37 2^-52 < 2^-26 of u / m (37 the smallest modulus), so the
+// integer nearest it (kRound64) is Q and u - Q m = s exactly.
+TCEMU_HOST_DEVICE inline int residue_odd(const ResidueChunks& a, const Modulus& d) {
+  const int u = a.chunk[0] + a.chunk[1] * d.chunk22 + a.chunk[2] * d.chunk44;
   const double x = a.value[0] + a.value[1] * d.chunk22_value + a.value[2] * d.chunk44_value;
   const auto q =
       static_cast<int>(static_cast<std::uint32_t>(fp64::bits(x * d.reciprocal64 + kRound64)));
-  int r = symmetric_from(t - q * d.m, d);
-  if (a.power > 0) r = symmetric_small(r * power_of_two_mod(a.power, d), d);
-  return r;
+  return u - q * d.m;
 }
+
+// The residue r of the magnitude times 2^power (power >= 0): r 2^power mod m, symmetric
+// (|r (2^power mod m)| < 2^16); r itself for power 0.
+TCEMU_HOST_DEVICE inline int with_power(int r, int power, const Modulus& d) {
+  return power > 0 ? symmetric_small(r * power_of_two_mod(power, d), d) : r;
+}
+
+TCEMU_HOST_DEVICE inline int residue(const ResidueChunks& a, const Modulus& d) {
+  return with_power(d.m == 256 ? residue_256(a) : residue_odd(a, d), a.power, d);
+}
+
+// residue's proof: 256 first, every other modulus odd.
+static_assert([] {
+  for (int l = 1; l < kMaxModuli; ++l) {
+    if (kModuli[l] % 2 == 0) return false;
+  }
+  return kModuli[0] == 256;
+}());
 
 // The residue modulo m (symmetric) of the integer x 2^shift rounded to nearest even.
 TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, const Modulus& d) {
@@ -547,6 +574,19 @@ TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::
   const std::int64_t lsb = low_bit - shift;
   constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
   const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
+  // The magnitude is (taken + f) 2^e with f in [0, 1), f > 0 exactly when sticky, which happens
+  // only when taken has 64 bits: then bits 10 .. 0 of taken lie below binary64's 53, so setting
+  // bit 0 for f keeps the round bit and the sticky bit, and the conversion (round to nearest
+  // even, as every binary64 conversion of a uint64 is here) gives RN(taken + f) (exactly taken
+  // when it has fewer bits). Scaling by 2^e is exact while the result stays normal, so it is
+  // then RN of the magnitude; round_nearest_even otherwise (the subnormal range and overflow).
+  const double rounded = static_cast<double>(taken | (sticky ? 1u : 0u));
+  const std::uint64_t bits = fp64::bits(rounded);
+  const int field = static_cast<int>(bits >> 52) + e;
+  if (field >= 1 && field <= 2046) {
+    return fp64::value((bits + (static_cast<std::uint64_t>(static_cast<std::int64_t>(e)) << 52)) |
+                       (negative ? fp64::kSignBit : 0));
+  }
   return fp64::round_nearest_even(negative, {taken, e, sticky});
 }
 
