@@ -32,8 +32,8 @@ void check_vector(const MemorySpace& backend, const ExponentVector& v, std::int6
 
 }  // namespace
 
-int CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
-                        const ExponentVector& shifts) {
+ScaleSummary CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
+                                 const ExponentVector& shifts) {
   check(x, "x");
   if (max_bits < 1 || max_bits > 4096) {
     refuse(name(), "crt_scale: max_bits = " + std::to_string(max_bits) + " (1 to 4096)");
@@ -42,8 +42,8 @@ int CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
   return crt_scale_checked(x, axis, max_bits, shifts);
 }
 
-int CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
-                             const ExponentVector& shifts) {
+ScaleSummary CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits,
+                                      int gamma, const ExponentVector& shifts) {
   check(x, "x");
   const std::int64_t length = axis == SplitAxis::rows ? x.cols : x.rows;
   if (bound_bits < 1 || bound_bits > crt_elements::kNormBoundBits) {
@@ -65,9 +65,9 @@ int CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits
                        ")");
   }
   check_vector(*this, shifts, axis == SplitAxis::rows ? x.rows : x.cols, "of crt_norm_scale");
-  const int exact_bits = crt_scale_checked(x, axis, bound_bits, shifts);
+  const ScaleSummary summary = crt_scale_checked(x, axis, bound_bits, shifts);
   crt_norm_shifts_checked(x, axis, gamma, shifts);
-  return exact_bits;
+  return summary;
 }
 
 void CrtSteps::crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,

@@ -226,8 +226,8 @@ class GpuBackend final : public Backend {
     detail::inner_products(method, a, b, alpha, beta, c, s, device_.multiprocessors);
   }
   // CRT steps (crt_steps.cu).
-  int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
-                        const ExponentVector& shifts) override {
+  ScaleSummary crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                                 const ExponentVector& shifts) override {
     return detail::crt_scale(x, axis, max_bits, shifts,
                              scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
   }

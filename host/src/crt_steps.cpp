@@ -21,22 +21,27 @@ std::int32_t* shift_data(const ExponentVector& v) {
 
 }  // namespace
 
-int host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
-                   int threads) {
+ScaleSummary host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
+                            const ExponentVector& shifts, int threads) {
   const HostReal in(x);
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
-  std::vector<int> bits(static_cast<std::size_t>(vectors), 0);
+  std::vector<ScaleSummary> summaries(static_cast<std::size_t>(vectors));
   std::int32_t* out = shift_data(shifts);
   parallel_for(threads, vectors, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t v = begin; v < end; ++v) {
       el::VectorBits b;
       for (std::int64_t p = 0; p < length; ++p) b.add(rows ? in.get(v, p) : in.get(p, v));
       out[v] = b.shift(max_bits);
-      bits[static_cast<std::size_t>(v)] = b.exact_bits();
+      summaries[static_cast<std::size_t>(v)] = {b.exact_bits(), b.nonfinite};
     }
   });
-  return bits.empty() ? 0 : *std::max_element(bits.begin(), bits.end());
+  ScaleSummary all;
+  for (const ScaleSummary& s : summaries) {
+    all.exact_bits = std::max(all.exact_bits, s.exact_bits);
+    all.nonfinite = all.nonfinite || s.nonfinite;
+  }
+  return all;
 }
 
 void host_crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma,

@@ -8,8 +8,8 @@
 
 namespace tcemu::detail {
 
-int host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
-                   int threads);
+ScaleSummary host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
+                            const ExponentVector& shifts, int threads);
 void host_crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma,
                           const ExponentVector& shifts, int threads);
 void host_crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,

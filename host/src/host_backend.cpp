@@ -116,8 +116,8 @@ class HostBackend final : public Backend {
   }
 
   // CRT steps
-  int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
-                        const ExponentVector& shifts) override {
+  ScaleSummary crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                                 const ExponentVector& shifts) override {
     return detail::host_crt_scale(x, axis, max_bits, shifts, threads_);
   }
   void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,

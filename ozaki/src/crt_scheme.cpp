@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -180,6 +181,9 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     return std::pair<int, int>{total / 2, total - total / 2};
   };
   const int half_w = (w + 1) / 2;
+  // Whether A or B holds an Inf or a NaN (crt_scale's summaries): only then does the epilogue
+  // need their special values.
+  bool nonfinite = false;
   // Returns the bits the exact scaling would need (crt_norm_scale's exact bits of A and B).
   const auto norm_scale = [&](int count) {
     const auto [gamma_a, gamma_b] = norm_gammas(count);
@@ -188,12 +192,13 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(count) +
                                   " moduli leave no bits for k = " + std::to_string(k));
     }
-    const int bits_a =
+    const ScaleSummary a =
         backend.crt_norm_scale(problem.a, SplitAxis::rows, bound_bits, gamma_a, shifts_a);
-    const int bits_b =
+    const ScaleSummary b =
         backend.crt_norm_scale(problem.b, SplitAxis::columns, bound_bits, gamma_b, shifts_b);
     report.slice_bits = gamma_a;
-    return bits_a + bits_b + w + 2;
+    nonfinite = a.nonfinite || b.nonfinite;
+    return a.exact_bits + b.exact_bits + w + 2;
   };
   // The fewest moduli whose product has `needed` bits (kMaxModuli + 1 when none has).
   const auto exact_moduli = [](int needed) {
@@ -233,16 +238,18 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     if (exact <= std::min(wanted, el::kMaxModuli)) {
       moduli = exact;
       report.slice_bits =
-          std::max(backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a),
-                   backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b));
+          std::max(backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a).exact_bits,
+                   backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b).exact_bits);
     } else {
       report.dp_bound_met = wanted <= el::kMaxModuli;
       moduli = std::min(wanted, el::kMaxModuli);
       if (moduli != least) norm_scale(moduli);
     }
   } else {
-    const int bits_a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);
-    const int bits_b = backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b);
+    const ScaleSummary a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);
+    const ScaleSummary b = backend.crt_scale(problem.b, SplitAxis::columns, kExact, shifts_b);
+    nonfinite = a.nonfinite || b.nonfinite;
+    const int bits_a = a.exact_bits, bits_b = b.exact_bits;
     const int needed = bits_a + bits_b + w + 2;
     moduli = exact_moduli(needed);
     if (moduli > el::kMaxModuli) {
@@ -256,6 +263,10 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   }
   report.slices_a = report.slices_b = moduli;
   lap(backend, last, report.seconds_split_a);
+  // The epilogue with alpha = 1, beta = 0 and no special value in A or B leaves every element
+  // as crt_reconstruct rounds it (a zero as +0 both ways): the reconstruction then writes C.
+  const bool direct =
+      !nonfinite && problem.alpha == 1.0 && problem.beta == 0.0 && problem.c.format == Real::fp64;
 
   // Blocks: the whole matrices, the larger block dimension halved until they fit.
   const std::size_t room = workspace.bytes() - shifts_bytes;
@@ -330,11 +341,17 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       report.gemms += moduli;
       ++report.blocks;
       lap(backend, last, report.seconds_products);
-      const RealMatrix value = matrix(value_at);
-      backend.crt_reconstruct({product(0), moduli, product_stride}, {sa, sb}, value);
-      backend.epilogue(value, std::nullopt, problem.alpha, problem.beta,
-                       sub(problem.c, i0, j0, rows, cols), a_block, b_block,
-                       sub(problem.c, i0, j0, rows, cols));
+      const RealMatrix c_block = sub(problem.c, i0, j0, rows, cols);
+      const IntegerMatrixStack residues{product(0), moduli, product_stride};
+      if (direct) {
+        backend.crt_reconstruct(residues, {sa, sb}, c_block);
+      } else {
+        const RealMatrix value = matrix(value_at);
+        backend.crt_reconstruct(residues, {sa, sb}, value);
+        backend.epilogue(value, std::nullopt, problem.alpha, problem.beta, c_block,
+                         nonfinite ? std::optional<RealMatrix>(a_block) : std::nullopt,
+                         nonfinite ? std::optional<RealMatrix>(b_block) : std::nullopt, c_block);
+      }
       lap(backend, last, report.seconds_summation);
     }
   }

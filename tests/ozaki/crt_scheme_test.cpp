@@ -216,7 +216,7 @@ double subnormal_value(Int128 value, int shift) {
     if (rest > half || (rest == half && (q & 1) != 0)) ++q;
   }
   const double result = std::ldexp(static_cast<double>(q), -1074);  // q <= 2^52: exact
-  return negative ? -result : result;
+  return negative && q != 0 ? -result : result;                     // a zero as +0 (round_crt_sum)
 }
 
 TEST(CrtElements, ReconstructRoundsOnceIntoTheSubnormalRangeAndOverflowsToInf) {
@@ -515,6 +515,36 @@ TEST(CrtSteps, NormScaleBoundsEveryVectorsNormAndRefusesBadArguments) {
           "bound_bits = 21");
   refused([&] { backend->crt_norm_scale(column_major, SplitAxis::rows, 8, 10, shifts); },
           "gamma = 10 (11 to 4096");
+}
+
+// crt_scale's and crt_norm_scale's summary: the largest exact bits over the vectors and whether
+// an Inf or a NaN is in x (which decides whether the scheme runs the epilogue's special values),
+// in both axes; an Inf or a NaN moved into the matrix, or none.
+TEST(CrtSteps, ScaleSummaryReportsTheExactBitsAndSpecialValues) {
+  const std::int64_t m = 5, k = 7;
+  auto backend = host::make_emulator_backend();
+  Buffer buffer = backend->allocate(static_cast<std::size_t>(m * k) * 8 + 512);
+  const RealMatrix x{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
+  const ExponentVector row_shifts{&buffer, static_cast<std::size_t>(m * k) * 8, m};
+  const ExponentVector column_shifts{&buffer, static_cast<std::size_t>(m * k) * 8, k};
+  for (const double special :
+       {0.0, double{INFINITY}, -double{INFINITY}, std::numeric_limits<double>::quiet_NaN()}) {
+    std::vector<double> a(static_cast<std::size_t>(m * k), 1.0);
+    a[7] = 0x1.8p-20;  // 1.5 2^-20: 21 bits below 1 (exact bits 22 with the 1.0s)
+    a[12] = special;   // row 2, column 2
+    backend->copy_in(a.data(), buffer, a.size() * 8);
+    const bool expected = special != 0.0;
+    for (const bool rows : {true, false}) {
+      const SplitAxis axis = rows ? SplitAxis::rows : SplitAxis::columns;
+      const ExponentVector& shifts = rows ? row_shifts : column_shifts;
+      const ScaleSummary exact = backend->crt_scale(x, axis, 4096, shifts);
+      EXPECT_EQ(exact.exact_bits, 22) << special;
+      EXPECT_EQ(exact.nonfinite, expected) << special << (rows ? " rows" : " columns");
+      const ScaleSummary norm = backend->crt_norm_scale(x, axis, 8, 40, shifts);
+      EXPECT_EQ(norm.exact_bits, 22) << special;
+      EXPECT_EQ(norm.nonfinite, expected) << special << (rows ? " rows" : " columns");
+    }
+  }
 }
 
 // crt_magnitude_bound on random and adversarial rows (phi = 4, zeros, one large element, Inf and

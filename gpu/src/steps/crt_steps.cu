@@ -20,7 +20,8 @@ namespace el = crt_elements;
 constexpr int kThreads = 256;
 
 // One block per vector (grid-stride): the block's VectorBits by a shared-memory reduction, the
-// shift written by thread 0 and the exact bits folded into *bits by atomicMax.
+// shift written by thread 0, the exact bits folded into bits[0] by atomicMax and an Inf or NaN
+// into bits[1] (set to 1).
 __global__ void __launch_bounds__(kThreads)
     scale_kernel(const DeviceReal x, const bool rows, const int max_bits, std::int32_t* shifts,
                  int* bits) {
@@ -31,6 +32,7 @@ __global__ void __launch_bounds__(kThreads)
     for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
       mine.add(rows ? x.get(v, p) : x.get(p, v));
     }
+    if (mine.nonfinite) bits[1] = 1;
     top[threadIdx.x] = mine.top;
     low[threadIdx.x] = mine.low;
     __syncthreads();
@@ -56,17 +58,20 @@ __global__ void __launch_bounds__(kThreads)
 // row-major one): a thread per vector and chunk of its elements, so that a warp reads 32
 // neighbouring vectors at once (coalesced), each chunk's VectorBits folded into the vector's
 // slots by atomicMax on top + 2^20 and on 2^20 - low (both positive for every element, 0 for
-// none: the slots start zeroed); scale_finish_kernel turns the slots into shifts.
+// none: the slots start zeroed); scale_finish_kernel turns the slots into shifts. An Inf or NaN
+// sets bits[1] to 1.
 constexpr int kBias = 1 << 20;
 
 __global__ void __launch_bounds__(kThreads)
-    scale_across_kernel(const DeviceReal x, const bool rows, const std::int64_t chunk, int* slots) {
+    scale_across_kernel(const DeviceReal x, const bool rows, const std::int64_t chunk, int* slots,
+                        int* bits) {
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
   if (v >= vectors) return;
   const std::int64_t begin = blockIdx.y * chunk, end = min(length, begin + chunk);
   el::VectorBits mine;
   for (std::int64_t p = begin; p < end; ++p) mine.add(rows ? x.get(v, p) : x.get(p, v));
+  if (mine.nonfinite) bits[1] = 1;
   if (mine.empty()) return;
   atomicMax(&slots[2 * v], mine.top + kBias);
   atomicMax(&slots[2 * v + 1], kBias - mine.low);
@@ -396,8 +401,8 @@ std::size_t crt_scale_scratch_bytes(const RealMatrix& x, SplitAxis axis) {
   return 16 + static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 8;
 }
 
-int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
-              void* scratch) {
+ScaleSummary crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
+                       const ExponentVector& shifts, void* scratch) {
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   auto* bits = static_cast<int*>(scratch);
@@ -409,7 +414,7 @@ int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentV
     const std::int64_t chunk = std::max<std::int64_t>(64, (length + 63) / 64);
     const dim3 grid(static_cast<unsigned>((vectors + kThreads - 1) / kThreads),
                     static_cast<unsigned>((length + chunk - 1) / chunk));
-    scale_across_kernel<<<grid, kThreads>>>(device_real(x), rows, chunk, slots);
+    scale_across_kernel<<<grid, kThreads>>>(device_real(x), rows, chunk, slots, bits);
     const auto blocks =
         static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
     scale_finish_kernel<<<blocks, kThreads>>>(slots, vectors, max_bits, device_exponents(shifts),
@@ -421,9 +426,9 @@ int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentV
                                      bits);
     TCEMU_CUDA_CHECK(cudaGetLastError());
   }
-  int result = 0;
-  TCEMU_CUDA_CHECK(cudaMemcpy(&result, bits, sizeof(int), cudaMemcpyDeviceToHost));
-  return result;
+  int result[2] = {};
+  TCEMU_CUDA_CHECK(cudaMemcpy(result, bits, sizeof(result), cudaMemcpyDeviceToHost));
+  return {result[0], result[1] != 0};
 }
 
 void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const ExponentVector& shifts,

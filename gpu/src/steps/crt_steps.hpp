@@ -16,8 +16,8 @@ std::size_t crt_scale_scratch_bytes(const RealMatrix& x, SplitAxis axis);
 
 // Backend::crt_scale: one thread block per vector when its elements are contiguous, otherwise a
 // thread per vector and chunk; synchronizes (returns the bits).
-int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts,
-              void* scratch);
+ScaleSummary crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
+                       const ExponentVector& shifts, void* scratch);
 // The second pass of Backend::crt_norm_scale (shifts holds the bound shifts): the sums of squares
 // in uint64 (exact, so the order of the atomic additions does not matter), then the shifts.
 void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const ExponentVector& shifts,

@@ -203,13 +203,16 @@ Table table(int count);
 int product_bits(int count);
 
 // The vector summary of crt_scale: |v_p| < 2^top for every finite v_p, and every finite v_p is
-// a multiple of 2^low (the exponent of its lowest set bit); empty when no element is nonzero.
+// a multiple of 2^low (the exponent of its lowest set bit); empty when no element is nonzero;
+// nonfinite when some v_p is an Inf or a NaN.
 struct VectorBits {
   int top = -100000;
   int low = 100000;
+  bool nonfinite = false;
   TCEMU_HOST_DEVICE bool empty() const { return top == -100000; }
   TCEMU_HOST_DEVICE void add(double x) {
     const std::uint64_t b = fp64::bits(x);
+    if (!fp64::is_finite(b)) nonfinite = true;
     if (!fp64::is_finite(b) || fp64::is_zero(b)) return;
     const fp64::Fields f = fp64::fields(x);
     const int trailing = trailing_zeros(f.significand);
@@ -480,7 +483,9 @@ TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
 
 // The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = r_l mod
 // m_l for the table's moduli, r_l = residues(l) in (-m_l, m_l) (sum_residue gives them), ties to
-// even; +0 for C' = 0. L (>= t.limbs) is the count of 32-bit limbs the arithmetic runs in.
+// even; a zero is +0 (C' = 0, or a tiny C' 2^-shift rounded to zero: the sign the BLAS epilogue
+// gives every zero, so that the scheme may write C directly). L (>= t.limbs) is the count of
+// 32-bit limbs the arithmetic runs in.
 //
 // The CRT sum: with y_l = r_l (M / m_l)^-1 mod m_l in [0, m_l), S = sum_l y_l M / m_l is
 // congruent to C' modulo M and 0 <= S < count M. q = round(S / M) = round(sum_l y_l / m_l) is
@@ -587,7 +592,8 @@ TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::
     return fp64::value((bits + (static_cast<std::uint64_t>(static_cast<std::int64_t>(e)) << 52)) |
                        (negative ? fp64::kSignBit : 0));
   }
-  return fp64::round_nearest_even(negative, {taken, e, sticky});
+  const double tiny = fp64::round_nearest_even(negative, {taken, e, sticky});
+  return tiny == 0.0 ? 0.0 : tiny;  // +0 for a magnitude rounded to zero, as for C' = 0
 }
 
 // One element: the sum over the table's moduli, rounded.

@@ -38,14 +38,22 @@ struct BoundLevel {
   BoundExponents columns;
 };
 
+// What crt_scale learns of x besides the shifts: the largest VectorBits::exact_bits over its
+// vectors (0 when x has no nonzero finite element) and whether x holds an Inf or a NaN (then
+// the BLAS epilogue's special values are needed).
+struct ScaleSummary {
+  int exact_bits = 0;
+  bool nonfinite = false;
+};
+
 class CrtSteps : public virtual MemorySpace {
  public:
   // For every row (SplitAxis::rows) or column v of x (fp64 or fp32; Inf and NaN elements take no
   // part): shifts[v] = crt_elements::VectorBits::shift(max_bits) of its finite elements, the
   // power of two that makes them integers held exactly (or of magnitude below 2^max_bits when
-  // that takes fewer bits). Returns the largest VectorBits::exact_bits over the vectors (0 when
-  // x has no nonzero finite element). 1 <= max_bits <= 4096.
-  int crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits, const ExponentVector& shifts);
+  // that takes fewer bits). Returns the ScaleSummary of x. 1 <= max_bits <= 4096.
+  ScaleSummary crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
+                         const ExponentVector& shifts);
 
   // The norm scaling of Ozaki scheme II: for every row (rows) or column v of x, with s_v =
   // VectorBits::shift(bound_bits) of its finite elements and N_v = the sum of
@@ -55,10 +63,10 @@ class CrtSteps : public virtual MemorySpace {
   // and a column of B scaled with gamma_B is at most 2^(gamma_A + gamma_B) in magnitude.
   // 1 <= bound_bits <= kNormBoundBits; gamma >= bound_bits + ceil(log2(length)) / 2 rounded up
   // (so that every t of norm_shift is >= 0); length below 2^24. Returns what crt_scale returns
-  // (the largest VectorBits::exact_bits over the vectors), so that a caller learns how many
-  // bits the exact scaling would take without another pass.
-  int crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
-                     const ExponentVector& shifts);
+  // (its ScaleSummary), so that a caller learns how many bits the exact scaling would take, and
+  // whether x holds special values, without another pass.
+  ScaleSummary crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
+                              const ExponentVector& shifts);
 
   // out[l] (int8) = crt_elements::scaled_residue(x_ip, shifts[v], m_l) for the first
   // out.size() moduli of crt_elements::kModuli, v the row (rows) or column of the element;
@@ -96,8 +104,8 @@ class CrtSteps : public virtual MemorySpace {
                        const RealMatrix& dst);
 
  protected:
-  virtual int crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
-                                const ExponentVector& shifts) = 0;
+  virtual ScaleSummary crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
+                                         const ExponentVector& shifts) = 0;
   // shifts holds s_v (crt_scale_checked with bound_bits); replaces each by its norm_shift.
   virtual void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
                                        const ExponentVector& shifts) = 0;
