@@ -236,47 +236,56 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The same when x's layout differs from the residues' (A column major, its residues row major;
-// every out[l] in one layout): each 32 x 32 tile of x is read in x's order into shared memory,
-// then its elements' residues are written in the residues' order, four consecutive elements
-// per thread, so that both the reads and the writes are coalesced.
-constexpr int kTile = 32;
+// every out[l] in one layout). In the residues' coordinates (o the outer index, p along their
+// contiguous dimension; x is contiguous along o), each tile of kTileOuter x kTileInner elements
+// is read in x's order into shared memory (a warp reads 32 consecutive o: 256 bytes), then each
+// warp takes whole tile rows, four consecutive p per lane, so that a warp writes 128 contiguous
+// bytes of every modulus's residues (the full lines a 32 x 32 tile split into quarters).
+constexpr int kTileOuter = 32;
+constexpr int kTileInner = 128;
 constexpr int kTilePack = 4;
-static_assert(kThreads == kTile * kTile / kTilePack);
+constexpr int kWarps = kThreads / 32;
+static_assert(kTileOuter == 32 && kTileInner == 32 * kTilePack && kTileOuter % kWarps == 0);
 
 template <bool Packed>
 __global__ void __launch_bounds__(kThreads)
     residues_transposing_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
                                 const ResidueTargets out) {
   __shared__ ResidueTargets targets;
-  __shared__ double tile[kTile][kTile + 1];  // [local row][local column]
+  // [o][p]; the odd row length keeps a warp's column of 32 doubles on distinct banks.
+  __shared__ double tile[kTileOuter][kTileInner + 1];
   stage(out, targets);
-  const int lane = static_cast<int>(threadIdx.x) % kTile, step = kThreads / kTile;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const bool out_rows = targets.row_major[0] != 0;
-  // The thread's group: local outer index `mine` (a row when out_rows), four along the other.
-  const int mine = static_cast<int>(threadIdx.x) / (kTile / kTilePack);
-  const int along = static_cast<int>(threadIdx.x) % (kTile / kTilePack) * kTilePack;
-  const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
-  for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
-    const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
-    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
-      const int ii = x.row_major ? r : lane, jj = x.row_major ? lane : r;
-      if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
+  const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
+  const std::int64_t tiles_o = (outer + kTileOuter - 1) / kTileOuter,
+                     tiles_p = (inner + kTileInner - 1) / kTileInner;
+  const auto element = [&](std::int64_t o, std::int64_t p) {
+    return out_rows ? x.get(o, p) : x.get(p, o);
+  };
+  for (std::int64_t t = blockIdx.x; t < tiles_o * tiles_p; t += gridDim.x) {
+    const std::int64_t o0 = (t % tiles_o) * kTileOuter, p0 = (t / tiles_o) * kTileInner;
+    if (o0 + lane < outer) {
+      for (int q = warp; q < kTileInner && p0 + q < inner; q += kWarps) {
+        tile[lane][q] = element(o0 + lane, p0 + q);
+      }
     }
     __syncthreads();
-    const std::int64_t o = (out_rows ? i0 : j0) + mine, p0 = (out_rows ? j0 : i0) + along;
-    const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
-    if (o < outer && p0 < inner) {
-      const int valid = static_cast<int>(std::min<std::int64_t>(kTilePack, inner - p0));
-      el::ResidueChunks chunks[kTilePack];
+    for (int r = warp; r < kTileOuter && o0 + r < outer; r += kWarps) {
+      const std::int64_t o = o0 + r, p = p0 + lane * kTilePack;
+      if (p < inner) {
+        const int valid = static_cast<int>(std::min<std::int64_t>(kTilePack, inner - p));
+        el::ResidueChunks chunks[kTilePack];
 #pragma unroll
-      for (int w = 0; w < kTilePack; ++w) {
-        if (w < valid) {
-          const int ii = out_rows ? mine : along + w, jj = out_rows ? along + w : mine;
-          const std::int64_t i = i0 + ii, j = j0 + jj;
-          chunks[w] = el::residue_chunks(el::scaled_integer(tile[ii][jj], shifts[rows ? i : j]));
+        for (int w = 0; w < kTilePack; ++w) {
+          if (w < valid) {
+            const std::int64_t i = out_rows ? o : p + w, j = out_rows ? p + w : o;
+            chunks[w] = el::residue_chunks(
+                el::scaled_integer(tile[r][lane * kTilePack + w], shifts[rows ? i : j]));
+          }
         }
+        store_residues<kTilePack, Packed>(targets, chunks, out_rows, o, p, valid);
       }
-      store_residues<kTilePack, Packed>(targets, chunks, out_rows, o, p0, valid);
     }
     __syncthreads();  // the tile is read before the next one is written
   }
@@ -484,7 +493,9 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
           <<<staged_grid(outer, inner, true), kThreads>>>(in, rows, s, targets);
     }
   } else {
-    const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
+    const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
+    const std::int64_t tiles =
+        ((outer + kTileOuter - 1) / kTileOuter) * ((inner + kTileInner - 1) / kTileInner);
     const auto grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192));
     if (aligned) {
       residues_transposing_kernel<true><<<grid, kThreads>>>(in, rows, s, targets);
