@@ -127,6 +127,20 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
             el::power_of_two_mod(26, el::modulus(255)));
 }
 
+// symmetric_small without a correction step (crt_elements.hpp: the nearest quotient is exact for
+// the odd moduli, 256 is the low byte): every |t| < 2^22 for every modulus.
+TEST(CrtElements, SymmetricSmallIsExactForEveryInputItTakes) {
+  for (const int m : el::kModuli) {
+    const el::Modulus d = el::modulus(m);
+    for (int t = -(1 << 22) + 1; t < (1 << 22); ++t) {
+      int r = t % m;
+      if (r < 0) r += m;
+      if (r > (m - 1) / 2) r -= m;
+      ASSERT_EQ(el::symmetric_small(t, d), r) << t << " mod " << m;
+    }
+  }
+}
+
 TEST(CrtElements, SumResidueIsTheSymmetricResidueOfTheInt32Sum) {
   std::mt19937_64 rng(4);
   std::vector<std::int32_t> sums = {0,         1,       -1,         INT32_MAX, INT32_MIN + 1,
@@ -158,7 +172,7 @@ std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
     auto x = static_cast<int>(value % m);
     if (rng() % 2 == 0) {
       if (x < 0) x += m;
-      x = el::symmetric_from(x, el::modulus(m));
+      if (x > (m - 1) / 2) x -= m;  // the symmetric residue; otherwise x in (-m, m) as it is
     }
     r.push_back(x);
   }

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include <tcemu/emulator/fp32_bits.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/host_device.hpp>
 #include <tcemu/emulator/round.hpp>
@@ -34,22 +35,6 @@ inline constexpr int kModuli[kMaxModuli] = {
     256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193,
     191, 181, 179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107,
     103, 101, 97,  89,  83,  79,  73,  71,  67,  61,  59,  53,  47,  43,  41,  37};
-
-// The bits of a binary32 number and back, on the host and the device.
-TCEMU_HOST_DEVICE inline std::uint32_t float_bits(float x) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(x);
-#else
-  return std::bit_cast<std::uint32_t>(x);
-#endif
-}
-TCEMU_HOST_DEVICE inline float float_value(std::uint32_t b) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(b);
-#else
-  return std::bit_cast<float>(b);
-#endif
-}
 
 // The number of trailing zero bits of x != 0.
 TCEMU_HOST_DEVICE inline int trailing_zeros(std::uint64_t x) {
@@ -72,12 +57,12 @@ inline constexpr float kRound32 = 12582912.0f;
 inline constexpr std::uint32_t kRound32Bits = 0x4B400000u;
 inline constexpr double kRound64 = 6755399441055744.0;
 
-// A modulus m (1 <= m <= 256) with what the reductions need, computed once rather than per
-// reduction (a division is slow on a GPU): 1/m rounded to binary32 and to binary64 (correctly
-// rounded divisions: the same values on every machine), the symmetric residue (symmetric_from,
-// below) of 2^17, 2^22 mod m and 2^44 mod m (also as binary64, exact), the bounds
-// low = -(m / 2) and high = (m - 1) / 2 of the symmetric residues, and reciprocal16 = 2^16 / m
-// rounded to the nearest integer (within 1/2 of 2^16 / m).
+// A modulus m of kModuli (256, or odd and at least 37: the reductions' proofs take both) with
+// what the reductions need, computed once rather than per reduction (a division is slow on a
+// GPU): 1/m rounded to binary32 and to binary64 (correctly rounded divisions: the same values on
+// every machine), the symmetric residue (in [-(m / 2), (m - 1) / 2], symmetric_small) of 2^17,
+// 2^22 mod m and 2^44 mod m (also as binary64, exact), and reciprocal16 = 2^16 / m rounded to
+// the nearest integer (within 1/2 of 2^16 / m).
 struct Modulus {
   int m;
   float reciprocal;
@@ -87,8 +72,6 @@ struct Modulus {
   int chunk17;
   int chunk22;
   int chunk44;
-  int low;
-  int high;
   int reciprocal16;
 };
 
@@ -117,28 +100,24 @@ TCEMU_HOST_DEVICE inline int mod_u52(std::uint64_t s, const Modulus& d) {
   return r;
 }
 
-// The symmetric residue, in [low, high] = [-(m / 2), (m - 1) / 2] ([-128, 127] for 256), of
-// t = r + q m for an r in (-m, m): one correction each way (r > high gives r - m >= low; r < low
-// gives r + m <= high).
-TCEMU_HOST_DEVICE inline int symmetric_from(int r, const Modulus& d) {
-  if (r > d.high) r -= d.m;
-  if (r < d.low) r += d.m;
-  return r;
-}
-
-// An integer q with |q - t / m| < 1 for an integer |t| < 2^22, by binary32 arithmetic without
-// conversions: x = t exactly (kRound32), q an integer nearest x * float(1/m) (kRound32);
-// float(1/m) and the product carry relative errors below 2^-24 each, so |q - t / m| <= 1/2 +
-// 2^22 / 37 2^-23 < 1 (37 the smallest modulus; for m = 256 every step is exact). t - q m then
-// lies in (-m, m).
+// The integer nearest t / m (ties to even) for an integer |t| < 2^22, by binary32 arithmetic
+// without conversions: x = t exactly (kRound32), q an integer nearest x * float(1/m)
+// (kRound32). For m = 256 every step is exact. For odd m, float(1/m) and the product carry
+// relative errors below 2^-24 each (the product none when it is fused with the addition), so
+// x * float(1/m) is within |t / m| (2^-23 + 2^-48) < 1/(2m) of t / m (|t| <= 2^22 - 1), while
+// t / m = Q + s / m with |s| <= (m - 1) / 2 lies at least 1/(2m) from every half-integer: q = Q.
+// Either way t - q m lies in [-m/2, m/2].
 TCEMU_HOST_DEVICE inline int nearest_quotient(int t, const Modulus& d) {
-  const float x = float_value(kRound32Bits + static_cast<std::uint32_t>(t)) - kRound32;
-  return static_cast<int>(float_bits(x * d.reciprocal + kRound32) - kRound32Bits);
+  const float x = tcemu::detail::as_float(kRound32Bits + static_cast<std::uint32_t>(t)) - kRound32;
+  return static_cast<int>(tcemu::detail::as_bits(x * d.reciprocal + kRound32) - kRound32Bits);
 }
 
-// The symmetric residue of an integer |t| < 2^22.
+// The symmetric residue of an integer |t| < 2^22: t - q m itself for odd m (nearest_quotient
+// is exact, |s| <= (m - 1) / 2), t's low byte read as a signed byte for 256 (t - q m may be
+// +128 after a tie there).
 TCEMU_HOST_DEVICE inline int symmetric_small(int t, const Modulus& d) {
-  return symmetric_from(t - nearest_quotient(t, d) * d.m, d);
+  if (d.m == 256) return static_cast<std::int8_t>(t);
+  return t - nearest_quotient(t, d) * d.m;
 }
 
 // t mod m in [0, m) for an integer |t| < 2^22 (one correction of t - q m in (-m, m)).
@@ -156,8 +135,6 @@ TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
             .chunk17 = 0,
             .chunk22 = 0,
             .chunk44 = 0,
-            .low = -(m / 2),
-            .high = (m - 1) / 2,
             .reciprocal16 = (65536 + m / 2) / m};
   d.chunk17 = symmetric_small(1 << 17, d);
   d.chunk22 = mod_u52(std::uint64_t{1} << 22, d);

@@ -37,6 +37,15 @@ TCEMU_HOST_DEVICE inline float as_float(std::uint32_t bits) {
 #endif
 }
 
+// The bits of a binary32 number as they are (a NaN keeps its payload).
+TCEMU_HOST_DEVICE inline std::uint32_t as_bits(float value) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(value);
+#else
+  return std::bit_cast<std::uint32_t>(value);
+#endif
+}
+
 // The bits of an fp32 result, NaN made canonical.
 TCEMU_HOST_DEVICE inline std::uint32_t canonical_bits(float value) {
 #if defined(__CUDA_ARCH__)
