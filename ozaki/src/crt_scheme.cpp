@@ -10,8 +10,9 @@
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
 //       one crt_product_residues per modulus (the int8 GEMM, its int32 sums reduced modulo the
-//       modulus into int8), crt_reconstruct (exact, rounded once), the epilogue
-//       (alpha, beta, C, and the special values of rows and columns holding Inf or NaN)
+//       modulus into int8), crt_reconstruct (exact, rounded once), the epilogue (alpha, beta,
+//       C, and the special values of rows and columns holding Inf or NaN, looked for only when
+//       the scaling saw one); with alpha = 1, beta = 0 and none, crt_reconstruct writes C
 //
 // The bounds (crt_elements.hpp): exact scaling, |A'| <= 2^PA, |B'| <= 2^PB: |C'| <= k 2^(PA +
 // PB) <= 2^(PA + PB + w) for w = ceil(log2 k); the moduli are taken until floor(log2 M) >= PA +
@@ -49,11 +50,12 @@ std::size_t aligned(std::size_t bytes) {
 }
 
 // Workspace bytes of one block: residues of A (mb x k), B (k x nb) and of their product (mb x nb)
-// for every modulus, and the fp64 value.
-std::size_t block_bytes(int moduli, std::int64_t mb, std::int64_t nb, std::int64_t k) {
+// for every modulus, and the fp64 value unless the reconstruction writes C directly.
+std::size_t block_bytes(int moduli, std::int64_t mb, std::int64_t nb, std::int64_t k, bool value) {
   const auto m = static_cast<std::size_t>(mb), n = static_cast<std::size_t>(nb),
              kk = static_cast<std::size_t>(k), count = static_cast<std::size_t>(moduli);
-  return count * (aligned(m * kk) + aligned(kk * n) + aligned(m * n)) + aligned(m * n * 8);
+  return count * (aligned(m * kk) + aligned(kk * n) + aligned(m * n)) +
+         (value ? aligned(m * n * 8) : 0);
 }
 
 void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& seconds) {
@@ -271,7 +273,7 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   // Blocks: the whole matrices, the larger block dimension halved until they fit.
   const std::size_t room = workspace.bytes() - shifts_bytes;
   std::int64_t mb = m, nb = n;
-  while (block_bytes(moduli, mb, nb, k) > room) {
+  while (block_bytes(moduli, mb, nb, k, !direct) > room) {
     if (mb == 1 && nb == 1) {
       throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
                                " bytes cannot hold even a 1 x 1 block with k = " +
@@ -302,7 +304,7 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   }
   const std::size_t product_stride = aligned(static_cast<std::size_t>(mb * nb));
   const std::size_t products_at = take(static_cast<std::size_t>(moduli) * product_stride);
-  const std::size_t value_at = take(static_cast<std::size_t>(mb * nb) * 8);
+  const std::size_t value_at = direct ? 0 : take(static_cast<std::size_t>(mb * nb) * 8);
 
   for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
     const std::int64_t rows = std::min(mb, m - i0);
