@@ -209,6 +209,22 @@ __device__ void store_residues(const ResidueTargets& targets, const el::ResidueC
   }
 }
 
+// The chunks (crt_elements::residue_chunks) of `valid` (<= W) elements o, p0 .. p0 + valid - 1 in
+// the residues' coordinates, element(w) the value of the w-th, scaled by its row's (rows) or
+// column's shift.
+template <int W, class Element>
+__device__ void scaled_chunks(el::ResidueChunks (&chunks)[W], const int valid, const bool out_rows,
+                              const bool rows, const std::int64_t o, const std::int64_t p0,
+                              const std::int32_t* shifts, const Element& element) {
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    if (w < valid) {
+      const std::int64_t i = out_rows ? o : p0 + w, j = out_rows ? p0 + w : o;
+      chunks[w] = el::residue_chunks(el::scaled_integer(element(w), shifts[rows ? i : j]));
+    }
+  }
+}
+
 template <int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     residues_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
@@ -224,13 +240,8 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t p0 = g * W;
     const int valid = static_cast<int>(std::min<std::int64_t>(W, inner - p0));
     el::ResidueChunks chunks[W];
-#pragma unroll
-    for (int w = 0; w < W; ++w) {
-      if (w < valid) {
-        const std::int64_t i = out_rows ? o : p0 + w, j = out_rows ? p0 + w : o;
-        chunks[w] = el::residue_chunks(el::scaled_integer(x.get(i, j), shifts[rows ? i : j]));
-      }
-    }
+    scaled_chunks<W>(chunks, valid, out_rows, rows, o, p0, shifts,
+                     [&](int w) { return out_rows ? x.get(o, p0 + w) : x.get(p0 + w, o); });
     store_residues<W, Packed>(targets, chunks, out_rows, o, p0, valid);
   });
 }
@@ -276,14 +287,8 @@ __global__ void __launch_bounds__(kThreads)
       if (p < inner) {
         const int valid = static_cast<int>(std::min<std::int64_t>(kTilePack, inner - p));
         el::ResidueChunks chunks[kTilePack];
-#pragma unroll
-        for (int w = 0; w < kTilePack; ++w) {
-          if (w < valid) {
-            const std::int64_t i = out_rows ? o : p + w, j = out_rows ? p + w : o;
-            chunks[w] = el::residue_chunks(
-                el::scaled_integer(tile[r][lane * kTilePack + w], shifts[rows ? i : j]));
-          }
-        }
+        scaled_chunks<kTilePack>(chunks, valid, out_rows, rows, o, p, shifts,
+                                 [&](int w) { return tile[r][lane * kTilePack + w]; });
         store_residues<kTilePack, Packed>(targets, chunks, out_rows, o, p, valid);
       }
     }
@@ -318,12 +323,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // W elements per thread down a column of dst (column major for the fast order); Packed (the
 // residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
-// residues of each modulus as one 4-byte load, kLoadBatch layers' words loaded before they are
-// summed, so that a thread has that many loads in flight rather than one (the loop is bound by
-// memory latency otherwise). The table's entries for a modulus are read once for the W elements
-// (CrtSum::add).
-constexpr int kLoadBatch = 8;
-
+// residues of each modulus as one 4-byte load. The table's entries for a modulus are read once
+// for the W elements (CrtSum::add).
 template <int L, int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
@@ -336,24 +337,7 @@ __global__ void __launch_bounds__(kThreads)
     const int valid = static_cast<int>(std::min<std::int64_t>(W, dst.rows - i0));
     const std::int8_t* at = first + j * ld + i0;
     el::CrtSum<L> sums[W];
-    int l = 0;
-    if constexpr (Packed && W == 4) {
-      for (; valid == W && l + kLoadBatch <= staged.count; l += kLoadBatch) {
-        char4 words[kLoadBatch];
-#pragma unroll
-        for (int b = 0; b < kLoadBatch; ++b) {
-          words[b] = *reinterpret_cast<const char4*>(at + (l + b) * stride);
-        }
-#pragma unroll
-        for (int b = 0; b < kLoadBatch; ++b) {
-          sums[0].add(staged, l + b, words[b].x);
-          sums[1].add(staged, l + b, words[b].y);
-          sums[2].add(staged, l + b, words[b].z);
-          sums[3].add(staged, l + b, words[b].w);
-        }
-      }
-    }
-    for (; l < staged.count; ++l) {
+    for (int l = 0; l < staged.count; ++l) {
       const std::int8_t* layer = at + l * stride;
       int r[W];
 #pragma unroll

@@ -189,8 +189,11 @@ struct VectorBits {
   TCEMU_HOST_DEVICE bool empty() const { return top == -100000; }
   TCEMU_HOST_DEVICE void add(double x) {
     const std::uint64_t b = fp64::bits(x);
-    if (!fp64::is_finite(b)) nonfinite = true;
-    if (!fp64::is_finite(b) || fp64::is_zero(b)) return;
+    if (!fp64::is_finite(b)) {
+      nonfinite = true;
+      return;
+    }
+    if (fp64::is_zero(b)) return;
     const fp64::Fields f = fp64::fields(x);
     const int trailing = trailing_zeros(f.significand);
     const int lead = fp64::leading_exponent(b & ~fp64::kSignBit) + 1;
@@ -560,15 +563,12 @@ TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::
   // only when taken has 64 bits: then bits 10 .. 0 of taken lie below binary64's 53, so setting
   // bit 0 for f keeps the round bit and the sticky bit, and the conversion (round to nearest
   // even, as every binary64 conversion of a uint64 is here) gives RN(taken + f) (exactly taken
-  // when it has fewer bits). Scaling by 2^e is exact while the result stays normal, so it is
-  // then RN of the magnitude; round_nearest_even otherwise (the subnormal range and overflow).
+  // when it has fewer bits). Scaling by 2^e (fp64::scale) is exact while the result stays
+  // normal, so it is then RN of the magnitude; round_nearest_even otherwise (the subnormal range
+  // and overflow, where scaling the rounded value would round twice).
   const double rounded = static_cast<double>(taken | (sticky ? 1u : 0u));
-  const std::uint64_t bits = fp64::bits(rounded);
-  const int field = static_cast<int>(bits >> 52) + e;
-  if (field >= 1 && field <= 2046) {
-    return fp64::value((bits + (static_cast<std::uint64_t>(static_cast<std::int64_t>(e)) << 52)) |
-                       (negative ? fp64::kSignBit : 0));
-  }
+  const int field = static_cast<int>(fp64::bits(rounded) >> 52) + e;
+  if (field >= 1 && field <= 2046) return fp64::scale(negative ? -rounded : rounded, e);
   const double tiny = fp64::round_nearest_even(negative, {taken, e, sticky});
   return tiny == 0.0 ? 0.0 : tiny;  // +0 for a magnitude rounded to zero, as for C' = 0
 }
