@@ -323,8 +323,12 @@ __global__ void __launch_bounds__(kThreads)
 
 // W elements per thread down a column of dst (column major for the fast order); Packed (the
 // residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
-// residues of each modulus as one 4-byte load. The table's entries for a modulus are read once
-// for the W elements (CrtSum::add).
+// residues of each modulus as one 4-byte load, kLoadBatch layers' words loaded before they are
+// summed, so that a thread has that many loads in flight rather than one (measured on the
+// H100: 15 moduli at n = 16384, the summation phase 8.7-9.7 ms without, 7.6-8.4 ms with). The
+// table's entries for a modulus are read once for the W elements (CrtSum::add).
+constexpr int kLoadBatch = 8;
+
 template <int L, int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
@@ -337,7 +341,24 @@ __global__ void __launch_bounds__(kThreads)
     const int valid = static_cast<int>(std::min<std::int64_t>(W, dst.rows - i0));
     const std::int8_t* at = first + j * ld + i0;
     el::CrtSum<L> sums[W];
-    for (int l = 0; l < staged.count; ++l) {
+    int l = 0;
+    if constexpr (Packed && W == 4) {
+      for (; valid == W && l + kLoadBatch <= staged.count; l += kLoadBatch) {
+        char4 words[kLoadBatch];
+#pragma unroll
+        for (int b = 0; b < kLoadBatch; ++b) {
+          words[b] = *reinterpret_cast<const char4*>(at + (l + b) * stride);
+        }
+#pragma unroll
+        for (int b = 0; b < kLoadBatch; ++b) {
+          sums[0].add(staged, l + b, words[b].x);
+          sums[1].add(staged, l + b, words[b].y);
+          sums[2].add(staged, l + b, words[b].z);
+          sums[3].add(staged, l + b, words[b].w);
+        }
+      }
+    }
+    for (; l < staged.count; ++l) {
       const std::int8_t* layer = at + l * stride;
       int r[W];
 #pragma unroll
