@@ -324,8 +324,9 @@ __global__ void __launch_bounds__(kThreads)
 // W elements per thread down a column of dst (column major for the fast order); Packed (the
 // residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
 // residues of each modulus as one 4-byte load, kLoadBatch layers' words loaded before they are
-// summed, so that a thread has that many loads in flight rather than one (measured on the
-// H100: 15 moduli at n = 16384, the summation phase 8.7-9.7 ms without, 7.6-8.4 ms with). The
+// summed, so that a thread has that many loads in flight rather than one (the H100, n = 16384,
+// both in one call: the summation phase 8.4-8.5 ms with, 9.1-9.3 without for 15 moduli, 15.0-16.7
+// against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The
 // table's entries for a modulus are read once for the W elements (CrtSum::add).
 constexpr int kLoadBatch = 8;
 
