@@ -43,7 +43,8 @@ ScaleSummary CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bi
 }
 
 ScaleSummary CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits,
-                                      int gamma, const ExponentVector& shifts) {
+                                      int gamma, const ExponentVector& shifts,
+                                      const VectorNorms* norms) {
   check(x, "x");
   const std::int64_t length = axis == SplitAxis::rows ? x.cols : x.rows;
   if (bound_bits < 1 || bound_bits > crt_elements::kNormBoundBits) {
@@ -64,9 +65,15 @@ ScaleSummary CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int b
                        std::to_string(bound_bits) + " and vectors of " + std::to_string(length) +
                        ")");
   }
-  check_vector(*this, shifts, axis == SplitAxis::rows ? x.rows : x.cols, "of crt_norm_scale");
+  const std::int64_t vectors = axis == SplitAxis::rows ? x.rows : x.cols;
+  check_vector(*this, shifts, vectors, "of crt_norm_scale");
+  if (norms != nullptr) {
+    check_vector(*this, norms->rho, vectors, "rho of crt_norm_scale");
+    check_vector(*this, norms->log2_norm1, vectors, "log2_norm1 of crt_norm_scale");
+    check_vector(*this, norms->top, vectors, "top of crt_norm_scale");
+  }
   const ScaleSummary summary = crt_scale_checked(x, axis, bound_bits, shifts);
-  crt_norm_shifts_checked(x, axis, gamma, shifts);
+  crt_norm_shifts_checked(x, axis, gamma, shifts, norms);
   return summary;
 }
 
@@ -115,7 +122,8 @@ void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix&
 }
 
 void CrtSteps::crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
-                                   const IntegerMatrix& out, const BoundExponents& exponents) {
+                                   const VectorNorms& norms, const IntegerMatrix& out,
+                                   const BoundExponents& exponents) {
   check(x, "x");
   detail::require_fp64(name(), x, "x of crt_magnitude_bound");
   check(out, "quanta");
@@ -127,12 +135,15 @@ void CrtSteps::crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int dept
     refuse(name(),
            "crt_magnitude_bound: vectors of " + std::to_string(length) + " elements (below 2^24)");
   }
-  if (depth < 0 || depth > 30) {
-    refuse(name(), "crt_magnitude_bound: depth = " + std::to_string(depth) + " (0 to 30)");
+  if (depth < -8 || depth > 30) {
+    refuse(name(), "crt_magnitude_bound: depth = " + std::to_string(depth) + " (-8 to 30)");
   }
+  check_vector(*this, norms.rho, vectors, "rho of crt_magnitude_bound");
+  check_vector(*this, norms.log2_norm1, vectors, "log2_norm1 of crt_magnitude_bound");
+  check_vector(*this, norms.top, vectors, "top of crt_magnitude_bound");
   check_vector(*this, exponents.norm2, vectors, "norm2 of crt_magnitude_bound");
   check_vector(*this, exponents.norm1, vectors, "norm1 of crt_magnitude_bound");
-  crt_magnitude_bound_checked(x, axis, depth, out, exponents);
+  crt_magnitude_bound_checked(x, axis, depth, norms, out, exponents);
 }
 
 int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels) {

@@ -232,15 +232,15 @@ class GpuBackend final : public Backend {
                              scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
   }
   void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
-                               const ExponentVector& shifts) override {
-    detail::crt_norm_shifts(x, axis, gamma, shifts,
-                            scratch(step_scratch_, detail::crt_scale_scratch_bytes(x, axis)));
+                               const ExponentVector& shifts, const VectorNorms* norms) override {
+    detail::crt_norm_shifts(x, axis, gamma, shifts, norms,
+                            scratch(step_scratch_, detail::crt_norm_shifts_scratch_bytes(x, axis)));
   }
   void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
-                                   const IntegerMatrix& out,
+                                   const VectorNorms& norms, const IntegerMatrix& out,
                                    const BoundExponents& exponents) override {
     detail::crt_magnitude_bound(
-        x, axis, depth, out, exponents,
+        x, axis, depth, norms, out, exponents,
         scratch(step_scratch_, detail::crt_magnitude_bound_scratch_bytes(x, axis)));
   }
   int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) override {

@@ -45,19 +45,23 @@ ScaleSummary host_crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
 }
 
 void host_crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma,
-                          const ExponentVector& shifts, int threads) {
+                          const ExponentVector& shifts, const VectorNorms* norms, int threads) {
   const HostReal in(x);
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   std::int32_t* shift = shift_data(shifts);
   parallel_for(threads, vectors, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t v = begin; v < end; ++v) {
-      std::uint64_t sum = 0;
-      for (std::int64_t p = 0; p < length; ++p) {
-        const std::uint64_t b = el::bound_magnitude(rows ? in.get(v, p) : in.get(p, v), shift[v]);
-        sum += b * b;
+      el::MagnitudeSums sums;
+      for (std::int64_t p = 0; p < length; ++p)
+        sums.add(rows ? in.get(v, p) : in.get(p, v), shift[v]);
+      const el::VectorNorm n = el::vector_norm(sums, shift[v]);
+      shift[v] = el::norm_shift(n, gamma);
+      if (norms != nullptr) {
+        shift_data(norms->rho)[v] = n.rho;
+        shift_data(norms->log2_norm1)[v] = n.log2_norm1;
+        shift_data(norms->top)[v] = n.top;
       }
-      shift[v] = el::norm_shift(sum, shift[v], gamma);
     }
   });
 }
@@ -101,8 +105,8 @@ void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, i
 }
 
 void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
-                              const IntegerMatrix& out, const BoundExponents& exponents,
-                              int threads) {
+                              const VectorNorms& norms, const IntegerMatrix& out,
+                              const BoundExponents& exponents, int threads) {
   const HostReal in(x);
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
@@ -113,19 +117,16 @@ void host_crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
   auto* quanta = static_cast<std::int8_t*>(out.buffer->address()) + out.offset_bytes;
   parallel_for(threads, vectors, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t v = begin; v < end; ++v) {
-      const auto get = [&](std::int64_t p) { return rows ? in.get(v, p) : in.get(p, v); };
-      el::VectorBits bits;
-      for (std::int64_t p = 0; p < length; ++p) bits.add(get(p));
-      const int bound_shift = bits.shift(el::kNormBoundBits);
-      el::MagnitudeSums sums;
-      for (std::int64_t p = 0; p < length; ++p) sums.add(get(p), bound_shift);
-      const el::BoundVector b = el::bound_vector(sums, bound_shift, log2_length, depth);
+      const el::VectorNorm n{shift_data(norms.rho)[v], shift_data(norms.log2_norm1)[v],
+                             shift_data(norms.top)[v]};
+      const el::BoundVector b = el::bound_vector(n, log2_length, depth);
       norm2[v] = b.norm2;
       norm1[v] = b.norm1;
       for (std::int64_t p = 0; p < length; ++p) {
         const std::int64_t i = rows ? v : p, j = rows ? p : v;
         const std::int64_t at = out.layout == Layout::row_major ? i * out.ld + j : j * out.ld + i;
-        quanta[at] = static_cast<std::int8_t>(el::magnitude_quanta(get(p), b.quantum_shift));
+        quanta[at] = static_cast<std::int8_t>(
+            el::magnitude_quanta(rows ? in.get(v, p) : in.get(p, v), b.quantum_shift));
       }
     }
   });

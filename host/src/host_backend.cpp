@@ -121,13 +121,13 @@ class HostBackend final : public Backend {
     return detail::host_crt_scale(x, axis, max_bits, shifts, threads_);
   }
   void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
-                               const ExponentVector& shifts) override {
-    detail::host_crt_norm_shifts(x, axis, gamma, shifts, threads_);
+                               const ExponentVector& shifts, const VectorNorms* norms) override {
+    detail::host_crt_norm_shifts(x, axis, gamma, shifts, norms, threads_);
   }
   void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
-                                   const IntegerMatrix& out,
+                                   const VectorNorms& norms, const IntegerMatrix& out,
                                    const BoundExponents& exponents) override {
-    detail::host_crt_magnitude_bound(x, axis, depth, out, exponents, threads_);
+    detail::host_crt_magnitude_bound(x, axis, depth, norms, out, exponents, threads_);
   }
   int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) override {
     return detail::host_crt_bound_need(levels, log2_k, threads_);

@@ -66,15 +66,17 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
 }
 
 // dp's bound (crt_elements.hpp, bound_need): the gamma_A that every element of A B needs, from
-// crt_magnitude_bound of A's rows and B's columns and crt_bound_need of their int8 product, in
-// blocks of m and n that fit in the workspace after its first `reserved` bytes (the exponents of
-// every row and column for two levels at the start, then one block's quanta of A and of B for
-// two levels). First at depth 0; when that leaves an element uncertified, every block again
-// with depths 0 and kDeepClip (each element's better one), so that the result does not depend
-// on the blocking. kNoNeed when no element needs any, kBoundUncertified when some element's
-// quanta do not meet at either depth.
+// crt_magnitude_bound of A's rows and B's columns (with the VectorNorms that the norm scaling
+// wrote: one pass over each) and crt_bound_need of their int8 product, in blocks of m and n that
+// fit in the workspace after its first `reserved` bytes (the exponents of every row and column
+// for two levels at the start, then one block's quanta of A and of B for two levels). First at
+// depth kShallowClip; when that leaves an element uncertified, every block again with depths 0
+// and kDeepClip (each element's better one), so that the result does not depend on the
+// blocking. kNoNeed when no element needs any, kBoundUncertified when some element's quanta do
+// not meet at either depth.
 int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& workspace,
-                  std::size_t reserved, Report& report) {
+                  std::size_t reserved, const VectorNorms& norms_a, const VectorNorms& norms_b,
+                  Report& report) {
   namespace el = crt_elements;
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   const auto vector_bytes = [](std::int64_t size) {
@@ -104,10 +106,15 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
     at += vector_bytes(size);
     return v;
   };
-  const auto part = [](const BoundExponents& e, std::int64_t first, std::int64_t size) {
-    const auto skip = static_cast<std::size_t>(first) * 4;
-    return BoundExponents{{e.norm2.buffer, e.norm2.offset_bytes + skip, size},
-                          {e.norm1.buffer, e.norm1.offset_bytes + skip, size}};
+  const auto part = [](const ExponentVector& e, std::int64_t first, std::int64_t size) {
+    return ExponentVector{e.buffer, e.offset_bytes + static_cast<std::size_t>(first) * 4, size};
+  };
+  const auto exponents_part = [&](const BoundExponents& e, std::int64_t first, std::int64_t size) {
+    return BoundExponents{part(e.norm2, first, size), part(e.norm1, first, size)};
+  };
+  const auto norms_part = [&](const VectorNorms& v, std::int64_t first, std::int64_t size) {
+    return VectorNorms{part(v.rho, first, size), part(v.log2_norm1, first, size),
+                       part(v.top, first, size)};
   };
   BoundExponents rows[2], columns[2];
   for (int l = 0; l < 2; ++l) {
@@ -122,24 +129,26 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
                Layout::column_major};
     at += aligned(static_cast<std::size_t>(k * nb));
   }
-  const int depths[2] = {0, el::kDeepClip};
   const auto pass = [&](std::size_t count) {
+    const int depths[2] = {count == 1 ? el::kShallowClip : 0, el::kDeepClip};
     int need = el::kNoNeed;
     for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
       const std::int64_t rows_here = std::min(mb, m - i0);
       for (std::size_t l = 0; l < count; ++l) {
         levels[l].a.rows = rows_here;
-        levels[l].rows = part(rows[l], i0, rows_here);
+        levels[l].rows = exponents_part(rows[l], i0, rows_here);
         backend.crt_magnitude_bound(sub(problem.a, i0, 0, rows_here, k), SplitAxis::rows, depths[l],
-                                    levels[l].a, levels[l].rows);
+                                    norms_part(norms_a, i0, rows_here), levels[l].a,
+                                    levels[l].rows);
       }
       for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
         const std::int64_t cols_here = std::min(nb, n - j0);
         for (std::size_t l = 0; l < count; ++l) {
           levels[l].b.cols = cols_here;
-          levels[l].columns = part(columns[l], j0, cols_here);
+          levels[l].columns = exponents_part(columns[l], j0, cols_here);
           backend.crt_magnitude_bound(sub(problem.b, 0, j0, k, cols_here), SplitAxis::columns,
-                                      depths[l], levels[l].b, levels[l].columns);
+                                      depths[l], norms_part(norms_b, j0, cols_here), levels[l].b,
+                                      levels[l].columns);
         }
         need = std::max(need, backend.crt_bound_need(std::span<const BoundLevel>(levels, count)));
         report.gemms += static_cast<std::int64_t>(count);
@@ -186,18 +195,30 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   // Whether A or B holds an Inf or a NaN (crt_scale's summaries): only then does the epilogue
   // need their special values.
   bool nonfinite = false;
-  // Returns the bits the exact scaling would need (crt_norm_scale's exact bits of A and B).
-  const auto norm_scale = [&](int count) {
+  // dp's VectorNorms of A's rows and B's columns after the shifts (written by its first norm
+  // scaling, read by its bound).
+  const std::size_t norms_bytes = 3 * shifts_bytes;
+  const auto vectors_at = [&](std::size_t first) {
+    return std::pair<ExponentVector, ExponentVector>{
+        {&workspace, first, m}, {&workspace, first + aligned(static_cast<std::size_t>(m) * 4), n}};
+  };
+  const auto [rho_a, rho_b] = vectors_at(shifts_bytes);
+  const auto [norm1_a, norm1_b] = vectors_at(2 * shifts_bytes);
+  const auto [top_a, top_b] = vectors_at(3 * shifts_bytes);
+  const VectorNorms norms_a{rho_a, norm1_a, top_a}, norms_b{rho_b, norm1_b, top_b};
+  // Returns the bits the exact scaling would need (crt_norm_scale's exact bits of A and B); with
+  // `norms`, writes norms_a and norms_b.
+  const auto norm_scale = [&](int count, bool norms = false) {
     const auto [gamma_a, gamma_b] = norm_gammas(count);
     const int bound_bits = std::min(el::kNormBoundBits, std::min(gamma_a, gamma_b) - half_w);
     if (bound_bits < 1) {
       throw std::invalid_argument("ozaki: CRT scheme: " + std::to_string(count) +
                                   " moduli leave no bits for k = " + std::to_string(k));
     }
-    const ScaleSummary a =
-        backend.crt_norm_scale(problem.a, SplitAxis::rows, bound_bits, gamma_a, shifts_a);
-    const ScaleSummary b =
-        backend.crt_norm_scale(problem.b, SplitAxis::columns, bound_bits, gamma_b, shifts_b);
+    const ScaleSummary a = backend.crt_norm_scale(problem.a, SplitAxis::rows, bound_bits, gamma_a,
+                                                  shifts_a, norms ? &norms_a : nullptr);
+    const ScaleSummary b = backend.crt_norm_scale(problem.b, SplitAxis::columns, bound_bits,
+                                                  gamma_b, shifts_b, norms ? &norms_b : nullptr);
     report.slice_bits = gamma_a;
     nonfinite = a.nonfinite || b.nonfinite;
     return a.exact_bits + b.exact_bits + w + 2;
@@ -224,15 +245,21 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     // norm scaling's first pass, so the bound is not computed when it already fits). When the
     // bound is uncertified (an element whose quanta do not meet) or asks for more than the 48
     // moduli hold: the exact scaling if it fits, otherwise 48 moduli and dp_bound_met = false.
-    // The bound takes each vector's shift as rho_v + gamma with rho_v from the bound shift of
-    // kNormBoundBits: norm_scale uses that bound shift for every count dp takes (gamma_a >= 58,
-    // half_w <= 9).
+    // The bound takes each vector's shift as rho_v + gamma with rho_v from the first norm
+    // scaling's bound shift, kNormBoundBits: norm_scale uses that bound shift for every count dp
+    // takes (gamma_a >= 58, half_w <= 9).
+    if (shifts_bytes + norms_bytes > workspace.bytes()) {
+      throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                               " bytes cannot hold dp's norms of " + std::to_string(m) +
+                               " rows and " + std::to_string(n) + " columns");
+    }
     int least = 1;
     while (norm_gammas(least).first < kDpNormBits) ++least;
-    const int exact = exact_moduli(norm_scale(least));
+    const int exact = exact_moduli(norm_scale(least, true));
     int wanted = least;
     if (exact > least) {
-      report.dp_bound_bits = dp_bound_bits(backend, problem, workspace, shifts_bytes, report);
+      report.dp_bound_bits = dp_bound_bits(backend, problem, workspace, shifts_bytes + norms_bytes,
+                                           norms_a, norms_b, report);
       while (wanted <= el::kMaxModuli && norm_gammas(wanted).first < report.dp_bound_bits) {
         ++wanted;
       }

@@ -563,11 +563,13 @@ TEST(CrtSteps, ScaleSummaryReportsTheExactBitsAndSpecialValues) {
 
 // crt_magnitude_bound on random and adversarial rows (phi = 4, zeros, one large element, Inf and
 // NaN, subnormals, an 1800-bit spread, small integers), both axes and layouts, the emulator and
-// the cpu backend alike: with u = norm2 + rho (rho = crt_norm_scale's shift minus its gamma, an
-// independent step), every quantum is min(127, floor(|x| 2^u)) (so at most |x| 2^u: the
-// product's sum is a lower bound of |A||B|), the largest is at least 32 (the bound of the largest
-// rounds up at most one binade), and 2^(norm2 - u) and 2^(norm1 - u) bound the vector's Euclidean
-// and 1-norms; an empty vector is kEmptyVector.
+// the cpu backend alike, with the VectorNorms of crt_norm_scale: they bound the vector's norms
+// and largest element within a factor of 4 (rho: 2^-rho >= ||x||_2, which is also the norm
+// scaling's shift minus its gamma), and with u = norm2 + rho every quantum is min(127,
+// floor(|x| 2^u)) (so at most |x| 2^u: the product's sum is a lower bound of |A||B|), the
+// largest is at least 32 (the bound of the largest rounds up at most one binade), and 2^(norm2
+// - u) and 2^(norm1 - u) bound the vector's Euclidean and 1-norms; an empty vector is
+// kEmptyVector.
 TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheNorms) {
   const std::int64_t m = 9, k = 40;
   auto a = phi_matrix(m, k, 4.0, 17);
@@ -588,10 +590,20 @@ TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheN
   const auto emulator = host::make_emulator_backend();
   const auto cpu64 = host::make_cpu64_backend();
   for (Backend* backend : {emulator.get(), cpu64.get()}) {
-    const std::size_t vectors_at = a.size() * 8, quanta_at = vectors_at + 3 * 64;
+    const std::size_t vectors_at = a.size() * 8, quanta_at = vectors_at + 6 * 64;
     Buffer buffer = backend->allocate(quanta_at + a.size() + 64);
     backend->copy_in(a.data(), buffer, a.size() * 8);
-    for (const int depth : {0, el::kDeepClip}) {
+    const auto vector = [&](int slot) {
+      return ExponentVector{&buffer, vectors_at + static_cast<std::size_t>(slot) * 64, m};
+    };
+    const auto read = [&](int slot) {
+      std::vector<std::int32_t> v(static_cast<std::size_t>(m));
+      backend->copy_out(buffer, v.data(), v.size() * 4,
+                        vectors_at + static_cast<std::size_t>(slot) * 64);
+      return v;
+    };
+    const VectorNorms norms{vector(3), vector(4), vector(5)};
+    for (const int depth : {el::kShallowClip, 0, el::kDeepClip}) {
       for (const bool rows : {true, false}) {
         // rows: the rows of column-major A; columns: the columns of the row-major k x m A^T.
         const RealMatrix x = rows
@@ -605,24 +617,22 @@ TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheN
                                    x.cols,
                                    k,
                                    rows ? Layout::row_major : Layout::column_major};
-        const BoundExponents exponents{{&buffer, vectors_at, m}, {&buffer, vectors_at + 64, m}};
-        backend->crt_magnitude_bound(x, axis, depth, quanta, exponents);
-        const ExponentVector shifts{&buffer, vectors_at + 128, m};
-        backend->crt_norm_scale(x, axis, el::kNormBoundBits, 60, shifts);
-        std::vector<std::int32_t> norm2(m), norm1(m), shift(m);
+        backend->crt_norm_scale(x, axis, el::kNormBoundBits, 60, vector(2), &norms);
+        backend->crt_magnitude_bound(x, axis, depth, norms, quanta, {vector(0), vector(1)});
+        const auto norm2 = read(0), norm1 = read(1), shift = read(2), rho = read(3),
+                   log2_norm1 = read(4), top = read(5);
         std::vector<std::int8_t> q(a.size());
-        backend->copy_out(buffer, norm2.data(), m * 4, vectors_at);
-        backend->copy_out(buffer, norm1.data(), m * 4, vectors_at + 64);
-        backend->copy_out(buffer, shift.data(), m * 4, vectors_at + 128);
         backend->copy_out(buffer, q.data(), q.size(), quanta_at);
         for (std::int64_t i = 0; i < m; ++i) {
           const auto v = static_cast<std::size_t>(i);
           if (i == 1 || i == 7) {
             EXPECT_EQ(norm2[v], el::kEmptyVector) << i;
+            EXPECT_EQ(rho[v], el::kEmptyVector) << i;
             continue;
           }
-          const int u = norm2[v] + shift[v] - 60;
-          long double squares = 0, sum = 0;
+          EXPECT_EQ(shift[v], rho[v] + 60) << i;
+          const int u = norm2[v] + rho[v];
+          long double squares = 0, sum = 0, largest_x = 0;
           int largest = 0;
           for (std::int64_t p = 0; p < k; ++p) {
             const double value = at(i, p);
@@ -635,11 +645,18 @@ TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheN
             if (std::isfinite(value)) {
               squares += static_cast<long double>(value) * value;
               sum += std::fabs(static_cast<long double>(value));
+              largest_x = std::max(largest_x, std::fabs(static_cast<long double>(value)));
             }
           }
           EXPECT_GE(largest, 32) << i;
           EXPECT_LE(std::sqrt(squares), std::ldexp(1.0L, norm2[v] - u)) << i;
           EXPECT_LE(sum, std::ldexp(1.0L, norm1[v] - u)) << i;
+          EXPECT_LE(std::sqrt(squares), std::ldexp(1.0L, -rho[v])) << i;
+          EXPECT_GT(std::sqrt(squares), std::ldexp(1.0L, -rho[v] - 2)) << i;
+          EXPECT_LE(sum, std::ldexp(1.0L, log2_norm1[v])) << i;
+          EXPECT_GT(sum, std::ldexp(1.0L, log2_norm1[v] - 2)) << i;
+          EXPECT_LT(largest_x, std::ldexp(1.0L, top[v])) << i;
+          EXPECT_GE(largest_x, std::ldexp(1.0L, top[v] - 2)) << i;
         }
       }
     }
@@ -648,8 +665,8 @@ TEST(CrtSteps, MagnitudeBoundQuantaAreBelowTheMagnitudesAndTheExponentsBoundTheN
 
 // The bound itself: L_ij = P_ij 2^-(u_i + v_j) (P the quanta's exact product, u_v = norm2_v +
 // rho_v with rho_v from crt_norm_scale) is at most the long-accumulator (|A||B|)_ij for every
-// element, at both depths, on random rows and columns (phi = 4) and adversarial ones (zeros, one
-// large element, Inf and NaN, subnormals, a 1800-bit spread), and positive wherever a row and a
+// element, at dp's three depths, on random rows and columns (phi = 4) and adversarial ones (zeros,
+// one large element, Inf and NaN, subnormals, a 1800-bit spread), and positive wherever a row and a
 // column share their largest elements.
 TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
   const std::int64_t m = 6, n = 5, k = 48;
@@ -672,7 +689,7 @@ TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
   at_a(4, 1) = 0x1p-900;
   const auto absolute = absolute_product(m, n, k, a, b);
   auto backend = host::make_emulator_backend();
-  const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 6 * 64;
+  const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 12 * 64;
   Buffer buffer = backend->allocate(q_at + a.size() + b.size());
   backend->copy_in(a.data(), buffer, a.size() * 8);
   backend->copy_in(b.data(), buffer, b.size() * 8, b_at);
@@ -685,14 +702,19 @@ TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
     backend->copy_out(buffer, v.data(), v.size() * 4, offset);
     return v;
   };
-  for (const int depth : {0, el::kDeepClip}) {
-    backend->crt_magnitude_bound(am, SplitAxis::rows, depth, qa,
+  const VectorNorms norms_a{
+      {&buffer, v_at + 384, m}, {&buffer, v_at + 448, m}, {&buffer, v_at + 512, m}};
+  const VectorNorms norms_b{
+      {&buffer, v_at + 576, n}, {&buffer, v_at + 640, n}, {&buffer, v_at + 704, n}};
+  backend->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 256, m},
+                          &norms_a);
+  backend->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60, {&buffer, v_at + 320, n},
+                          &norms_b);
+  for (const int depth : {el::kShallowClip, 0, el::kDeepClip}) {
+    backend->crt_magnitude_bound(am, SplitAxis::rows, depth, norms_a, qa,
                                  {{&buffer, v_at, m}, {&buffer, v_at + 64, m}});
-    backend->crt_magnitude_bound(bm, SplitAxis::columns, depth, qb,
+    backend->crt_magnitude_bound(bm, SplitAxis::columns, depth, norms_b, qb,
                                  {{&buffer, v_at + 128, n}, {&buffer, v_at + 192, n}});
-    backend->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 256, m});
-    backend->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60,
-                            {&buffer, v_at + 320, n});
     const auto norm2_a = read(v_at, m), norm2_b = read(v_at + 128, n);
     const auto shift_a = read(v_at + 256, m), shift_b = read(v_at + 320, n);
     std::vector<std::int8_t> q(a.size() + b.size());
@@ -732,11 +754,21 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
   const auto need_of = [&](const std::vector<double>& x, const std::vector<double>& y,
                            int* expected, int* expected_two, int* two) {
     const std::size_t b_at = x.size() * 8, vectors_at = b_at + y.size() * 8;
-    const std::size_t quanta_at = vectors_at + 8 * 64;
+    const std::size_t norms_at = vectors_at + 8 * 64, quanta_at = norms_at + 8 * 64;
     const std::size_t level_bytes = x.size() + y.size();
     Buffer buffer = backend->allocate(quanta_at + 2 * level_bytes);
     backend->copy_in(x.data(), buffer, x.size() * 8);
     backend->copy_in(y.data(), buffer, y.size() * 8, b_at);
+    const RealMatrix xm{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
+    const RealMatrix ym{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
+    const VectorNorms norms_x{
+        {&buffer, norms_at, m}, {&buffer, norms_at + 64, m}, {&buffer, norms_at + 128, m}};
+    const VectorNorms norms_y{
+        {&buffer, norms_at + 192, n}, {&buffer, norms_at + 256, n}, {&buffer, norms_at + 320, n}};
+    backend->crt_norm_scale(xm, SplitAxis::rows, el::kNormBoundBits, 60,
+                            {&buffer, norms_at + 384, m}, &norms_x);
+    backend->crt_norm_scale(ym, SplitAxis::columns, el::kNormBoundBits, 60,
+                            {&buffer, norms_at + 448, n}, &norms_y);
     BoundLevel levels[2];
     std::vector<std::int32_t> e[2];
     std::vector<std::int8_t> qx[2], qy[2];
@@ -748,10 +780,10 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
                    {{&buffer, v, m}, {&buffer, v + 64, m}},
                    {{&buffer, v + 128, n}, {&buffer, v + 192, n}}};
       const int depth = l == 0 ? 0 : el::kDeepClip;
-      backend->crt_magnitude_bound({&buffer, 0, Real::fp64, m, k, m, Layout::column_major},
-                                   SplitAxis::rows, depth, levels[l].a, levels[l].rows);
-      backend->crt_magnitude_bound({&buffer, b_at, Real::fp64, k, n, k, Layout::column_major},
-                                   SplitAxis::columns, depth, levels[l].b, levels[l].columns);
+      backend->crt_magnitude_bound(xm, SplitAxis::rows, depth, norms_x, levels[l].a,
+                                   levels[l].rows);
+      backend->crt_magnitude_bound(ym, SplitAxis::columns, depth, norms_y, levels[l].b,
+                                   levels[l].columns);
       e[l].resize(static_cast<std::size_t>(2 * (m + n)));
       backend->copy_out(buffer, e[l].data(), m * 4, v);
       backend->copy_out(buffer, e[l].data() + m, m * 4, v + 64);
@@ -804,6 +836,84 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
   EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
   EXPECT_EQ(two, expected_two);
   EXPECT_LT(two, el::kBoundUncertified);
+}
+
+// dyadic_sum_at_most against the sum scaled by 2^8 in integers, for every exponent triple in
+// [-8, 14] and limits around each sum (the sums hit below, at and above the limit, and the case
+// 1/2 + 1/2 + a fraction).
+TEST(CrtElements, DyadicSumAtMostIsExact) {
+  int equal = 0, over = 0, under = 0;
+  for (int e1 = -8; e1 <= 14; ++e1) {
+    for (int e2 = -8; e2 <= 14; ++e2) {
+      for (int e3 = -8; e3 <= 14; ++e3) {
+        const std::uint64_t scaled = (std::uint64_t{1} << (e1 + 8)) +
+                                     (std::uint64_t{1} << (e2 + 8)) +
+                                     (std::uint64_t{1} << (e3 + 8));
+        const std::uint64_t whole = scaled >> 8;
+        for (std::uint64_t limit = whole > 2 ? whole - 2 : 0; limit <= whole + 3; ++limit) {
+          const bool expected = scaled <= (limit << 8);
+          ASSERT_EQ(el::dyadic_sum_at_most(e1, e2, e3, limit), expected)
+              << e1 << " " << e2 << " " << e3 << " limit " << limit;
+          equal += scaled == (limit << 8) ? 1 : 0;
+          (expected ? under : over) += 1;
+        }
+      }
+    }
+  }
+  EXPECT_GT(equal, 1000);
+  EXPECT_GT(over, 10000);
+  EXPECT_GT(under, 10000);
+  EXPECT_FALSE(el::dyadic_sum_at_most(-1, -1, -30, 1));
+  EXPECT_TRUE(el::dyadic_sum_at_most(-1, -1, -30, 2));
+  EXPECT_TRUE(el::dyadic_sum_at_most(-1, -2, -2, 1));
+  EXPECT_FALSE(el::dyadic_sum_at_most(40, -1, -1, std::uint64_t{1} << 39));
+}
+
+// bound_need is the least g meeting dp's criterion 2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3P
+// (crt_elements.hpp), decided here in 128-bit integers scaled by the power of two that makes
+// every term at g and g - 1 an integer (draws needing more than 128 bits are not checked, and
+// most are), on random exponents and products: g meets it and g - 1 does not; each of the three
+// candidates t - 2, t - 1, t is the answer in some draws, and the need is never above the
+// per-term criterion's t.
+TEST(CrtElements, BoundNeedIsTheLeastGammaMeetingTheCriterion) {
+  std::mt19937_64 rng(2026);
+  std::uniform_int_distribution<int> exponent(-12, 12), log2_k(0, 17);
+  std::uniform_int_distribution<std::int32_t> product(1, std::numeric_limits<std::int32_t>::max());
+  // Whether the terms' sum is at most 3p, all scaled by 2^scale (every e + scale >= 0).
+  const auto meets = [](const int(&e)[3], int scale, std::int64_t p) {
+    UInt128 sum = 0;
+    for (const int x : e) sum += UInt128{1} << (x + scale);
+    return sum <= (static_cast<UInt128>(3 * p) << scale);
+  };
+  int checked = 0, candidates[3] = {};
+  for (int draw = 0; draw < 200000; ++draw) {
+    const int n2i = exponent(rng), n1i = exponent(rng), n2j = exponent(rng), n1j = exponent(rng);
+    const int lk = log2_k(rng);
+    // Products of every size: a random bit width, then a random value of it.
+    const int width = 1 + static_cast<int>(rng() % 31);
+    const std::int32_t p = static_cast<std::int32_t>(
+        (std::uint32_t{1} << (width - 1)) |
+        (static_cast<std::uint32_t>(product(rng)) & ((std::uint32_t{1} << (width - 1)) - 1)));
+    const int c1 = 54 - lk + n2i + n1j, c2 = 54 - lk + n1i + n2j, c3 = 54 + n2i + n2j;
+    const int g = el::bound_need(p, n2i, n1i, n2j, n1j, lk);
+    const int at_g[3] = {c1 - g, c2 - g, c3 - 2 * g};
+    const int below[3] = {c1 - g + 1, c2 - g + 1, c3 - 2 * g + 2};
+    const int scale = std::max(0, -std::min({at_g[0], at_g[1], at_g[2]}));
+    if (std::max({below[0], below[1], below[2]}) + scale > 120 || 33 + scale > 120) continue;
+    ASSERT_TRUE(meets(at_g, scale, p)) << draw;
+    ASSERT_FALSE(meets(below, scale, p)) << draw;
+    const int bw = std::bit_width(static_cast<std::uint32_t>(p));
+    const int t =
+        std::max({c1 - bw + 1, c2 - bw + 1, static_cast<int>(std::ceil((c3 - bw + 1) / 2.0))});
+    ASSERT_LE(g, t) << draw;
+    ASSERT_GE(g, t - 2) << draw;
+    ++candidates[g - (t - 2)];
+    ++checked;
+  }
+  EXPECT_GT(checked, 150000);
+  for (const int c : candidates) EXPECT_GT(c, 1000);
+  EXPECT_EQ(el::bound_need(0, 1, 1, 1, 1, 4), el::kBoundUncertified);
+  EXPECT_EQ(el::bound_need(5, el::kEmptyVector, 1, 1, 1, 4), el::kNoNeed);
 }
 
 // The dp count grows with the spread of the inputs (the generator's spread checked: the largest

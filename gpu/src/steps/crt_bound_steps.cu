@@ -21,114 +21,19 @@ namespace {
 namespace el = crt_elements;
 
 constexpr int kThreads = 256;
-constexpr int kBias = 1 << 20;
 
-// The scratch of crt_magnitude_bound, per vector v: VectorBits slots (top + 2^20 and 2^20 - low
-// by atomicMax: positive for every element, 0 for none), the bound shift, the MagnitudeSums
-// (added and maxed atomically: integer operations, so their order does not matter) and the
-// quantum shift.
-struct BoundScratch {
-  int* slots;
-  std::int32_t* bound_shift;
-  unsigned long long* sum;
-  unsigned long long* squares;
-  unsigned long long* largest;
-  std::int32_t* quantum_shift;
-};
-
-BoundScratch bound_scratch(void* scratch, std::int64_t vectors) {
-  auto* base = static_cast<unsigned char*>(scratch);
-  const auto n = static_cast<std::size_t>(vectors);
-  BoundScratch s{};
-  s.sum = reinterpret_cast<unsigned long long*>(base);
-  s.squares = s.sum + n;
-  s.largest = s.squares + n;
-  s.slots = reinterpret_cast<int*>(s.largest + n);
-  s.bound_shift = s.slots + 2 * n;
-  s.quantum_shift = s.bound_shift + n;
-  return s;
-}
-
-// A chunk [begin, end) of vector v: its VectorBits folded into the vector's slots.
-__device__ void fold_bits(const DeviceReal& x, bool rows, std::int64_t v, std::int64_t begin,
-                          std::int64_t end, std::int64_t step, int* slots) {
-  el::VectorBits mine;
-  for (std::int64_t p = begin; p < end; p += step) mine.add(rows ? x.get(v, p) : x.get(p, v));
-  if (mine.empty()) return;
-  atomicMax(&slots[2 * v], mine.top + kBias);
-  atomicMax(&slots[2 * v + 1], kBias - mine.low);
-}
-
-// The same for the MagnitudeSums at the vector's bound shift.
-__device__ void fold_sums(const DeviceReal& x, bool rows, std::int64_t v, std::int64_t begin,
-                          std::int64_t end, std::int64_t step, const BoundScratch& s) {
-  el::MagnitudeSums mine;
-  const int shift = s.bound_shift[v];
-  for (std::int64_t p = begin; p < end; p += step) {
-    mine.add(rows ? x.get(v, p) : x.get(p, v), shift);
-  }
-  if (mine.squares == 0) return;
-  atomicAdd(&s.sum[v], static_cast<unsigned long long>(mine.sum));
-  atomicAdd(&s.squares[v], static_cast<unsigned long long>(mine.squares));
-  atomicMax(&s.largest[v], static_cast<unsigned long long>(mine.largest));
-}
-
-// Contiguous vectors: one block per vector (grid-stride), its threads striding over the vector.
-// Across x's layout: a thread per vector and chunk (neighbouring threads on neighbouring vectors).
-__global__ void __launch_bounds__(kThreads)
-    bits_kernel(const DeviceReal x, const bool rows, const bool across, const std::int64_t chunk,
-                const BoundScratch s) {
-  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
-  if (across) {
-    const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
-    const std::int64_t begin = blockIdx.y * chunk;
-    if (v < vectors) fold_bits(x, rows, v, begin, min(length, begin + chunk), 1, s.slots);
-    return;
-  }
-  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
-    fold_bits(x, rows, v, threadIdx.x, length, kThreads, s.slots);
-  }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    bound_shift_kernel(const std::int64_t vectors, const BoundScratch s) {
-  for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
-       v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
-    el::VectorBits all;
-    if (s.slots[2 * v] != 0) {
-      all.top = s.slots[2 * v] - kBias;
-      all.low = kBias - s.slots[2 * v + 1];
-    }
-    s.bound_shift[v] = all.shift(el::kNormBoundBits);
-  }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    sums_kernel(const DeviceReal x, const bool rows, const bool across, const std::int64_t chunk,
-                const BoundScratch s) {
-  const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
-  if (across) {
-    const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
-    const std::int64_t begin = blockIdx.y * chunk;
-    if (v < vectors) fold_sums(x, rows, v, begin, min(length, begin + chunk), 1, s);
-    return;
-  }
-  for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
-    fold_sums(x, rows, v, threadIdx.x, length, kThreads, s);
-  }
-}
-
+// Each vector's BoundVector from its VectorNorm: the quantum shift into quantum_shift[v], the
+// exponents into norm2 and norm1.
 __global__ void __launch_bounds__(kThreads)
     bound_vector_kernel(const std::int64_t vectors, const int log2_length, const int depth,
-                        const BoundScratch s, std::int32_t* norm2, std::int32_t* norm1) {
+                        const std::int32_t* rho, const std::int32_t* log2_norm1,
+                        const std::int32_t* top, std::int32_t* quantum_shift, std::int32_t* norm2,
+                        std::int32_t* norm1) {
   for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
        v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
-    el::MagnitudeSums sums;
-    sums.sum = s.sum[v];
-    sums.squares = s.squares[v];
-    sums.largest = s.largest[v];
-    const el::BoundVector b = el::bound_vector(sums, s.bound_shift[v], log2_length, depth);
-    s.quantum_shift[v] = b.quantum_shift;
+    const el::BoundVector b =
+        el::bound_vector(el::VectorNorm{rho[v], log2_norm1[v], top[v]}, log2_length, depth);
+    quantum_shift[v] = b.quantum_shift;
     norm2[v] = b.norm2;
     norm1[v] = b.norm1;
   }
@@ -214,44 +119,34 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 std::size_t crt_magnitude_bound_scratch_bytes(const RealMatrix& x, SplitAxis axis) {
-  return static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 40 + 16;
+  return static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 4;
 }
 
-void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const IntegerMatrix& out,
-                         const BoundExponents& exponents, void* scratch) {
+void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const VectorNorms& norms,
+                         const IntegerMatrix& out, const BoundExponents& exponents, void* scratch) {
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   if (vectors == 0) return;
-  TCEMU_CUDA_CHECK(cudaMemsetAsync(scratch, 0, crt_magnitude_bound_scratch_bytes(x, axis)));
-  const BoundScratch s = bound_scratch(scratch, vectors);
+  auto* quantum_shift = static_cast<std::int32_t*>(scratch);
   const DeviceReal in = device_real(x);
-  const bool across = rows != in.row_major;
-  // About 64 chunks per vector across the layout: enough threads to cover the memory latency.
-  const std::int64_t chunk = std::max<std::int64_t>(64, (length + 63) / 64);
-  const dim3 grid =
-      across ? dim3(static_cast<unsigned>((vectors + kThreads - 1) / kThreads),
-                    static_cast<unsigned>(std::max<std::int64_t>(1, (length + chunk - 1) / chunk)))
-             : dim3(static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16)));
-  const auto finish =
-      static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
   const int log2_length =
       length == 0 ? 0 : tcemu::detail::bit_width(static_cast<std::uint64_t>(length)) - 1;
-  bits_kernel<<<grid, kThreads>>>(in, rows, across, chunk, s);
-  bound_shift_kernel<<<finish, kThreads>>>(vectors, s);
-  sums_kernel<<<grid, kThreads>>>(in, rows, across, chunk, s);
-  bound_vector_kernel<<<finish, kThreads>>>(vectors, log2_length, depth, s,
-                                            device_exponents(exponents.norm2),
-                                            device_exponents(exponents.norm1));
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
+  bound_vector_kernel<<<blocks, kThreads>>>(
+      vectors, log2_length, depth, device_exponents(norms.rho), device_exponents(norms.log2_norm1),
+      device_exponents(norms.top), quantum_shift, device_exponents(exponents.norm2),
+      device_exponents(exponents.norm1));
   if (length > 0) {
     const bool out_rows = out.layout == Layout::row_major;
     auto* quanta = static_cast<std::int8_t*>(out.buffer->address()) + out.offset_bytes;
     if (in.row_major == out_rows) {
       quanta_kernel<<<elementwise_grid(x.rows, x.cols, out_rows, kThreads), kThreads>>>(
-          in, rows, s.quantum_shift, quanta, out.ld, out_rows);
+          in, rows, quantum_shift, quanta, out.ld, out_rows);
     } else {
       const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
       quanta_transposing_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192)),
-                                  kThreads>>>(in, rows, s.quantum_shift, quanta, out.ld, out_rows);
+                                  kThreads>>>(in, rows, quantum_shift, quanta, out.ld, out_rows);
     }
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());

@@ -15,11 +15,11 @@ namespace tcemu::gpu::detail {
 // Device bytes crt_magnitude_bound needs in `scratch`.
 std::size_t crt_magnitude_bound_scratch_bytes(const RealMatrix& x, SplitAxis axis);
 
-// Backend::crt_magnitude_bound: the vectors' VectorBits, then their MagnitudeSums (one block per
-// vector when its elements are contiguous, otherwise a thread per vector and chunk, atomics on
-// integers), their BoundVector, then one thread per element of the quanta.
-void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const IntegerMatrix& out,
-                         const BoundExponents& exponents, void* scratch);
+// Backend::crt_magnitude_bound: the vectors' BoundVector from their VectorNorm (a thread per
+// vector), then one thread per element of the quanta (through shared-memory tiles when x's
+// layout differs from the quanta's).
+void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const VectorNorms& norms,
+                         const IntegerMatrix& out, const BoundExponents& exponents, void* scratch);
 
 // Device bytes crt_bound_need needs in `scratch` for `levels` m x n products over k.
 std::size_t crt_bound_need_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k,

@@ -92,47 +92,74 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The norm scaling's sums of squares into sums[v] (zeroed before), each thread's partial sum
-// added atomically: integer additions, so the total does not depend on their order. Contiguous
-// vectors: one block per vector (grid-stride); across x's layout: a thread per vector and chunk
-// (neighbouring threads on neighbouring vectors, coalesced).
+// The norm scaling's MagnitudeSums of each vector v at its bound shift, each thread's partial
+// sums added (and maxed) atomically into sum[v], squares[v], largest[v] (zeroed before): integer
+// operations, so the totals do not depend on their order. Contiguous vectors: one block per
+// vector (grid-stride); across x's layout: a thread per vector and chunk (neighbouring threads on
+// neighbouring vectors, coalesced).
+struct NormSums {
+  unsigned long long* sum;
+  unsigned long long* squares;
+  unsigned long long* largest;
+};
+
+__device__ void fold_norm_sums(const el::MagnitudeSums& mine, std::int64_t v, const NormSums& to) {
+  if (mine.squares == 0) return;
+  atomicAdd(&to.sum[v], static_cast<unsigned long long>(mine.sum));
+  atomicAdd(&to.squares[v], static_cast<unsigned long long>(mine.squares));
+  atomicMax(&to.largest[v], static_cast<unsigned long long>(mine.largest));
+}
+
 __global__ void __launch_bounds__(kThreads)
     norm_sums_kernel(const DeviceReal x, const bool rows, const std::int32_t* bound_shifts,
-                     unsigned long long* sums) {
+                     const NormSums sums) {
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   for (std::int64_t v = blockIdx.x; v < vectors; v += gridDim.x) {
     const int shift = bound_shifts[v];
-    unsigned long long mine = 0;
+    el::MagnitudeSums mine;
     for (std::int64_t p = threadIdx.x; p < length; p += blockDim.x) {
-      const std::uint64_t b = el::bound_magnitude(rows ? x.get(v, p) : x.get(p, v), shift);
-      mine += b * b;
+      mine.add(rows ? x.get(v, p) : x.get(p, v), shift);
     }
-    if (mine != 0) atomicAdd(&sums[v], mine);
+    fold_norm_sums(mine, v, sums);
   }
 }
 
 __global__ void __launch_bounds__(kThreads)
     norm_sums_across_kernel(const DeviceReal x, const bool rows, const std::int64_t chunk,
-                            const std::int32_t* bound_shifts, unsigned long long* sums) {
+                            const std::int32_t* bound_shifts, const NormSums sums) {
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
   if (v >= vectors) return;
   const int shift = bound_shifts[v];
   const std::int64_t begin = blockIdx.y * chunk, end = min(length, begin + chunk);
-  unsigned long long mine = 0;
-  for (std::int64_t p = begin; p < end; ++p) {
-    const std::uint64_t b = el::bound_magnitude(rows ? x.get(v, p) : x.get(p, v), shift);
-    mine += b * b;
-  }
-  if (mine != 0) atomicAdd(&sums[v], mine);
+  el::MagnitudeSums mine;
+  for (std::int64_t p = begin; p < end; ++p) mine.add(rows ? x.get(v, p) : x.get(p, v), shift);
+  fold_norm_sums(mine, v, sums);
 }
 
+// Where norm_finish_kernel writes the VectorNorm fields (null pointers: not asked for).
+struct NormTargets {
+  std::int32_t* rho;
+  std::int32_t* log2_norm1;
+  std::int32_t* top;
+};
+
 __global__ void __launch_bounds__(kThreads)
-    norm_finish_kernel(const unsigned long long* sums, const std::int64_t vectors, const int gamma,
-                       std::int32_t* shifts) {
+    norm_finish_kernel(const NormSums sums, const std::int64_t vectors, const int gamma,
+                       std::int32_t* shifts, const NormTargets norms) {
   for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; v < vectors;
        v += static_cast<std::int64_t>(gridDim.x) * kThreads) {
-    shifts[v] = el::norm_shift(sums[v], shifts[v], gamma);
+    el::MagnitudeSums all;
+    all.sum = sums.sum[v];
+    all.squares = sums.squares[v];
+    all.largest = sums.largest[v];
+    const el::VectorNorm n = el::vector_norm(all, shifts[v]);
+    shifts[v] = el::norm_shift(n, gamma);
+    if (norms.rho != nullptr) {
+      norms.rho[v] = n.rho;
+      norms.log2_norm1[v] = n.log2_norm1;
+      norms.top[v] = n.top;
+    }
   }
 }
 
@@ -446,13 +473,18 @@ ScaleSummary crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
   return {result[0], result[1] != 0};
 }
 
+std::size_t crt_norm_shifts_scratch_bytes(const RealMatrix& x, SplitAxis axis) {
+  return static_cast<std::size_t>(axis == SplitAxis::rows ? x.rows : x.cols) * 24;
+}
+
 void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const ExponentVector& shifts,
-                     void* scratch) {
+                     const VectorNorms* norms, void* scratch) {
   const bool rows = axis == SplitAxis::rows;
   const std::int64_t vectors = rows ? x.rows : x.cols, length = rows ? x.cols : x.rows;
   if (vectors == 0) return;
-  auto* sums = static_cast<unsigned long long*>(scratch);
-  TCEMU_CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(vectors) * 8));
+  auto* base = static_cast<unsigned long long*>(scratch);
+  const NormSums sums{base, base + vectors, base + 2 * vectors};
+  TCEMU_CUDA_CHECK(cudaMemsetAsync(base, 0, crt_norm_shifts_scratch_bytes(x, axis)));
   std::int32_t* out = device_exponents(shifts);
   if (length > 0 && rows != (x.layout == Layout::row_major)) {
     const std::int64_t chunk = std::max<std::int64_t>(64, (length + 63) / 64);
@@ -463,9 +495,13 @@ void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const Expon
     const auto grid = static_cast<unsigned>(std::min<std::int64_t>(vectors, 1 << 16));
     norm_sums_kernel<<<grid, kThreads>>>(device_real(x), rows, out, sums);
   }
+  const NormTargets targets = norms == nullptr ? NormTargets{}
+                                               : NormTargets{device_exponents(norms->rho),
+                                                             device_exponents(norms->log2_norm1),
+                                                             device_exponents(norms->top)};
   const auto blocks =
       static_cast<unsigned>(std::min<std::int64_t>((vectors + kThreads - 1) / kThreads, 4096));
-  norm_finish_kernel<<<blocks, kThreads>>>(sums, vectors, gamma, out);
+  norm_finish_kernel<<<blocks, kThreads>>>(sums, vectors, gamma, out, targets);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

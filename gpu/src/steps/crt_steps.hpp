@@ -18,10 +18,13 @@ std::size_t crt_scale_scratch_bytes(const RealMatrix& x, SplitAxis axis);
 // thread per vector and chunk; synchronizes (returns the bits).
 ScaleSummary crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
                        const ExponentVector& shifts, void* scratch);
-// The second pass of Backend::crt_norm_scale (shifts holds the bound shifts): the sums of squares
-// in uint64 (exact, so the order of the atomic additions does not matter), then the shifts.
+// Device bytes crt_norm_shifts needs in `scratch`.
+std::size_t crt_norm_shifts_scratch_bytes(const RealMatrix& x, SplitAxis axis);
+// The second pass of Backend::crt_norm_scale (shifts holds the bound shifts): the MagnitudeSums
+// in uint64 (exact, so the order of the atomic additions does not matter), then the shifts and
+// the VectorNorm fields into *norms when given.
 void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const ExponentVector& shifts,
-                     void* scratch);
+                     const VectorNorms* norms, void* scratch);
 // Backend::crt_residues: one thread per element of x, every modulus.
 void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                   std::span<const IntegerMatrix> out);

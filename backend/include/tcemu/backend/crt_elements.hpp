@@ -227,55 +227,6 @@ TCEMU_HOST_DEVICE inline std::uint64_t bound_magnitude(double x, int shift) {
   return (f.significand & ((std::uint64_t{1} << -g) - 1)) != 0 ? q + 1 : q;
 }
 
-// The shift of a vector under the norm scaling: with X_p = bound_magnitude(x_p, bound_shift)
-// and sum_squares = N = sum_p X_p^2 (exact in uint64: X_p <= 2^20, length below 2^24), the shift
-// bound_shift + t with t = gamma - ceil(log2(N) / 2) the largest integer with N 4^t <= 4^gamma
-// (ceil(log2(N) / 2) = ceil(bit_width(N - 1) / 2)); 0 for N = 0 (no nonzero element). When t >=
-// 0 every integer x_p 2^(bound_shift + t) rounded to nearest has magnitude at most 2^t X_p (an
-// integer at least |x_p| 2^(bound_shift + t)), so the vector's integers have Euclidean norm at
-// most 2^t sqrt(N) <= 2^gamma.
-TCEMU_HOST_DEVICE inline int norm_shift(std::uint64_t sum_squares, int bound_shift, int gamma) {
-  if (sum_squares == 0) return 0;
-  return bound_shift + gamma - (tcemu::detail::bit_width(sum_squares - 1) + 1) / 2;
-}
-
-// dp's count from a certified lower bound of |A||B| (crt_steps.hpp: crt_magnitude_bound,
-// crt_bound_need). The norm scaling of rows of A to 2^gamma_a and columns of B to 2^gamma_b
-// (gamma_a <= gamma_b, norm_gammas in ozaki/src/crt_scheme.cpp) scales row i by alpha_i =
-// 2^(gamma_a + rho_i) and column j by beta_j = 2^(gamma_b + sigma_j), where rho_v = bound_shift
-// - ceil(log2(N_v) / 2) (norm_shift) does not depend on gamma and 2^-rho_v >= ||x_v||_2
-// (sqrt(N_v) >= ||x_v||_2 2^bound_shift). Each integer A'_ip = alpha_i a_ip + e_p, |e_p| <= 1/2
-// (B' likewise, f_p), so the integer product C' (recovered exactly for every count) is
-// alpha_i beta_j (A B)_ij + alpha_i sum_p a_ip f_p + beta_j sum_p e_p b_pj + sum_p e_p f_p, and
-//   |C' / (alpha_i beta_j) - (A B)_ij| <= ||b_j||_1 / (2 alpha_i) + ||a_i||_1 / (2 beta_j)
-//                                         + k / (4 alpha_i beta_j)                  (T1 + T2 + T3)
-// before the final rounding. dp's criterion: T1 + T2 + T3 <= (3/4) k 2^-53 (|A||B|)_ij for
-// every element, so that with the final rounding the result meets the classical error bound of
-// a recursive-summation DGEMM, |C^ - C| <= gamma_k (|A||B|)_ij (gamma_k = k u / (1 - k u), u =
-// 2^-53; k >= 4; for k < 4 within (3/4 k + 1) u (|A||B|)_ij). It is met when each of T1, T2, T3
-// is at most 2^-55 K L_ij, K = 2^floor(log2 k) <= k, L_ij = P_ij 2^-(u_i + v_j) <= (|A||B|)_ij:
-//   - u_v (quantum shift): the vector's elements as integers q_vp = min(127, floor(|x_vp|
-//     2^u_v)) <= |x_vp| 2^u_v (magnitude_quanta), P_ij = sum_p q_ip q_pj the exact int32 sum,
-//     so L_ij <= (|A||B|)_ij;
-//   - in units of the quantum 2^-u_v: 2^-rho_v = 2^(norm2_v - u_v), ||x_v||_1 <= 2^(norm1_v - u_v)
-//     (BoundVector);
-//   - with P_ij >= 2^(bw - 1), bw = bit_width(P_ij) (bound_need):
-//     T1 = 2^(-gamma_a - 1 - rho_i) ||b_j||_1 <= 2^(-gamma_a - 1 + norm2_i + norm1_j - u_i - v_j)
-//       <= 2^-55 K 2^(bw - 1 - u_i - v_j) <= 2^-55 K L_ij
-//       when gamma_a >= 55 - log2 K - bw + norm2_i + norm1_j;
-//     T2 <= 2^(-gamma_a - 1 - sigma_j) ||a_i||_1 (gamma_b >= gamma_a): the same with i and j
-//       swapped, gamma_a >= 55 - log2 K - bw + norm1_i + norm2_j;
-//     T3 = k/4 2^(-gamma_a - gamma_b - rho_i - sigma_j) <= 2^(log2 K - 1 - gamma_a - gamma_b +
-//       norm2_i + norm2_j - u_i - v_j) (k < 2K) <= 2^-55 K L_ij when gamma_a + gamma_b >= 55 - bw
-//       + norm2_i + norm2_j, which 2 gamma_a >= that gives.
-// The need of an element is the largest of the three; P_ij = 0 certifies nothing
-// (kBoundUncertified), an empty row or column (its integers all zero: C'_ij = 0 exactly)
-// needs nothing (kNoNeed). Integer arithmetic throughout: the same need on every backend.
-inline constexpr int kEmptyVector = -(1 << 30);
-inline constexpr int kNoNeed = -(1 << 20);
-inline constexpr int kBoundUncertified = 1 << 20;
-inline constexpr int kQuantaMax = 127;
-
 // The sums of a vector's bound magnitudes X_p = bound_magnitude(x_p, bound_shift) (X_p <=
 // 2^20, fewer than 2^24 elements: exact in uint64 in any order): sum X_p, sum X_p^2, max X_p.
 struct MagnitudeSums {
@@ -290,16 +241,83 @@ struct MagnitudeSums {
   }
 };
 
-// A vector's exponents for dp's bound (above): quantum_shift = u, norm2, norm1; norm2 =
-// kEmptyVector for a vector without a nonzero finite element (all sums 0). |x_p| <= X_p
-// 2^-bound_shift (bound_magnitude rounds up), so ||x||_1 <= 2^(ceil(log2 sum) - bound_shift),
-// |x_p| < 2^top for top = bit_width(largest) - bound_shift, and rho = bound_shift - ceil(log2
-// squares / 2) as norm_shift takes it. u is any integer for the bound's soundness; this one
-// clips at about the mean magnitude 2^-depth (2^(log2 ||x||_1 - log2_length - depth), so that
-// the elements of a widely spread vector that meet the other side's are not all rounded to 0)
-// or at the largest element when that is lower (7 - top: |x_p| 2^u < 2^7). A deeper clip keeps
-// more small elements and loses more of the large ones: dp takes depth 0, and where that leaves
-// an element uncertified, the better of depths 0 and kDeepClip for every element.
+// What the norm scaling learns of a vector (its MagnitudeSums at bound_shift), as exponents of
+// x's own scale: ||x||_2 <= 2^-rho, ||x||_1 <= 2^log2_norm1 and |x_p| < 2^top. |x_p| <= X_p
+// 2^-bound_shift (bound_magnitude rounds up), so rho = bound_shift - ceil(log2(N) / 2) with N =
+// sum X_p^2 (ceil(log2(N) / 2) = ceil(bit_width(N - 1) / 2)), log2_norm1 = ceil(log2 sum X_p) -
+// bound_shift and top = bit_width(max X_p) - bound_shift. A vector without a nonzero finite
+// element (N = 0) is kEmptyVector in every field.
+inline constexpr int kEmptyVector = -(1 << 30);
+struct VectorNorm {
+  int rho = kEmptyVector;
+  int log2_norm1 = kEmptyVector;
+  int top = kEmptyVector;
+  TCEMU_HOST_DEVICE bool empty() const { return rho == kEmptyVector; }
+};
+
+TCEMU_HOST_DEVICE inline VectorNorm vector_norm(const MagnitudeSums& s, int bound_shift) {
+  VectorNorm v;
+  if (s.squares == 0) return v;
+  v.rho = bound_shift - (tcemu::detail::bit_width(s.squares - 1) + 1) / 2;
+  v.log2_norm1 = tcemu::detail::bit_width(s.sum - 1) - bound_shift;  // sum >= 1
+  v.top = tcemu::detail::bit_width(s.largest) - bound_shift;
+  return v;
+}
+
+// The shift of a vector under the norm scaling, gamma + rho (0 for an empty vector): with the
+// bound shift s and t = gamma - ceil(log2(N) / 2) >= 0 (the largest integer with N 4^t <=
+// 4^gamma), every integer x_p 2^(s + t) rounded to nearest has magnitude at most 2^t X_p (an
+// integer at least |x_p| 2^(s + t)), so the vector's integers have Euclidean norm at most 2^t
+// sqrt(N) <= 2^gamma.
+TCEMU_HOST_DEVICE inline int norm_shift(const VectorNorm& v, int gamma) {
+  return v.empty() ? 0 : gamma + v.rho;
+}
+
+// dp's count from a certified lower bound of |A||B| (crt_steps.hpp: crt_magnitude_bound,
+// crt_bound_need). The norm scaling of rows of A to 2^gamma_a and columns of B to 2^gamma_b
+// (gamma_a <= gamma_b, norm_gammas in ozaki/src/crt_scheme.cpp) scales row i by alpha_i =
+// 2^(gamma_a + rho_i) and column j by beta_j = 2^(gamma_b + sigma_j) (VectorNorm: rho does not
+// depend on gamma, 2^-rho_i >= ||a_i||_2). Each integer A'_ip = alpha_i a_ip + e_p, |e_p| <= 1/2
+// (B' likewise, f_p), so the integer product C' (recovered exactly for every count) is
+// alpha_i beta_j (A B)_ij + alpha_i sum_p a_ip f_p + beta_j sum_p e_p b_pj + sum_p e_p f_p, and
+//   |C' / (alpha_i beta_j) - (A B)_ij| <= ||b_j||_1 / (2 alpha_i) + ||a_i||_1 / (2 beta_j)
+//                                         + k / (4 alpha_i beta_j)                  (T1 + T2 + T3)
+// before the final rounding. dp's criterion: T1 + T2 + T3 <= 3 2^-55 K L_ij with K =
+// 2^floor(log2 k) <= k and L_ij <= (|A||B|)_ij the bound, so at most (3/4) k 2^-53 (|A||B|)_ij
+// for every element, and with the final rounding the result meets the classical error bound of
+// a recursive-summation DGEMM, |C^ - C| <= gamma_k (|A||B|)_ij (gamma_k = k u / (1 - k u), u =
+// 2^-53; k >= 4; for k < 4 within (3/4 k + 1) u (|A||B|)_ij). In integers:
+//   - u_v (quantum shift): the vector's elements as integers q_vp = min(127, floor(|x_vp|
+//     2^u_v)) <= |x_vp| 2^u_v (magnitude_quanta), P_ij = sum_p q_ip q_pj the exact int32 sum,
+//     L_ij = P_ij 2^-(u_i + v_j) <= (|A||B|)_ij;
+//   - in units of the quantum 2^-u_v: 2^-rho_v = 2^(norm2_v - u_v), ||x_v||_1 <= 2^(norm1_v -
+//     u_v) (BoundVector);
+//   - T1 = 2^(-gamma_a - 1 - rho_i) ||b_j||_1 <= 2^(-g - 1 + norm2_i + norm1_j - u_i - v_j) for
+//     g = gamma_a; T2 <= 2^(-g - 1 - sigma_j) ||a_i||_1 (gamma_b >= g) <= 2^(-g - 1 + norm1_i +
+//     norm2_j - u_i - v_j); T3 <= k/4 2^(-2g - rho_i - sigma_j) <= 2^(log2 K - 1 - 2g + norm2_i +
+//     norm2_j - u_i - v_j) (k < 2K). Divided by 2^(log2 K - 55 - u_i - v_j), the criterion is
+//       2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3 P_ij,
+//     c1 = 54 - log2 K + norm2_i + norm1_j, c2 = 54 - log2 K + norm1_i + norm2_j, c3 = 54 +
+//     norm2_i + norm2_j: its left side falls as g grows, and bound_need is the least g meeting
+//     it, decided exactly (dyadic_sum_at_most).
+// P_ij = 0 certifies nothing (kBoundUncertified), an empty row or column (its integers all
+// zero: C'_ij = 0 exactly) needs nothing (kNoNeed). Integer arithmetic throughout: the same need
+// on every backend.
+inline constexpr int kNoNeed = -(1 << 20);
+inline constexpr int kBoundUncertified = 1 << 20;
+inline constexpr int kQuantaMax = 127;
+
+// A vector's exponents for dp's bound (above): quantum_shift = u, norm2 = u - rho, norm1 =
+// log2_norm1 + u (VectorNorm); norm2 = kEmptyVector for an empty vector. u is any integer for
+// the bound's soundness; this one clips at 2^-depth times about the mean magnitude (2^(log2
+// ||x||_1 - log2_length - depth) maps to 2^7, so that the elements of a widely spread vector
+// that meet the other side's are not all rounded to 0) or at the largest element when that is
+// lower (7 - top: |x_p| 2^u < 2^7). A deeper clip keeps more small elements and loses more of
+// the large ones. dp takes kShallowClip (four times the mean: measured in a NumPy model of
+// these exponents at k = 8192 and 16384, it asks up to 2 bits less than depth 0 at phi <= 2),
+// and where that leaves an element uncertified, the better of depths 0 and kDeepClip for every
+// element.
+inline constexpr int kShallowClip = -2;
 inline constexpr int kDeepClip = 6;
 struct BoundVector {
   int quantum_shift = 0;
@@ -307,17 +325,13 @@ struct BoundVector {
   int norm1 = 0;
 };
 
-TCEMU_HOST_DEVICE inline BoundVector bound_vector(const MagnitudeSums& s, int bound_shift,
-                                                  int log2_length, int depth) {
+TCEMU_HOST_DEVICE inline BoundVector bound_vector(const VectorNorm& n, int log2_length, int depth) {
   BoundVector v;
-  if (s.squares == 0) return v;
-  const int log2_sum = tcemu::detail::bit_width(s.sum - 1);  // ceil(log2 sum), sum >= 1
-  const int top = tcemu::detail::bit_width(s.largest) - bound_shift;
-  const int by_largest = 7 - top, by_mean = 7 - (log2_sum - bound_shift) + log2_length + depth;
+  if (n.empty()) return v;
+  const int by_largest = 7 - n.top, by_mean = 7 - n.log2_norm1 + log2_length + depth;
   v.quantum_shift = by_largest > by_mean ? by_largest : by_mean;
-  const int rho = bound_shift - (tcemu::detail::bit_width(s.squares - 1) + 1) / 2;
-  v.norm2 = v.quantum_shift - rho;
-  v.norm1 = log2_sum - bound_shift + v.quantum_shift;
+  v.norm2 = v.quantum_shift - n.rho;
+  v.norm1 = n.log2_norm1 + v.quantum_shift;
   return v;
 }
 
@@ -332,19 +346,48 @@ TCEMU_HOST_DEVICE inline int magnitude_quanta(double x, int shift) {
   return q > kQuantaMax ? kQuantaMax : static_cast<int>(q);
 }
 
-// The gamma_a that element (i, j) needs (above): p = P_ij >= 0, a row's and a column's
-// BoundVector exponents, log2_k = floor(log2 k).
+// Whether 2^e1 + 2^e2 + 2^e3 <= limit, exactly, for limit < 2^40. The terms with e >= 0 are
+// integers (false at once for e >= 40); the others sum to f in (0, 3/2], and for an integer
+// limit, whole + f <= limit iff whole + ceil(f) <= limit, ceil(f) = 2 only for 1/2 + 1/2 + a
+// third fraction (any other three fractions sum to at most 1).
+TCEMU_HOST_DEVICE inline bool dyadic_sum_at_most(int e1, int e2, int e3, std::uint64_t limit) {
+  const int e[3] = {e1, e2, e3};
+  std::uint64_t whole = 0;
+  int fractions = 0, halves = 0;
+  for (const int x : e) {
+    if (x >= 40) return false;
+    if (x >= 0) {
+      whole += std::uint64_t{1} << x;
+    } else {
+      ++fractions;
+      halves += x == -1 ? 1 : 0;
+    }
+  }
+  const std::uint64_t up = fractions == 0 ? 0 : (halves >= 2 && fractions == 3) ? 2 : 1;
+  return whole + up <= limit;
+}
+
+// The gamma_a that element (i, j) needs (above): the least g with 2^(c1 - g) + 2^(c2 - g) +
+// 2^(c3 - 2g) <= 3p, p = P_ij >= 0, from a row's and a column's BoundVector exponents, log2_k =
+// floor(log2 k). With bw = bit_width(p), 2^(bw - 1) <= p < 2^bw: at t = max(c1 - bw + 1, c2 -
+// bw + 1, ceil((c3 - bw + 1) / 2)) each term is at most 2^(bw - 1) <= p, and at t - 3 the
+// largest is at least 2^(bw + 2) > 3p, so the need is t - 2, t - 1 or t.
 TCEMU_HOST_DEVICE inline int bound_need(std::int32_t p, int norm2_i, int norm1_i, int norm2_j,
                                         int norm1_j, int log2_k) {
   if (norm2_i == kEmptyVector || norm2_j == kEmptyVector) return kNoNeed;
   if (p <= 0) return kBoundUncertified;
   const int bw = tcemu::detail::bit_width(static_cast<std::uint64_t>(p));
-  const int t1 = 55 - log2_k - bw + norm2_i + norm1_j;
-  const int t2 = 55 - log2_k - bw + norm1_i + norm2_j;
-  const int both = 55 - bw + norm2_i + norm2_j;
-  const int t3 = both > 0 ? (both + 1) / 2 : -(-both / 2);  // ceil(both / 2)
-  const int t = t1 > t2 ? t1 : t2;
-  return t > t3 ? t : t3;
+  const int c1 = 54 - log2_k + norm2_i + norm1_j, c2 = 54 - log2_k + norm1_i + norm2_j;
+  const int c3 = 54 + norm2_i + norm2_j;
+  const int half = c3 - bw + 1;
+  const int t3 = half > 0 ? (half + 1) / 2 : -(-half / 2);  // ceil(half / 2)
+  const int t12 = (c1 > c2 ? c1 : c2) - bw + 1;
+  const int t = t12 > t3 ? t12 : t3;
+  const std::uint64_t limit = 3 * static_cast<std::uint64_t>(p);
+  for (int g = t - 2; g < t; ++g) {
+    if (dyadic_sum_at_most(c1 - g, c2 - g, c3 - 2 * g, limit)) return g;
+  }
+  return t;
 }
 
 // The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the

@@ -29,6 +29,14 @@ struct BoundExponents {
   ExponentVector norm1;
 };
 
+// What the norm scaling learns of each row or column for dp's bound: the fields of
+// crt_elements::VectorNorm, one element per vector.
+struct VectorNorms {
+  ExponentVector rho;
+  ExponentVector log2_norm1;
+  ExponentVector top;
+};
+
 // One quantization of A's rows and B's columns for crt_bound_need: a (m x k, row major) and b
 // (k x n, column major) written by crt_magnitude_bound with the same depth, and their exponents.
 struct BoundLevel {
@@ -55,18 +63,19 @@ class CrtSteps : public virtual MemorySpace {
   ScaleSummary crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
                          const ExponentVector& shifts);
 
-  // The norm scaling of Ozaki scheme II: for every row (rows) or column v of x, with s_v =
-  // VectorBits::shift(bound_bits) of its finite elements and N_v = the sum of
-  // crt_elements::bound_magnitude(x_vp, s_v)^2 over them, shifts[v] = crt_elements::norm_shift(
-  // N_v, s_v, gamma): the vector's integers (x 2^shifts[v] rounded to nearest) have Euclidean
-  // norm at most 2^gamma, so by Cauchy-Schwarz every product of a row of A scaled with gamma_A
-  // and a column of B scaled with gamma_B is at most 2^(gamma_A + gamma_B) in magnitude.
+  // The norm scaling of Ozaki scheme II: for every row (rows) or column v of x (fp64 or fp32; Inf
+  // and NaN elements take no part), with s_v = VectorBits::shift(bound_bits) of its finite
+  // elements, n_v = crt_elements::vector_norm of their MagnitudeSums at s_v and shifts[v] =
+  // crt_elements::norm_shift(n_v, gamma): the vector's integers (x 2^shifts[v] rounded to
+  // nearest) have Euclidean norm at most 2^gamma, so by Cauchy-Schwarz every product of a row of
+  // A scaled with gamma_A and a column of B scaled with gamma_B is at most 2^(gamma_A + gamma_B)
+  // in magnitude. With `norms`, also writes n_v's fields there (what crt_magnitude_bound takes).
   // 1 <= bound_bits <= kNormBoundBits; gamma >= bound_bits + ceil(log2(length)) / 2 rounded up
   // (so that every t of norm_shift is >= 0); length below 2^24. Returns what crt_scale returns
   // (its ScaleSummary), so that a caller learns how many bits the exact scaling would take, and
   // whether x holds special values, without another pass.
   ScaleSummary crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits, int gamma,
-                              const ExponentVector& shifts);
+                              const ExponentVector& shifts, const VectorNorms* norms = nullptr);
 
   // out[l] (int8) = crt_elements::scaled_residue(x_ip, shifts[v], m_l) for the first
   // out.size() moduli of crt_elements::kModuli, v the row (rows) or column of the element;
@@ -81,13 +90,13 @@ class CrtSteps : public virtual MemorySpace {
                             const IntegerMatrix& dst);
 
   // dp's certified lower bound of |A||B|, first half (crt_elements.hpp, BoundVector): for every
-  // row (rows) or column v of x (fp64), with s_v = VectorBits::shift(kNormBoundBits) of its
-  // finite elements (crt_scale's), the vector's MagnitudeSums at s_v and b = bound_vector(sums,
-  // s_v, floor(log2 length), depth): exponents.norm2[v] = b.norm2, exponents.norm1[v] = b.norm1
-  // and out_vp (s8, x's shape, any layout) = magnitude_quanta(x_vp, b.quantum_shift). length
-  // below 2^24, 0 <= depth <= 30.
-  void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const IntegerMatrix& out,
-                           const BoundExponents& exponents);
+  // row (rows) or column v of x (fp64), with n_v its VectorNorm from `norms` (crt_norm_scale's
+  // of the same x) and b = bound_vector(n_v, floor(log2 length), depth): exponents.norm2[v] =
+  // b.norm2, exponents.norm1[v] = b.norm1 and out_vp (s8, x's shape, any layout) =
+  // magnitude_quanta(x_vp, b.quantum_shift): one pass over x. length below 2^24, -8 <= depth <=
+  // 30.
+  void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const VectorNorms& norms,
+                           const IntegerMatrix& out, const BoundExponents& exponents);
 
   // The second half, for one or two levels (quantizations) of the same m x n block: for every
   // element the least over the levels of crt_elements::bound_need (the level's exact int32
@@ -106,16 +115,17 @@ class CrtSteps : public virtual MemorySpace {
  protected:
   virtual ScaleSummary crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,
                                          const ExponentVector& shifts) = 0;
-  // shifts holds s_v (crt_scale_checked with bound_bits); replaces each by its norm_shift.
+  // shifts holds s_v (crt_scale_checked with bound_bits); replaces each by its norm_shift and
+  // writes the VectorNorm fields into *norms when given.
   virtual void crt_norm_shifts_checked(const RealMatrix& x, SplitAxis axis, int gamma,
-                                       const ExponentVector& shifts) = 0;
+                                       const ExponentVector& shifts, const VectorNorms* norms) = 0;
   virtual void crt_residues_checked(const RealMatrix& x, SplitAxis axis,
                                     const ExponentVector& shifts,
                                     std::span<const IntegerMatrix> out) = 0;
   virtual void crt_product_residues_checked(const IntegerMatrix& a, const IntegerMatrix& b,
                                             int modulus, const IntegerMatrix& dst) = 0;
   virtual void crt_magnitude_bound_checked(const RealMatrix& x, SplitAxis axis, int depth,
-                                           const IntegerMatrix& out,
+                                           const VectorNorms& norms, const IntegerMatrix& out,
                                            const BoundExponents& exponents) = 0;
   virtual int crt_bound_need_checked(std::span<const BoundLevel> levels, int log2_k) = 0;
   virtual void crt_reconstruct_checked(const IntegerMatrixStack& residues,
