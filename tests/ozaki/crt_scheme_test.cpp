@@ -874,7 +874,7 @@ TEST(CrtElements, DyadicSumAtMostIsExact) {
 // every term at g and g - 1 an integer (draws needing more than 128 bits are not checked, and
 // most are), on random exponents and products: g meets it and g - 1 does not; each of the three
 // candidates t - 2, t - 1, t is the answer in some draws, and the need is never above the
-// per-term criterion's t.
+// per-term criterion's t, which bound_need_at_most gives.
 TEST(CrtElements, BoundNeedIsTheLeastGammaMeetingTheCriterion) {
   std::mt19937_64 rng(2026);
   std::uniform_int_distribution<int> exponent(-12, 12), log2_k(0, 17);
@@ -905,6 +905,7 @@ TEST(CrtElements, BoundNeedIsTheLeastGammaMeetingTheCriterion) {
     const int bw = std::bit_width(static_cast<std::uint32_t>(p));
     const int t =
         std::max({c1 - bw + 1, c2 - bw + 1, static_cast<int>(std::ceil((c3 - bw + 1) / 2.0))});
+    ASSERT_EQ(el::bound_need_at_most(p, n2i, n1i, n2j, n1j, lk), t) << draw;
     ASSERT_LE(g, t) << draw;
     ASSERT_GE(g, t - 2) << draw;
     ++candidates[g - (t - 2)];
@@ -914,6 +915,8 @@ TEST(CrtElements, BoundNeedIsTheLeastGammaMeetingTheCriterion) {
   for (const int c : candidates) EXPECT_GT(c, 1000);
   EXPECT_EQ(el::bound_need(0, 1, 1, 1, 1, 4), el::kBoundUncertified);
   EXPECT_EQ(el::bound_need(5, el::kEmptyVector, 1, 1, 1, 4), el::kNoNeed);
+  EXPECT_EQ(el::bound_need_at_most(0, 1, 1, 1, 1, 4), el::kBoundUncertified);
+  EXPECT_EQ(el::bound_need_at_most(5, 1, 1, el::kEmptyVector, 1, 4), el::kNoNeed);
 }
 
 // The dp count grows with the spread of the inputs (the generator's spread checked: the largest

@@ -97,6 +97,16 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ int most[kThreads];
   int mine = el::kNoNeed;
   for_each_element(rows, cols, false, [&](std::int64_t i, std::int64_t j) {
+    // The element's least need over the levels, computed exactly only where its upper bound
+    // (the least bound_need_at_most) is above this thread's largest so far: the maximum is the
+    // same.
+    int upper = el::kBoundUncertified;
+    for (int l = 0; l < levels; ++l) {
+      const LevelView& v = l == 0 ? first : second;
+      upper = min(upper, el::bound_need_at_most(v.sums[j * sums_ld + i], v.norm2_i[i], v.norm1_i[i],
+                                                v.norm2_j[j], v.norm1_j[j], log2_k));
+    }
+    if (upper <= mine) return;
     int least = el::kBoundUncertified;
     for (int l = 0; l < levels; ++l) {
       const LevelView& v = l == 0 ? first : second;

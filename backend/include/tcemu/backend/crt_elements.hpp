@@ -367,27 +367,48 @@ TCEMU_HOST_DEVICE inline bool dyadic_sum_at_most(int e1, int e2, int e3, std::ui
   return whole + up <= limit;
 }
 
+// The need's candidates for element (i, j) (above): with bw = bit_width(p), 2^(bw - 1) <= p <
+// 2^bw, at t = max(c1 - bw + 1, c2 - bw + 1, ceil((c3 - bw + 1) / 2)) each term is at most
+// 2^(bw - 1) <= p, and at t - 3 the largest is at least 2^(bw + 2) > 3p, so the least g is t -
+// 2, t - 1 or t. p > 0, both vectors nonempty.
+struct NeedTerms {
+  int c1, c2, c3, t;
+};
+
+TCEMU_HOST_DEVICE inline NeedTerms need_terms(std::int32_t p, int norm2_i, int norm1_i, int norm2_j,
+                                              int norm1_j, int log2_k) {
+  const int bw = tcemu::detail::bit_width(static_cast<std::uint64_t>(p));
+  NeedTerms n{54 - log2_k + norm2_i + norm1_j, 54 - log2_k + norm1_i + norm2_j,
+              54 + norm2_i + norm2_j, 0};
+  const int half = n.c3 - bw + 1;
+  const int t3 = half > 0 ? (half + 1) / 2 : -(-half / 2);  // ceil(half / 2)
+  const int t12 = (n.c1 > n.c2 ? n.c1 : n.c2) - bw + 1;
+  n.t = t12 > t3 ? t12 : t3;
+  return n;
+}
+
+// An upper bound of bound_need below (its t), cheaper: a caller after the largest need may skip
+// bound_need where this is no more than the largest so far.
+TCEMU_HOST_DEVICE inline int bound_need_at_most(std::int32_t p, int norm2_i, int norm1_i,
+                                                int norm2_j, int norm1_j, int log2_k) {
+  if (norm2_i == kEmptyVector || norm2_j == kEmptyVector) return kNoNeed;
+  if (p <= 0) return kBoundUncertified;
+  return need_terms(p, norm2_i, norm1_i, norm2_j, norm1_j, log2_k).t;
+}
+
 // The gamma_a that element (i, j) needs (above): the least g with 2^(c1 - g) + 2^(c2 - g) +
 // 2^(c3 - 2g) <= 3p, p = P_ij >= 0, from a row's and a column's BoundVector exponents, log2_k =
-// floor(log2 k). With bw = bit_width(p), 2^(bw - 1) <= p < 2^bw: at t = max(c1 - bw + 1, c2 -
-// bw + 1, ceil((c3 - bw + 1) / 2)) each term is at most 2^(bw - 1) <= p, and at t - 3 the
-// largest is at least 2^(bw + 2) > 3p, so the need is t - 2, t - 1 or t.
+// floor(log2 k): the first of need_terms' candidates that meets it.
 TCEMU_HOST_DEVICE inline int bound_need(std::int32_t p, int norm2_i, int norm1_i, int norm2_j,
                                         int norm1_j, int log2_k) {
   if (norm2_i == kEmptyVector || norm2_j == kEmptyVector) return kNoNeed;
   if (p <= 0) return kBoundUncertified;
-  const int bw = tcemu::detail::bit_width(static_cast<std::uint64_t>(p));
-  const int c1 = 54 - log2_k + norm2_i + norm1_j, c2 = 54 - log2_k + norm1_i + norm2_j;
-  const int c3 = 54 + norm2_i + norm2_j;
-  const int half = c3 - bw + 1;
-  const int t3 = half > 0 ? (half + 1) / 2 : -(-half / 2);  // ceil(half / 2)
-  const int t12 = (c1 > c2 ? c1 : c2) - bw + 1;
-  const int t = t12 > t3 ? t12 : t3;
+  const NeedTerms n = need_terms(p, norm2_i, norm1_i, norm2_j, norm1_j, log2_k);
   const std::uint64_t limit = 3 * static_cast<std::uint64_t>(p);
-  for (int g = t - 2; g < t; ++g) {
-    if (dyadic_sum_at_most(c1 - g, c2 - g, c3 - 2 * g, limit)) return g;
+  for (int g = n.t - 2; g < n.t; ++g) {
+    if (dyadic_sum_at_most(n.c1 - g, n.c2 - g, n.c3 - 2 * g, limit)) return g;
   }
-  return t;
+  return n.t;
 }
 
 // The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the
