@@ -14,6 +14,7 @@
 #include "device_matrix.hpp"
 #include "grid_loop.cuh"
 #include "steps/integer_gemm_steps.hpp"
+#include "transposing_tiles.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -49,34 +50,34 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// The same when x's layout differs from the quanta's (A column major, its quanta row major):
-// each 32 x 32 tile of x is read in x's order into shared memory, then its quanta are written in
-// their order, so that both the reads and the writes are coalesced.
-constexpr int kTile = 32;
-
+// The same when x's layout differs from the quanta's (A column major, its quanta row major),
+// through shared-memory tiles (transposing_tiles.cuh): a warp writes 128 contiguous bytes, each
+// lane its four quanta as one 4-byte store when the group is whole and aligned.
 __global__ void __launch_bounds__(kThreads)
     quanta_transposing_kernel(const DeviceReal x, const bool rows,
                               const std::int32_t* quantum_shift, std::int8_t* out,
                               const std::int64_t ld, const bool out_rows) {
-  __shared__ double tile[kTile][kTile + 1];  // [local row][local column]
-  const int lane = static_cast<int>(threadIdx.x) % kTile, step = kThreads / kTile;
-  const std::int64_t tiles_i = (x.rows + kTile - 1) / kTile, tiles_j = (x.cols + kTile - 1) / kTile;
-  for (std::int64_t t = blockIdx.x; t < tiles_i * tiles_j; t += gridDim.x) {
-    const std::int64_t i0 = (t % tiles_i) * kTile, j0 = (t / tiles_i) * kTile;
-    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
-      const int ii = x.row_major ? r : lane, jj = x.row_major ? lane : r;
-      if (i0 + ii < x.rows && j0 + jj < x.cols) tile[ii][jj] = x.get(i0 + ii, j0 + jj);
-    }
-    __syncthreads();
-    for (int r = static_cast<int>(threadIdx.x) / kTile; r < kTile; r += step) {
-      const int ii = out_rows ? r : lane, jj = out_rows ? lane : r;
-      const std::int64_t i = i0 + ii, j = j0 + jj;
-      if (i >= x.rows || j >= x.cols) continue;
-      out[out_rows ? i * ld + j : j * ld + i] =
-          static_cast<std::int8_t>(el::magnitude_quanta(tile[ii][jj], quantum_shift[rows ? i : j]));
-    }
-    __syncthreads();  // the tile is read before the next one is written
-  }
+  __shared__ TransposingTile tile;
+  const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
+  for_each_transposed_pack(
+      outer, inner, tile,
+      [&](std::int64_t o, std::int64_t p) { return out_rows ? x.get(o, p) : x.get(p, o); },
+      [&](std::int64_t o, std::int64_t p, int valid, const auto& value) {
+        std::int8_t* at = out + o * ld + p;
+        std::uint32_t packed = 0;
+        for (int w = 0; w < valid; ++w) {
+          // (o, p + w) is element (i, j) of x: its vector is i for rows, j for columns.
+          const std::int64_t v = rows == out_rows ? o : p + w;
+          const auto q =
+              static_cast<std::uint8_t>(el::magnitude_quanta(value(w), quantum_shift[v]));
+          packed |= std::uint32_t{q} << (8 * w);
+        }
+        if (valid == kTilePack && reinterpret_cast<std::uintptr_t>(at) % 4 == 0) {
+          *reinterpret_cast<std::uint32_t*>(at) = packed;
+        } else {
+          for (int w = 0; w < valid; ++w) at[w] = static_cast<std::int8_t>(packed >> (8 * w));
+        }
+      });
 }
 
 // What need_kernel reads of one level: its int32 sums and its exponents.
@@ -154,8 +155,8 @@ void crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth, const V
       quanta_kernel<<<elementwise_grid(x.rows, x.cols, out_rows, kThreads), kThreads>>>(
           in, rows, quantum_shift, quanta, out.ld, out_rows);
     } else {
-      const std::int64_t tiles = ((x.rows + kTile - 1) / kTile) * ((x.cols + kTile - 1) / kTile);
-      quanta_transposing_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192)),
+      quanta_transposing_kernel<<<transposed_tiles_grid(out_rows ? x.rows : x.cols,
+                                                        out_rows ? x.cols : x.rows),
                                   kThreads>>>(in, rows, quantum_shift, quanta, out.ld, out_rows);
     }
   }
@@ -206,8 +207,12 @@ int crt_bound_need(cublasHandle_t handle, std::span<const BoundLevel> levels, in
   }
   const int none = el::kNoNeed;
   TCEMU_CUDA_CHECK(cudaMemcpy(need, &none, sizeof(int), cudaMemcpyHostToDevice));
-  need_kernel<<<elementwise_grid(m, n, false, kThreads), kThreads>>>(
-      views[0], views[1], static_cast<int>(levels.size()), integer_sums_ld(m), m, n, log2_k, need);
+  // At most 256 block rows, so that each thread takes many elements and its skip (need_kernel)
+  // spares the exact criterion for most of them.
+  dim3 grid = elementwise_grid(m, n, false, kThreads);
+  grid.y = std::min(grid.y, 256u);
+  need_kernel<<<grid, kThreads>>>(views[0], views[1], static_cast<int>(levels.size()),
+                                  integer_sums_ld(m), m, n, log2_k, need);
   TCEMU_CUDA_CHECK(cudaGetLastError());
   int result = none;
   TCEMU_CUDA_CHECK(cudaMemcpy(&result, need, sizeof(int), cudaMemcpyDeviceToHost));

@@ -11,6 +11,7 @@
 #include "device_matrix.hpp"
 #include "grid_loop.cuh"
 #include "steps/integer_gemm_steps.hpp"
+#include "transposing_tiles.cuh"
 
 namespace tcemu::gpu::detail {
 namespace {
@@ -274,53 +275,25 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The same when x's layout differs from the residues' (A column major, its residues row major;
-// every out[l] in one layout). In the residues' coordinates (o the outer index, p along their
-// contiguous dimension; x is contiguous along o), each tile of kTileOuter x kTileInner elements
-// is read in x's order into shared memory (a warp reads 32 consecutive o: 256 bytes), then each
-// warp takes whole tile rows, four consecutive p per lane, so that a warp writes 128 contiguous
-// bytes of every modulus's residues (the full lines a 32 x 32 tile split into quarters).
-constexpr int kTileOuter = 32;
-constexpr int kTileInner = 128;
-constexpr int kTilePack = 4;
-constexpr int kWarps = kThreads / 32;
-static_assert(kTileOuter == 32 && kTileInner == 32 * kTilePack && kTileOuter % kWarps == 0);
-
+// every out[l] in one layout), through shared-memory tiles (transposing_tiles.cuh): a warp
+// writes 128 contiguous bytes of every modulus's residues.
 template <bool Packed>
 __global__ void __launch_bounds__(kThreads)
     residues_transposing_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
                                 const ResidueTargets out) {
   __shared__ ResidueTargets targets;
-  // [o][p]; the odd row length keeps a warp's column of 32 doubles on distinct banks.
-  __shared__ double tile[kTileOuter][kTileInner + 1];
+  __shared__ TransposingTile tile;
   stage(out, targets);
-  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const bool out_rows = targets.row_major[0] != 0;
   const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
-  const std::int64_t tiles_o = (outer + kTileOuter - 1) / kTileOuter,
-                     tiles_p = (inner + kTileInner - 1) / kTileInner;
-  const auto element = [&](std::int64_t o, std::int64_t p) {
-    return out_rows ? x.get(o, p) : x.get(p, o);
-  };
-  for (std::int64_t t = blockIdx.x; t < tiles_o * tiles_p; t += gridDim.x) {
-    const std::int64_t o0 = (t % tiles_o) * kTileOuter, p0 = (t / tiles_o) * kTileInner;
-    if (o0 + lane < outer) {
-      for (int q = warp; q < kTileInner && p0 + q < inner; q += kWarps) {
-        tile[lane][q] = element(o0 + lane, p0 + q);
-      }
-    }
-    __syncthreads();
-    for (int r = warp; r < kTileOuter && o0 + r < outer; r += kWarps) {
-      const std::int64_t o = o0 + r, p = p0 + lane * kTilePack;
-      if (p < inner) {
-        const int valid = static_cast<int>(std::min<std::int64_t>(kTilePack, inner - p));
+  for_each_transposed_pack(
+      outer, inner, tile,
+      [&](std::int64_t o, std::int64_t p) { return out_rows ? x.get(o, p) : x.get(p, o); },
+      [&](std::int64_t o, std::int64_t p, int valid, const auto& value) {
         el::ResidueChunks chunks[kTilePack];
-        scaled_chunks<kTilePack>(chunks, valid, out_rows, rows, o, p, shifts,
-                                 [&](int w) { return tile[r][lane * kTilePack + w]; });
+        scaled_chunks<kTilePack>(chunks, valid, out_rows, rows, o, p, shifts, value);
         store_residues<kTilePack, Packed>(targets, chunks, out_rows, o, p, valid);
-      }
-    }
-    __syncthreads();  // the tile is read before the next one is written
-  }
+      });
 }
 
 // dst (s8, column major) = the int32 sums reduced modulo m.
@@ -536,9 +509,7 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
     }
   } else {
     const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
-    const std::int64_t tiles =
-        ((outer + kTileOuter - 1) / kTileOuter) * ((inner + kTileInner - 1) / kTileInner);
-    const auto grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, 8192));
+    const unsigned grid = transposed_tiles_grid(outer, inner);
     if (aligned) {
       residues_transposing_kernel<true><<<grid, kThreads>>>(in, rows, s, targets);
     } else {
