@@ -143,7 +143,8 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
       }
       for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
         const std::int64_t cols_here = std::min(nb, n - j0);
-        for (std::size_t l = 0; l < count; ++l) {
+        // B in one block (nb = n): its quanta from the first row block serve every row block.
+        for (std::size_t l = 0; l < count && (i0 == 0 || nb < n); ++l) {
           levels[l].b.cols = cols_here;
           levels[l].columns = exponents_part(columns[l], j0, cols_here);
           backend.crt_magnitude_bound(sub(problem.b, 0, j0, k, cols_here), SplitAxis::columns,
@@ -347,8 +348,11 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       for (IntegerMatrix& r : res_b) r.cols = cols;
       const ExponentVector sb{&workspace, shifts_b.offset_bytes + static_cast<std::size_t>(j0) * 4,
                               cols};
-      backend.crt_residues(b_block, SplitAxis::columns, sb, res_b);
-      lap(backend, last, report.seconds_split_b);
+      // B in one block (nb = n): its residues from the first row block serve every row block.
+      if (i0 == 0 || nb < n) {
+        backend.crt_residues(b_block, SplitAxis::columns, sb, res_b);
+        lap(backend, last, report.seconds_split_b);
+      }
       const auto matrix = [&](std::size_t offset) {
         return RealMatrix{
             &workspace,          offset, Real::fp64, rows, cols, std::max<std::int64_t>(1, rows),

@@ -1036,21 +1036,36 @@ TEST(CrtScheme, TunableAccuracyGrowsWithTheModuli) {
 }
 
 TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
-  const std::int64_t m = 20, n = 18, k = 50;
-  const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);
-  for (const Options& options :
-       {Options{.mode = Mode::cr}, Options{.mode = Mode::tunable, .splits = 9}}) {
-    auto one_thread = host::make_emulator_backend(1);
-    const auto expected = run(*one_thread, options, m, n, k, a, b);
-    auto three = host::make_emulator_backend(3);
-    EXPECT_TRUE(same_product_bits(expected, run(*three, options, m, n, k, a, b), m, n, k, a, b));
-    Options small = options;
-    small.workspace_bytes = 20 << 10;
-    Report report;
-    EXPECT_TRUE(same_product_bits(expected, run(*one_thread, small, m, n, k, a, b, &report), m, n,
-                                  k, a, b));
-    EXPECT_GT(report.blocks, 1);
+  // A square shape (blocked in rows and columns) and a tall one (blocked in rows only: B's
+  // residues and dp's quanta of B from the first row block serve the others).
+  int columns_blocked = 0;
+  for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{20, 18}, {96, 3}}) {
+    const std::int64_t k = 50;
+    const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);
+    for (const Options& options : {Options{.mode = Mode::cr}, Options{.mode = Mode::dp},
+                                   Options{.mode = Mode::tunable, .splits = 9}}) {
+      auto one_thread = host::make_emulator_backend(1);
+      Report whole;
+      const auto expected = run(*one_thread, options, m, n, k, a, b, &whole);
+      auto three = host::make_emulator_backend(3);
+      EXPECT_TRUE(same_product_bits(expected, run(*three, options, m, n, k, a, b), m, n, k, a, b));
+      Options small = options;
+      small.workspace_bytes = 20 << 10;
+      Report report;
+      EXPECT_TRUE(same_product_bits(expected, run(*one_thread, small, m, n, k, a, b, &report), m, n,
+                                    k, a, b));
+      EXPECT_GT(report.blocks, 1) << m << " x " << n;
+      EXPECT_EQ(report.dp_bound_bits, whole.dp_bound_bits) << m << " x " << n;
+      if (n == 3) {
+        EXPECT_EQ(report.block_cols, n) << m << " x " << n;
+      }
+      columns_blocked += report.block_cols < n ? 1 : 0;
+      if (options.mode == Mode::dp) {
+        EXPECT_NE(whole.dp_bound_bits, 0) << m << " x " << n;
+      }
+    }
   }
+  EXPECT_GT(columns_blocked, 0);
 }
 
 TEST(CrtScheme, InfNanAlphaBetaAndSgemm) {
