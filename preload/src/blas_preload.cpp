@@ -35,7 +35,8 @@ thread_local bool inside_call = false;
 struct Engines {
   std::mutex mutex;
   std::unique_ptr<Backend> backend;
-  std::map<std::tuple<Scheme, ozaki::Mode, int>, std::unique_ptr<ozaki::Handle>> handles;
+  std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t>, std::unique_ptr<ozaki::Handle>>
+      handles;
 };
 
 Engines& engines() {
@@ -46,7 +47,7 @@ Engines& engines() {
 ozaki::Handle& handle_for(const Routing& r) {
   Engines& e = engines();
   if (!e.backend) e.backend = host::make_emulator_backend();
-  auto& handle = e.handles[{r.scheme, r.mode, r.count}];
+  auto& handle = e.handles[{r.scheme, r.mode, r.count, r.workspace_mib}];
   if (!handle) handle = make_handle(*e.backend, r, "sm90");
   return *handle;
 }
@@ -131,8 +132,8 @@ void dispatch(const Call& call, FallThrough fall_through) {
         line << " on the emulator (" << (r->scheme == Scheme::dgemm_crt ? "moduli " : "slices ")
              << rep.slices_a;
         if (r->scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
-        line << ", GEMMs " << rep.gemms << "), alpha " << call.alpha << " beta " << call.beta
-             << ", " << seconds << " s";
+        line << ", GEMMs " << rep.gemms << ", blocks " << rep.blocks << "), alpha " << call.alpha
+             << " beta " << call.beta << ", " << seconds << " s";
         log_line(line.str());
         inside_call = false;
         return;

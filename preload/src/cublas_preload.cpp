@@ -40,7 +40,8 @@ thread_local bool inside_scheme = false;
 struct Engines {
   std::mutex mutex;
   std::map<int, std::unique_ptr<Backend>> backends;
-  std::map<std::tuple<int, Scheme, ozaki::Mode, int>, std::unique_ptr<ozaki::Handle>> handles;
+  std::map<std::tuple<int, Scheme, ozaki::Mode, int, std::int64_t>, std::unique_ptr<ozaki::Handle>>
+      handles;
 };
 
 Engines& engines() {
@@ -54,7 +55,7 @@ ozaki::Handle& handle_for(int device, const Routing& r) {
   if (!backend) {
     backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
   }
-  auto& handle = e.handles[{device, r.scheme, r.mode, r.count}];
+  auto& handle = e.handles[{device, r.scheme, r.mode, r.count, r.workspace_mib}];
   if (!handle) {
     const std::string arch =
         r.scheme == Scheme::dgemm_tc ? gpu::require_device(device).arch_preset() : "";
@@ -197,8 +198,8 @@ std::string route(const Call& call, const Routing& r) {
   if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
   line << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ") << rep.slices_a;
   if (r.scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
-  line << ", GEMMs " << rep.gemms << "), alpha " << alpha << " beta " << beta << ", " << seconds
-       << " s";
+  line << ", GEMMs " << rep.gemms << ", blocks " << rep.blocks << "), alpha " << alpha << " beta "
+       << beta << ", " << seconds << " s";
   return line.str();
 }
 

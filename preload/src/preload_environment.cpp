@@ -130,6 +130,14 @@ std::optional<Routing> routing_from_environment(std::string& why) {
     }
     r.min_size = *n;
   }
+  if (const auto mib = variable("TCEMU_PRELOAD_WORKSPACE_MIB")) {
+    const auto n = integer_in(*mib, 1, std::int64_t{1} << 20);
+    if (!n) {
+      why = bad("TCEMU_PRELOAD_WORKSPACE_MIB", *mib, "an integer in [1, 1048576] (MiB)");
+      return std::nullopt;
+    }
+    r.workspace_mib = *n;
+  }
   return r;
 }
 
@@ -138,6 +146,7 @@ std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
   ozaki::Options options;
   options.mode = r.mode;
   options.splits = r.count;
+  options.workspace_bytes = static_cast<std::size_t>(r.workspace_mib) << 20;
   ozaki::Products products = ozaki::IntegerProducts{};
   if (r.scheme == Scheme::dgemm_crt) products = ozaki::CrtProducts{};
   if (r.scheme == Scheme::dgemm_tc) {

@@ -22,8 +22,9 @@ const char* mode_name(ozaki::Mode m);
 struct Routing {
   Scheme scheme = Scheme::dgemm_int8;
   ozaki::Mode mode = ozaki::Mode::dp;
-  int count = 0;              // tunable: slices (dgemm-tc, dgemm-int8) or moduli (dgemm-crt)
-  std::int64_t min_size = 0;  // a call with m, n or k below it falls through
+  int count = 0;                     // tunable: slices (dgemm-tc, dgemm-int8) or moduli (dgemm-crt)
+  std::int64_t min_size = 0;         // a call with m, n or k below it falls through
+  std::int64_t workspace_mib = 512;  // the handle's workspace (ozaki::Options::workspace_bytes)
 
   bool operator==(const Routing&) const = default;
 };
@@ -31,9 +32,10 @@ struct Routing {
 // The routing the variables ask for now: TCEMU_PRELOAD_SCHEME (dgemm-tc, dgemm-int8, dgemm-crt,
 // or off), TCEMU_PRELOAD_MODE (dp, cr, tunable; default dp), TCEMU_PRELOAD_SPLITS (tunable
 // dgemm-tc and dgemm-int8) or TCEMU_PRELOAD_MODULI (tunable dgemm-crt), TCEMU_PRELOAD_MIN_SIZE
-// (default 0). Nothing when calls are to fall through: the scheme unset or "off", or a value
-// that is not understood; the latter is reported once per variable and value on stderr, naming
-// the variable, and `why` receives the reason in both cases.
+// (default 0), TCEMU_PRELOAD_WORKSPACE_MIB (1 to 2^20, default 512). Nothing when calls are to fall
+// through: the scheme unset or "off", or a value that is not understood; the latter is reported
+// once per variable and value on stderr, naming the variable, and `why` receives the reason in both
+// cases.
 std::optional<Routing> routing_from_environment(std::string& why);
 
 // The handle that runs calls routed by r on `backend`: r's scheme, mode and count; dgemm-tc on

@@ -52,7 +52,8 @@ int usage(int status) {
   std::printf(
       "usage: preload_blas_program --expect routed|fallthrough=TEXT\n"
       "Run under LD_PRELOAD=libtcemu_blas_preload.so with TCEMU_PRELOAD_SCHEME, _MODE,\n"
-      "_SPLITS or _MODULI, _MIN_SIZE and TCEMU_PRELOAD_LOG set to a file (docs/preload.md).\n"
+      "_SPLITS or _MODULI, _MIN_SIZE, _WORKSPACE_MIB and TCEMU_PRELOAD_LOG set to a file\n"
+      "(docs/preload.md).\n"
       "Calls dgemm_ and cblas_dgemm (column- and row-major) on several shapes, transposes,\n"
       "leading dimensions and scalars; with 'routed' checks every result bit for bit against\n"
       "the scheme through the library's API, with 'fallthrough=TEXT' that every call fell\n"

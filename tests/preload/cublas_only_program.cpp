@@ -66,7 +66,8 @@ int usage(int status) {
   std::printf(
       "usage: preload_cublas_program --expect routed|fallthrough=TEXT\n"
       "Run under LD_PRELOAD=libtcemu_cublas_preload.so with TCEMU_PRELOAD_SCHEME, _MODE,\n"
-      "_SPLITS or _MODULI, _MIN_SIZE and TCEMU_PRELOAD_LOG set to a file (docs/preload.md).\n"
+      "_SPLITS or _MODULI, _MIN_SIZE, _WORKSPACE_MIB and TCEMU_PRELOAD_LOG set to a file\n"
+      "(docs/preload.md).\n"
       "Calls cublasDgemm and cublasGemmEx (FP64) on several shapes, transposes, leading\n"
       "dimensions, scalars and streams; with 'routed' checks every result bit for bit against\n"
       "the scheme on the host, with 'fallthrough=TEXT' that every call fell through for TEXT.\n"
