@@ -122,21 +122,24 @@ std::optional<Routing> routing_from_environment(std::string& why) {
     why = bad(count_name, *count, "used outside TCEMU_PRELOAD_MODE=tunable");
     return std::nullopt;
   }
-  if (const auto size = variable("TCEMU_PRELOAD_MIN_SIZE")) {
-    const auto n = integer_in(*size, 0, std::int64_t{1} << 62);
+  // An optional integer variable in [lo, hi] into *to; false (and why) for a bad value.
+  const auto optional_integer = [&](const char* name, std::int64_t lo, std::int64_t hi,
+                                    const char* expected, std::int64_t* to) {
+    const auto text = variable(name);
+    if (!text) return true;
+    const auto n = integer_in(*text, lo, hi);
     if (!n) {
-      why = bad("TCEMU_PRELOAD_MIN_SIZE", *size, "a non-negative integer");
-      return std::nullopt;
+      why = bad(name, *text, expected);
+      return false;
     }
-    r.min_size = *n;
-  }
-  if (const auto mib = variable("TCEMU_PRELOAD_WORKSPACE_MIB")) {
-    const auto n = integer_in(*mib, 1, std::int64_t{1} << 20);
-    if (!n) {
-      why = bad("TCEMU_PRELOAD_WORKSPACE_MIB", *mib, "an integer in [1, 1048576] (MiB)");
-      return std::nullopt;
-    }
-    r.workspace_mib = *n;
+    *to = *n;
+    return true;
+  };
+  if (!optional_integer("TCEMU_PRELOAD_MIN_SIZE", 0, std::int64_t{1} << 62,
+                        "a non-negative integer", &r.min_size) ||
+      !optional_integer("TCEMU_PRELOAD_WORKSPACE_MIB", 1, std::int64_t{1} << 20,
+                        "an integer in [1, 1048576] (MiB)", &r.workspace_mib)) {
+    return std::nullopt;
   }
   return r;
 }
