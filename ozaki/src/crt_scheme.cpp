@@ -88,6 +88,7 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
            (aligned(static_cast<std::size_t>(mb * k)) + aligned(static_cast<std::size_t>(k * nb)));
   };
   std::int64_t mb = std::max<std::int64_t>(m, 1), nb = std::max<std::int64_t>(n, 1);
+  report.one_block_workspace = reserved + exponents_bytes + quanta_bytes(mb, nb);
   while (reserved + exponents_bytes + quanta_bytes(mb, nb) > workspace.bytes()) {
     if (mb == 1 && nb == 1) {
       throw std::runtime_error(
@@ -315,6 +316,8 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   }
   report.block_rows = mb;
   report.block_cols = nb;
+  report.one_block_workspace =
+      std::max(report.one_block_workspace, shifts_bytes + block_bytes(moduli, m, n, k, !direct));
   std::size_t at = shifts_bytes;
   const auto take = [&](std::size_t bytes) {
     const std::size_t here = at;

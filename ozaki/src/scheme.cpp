@@ -158,7 +158,8 @@ struct Plan {
   RealMatrix remainder_a{}, remainder_b{};
   Slices a, b;
   std::size_t products_at = 0, products_stride = 0, sums_at = 0, sums_stride = 0;
-  int group = 0;  // product matrices the stack holds
+  int group = 0;                // product matrices the stack holds
+  std::size_t whole_bytes = 0;  // the workspace one block of the whole m x n would take
 };
 
 // The plan for `slices` slices per matrix, `group` product matrices and `sum_layers` fp64 sums:
@@ -173,6 +174,7 @@ std::optional<Plan> try_plan(const Context& c, int slices, int group, int sum_la
   Plan p;
   p.mb = c.m;
   p.nb = c.n;
+  p.whole_bytes = sizes.bytes(c.m, c.n, c.k);
   while (sizes.bytes(p.mb, p.nb, c.k) > c.workspace.bytes()) {
     if (p.mb == 1 && p.nb == 1) return std::nullopt;
     if (p.mb >= p.nb) {
@@ -495,6 +497,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
       split_already ? std::move(*split_whole) : required(c, try_plan_for(c, rule.d), rule.d);
   report.block_rows = plan.mb;
   report.block_cols = plan.nb;
+  report.one_block_workspace = plan.whole_bytes;
   const std::int64_t blocks = (m + plan.mb - 1) / plan.mb * ((n + plan.nb - 1) / plan.nb);
 
   for (std::int64_t i0 = 0; i0 < m; i0 += plan.mb) {

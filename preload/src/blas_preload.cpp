@@ -11,13 +11,13 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <tuple>
+
+#include <unistd.h>
 
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
@@ -32,11 +32,11 @@ namespace {
 // (or the reverse) reaches the definitions below again, and must go straight through.
 thread_local bool inside_call = false;
 
+// The emulator backend and its handles (HandleCache), made at the first routed call and kept.
 struct Engines {
   std::mutex mutex;
   std::unique_ptr<Backend> backend;
-  std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t>, std::unique_ptr<ozaki::Handle>>
-      handles;
+  HandleCache handles;
 };
 
 Engines& engines() {
@@ -44,12 +44,18 @@ Engines& engines() {
   return *e;
 }
 
-ozaki::Handle& handle_for(const Routing& r) {
+Backend& backend() {
   Engines& e = engines();
   if (!e.backend) e.backend = host::make_emulator_backend();
-  auto& handle = e.handles[{r.scheme, r.mode, r.count, r.workspace_mib}];
-  if (!handle) handle = make_handle(*e.backend, r, "sm90");
-  return *handle;
+  return *e.backend;
+}
+
+// Half of the physical memory still available, for the workspace of the calls to come.
+std::size_t available_memory() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0
+             ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2
+             : 0;
 }
 
 // A column-major DGEMM call (cblas_dgemm's row-major ones are turned into one).
@@ -118,7 +124,7 @@ void dispatch(const Call& call, FallThrough fall_through) {
     } else {
       try {
         std::lock_guard lock(engines().mutex);
-        ozaki::Handle& h = handle_for(*r);
+        ozaki::Handle& h = engines().handles.handle(backend(), *r, "sm90");
         const auto start = std::chrono::steady_clock::now();
         h.dgemm(call.transa, call.transb, call.m, call.n, call.k, call.alpha, call.a, call.lda,
                 call.b, call.ldb, call.beta, call.c, call.ldc);
@@ -134,6 +140,11 @@ void dispatch(const Call& call, FallThrough fall_through) {
         if (r->scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
         line << ", GEMMs " << rep.gemms << ", blocks " << rep.blocks << "), alpha " << call.alpha
              << " beta " << call.beta << ", " << seconds << " s";
+        if (const std::string note =
+                engines().handles.after_call(backend(), *r, "sm90", available_memory());
+            !note.empty()) {
+          line << "; " << note;
+        }
         log_line(line.str());
         inside_call = false;
         return;

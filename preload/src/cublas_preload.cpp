@@ -35,13 +35,12 @@ namespace {
 // dgemm-int8 and dgemm-crt) reach the definitions below too, and must go to cuBLAS.
 thread_local bool inside_scheme = false;
 
-// One backend per device and one handle (with its workspace) per device and routing, made at
-// the first call that needs them and kept for the process.
+// One backend per device and its handles (HandleCache: one per routing, its workspace grown to
+// the calls' size), made at the first call that needs them and kept for the process.
 struct Engines {
   std::mutex mutex;
   std::map<int, std::unique_ptr<Backend>> backends;
-  std::map<std::tuple<int, Scheme, ozaki::Mode, int, std::int64_t>, std::unique_ptr<ozaki::Handle>>
-      handles;
+  std::map<int, HandleCache> handles;
 };
 
 Engines& engines() {
@@ -49,19 +48,17 @@ Engines& engines() {
   return *e;
 }
 
-ozaki::Handle& handle_for(int device, const Routing& r) {
-  Engines& e = engines();
-  auto& backend = e.backends[device];
+Backend& backend_for(int device) {
+  auto& backend = engines().backends[device];
   if (!backend) {
     backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
   }
-  auto& handle = e.handles[{device, r.scheme, r.mode, r.count, r.workspace_mib}];
-  if (!handle) {
-    const std::string arch =
-        r.scheme == Scheme::dgemm_tc ? gpu::require_device(device).arch_preset() : "";
-    handle = make_handle(*backend, r, arch);
-  }
-  return *handle;
+  return *backend;
+}
+
+// The tensor-core preset dgemm-tc takes on `device` ("" for the other schemes).
+std::string arch_for(int device, const Routing& r) {
+  return r.scheme == Scheme::dgemm_tc ? gpu::require_device(device).arch_preset() : "";
 }
 
 bool transposes(cublasOperation_t op) {
@@ -149,8 +146,9 @@ std::string route(const Call& call, const Routing& r) {
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
 
   std::lock_guard lock(engines().mutex);
-  ozaki::Handle& h = handle_for(device, r);
-  Backend& backend = *engines().backends[device];
+  Backend& backend = backend_for(device);
+  const std::string arch = arch_for(device, r);
+  ozaki::Handle& h = engines().handles[device].handle(backend, r, arch);
   // op(A) is m x k: column-major A (m x k) or, transposed, the column-major k x m A read as a
   // row-major m x k matrix with the same leading dimension; the same for op(B).
   const bool ta = transposes(call.transa), tb = transposes(call.transb);
@@ -200,6 +198,13 @@ std::string route(const Call& call, const Routing& r) {
   if (r.scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
   line << ", GEMMs " << rep.gemms << ", blocks " << rep.blocks << "), alpha " << alpha << " beta "
        << beta << ", " << seconds << " s";
+  // Half of the device memory still free for the workspace of the calls to come.
+  std::size_t free = 0, total = 0;
+  cuda_check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  if (const std::string note = engines().handles[device].after_call(backend, r, arch, free / 2);
+      !note.empty()) {
+    line << "; " << note;
+  }
   return line.str();
 }
 

@@ -141,6 +141,11 @@ std::optional<Routing> routing_from_environment(std::string& why) {
                         "an integer in [1, 1048576] (MiB)", &r.workspace_mib)) {
     return std::nullopt;
   }
+  std::int64_t grows = 1;
+  if (!optional_integer("TCEMU_PRELOAD_WORKSPACE_GROW", 0, 1, "0 or 1", &grows)) {
+    return std::nullopt;
+  }
+  r.workspace_grows = grows == 1;
   return r;
 }
 
@@ -158,6 +163,41 @@ std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
         preset(tensor_core_arch, formats::fp16, formats::fp32, "mma.sync")};
   }
   return std::make_unique<ozaki::Handle>(backend, products, options);
+}
+
+ozaki::Handle& HandleCache::handle(Backend& backend, const Routing& r,
+                                   const std::string& tensor_core_arch) {
+  Entry& e = entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows}];
+  if (!e.handle) {
+    e.handle = make_handle(backend, r, tensor_core_arch);
+    e.workspace_mib = r.workspace_mib;
+  }
+  return *e.handle;
+}
+
+std::string HandleCache::after_call(Backend& backend, const Routing& r,
+                                    const std::string& tensor_core_arch, std::size_t available) {
+  Entry& e = entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows}];
+  if (!e.handle || !r.workspace_grows || e.handle->report().blocks <= 1) return "";
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  const std::size_t wanted = e.handle->report().one_block_workspace;
+  const auto wanted_mib = static_cast<std::int64_t>((wanted + kMiB - 1) / kMiB);
+  if (wanted_mib <= e.workspace_mib) return "";
+  if (wanted > available) {
+    return "workspace kept at " + std::to_string(e.workspace_mib) + " MiB: one block takes " +
+           std::to_string(wanted_mib) + " MiB, more than the " + std::to_string(available / kMiB) +
+           " MiB it may take";
+  }
+  Routing grown = r;
+  grown.workspace_mib = wanted_mib;
+  e.handle.reset();  // the old workspace is freed before the new one is allocated
+  try {
+    e.handle = make_handle(backend, grown, tensor_core_arch);
+  } catch (const std::exception& error) {  // handle() makes the first size again at the next call
+    return "workspace not grown to " + std::to_string(wanted_mib) + " MiB (" + error.what() + ")";
+  }
+  e.workspace_mib = wanted_mib;
+  return "workspace grown to " + std::to_string(wanted_mib) + " MiB for the next calls";
 }
 
 void log_line(const std::string& line) {

@@ -2,10 +2,13 @@
 // every intercepted call, and the log of what it did with each call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/ozaki/options.hpp>
@@ -24,7 +27,8 @@ struct Routing {
   ozaki::Mode mode = ozaki::Mode::dp;
   int count = 0;                     // tunable: slices (dgemm-tc, dgemm-int8) or moduli (dgemm-crt)
   std::int64_t min_size = 0;         // a call with m, n or k below it falls through
-  std::int64_t workspace_mib = 512;  // the handle's workspace (ozaki::Options::workspace_bytes)
+  std::int64_t workspace_mib = 512;  // the handle's first workspace (Options::workspace_bytes)
+  bool workspace_grows = true;       // grown to one block of a larger call (HandleCache)
 
   bool operator==(const Routing&) const = default;
 };
@@ -32,7 +36,8 @@ struct Routing {
 // The routing the variables ask for now: TCEMU_PRELOAD_SCHEME (dgemm-tc, dgemm-int8, dgemm-crt,
 // or off), TCEMU_PRELOAD_MODE (dp, cr, tunable; default dp), TCEMU_PRELOAD_SPLITS (tunable
 // dgemm-tc and dgemm-int8) or TCEMU_PRELOAD_MODULI (tunable dgemm-crt), TCEMU_PRELOAD_MIN_SIZE
-// (default 0), TCEMU_PRELOAD_WORKSPACE_MIB (1 to 2^20, default 512). Nothing when calls are to fall
+// (default 0), TCEMU_PRELOAD_WORKSPACE_MIB (1 to 2^20, default 512), TCEMU_PRELOAD_WORKSPACE_GROW
+// (0 or 1, default 1). Nothing when calls are to fall
 // through: the scheme unset or "off", or a value that is not understood; the latter is reported
 // once per variable and value on stderr, naming the variable, and `why` receives the reason in both
 // cases.
@@ -43,6 +48,28 @@ std::optional<Routing> routing_from_environment(std::string& why);
 // present GPU's; empty, for a GPU without a preset: dgemm-tc throws, naming the reason).
 std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
                                            const std::string& tensor_core_arch);
+
+// One backend's handles, one per routing, made at first use and kept. A call that ran in more
+// than one block (its Report::one_block_workspace above the workspace) replaces its routing's
+// handle by one whose workspace holds the whole call, when the routing lets the workspace grow
+// and that takes at most `available` bytes (the caller's share of the memory still free): later
+// calls of that size run in one block, as fast as the scheme goes.
+class HandleCache {
+ public:
+  ozaki::Handle& handle(Backend& backend, const Routing& r, const std::string& tensor_core_arch);
+  // After a call through handle(r): grows r's handle as above. Returns what it did for the log
+  // ("workspace grown to N MiB", "workspace kept at N MiB: one block takes M MiB, more than ...")
+  // or "" when the call ran in one block or the workspace does not grow.
+  std::string after_call(Backend& backend, const Routing& r, const std::string& tensor_core_arch,
+                         std::size_t available);
+
+ private:
+  struct Entry {
+    std::unique_ptr<ozaki::Handle> handle;
+    std::int64_t workspace_mib = 0;
+  };
+  std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t, bool>, Entry> entries_;
+};
 
 // Appends `line` and a newline to the log TCEMU_PRELOAD_LOG names (a file, appended to, or
 // "stderr"); nothing when it is unset. A file that cannot be opened is reported once on stderr.

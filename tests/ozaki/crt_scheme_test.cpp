@@ -1037,7 +1037,8 @@ TEST(CrtScheme, TunableAccuracyGrowsWithTheModuli) {
 
 TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
   // A square shape (blocked in rows and columns) and a tall one (blocked in rows only: B's
-  // residues and dp's quanta of B from the first row block serve the others).
+  // residues and dp's quanta of B from the first row block serve the others); the workspace
+  // Report::one_block_workspace names runs the call in one block.
   int columns_blocked = 0;
   for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{20, 18}, {96, 3}}) {
     const std::int64_t k = 50;
@@ -1055,6 +1056,14 @@ TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
       EXPECT_TRUE(same_product_bits(expected, run(*one_thread, small, m, n, k, a, b, &report), m, n,
                                     k, a, b));
       EXPECT_GT(report.blocks, 1) << m << " x " << n;
+      // The workspace the report names for one block runs the call in one block.
+      EXPECT_GT(report.one_block_workspace, small.workspace_bytes) << m << " x " << n;
+      Options one_block = options;
+      one_block.workspace_bytes = report.one_block_workspace;
+      Report whole_again;
+      EXPECT_TRUE(same_product_bits(
+          expected, run(*one_thread, one_block, m, n, k, a, b, &whole_again), m, n, k, a, b));
+      EXPECT_EQ(whole_again.blocks, 1) << m << " x " << n;
       EXPECT_EQ(report.dp_bound_bits, whole.dp_bound_bits) << m << " x " << n;
       if (n == 3) {
         EXPECT_EQ(report.block_cols, n) << m << " x " << n;

@@ -138,6 +138,7 @@ TEST(IntegerTunableMode, MoreSlicesAreMoreAccurate) {
   }
 }
 
+// Also: Report::one_block_workspace, given as the workspace, runs the call in one block.
 TEST(IntegerReproducibility, BitsDoNotDependOnThreadsOrBlocking) {
   const std::int64_t m = 20, n = 18, k = 50;
   const auto a = phi_matrix(m, k, 2.0, 21), b = phi_matrix(k, n, 2.0, 22);
@@ -155,6 +156,13 @@ TEST(IntegerReproducibility, BitsDoNotDependOnThreadsOrBlocking) {
     EXPECT_TRUE(same_product_bits(expected, run(*one_thread, small, m, n, k, a, b, &report), m, n,
                                   k, a, b));
     EXPECT_GT(report.blocks, 1);
+    // The workspace the report names for one block runs the call in one block.
+    EXPECT_GT(report.one_block_workspace, small.workspace_bytes);
+    Options one_block = options;
+    one_block.workspace_bytes = report.one_block_workspace;
+    EXPECT_TRUE(same_product_bits(expected, run(*one_thread, one_block, m, n, k, a, b, &report), m,
+                                  n, k, a, b));
+    EXPECT_EQ(report.blocks, 1);
   }
 }
 

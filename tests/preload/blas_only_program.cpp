@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   std::remove(log_path.c_str());
 
   const Case cases[] = {
+      {"dgemm_ NN 160 x 150 x 170 (blocked in a 1 MiB workspace)", 'N', 'N', 160, 150, 170, 160,
+       170, 160, 1.0, 0.0, Case::fortran},
       {"dgemm_ NN", 'N', 'N', 37, 29, 53, 37, 53, 37, 1.0, 0.0, Case::fortran},
       {"dgemm_ TN, lds > rows, alpha -2 beta 0.5", 'T', 'N', 33, 41, 47, 50, 49, 40, -2.0, 0.5,
        Case::fortran},

@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
   const std::string arch = "sm" + std::to_string(prop.major) + std::to_string(prop.minor);
 
   const Case cases[] = {
+      {"NN 160 x 150 x 170 (blocked in a 1 MiB workspace)", 'N', 'N', 160, 150, 170, 160, 170, 160,
+       1.0, 0.0, Case::dgemm, false, false},
       {"NN", 'N', 'N', 37, 29, 53, 37, 53, 37, 1.0, 0.0, Case::dgemm, false, false},
       {"TN, lds > rows, alpha -2 beta 0.5, own stream", 'T', 'N', 33, 41, 47, 50, 49, 40, -2.0, 0.5,
        Case::dgemm, false, true},

@@ -126,6 +126,9 @@ inline void check_log(const std::string& log_path, std::size_t calls, bool route
          std::to_string(calls) + " calls");
   }
   const std::string wanted = routed ? "routed to " + env("TCEMU_PRELOAD_SCHEME") : fell_through;
+  // A test may ask for a note of the library's in some line (TCEMU_PRELOAD_TEST_LOG_CONTAINS).
+  const std::string note = env("TCEMU_PRELOAD_TEST_LOG_CONTAINS");
+  bool note_seen = false;
   for (const std::string& line : lines) {
     std::printf("log: %s\n", line.c_str());
     if (line.find(wanted) == std::string::npos ||
@@ -133,7 +136,9 @@ inline void check_log(const std::string& log_path, std::size_t calls, bool route
       fail("log line without '" + wanted + "'" +
            (routed ? "" : " and '" + fallthrough_reason + "'") + ": " + line);
     }
+    note_seen = note_seen || (!note.empty() && line.find(note) != std::string::npos);
   }
+  if (!note.empty() && !note_seen) fail("no log line with '" + note + "'");
 }
 
 }  // namespace tcemu_preload_test

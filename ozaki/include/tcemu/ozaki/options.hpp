@@ -97,6 +97,9 @@ struct Report {
   std::int64_t blocks = 0;      // (m block, n block) pairs
   std::int64_t block_rows = 0;  // rows of A and columns of B per block
   std::int64_t block_cols = 0;
+  // The workspace bytes with which this call would have run in one block (m x n) with the
+  // counts it took: a caller whose calls run in many blocks can size a handle's workspace by it.
+  std::size_t one_block_workspace = 0;
   double seconds_split_a = 0;
   double seconds_split_b = 0;
   double seconds_products = 0;
