@@ -34,12 +34,18 @@ namespace {
 // dgemm-int8 and dgemm-crt) reach the definitions below too, and must go to cuBLAS.
 thread_local bool inside_scheme = false;
 
-// One backend per device and its handles (HandleCache: one per routing, its workspace grown to
-// the calls' size), made at the first call that needs them and kept for the process.
+// One backend per device, its tensor-core preset (for dgemm-tc; "" for a GPU without one) and
+// its handles (HandleCache: one per routing, its workspace grown to the calls' size), made at
+// the first call that needs them and kept for the process.
+struct Engine {
+  std::unique_ptr<Backend> backend;
+  std::string arch;
+  HandleCache handles;
+};
+
 struct Engines {
   std::mutex mutex;
-  std::map<int, std::unique_ptr<Backend>> backends;
-  std::map<int, HandleCache> handles;
+  std::map<int, Engine> devices;
 };
 
 Engines& engines() {
@@ -47,17 +53,13 @@ Engines& engines() {
   return *e;
 }
 
-Backend& backend_for(int device) {
-  auto& backend = engines().backends[device];
-  if (!backend) {
-    backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
+Engine& engine_for(int device) {
+  Engine& e = engines().devices[device];
+  if (!e.backend) {
+    e.backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
+    e.arch = gpu::require_device(device).arch_preset();
   }
-  return *backend;
-}
-
-// The tensor-core preset dgemm-tc takes on `device` ("" for the other schemes).
-std::string arch_for(int device, const Routing& r) {
-  return r.scheme == Scheme::dgemm_tc ? gpu::require_device(device).arch_preset() : "";
+  return e;
 }
 
 bool transposes(cublasOperation_t op) {
@@ -145,9 +147,9 @@ std::string route(const Call& call, const Routing& r) {
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
 
   std::lock_guard lock(engines().mutex);
-  Backend& backend = backend_for(device);
-  const std::string arch = arch_for(device, r);
-  ozaki::Handle& h = engines().handles[device].handle(backend, r, arch);
+  Engine& engine = engine_for(device);
+  Backend& backend = *engine.backend;
+  ozaki::Handle& h = engine.handles.handle(backend, r, engine.arch);
   // op(A) is m x k: column-major A (m x k) or, transposed, the column-major k x m A read as a
   // row-major m x k matrix with the same leading dimension; the same for op(B).
   const bool ta = transposes(call.transa), tb = transposes(call.transb);
@@ -200,7 +202,7 @@ std::string route(const Call& call, const Routing& r) {
   // Half of the device memory still free for the workspace of the calls to come.
   std::size_t free = 0, total = 0;
   cuda_check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
-  if (const std::string note = engines().handles[device].after_call(backend, r, arch, free / 2);
+  if (const std::string note = engine.handles.after_call(backend, r, engine.arch, free / 2);
       !note.empty()) {
     line << "; " << note;
   }

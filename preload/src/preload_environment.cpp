@@ -165,9 +165,13 @@ std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
   return std::make_unique<ozaki::Handle>(backend, products, options);
 }
 
+HandleCache::Entry& HandleCache::entry(const Routing& r) {
+  return entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows}];
+}
+
 ozaki::Handle& HandleCache::handle(Backend& backend, const Routing& r,
                                    const std::string& tensor_core_arch) {
-  Entry& e = entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows}];
+  Entry& e = entry(r);
   if (!e.handle) {
     e.handle = make_handle(backend, r, tensor_core_arch);
     e.workspace_mib = r.workspace_mib;
@@ -177,7 +181,7 @@ ozaki::Handle& HandleCache::handle(Backend& backend, const Routing& r,
 
 std::string HandleCache::after_call(Backend& backend, const Routing& r,
                                     const std::string& tensor_core_arch, std::size_t available) {
-  Entry& e = entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows}];
+  Entry& e = entry(r);
   if (!e.handle || !r.workspace_grows || e.handle->report().blocks <= 1) return "";
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   const std::size_t wanted = e.handle->report().one_block_workspace;

@@ -68,6 +68,7 @@ class HandleCache {
     std::unique_ptr<ozaki::Handle> handle;
     std::int64_t workspace_mib = 0;
   };
+  Entry& entry(const Routing& r);
   std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t, bool>, Entry> entries_;
 };
 
