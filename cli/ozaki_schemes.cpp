@@ -69,7 +69,8 @@ std::vector<std::string> describe(const ozaki::Report& r, SliceKind kind) {
     } else if (r.dp_bound_bits == crt_elements::kNoNeed) {
       line << ", dp's bound of |A||B|: no element needs any";
     } else if (r.dp_bound_bits != 0) {
-      line << ", dp's bound of |A||B|: norm bits " << r.dp_bound_bits;
+      line << ", dp's bound of |A||B|: norm bits " << r.dp_bound_bits << " (on " << r.dp_bound_terms
+           << " of k's terms)";
     }
     if (!r.dp_bound_met) line << " NOT MET: the 48 moduli do not reach it";
   } else {

@@ -275,7 +275,8 @@ int run(const cli::Arguments& args) {
                      static_cast<long long>(samples), r.report.slices_a,
                      static_cast<long long>(r.report.gemms),
                      r.report.dp_bound_bits != 0
-                         ? (", dp's bound " + std::to_string(r.report.dp_bound_bits) +
+                         ? (", dp's bound " + std::to_string(r.report.dp_bound_bits) + " on " +
+                            std::to_string(r.report.dp_bound_terms) + " terms" +
                             (r.report.dp_bound_met ? "" : " (not met)"))
                                .c_str()
                          : "",

@@ -146,11 +146,15 @@ void CrtSteps::crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int dept
   crt_magnitude_bound_checked(x, axis, depth, norms, out, exponents);
 }
 
-int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels) {
+int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels, std::int64_t k) {
   if (levels.empty() || levels.size() > 2) {
     refuse(name(), "crt_bound_need: " + std::to_string(levels.size()) + " levels (1 or 2)");
   }
   const IntegerMatrix& first = levels.front().a;
+  if (first.cols > k) {
+    refuse(name(), "crt_bound_need: the levels sum " + std::to_string(first.cols) +
+                       " terms, more than the product's k = " + std::to_string(k));
+  }
   for (const BoundLevel& level : levels) {
     const IntegerMatrix &a = level.a, &b = level.b;
     check(a, "A");
@@ -175,9 +179,7 @@ int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels) {
   }
   if (first.rows == 0 || levels.front().b.cols == 0) return crt_elements::kNoNeed;
   const int log2_k =
-      first.cols == 0
-          ? 0
-          : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(first.cols))) - 1;
+      k == 0 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(k))) - 1;
   return crt_bound_need_checked(levels, log2_k);
 }
 

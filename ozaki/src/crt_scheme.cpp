@@ -65,18 +65,31 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
   last = now;
 }
 
+// dp's bound from the leading k >> kLeadingShift terms of the inner dimension first, where k >=
+// kLeadingMinK: their quanta products are lower bounds of |A||B| as well (every term is >= 0),
+// so the need they give is at least the whole bound's (bound_need falls as the product grows)
+// and, when it is within the least count's gamma_A, the whole bound's is too: dp's count is the
+// least count either way, and the bound costs a sixteenth of its int8 GEMM and quanta. Measured
+// on k = 16384 (docs/results/int8-ozaki.md, sixth round): phi <= 1 asks 49-50 bits of the whole
+// bound, 4-5 more of the leading sixteenth, within the least count's 58; phi >= 2 falls back to
+// the whole bound.
+constexpr int kLeadingShift = 4;
+constexpr std::int64_t kLeadingMinK = 4096;
+
 // dp's bound (crt_elements.hpp, bound_need): the gamma_A that every element of A B needs, from
 // crt_magnitude_bound of A's rows and B's columns (with the VectorNorms that the norm scaling
 // wrote: one pass over each) and crt_bound_need of their int8 product, in blocks of m and n that
 // fit in the workspace after its first `reserved` bytes (the exponents of every row and column
-// for two levels at the start, then one block's quanta of A and of B for two levels). First at
-// depth kShallowClip; when that leaves an element uncertified, every block again with depths 0
-// and kDeepClip (each element's better one), so that the result does not depend on the
-// blocking. kNoNeed when no element needs any, kBoundUncertified when some element's quanta do
-// not meet at either depth.
+// for two levels at the start, then one block's quanta of A and of B for two levels). First the
+// leading terms (above) at depth kShallowClip, returned when they ask at most `least_gamma`;
+// then all of k at depth kShallowClip; when that leaves an element uncertified, every block
+// again with depths 0 and kDeepClip (each element's better one), so that the result does not
+// depend on the blocking. kNoNeed when no element needs any, kBoundUncertified when some
+// element's quanta do not meet at either depth. Report::dp_bound_terms: the terms of the bound
+// returned.
 int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& workspace,
                   std::size_t reserved, const VectorNorms& norms_a, const VectorNorms& norms_b,
-                  Report& report) {
+                  int least_gamma, Report& report) {
   namespace el = crt_elements;
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   const auto vector_bytes = [](std::int64_t size) {
@@ -130,16 +143,25 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
                Layout::column_major};
     at += aligned(static_cast<std::size_t>(k * nb));
   }
-  const auto pass = [&](std::size_t count) {
-    const int depths[2] = {count == 1 ? el::kShallowClip : 0, el::kDeepClip};
+  // One pass over the blocks with `count` levels on the leading `terms` of k. The quanta of a
+  // vector's leading terms are those of the whole vector: crt_magnitude_bound clips relative to
+  // the mean over the length it is given, so the depth grows by the bits the length lost.
+  const auto pass = [&](std::size_t count, std::int64_t terms) {
+    const int lost = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(k)) -
+                                      std::bit_width(static_cast<std::uint64_t>(terms)));
+    const int depths[2] = {(count == 1 ? el::kShallowClip : 0) + lost, el::kDeepClip + lost};
+    for (BoundLevel& level : levels) {
+      level.a.cols = terms;
+      level.b.rows = terms;
+    }
     int need = el::kNoNeed;
     for (std::int64_t i0 = 0; i0 < m; i0 += mb) {
       const std::int64_t rows_here = std::min(mb, m - i0);
       for (std::size_t l = 0; l < count; ++l) {
         levels[l].a.rows = rows_here;
         levels[l].rows = exponents_part(rows[l], i0, rows_here);
-        backend.crt_magnitude_bound(sub(problem.a, i0, 0, rows_here, k), SplitAxis::rows, depths[l],
-                                    norms_part(norms_a, i0, rows_here), levels[l].a,
+        backend.crt_magnitude_bound(sub(problem.a, i0, 0, rows_here, terms), SplitAxis::rows,
+                                    depths[l], norms_part(norms_a, i0, rows_here), levels[l].a,
                                     levels[l].rows);
       }
       for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
@@ -148,18 +170,24 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
         for (std::size_t l = 0; l < count && (i0 == 0 || nb < n); ++l) {
           levels[l].b.cols = cols_here;
           levels[l].columns = exponents_part(columns[l], j0, cols_here);
-          backend.crt_magnitude_bound(sub(problem.b, 0, j0, k, cols_here), SplitAxis::columns,
+          backend.crt_magnitude_bound(sub(problem.b, 0, j0, terms, cols_here), SplitAxis::columns,
                                       depths[l], norms_part(norms_b, j0, cols_here), levels[l].b,
                                       levels[l].columns);
         }
-        need = std::max(need, backend.crt_bound_need(std::span<const BoundLevel>(levels, count)));
+        need =
+            std::max(need, backend.crt_bound_need(std::span<const BoundLevel>(levels, count), k));
         report.gemms += static_cast<std::int64_t>(count);
       }
     }
+    report.dp_bound_terms = terms;
     return need;
   };
-  const int need = pass(1);
-  return need == el::kBoundUncertified ? pass(2) : need;
+  if (k >= kLeadingMinK) {
+    const int leading = pass(1, k >> kLeadingShift);
+    if (leading <= least_gamma) return leading;
+  }
+  const int need = pass(1, k);
+  return need == el::kBoundUncertified ? pass(2, k) : need;
 }
 
 }  // namespace
@@ -261,7 +289,7 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     int wanted = least;
     if (exact > least) {
       report.dp_bound_bits = dp_bound_bits(backend, problem, workspace, shifts_bytes + norms_bytes,
-                                           norms_a, norms_b, report);
+                                           norms_a, norms_b, norm_gammas(least).first, report);
       while (wanted <= el::kMaxModuli && norm_gammas(wanted).first < report.dp_bound_bits) {
         ++wanted;
       }

@@ -239,17 +239,20 @@ TEST(OzakiOnGpu, IntegerAndCrtProductsGiveTheEmulatorsBits) {
 // Ozaki-II dp's count from its bound of |A||B| (crt_magnitude_bound and crt_bound_need on the
 // GPU's kernels and cublasGemmEx): the same bound, count and bits as the emulator's at every
 // spread, both layouts, the whole and in blocks (a small workspace), k a multiple of 4 and odd
-// (the transposed quanta's four-byte stores and their byte fallback).
+// (the transposed quanta's four-byte stores and their byte fallback), and k = 8192, where the
+// bound on the leading k / 16 terms decides (phi = 0.1) or hands over to the whole (phi = 4).
 TEST(OzakiOnGpu, CrtDpBoundGivesTheEmulatorsCountAndBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu_backend = gpu::make_gpu_backend();
   const auto emulator = host::make_emulator_backend();
   const std::int64_t m = 45, n = 38;
-  for (const auto& [phi, k] : {std::pair{0.1, 700}, {1.0, 333}, {4.0, 700}, {8.0, 333}}) {
+  for (const auto& [phi, k] :
+       {std::pair{0.1, 700}, {1.0, 333}, {4.0, 700}, {8.0, 333}, {0.1, 8192}, {4.0, 8192}}) {
     std::mt19937_64 rng(static_cast<std::uint64_t>(phi * 10));
     const auto a = reference::phi_values<double>(m * k, phi, rng),
                b = reference::phi_values<double>(k * n, phi, rng);
-    for (const std::size_t workspace : {std::size_t{512} << 20, std::size_t{200} << 10}) {
+    const std::size_t small = k < 4096 ? std::size_t{200} << 10 : std::size_t{4} << 20;
+    for (const std::size_t workspace : {std::size_t{512} << 20, small}) {
       for (const char trans : {'N', 'T'}) {
         const ozaki::Options options{.mode = ozaki::Mode::dp, .workspace_bytes = workspace};
         std::vector<double> on_gpu(static_cast<std::size_t>(m * n)), on_emulator(on_gpu.size());
@@ -264,9 +267,15 @@ TEST(OzakiOnGpu, CrtDpBoundGivesTheEmulatorsCountAndBits) {
         EXPECT_TRUE(same.result) << "phi " << phi << " " << trans << " workspace " << workspace;
         EXPECT_EQ(g.report().dp_bound_bits, e.report().dp_bound_bits) << "phi " << phi;
         EXPECT_EQ(g.report().slices_a, e.report().slices_a) << "phi " << phi;
+        EXPECT_EQ(g.report().dp_bound_terms, e.report().dp_bound_terms) << "phi " << phi;
+        if (k >= 4096) {
+          EXPECT_EQ(g.report().dp_bound_terms, phi < 1 ? k / 16 : k) << "phi " << phi;
+        }
         std::printf(
-            "crt dp phi %g k %d %c workspace %zu: bound %d, %d moduli, %lld elements differ\n", phi,
-            k, trans, workspace, g.report().dp_bound_bits, g.report().slices_a,
+            "crt dp phi %g k %d %c workspace %zu: bound %d on %lld terms, %d moduli, %lld "
+            "elements differ\n",
+            phi, k, trans, workspace, g.report().dp_bound_bits,
+            static_cast<long long>(g.report().dp_bound_terms), g.report().slices_a,
             static_cast<long long>(same.differing));
       }
     }

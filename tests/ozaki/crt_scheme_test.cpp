@@ -742,7 +742,8 @@ TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
 // crt_bound_need: the largest bound_need over the elements of the quanta's exact product
 // (computed here in int64), with two levels (depths 0 and kDeepClip) the largest of each
 // element's lesser need, kBoundUncertified as soon as one nonempty pair's quanta meet in no
-// level, kNoNeed contributions from empty vectors.
+// level, kNoNeed contributions from empty vectors; on the leading half of the terms (the same
+// quanta, k = 64 in the criterion) the need of their products, more than the whole one's.
 TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
   const std::int64_t m = 7, n = 6, k = 64;
   auto a = phi_matrix(m, k, 2.0, 31);
@@ -750,9 +751,9 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
   for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 2)] = 0.0;  // empty row
   auto backend = host::make_emulator_backend();
   // Returns the step's need with one level and with two, *expected and *expected_two the same
-  // from the quanta's products computed here.
+  // from the quanta's products computed here, of the leading `terms` of the k terms.
   const auto need_of = [&](const std::vector<double>& x, const std::vector<double>& y,
-                           int* expected, int* expected_two, int* two) {
+                           int* expected, int* expected_two, int* two, std::int64_t terms) {
     const std::size_t b_at = x.size() * 8, vectors_at = b_at + y.size() * 8;
     const std::size_t norms_at = vectors_at + 8 * 64, quanta_at = norms_at + 8 * 64;
     const std::size_t level_bytes = x.size() + y.size();
@@ -793,6 +794,7 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
       qy[l].resize(y.size());
       backend->copy_out(buffer, qx[l].data(), x.size(), q);
       backend->copy_out(buffer, qy[l].data(), y.size(), q + x.size());
+      levels[l].a.cols = levels[l].b.rows = terms;
     }
     *expected = *expected_two = el::kNoNeed;
     for (std::int64_t i = 0; i < m; ++i) {
@@ -800,7 +802,7 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
         int need[2];
         for (int l = 0; l < 2; ++l) {
           std::int64_t p_ij = 0;
-          for (std::int64_t p = 0; p < k; ++p)
+          for (std::int64_t p = 0; p < terms; ++p)
             p_ij += std::int64_t{qx[l][static_cast<std::size_t>(i * k + p)]} *
                     qy[l][static_cast<std::size_t>(j * k + p)];
           const std::vector<std::int32_t>& f = e[l];
@@ -811,29 +813,34 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
         *expected_two = std::max(*expected_two, std::min(need[0], need[1]));
       }
     }
-    *two = backend->crt_bound_need(std::span<const BoundLevel>(levels, 2));
-    return backend->crt_bound_need(std::span<const BoundLevel>(levels, 1));
+    *two = backend->crt_bound_need(std::span<const BoundLevel>(levels, 2), k);
+    return backend->crt_bound_need(std::span<const BoundLevel>(levels, 1), k);
   };
   int expected = 0, expected_two = 0, two = 0;
-  const int need = need_of(a, b, &expected, &expected_two, &two);
+  const int need = need_of(a, b, &expected, &expected_two, &two, k);
   EXPECT_EQ(need, expected);
   EXPECT_EQ(two, expected_two);
   EXPECT_LE(two, need);
   EXPECT_GT(need, 40);
   EXPECT_LT(need, el::kBoundUncertified);
+  const int leading = need_of(a, b, &expected, &expected_two, &two, k / 2);
+  EXPECT_EQ(leading, expected);
+  EXPECT_EQ(two, expected_two);
+  EXPECT_GT(leading, need);
+  EXPECT_LT(leading, el::kBoundUncertified);
   // Row 0 meets column 0 only in an element 2^-40 below the row's largest: its quantum is 0 at
   // both depths.
   for (std::int64_t p = 0; p < k; ++p) {
     a[static_cast<std::size_t>(p * m)] = p == 0 ? 1.0 : p == 1 ? 0x1p-40 : 0.0;
     b[static_cast<std::size_t>(p)] = p == 1 ? 1.0 : 0.0;
   }
-  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
+  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two, k), el::kBoundUncertified);
   EXPECT_EQ(expected, el::kBoundUncertified);
   EXPECT_EQ(two, el::kBoundUncertified);
   // 2^-14 instead: below the row's quantum 2^-12 at depth 0 (1 + 2^-14 over 64 elements: mean
   // about 2^-6, quantum 2^-6 / 64), above its 2^-18 at depth 6: certified with two levels.
   a[static_cast<std::size_t>(m)] = 0x1p-14;
-  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two), el::kBoundUncertified);
+  EXPECT_EQ(need_of(a, b, &expected, &expected_two, &two, k), el::kBoundUncertified);
   EXPECT_EQ(two, expected_two);
   EXPECT_LT(two, el::kBoundUncertified);
 }
@@ -968,6 +975,76 @@ TEST(CrtScheme, DpModuliGrowWithTheSpreadAndKeepFp64Accuracy) {
     std::printf("phi %g: spread 2^%.1f, bound gamma_A %d, %d moduli\n", phi, spread,
                 report.dp_bound_bits, report.slices_a);
     previous_moduli = report.slices_a;
+  }
+}
+
+// From k = 4096 on, dp's bound first sums the leading k / 16 terms: where they already ask for
+// no more than the least count's gamma_A (phi = 0.1: the whole bound asks at most that, so its
+// count is the least too) the call takes the least count and computes no more; where they ask
+// for more (phi = 4; phi = 2 asks within a few bits of the least count's 58) it takes the whole
+// bound. Either way the bits are tunable mode's with the count taken, the cpu backend's equal
+// the emulator's, and the whole bound's need (computed with the steps here) is at most the one
+// reported and gives the same count.
+TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesTheWholeBoundsCount) {
+  const std::int64_t m = 6, n = 5, k = 8192;
+  auto emulator = host::make_emulator_backend();
+  auto cpu = host::make_cpu64_backend();
+  // The count from a need: the fewest moduli, at least 15, whose gamma_A reaches it.
+  const auto count_for = [](int need) {
+    int count = 15;
+    while (count < el::kMaxModuli && (el::product_bits(count) - 1) / 2 < need) ++count;
+    return count;
+  };
+  // The whole bound's need at depth kShallowClip, with the steps (as crt_scheme.cpp runs them).
+  const auto whole_need = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 1024;
+    Buffer buffer = emulator->allocate(q_at + a.size() + b.size());
+    emulator->copy_in(a.data(), buffer, a.size() * 8);
+    emulator->copy_in(b.data(), buffer, b.size() * 8, b_at);
+    const RealMatrix am{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
+    const RealMatrix bm{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
+    const VectorNorms norms_a{
+        {&buffer, v_at, m}, {&buffer, v_at + 64, m}, {&buffer, v_at + 128, m}};
+    const VectorNorms norms_b{
+        {&buffer, v_at + 192, n}, {&buffer, v_at + 256, n}, {&buffer, v_at + 320, n}};
+    emulator->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 384, m},
+                             &norms_a);
+    emulator->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60,
+                             {&buffer, v_at + 448, n}, &norms_b);
+    const BoundLevel level{{&buffer, q_at, Integer::s8, m, k, k, Layout::row_major},
+                           {&buffer, q_at + a.size(), Integer::s8, k, n, k, Layout::column_major},
+                           {{&buffer, v_at + 512, m}, {&buffer, v_at + 576, m}},
+                           {{&buffer, v_at + 640, n}, {&buffer, v_at + 704, n}}};
+    emulator->crt_magnitude_bound(am, SplitAxis::rows, el::kShallowClip, norms_a, level.a,
+                                  level.rows);
+    emulator->crt_magnitude_bound(bm, SplitAxis::columns, el::kShallowClip, norms_b, level.b,
+                                  level.columns);
+    return emulator->crt_bound_need(std::span<const BoundLevel>(&level, 1), k);
+  };
+  for (const double phi : {0.1, 4.0}) {
+    const auto a = phi_matrix(m, k, phi, 71), b = phi_matrix(k, n, phi, 72);
+    Report report, on_cpu, tunable;
+    const auto got = run(*emulator, {.mode = Mode::dp}, m, n, k, a, b, &report);
+    EXPECT_TRUE(same_product_bits(got, run(*cpu, {.mode = Mode::dp}, m, n, k, a, b, &on_cpu), m, n,
+                                  k, a, b));
+    EXPECT_EQ(on_cpu.dp_bound_bits, report.dp_bound_bits);
+    EXPECT_EQ(on_cpu.dp_bound_terms, report.dp_bound_terms);
+    EXPECT_EQ(report.dp_bound_terms, phi < 1 ? k / 16 : k) << "phi " << phi;
+    const int whole = whole_need(a, b);
+    EXPECT_LE(whole, report.dp_bound_bits) << "phi " << phi;
+    EXPECT_EQ(report.slices_a, count_for(whole)) << "phi " << phi;
+    EXPECT_EQ(report.slices_a, phi < 1 ? 15 : count_for(report.dp_bound_bits)) << "phi " << phi;
+    EXPECT_GT(report.slices_a, phi < 1 ? 0 : 15) << "phi " << phi;
+    // The bound's GEMMs: one on the leading terms, one more on all of k where those did not do.
+    EXPECT_EQ(report.gemms, report.slices_a + (phi < 1 ? 1 : 2)) << "phi " << phi;
+    EXPECT_TRUE(same_product_bits(
+        got,
+        run(*emulator, {.mode = Mode::tunable, .splits = report.slices_a}, m, n, k, a, b, &tunable),
+        m, n, k, a, b))
+        << "phi " << phi;
+    std::printf("phi %g: bound gamma_A %d on %lld terms (whole bound %d), %d moduli\n", phi,
+                report.dp_bound_bits, static_cast<long long>(report.dp_bound_terms), whole,
+                report.slices_a);
   }
 }
 

@@ -100,11 +100,13 @@ class CrtSteps : public virtual MemorySpace {
 
   // The second half, for one or two levels (quantizations) of the same m x n block: for every
   // element the least over the levels of crt_elements::bound_need (the level's exact int32
-  // product of a and b, k at most kIntegerGemmMaxK, with its rows' and columns' exponents and
-  // log2_k = floor(log2 k)), and returns the largest over the elements: kNoNeed when every
-  // element has none (or m n = 0), kBoundUncertified when some element's product is 0 in every
-  // level with both vectors nonempty.
-  int crt_bound_need(std::span<const BoundLevel> levels);
+  // product of a and b, its inner dimension at most kIntegerGemmMaxK, with its rows' and
+  // columns' exponents and log2_k = floor(log2 k)), and returns the largest over the elements:
+  // kNoNeed when every element has none (or m n = 0), kBoundUncertified when some element's
+  // product is 0 in every level with both vectors nonempty. k is the inner dimension of the
+  // product whose error the criterion bounds; the levels may hold only its leading a.cols <= k
+  // terms (their sums are still lower bounds of |A||B|: a need at least the whole one's).
+  int crt_bound_need(std::span<const BoundLevel> levels, std::int64_t k);
 
   // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count s8
   // layers as crt_product_residues writes them, the l-th for the l-th modulus, column major)

@@ -110,6 +110,11 @@ struct Report {
   // 48 moduli hold, and cr's exact scaling does not fit either: the largest count was used).
   int dp_bound_bits = 0;
   bool dp_bound_met = true;
+  // The terms of the inner dimension that the bound behind dp_bound_bits summed: the leading
+  // k / 16 where those already asked for no more than the least count (for k >= 4096; then
+  // dp_bound_bits is their need, at least the whole bound's), otherwise k; 0 where no bound was
+  // computed.
+  std::int64_t dp_bound_terms = 0;
 };
 
 }  // namespace tcemu::ozaki
