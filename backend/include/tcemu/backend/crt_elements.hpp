@@ -578,7 +578,11 @@ TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::
       borrow = x >> 32;
     }
   }
-  int compare = 0;  // |D| against M / 2
+  // |D| against M / 2, from the top limb down. Not as a low-to-high loop keeping the last
+  // difference: GCC 12.2's loop vectorizer (-O2) miscompiles that condition reduction for L = 4
+  // and 8 (-O3: most L; clang 14 and GCC -fno-tree-loop-vectorize are right; reproducer in
+  // docs/validation.md), and CrtElements.ReconstructCoversTheWholeRangeUpToHalfTheProduct fails.
+  int compare = 0;
   for (int i = L - 1; i >= 0 && compare == 0; --i) {
     if (c[i] != t.half[i]) compare = c[i] > t.half[i] ? 1 : -1;
   }
