@@ -64,13 +64,15 @@ std::vector<std::string> describe(const ozaki::Report& r, SliceKind kind) {
   if (kind == SliceKind::crt) {
     line << "moduli: " << r.slices_a << ", integers of up to " << r.slice_bits
          << " bits, int8 GEMMs: " << r.gemms << ", blocks: " << r.blocks;
-    if (r.dp_bound_bits == crt_elements::kBoundUncertified) {
-      line << ", dp's bound of |A||B|: uncertified (some element's quanta do not meet)";
-    } else if (r.dp_bound_bits == crt_elements::kNoNeed) {
-      line << ", dp's bound of |A||B|: no element needs any";
-    } else if (r.dp_bound_bits != 0) {
-      line << ", dp's bound of |A||B|: norm bits " << r.dp_bound_bits << " (on " << r.dp_bound_terms
-           << " of k's terms)";
+    if (r.dp_bound_terms != 0) {
+      line << ", dp's bound of |A||B|: ";
+      if (r.dp_bound_bits == crt_elements::kBoundUncertified) {
+        line << "uncertified (some element's quanta do not meet)";
+      } else if (r.dp_bound_bits == crt_elements::kNoNeed) {
+        line << "no element needs any";
+      } else {
+        line << "norm bits " << r.dp_bound_bits << " (on " << r.dp_bound_terms << " of k's terms)";
+      }
     }
     if (!r.dp_bound_met) line << " NOT MET: the 48 moduli do not reach it";
   } else {

@@ -274,7 +274,7 @@ int run(const cli::Arguments& args) {
                      static_cast<long long>(r.accuracy.not_correctly_rounded),
                      static_cast<long long>(samples), r.report.slices_a,
                      static_cast<long long>(r.report.gemms),
-                     r.report.dp_bound_bits != 0
+                     r.report.dp_bound_terms != 0
                          ? (", dp's bound " + std::to_string(r.report.dp_bound_bits) + " on " +
                             std::to_string(r.report.dp_bound_terms) + " terms" +
                             (r.report.dp_bound_met ? "" : " (not met)"))

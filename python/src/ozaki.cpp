@@ -26,6 +26,27 @@ ozaki::Mode mode_named(const std::string& word) {
   throw nb::value_error(("mode must be 'dp', 'cr', 'sp' or 'tunable', got '" + word + "'").c_str());
 }
 
+// What the call did (ozaki::Report, tcemu/ozaki/options.hpp), as a dict of its field names.
+nb::dict report_dict(const ozaki::Report& r) {
+  nb::dict d;
+  d["slice_bits"] = r.slice_bits;
+  d["slices_a"] = r.slices_a;
+  d["slices_b"] = r.slices_b;
+  d["gemms"] = r.gemms;
+  d["blocks"] = r.blocks;
+  d["block_rows"] = r.block_rows;
+  d["block_cols"] = r.block_cols;
+  d["one_block_workspace"] = r.one_block_workspace;
+  d["seconds_split_a"] = r.seconds_split_a;
+  d["seconds_split_b"] = r.seconds_split_b;
+  d["seconds_products"] = r.seconds_products;
+  d["seconds_summation"] = r.seconds_summation;
+  d["dp_bound_bits"] = r.dp_bound_bits;
+  d["dp_bound_met"] = r.dp_bound_met;
+  d["dp_bound_terms"] = r.dp_bound_terms;
+  return d;
+}
+
 }  // namespace
 
 void bind_ozaki(nb::module_& m) {
@@ -34,7 +55,7 @@ void bind_ozaki(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle c, double alpha, double beta,
          std::optional<std::string> mode, int splits, bool fast, int max_splits,
          std::size_t workspace_mib, const std::string& backend, std::optional<Datapath> datapath,
-         int threads, const std::string& engine, bool int8, bool crt) {
+         int threads, const std::string& engine, bool int8, bool crt, bool return_report) {
         const Operand oa = operand(a, "a"), ob = operand(b, "b");
         std::optional<Operand> oc;
         if (!c.is_none()) oc = operand(c, "c");
@@ -58,27 +79,32 @@ void bind_ozaki(nb::module_& m) {
         const auto machine =
             make_backend(device >= 0 ? "gpu" : backend, threads, std::max(device, 0), engine);
         ozaki::Handle handle(*machine, products, options);
+        nb::object result;
         if (device < 0) {
           BlasGemm g = blas_gemm(oa, ob, oc);
           run_gemm(handle, g, alpha, beta);
-          return g.c.object;
+          result = g.c.object;
+        } else {
+          const auto ba = to_buffer(*machine, oa, real);
+          const auto bb = to_buffer(*machine, ob, real);
+          const auto bc = oc ? to_buffer(*machine, *oc, real)
+                             : new_buffer(*machine, real, ba.shape.rows, bb.shape.cols);
+          {
+            nb::gil_scoped_release release;
+            handle.gemm(alpha, ba.view(), bb.view(), beta, bc.view());
+            machine->synchronize();
+          }
+          result = from_buffer(*machine, bc, true, device);
         }
-        const auto ba = to_buffer(*machine, oa, real);
-        const auto bb = to_buffer(*machine, ob, real);
-        const auto bc = oc ? to_buffer(*machine, *oc, real)
-                           : new_buffer(*machine, real, ba.shape.rows, bb.shape.cols);
-        {
-          nb::gil_scoped_release release;
-          handle.gemm(alpha, ba.view(), bb.view(), beta, bc.view());
-          machine->synchronize();
-        }
-        return from_buffer(*machine, bc, true, device);
+        if (!return_report) return result;
+        return nb::object(nb::make_tuple(result, report_dict(handle.report())));
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c") = nb::none(), nb::kw_only(), nb::arg("alpha") = 1.0,
       nb::arg("beta") = 0.0, nb::arg("mode") = nb::none(), nb::arg("splits") = 0,
       nb::arg("fast") = true, nb::arg("max_splits") = 48, nb::arg("workspace_mib") = 512,
       nb::arg("backend") = "emulator", nb::arg("datapath") = nb::none(), nb::arg("threads") = 0,
       nb::arg("engine") = "fastest", nb::arg("int8") = false, nb::arg("crt") = false,
+      nb::arg("return_report") = false,
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
       "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "
@@ -90,8 +116,10 @@ void bind_ozaki(nb::module_& m) {
       "per modulus): mode 'cr' gives the correctly rounded product, 'dp' FP64 accuracy (rows and "
       "columns scaled by their norms, 15 moduli or more as one more int8 GEMM's lower bound of "
       "|A||B| asks, so that every element meets DGEMM's bound k 2^-53 (|A||B|)_ij; cr's moduli "
-      "when fewer), 'tunable' takes `splits` "
-      "moduli. Returns a new array.");
+      "when fewer; the bound sums the leading k/16 terms first from k = 4096 on), 'tunable' "
+      "takes `splits` moduli. Returns a new array; with return_report=True, (array, report): "
+      "the report a dict of what the call did (slices_a: slices or moduli, gemms, blocks, phase "
+      "seconds, dp_bound_bits, dp_bound_terms, dp_bound_met; tcemu/ozaki/options.hpp, Report).");
 }
 
 }  // namespace tcemu::python

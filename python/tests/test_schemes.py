@@ -62,6 +62,25 @@ def test_ozaki_crt_cr_is_correctly_rounded_and_dp_within_its_bound(problem):
         tcemu.ozaki_gemm(a, b, int8=True, crt=True)
 
 
+def test_ozaki_crt_report_names_the_moduli_and_dps_bound(rng):
+    # k = 4096 and a narrow spread: dp's bound on the leading k/16 terms already allows the least
+    # count (15 moduli), so that bound decides; the report's counts are the call's own.
+    a = (rng.random((3, 4096)) - 0.5) * np.exp(0.1 * rng.standard_normal((3, 4096)))
+    b = (rng.random((4096, 2)) - 0.5) * np.exp(0.1 * rng.standard_normal((4096, 2)))
+    d, report = tcemu.ozaki_gemm(a, b, mode="dp", crt=True, return_report=True)
+    np.testing.assert_array_equal(d, tcemu.ozaki_gemm(a, b, mode="dp", crt=True))
+    assert report["slices_a"] == 15 and report["dp_bound_met"]
+    assert report["dp_bound_terms"] == 4096 // 16
+    assert report["gemms"] == 16  # 15 moduli and the bound's one
+    assert 40 < report["dp_bound_bits"] <= 58
+    # A small k: the whole bound; tunable: no bound at all.
+    _, small = tcemu.ozaki_gemm(a[:, :64], b[:64], mode="dp", crt=True, return_report=True)
+    assert small["dp_bound_terms"] == 64
+    _, tunable = tcemu.ozaki_gemm(a, b, mode="tunable", splits=9, crt=True, return_report=True)
+    assert tunable["slices_a"] == 9 and tunable["gemms"] == 9
+    assert tunable["dp_bound_terms"] == 0 and tunable["dp_bound_bits"] == 0
+
+
 def test_ozaki_dp_tunable_and_sgemm(rng, problem):
     a, b, expected = problem
     scale = np.abs(a) @ np.abs(b)

@@ -444,8 +444,9 @@ TEST_P(CrtCorrectlyRounded, DpMeetsDgemmsElementwiseBound) {
   EXPECT_TRUE(dp.dp_bound_met);
   // The bound: one int8 GEMM at depth 0, two more when that left an element uncertified.
   const std::int64_t bound_gemms = dp.gemms - dp.slices_a;
-  if (dp.dp_bound_bits == 0) {
+  if (dp.dp_bound_terms == 0) {
     EXPECT_EQ(bound_gemms, 0);
+    EXPECT_EQ(dp.dp_bound_bits, 0);
   } else {
     EXPECT_TRUE(bound_gemms == 1 || bound_gemms == 3) << bound_gemms;
   }
@@ -1147,7 +1148,7 @@ TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
       }
       columns_blocked += report.block_cols < n ? 1 : 0;
       if (options.mode == Mode::dp) {
-        EXPECT_NE(whole.dp_bound_bits, 0) << m << " x " << n;
+        EXPECT_EQ(whole.dp_bound_terms, k) << m << " x " << n;
       }
     }
   }

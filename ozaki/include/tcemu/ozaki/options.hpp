@@ -104,16 +104,16 @@ struct Report {
   double seconds_split_b = 0;
   double seconds_products = 0;
   double seconds_summation = 0;  // accumulation / exact sums and the epilogue
-  // Ozaki-II dp (crt_scheme.cpp): the norm bits gamma_A that its bound of |A||B| asked for (0
-  // where it was not computed: other modes, or cr's exact scaling taken before it), and whether
-  // the count used meets that bound (false: the bound was uncertified or asked for more than the
-  // 48 moduli hold, and cr's exact scaling does not fit either: the largest count was used).
+  // Ozaki-II dp (crt_scheme.cpp): the norm bits gamma_A that its bound of |A||B| asked for
+  // (crt_elements::kNoNeed or kBoundUncertified as bound_need gives them), and whether the count
+  // used meets that bound (false: the bound was uncertified or asked for more than the 48 moduli
+  // hold, and cr's exact scaling does not fit either: the largest count was used).
   int dp_bound_bits = 0;
   bool dp_bound_met = true;
   // The terms of the inner dimension that the bound behind dp_bound_bits summed: the leading
   // k / 16 where those already asked for no more than the least count (for k >= 4096; then
-  // dp_bound_bits is their need, at least the whole bound's), otherwise k; 0 where no bound was
-  // computed.
+  // dp_bound_bits is their need, at least the whole bound's), otherwise k. 0 where no bound was
+  // computed (other modes, or cr's exact scaling taken before it; dp_bound_bits is then 0 too).
   std::int64_t dp_bound_terms = 0;
 };
 
