@@ -4,9 +4,9 @@
 //     (Backend::crt_scale, every vector held exactly: the correctly rounded product), the count
 //     from the bits the integers need; tunable: the user's count and the norm scaling
 //     (Backend::crt_norm_scale); dp: the norm scaling with the fewest moduli (at least those of
-//     kDpNormBits) whose gamma_A meets the bound of |A||B| from one more int8 GEMM
-//     (dp_bound_bits below, crt_elements.hpp states the criterion and its proof), or the exact
-//     scaling when that takes no more moduli
+//     kDpNormBits) whose gamma_A meets the bound of |A||B| from one more int8 GEMM, on the
+//     leading k / 16 terms where those suffice (dp_bound_bits below, crt_elements.hpp states the
+//     criterion and its proof), or the exact scaling when that takes no more moduli
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
 //       one crt_product_residues per modulus (the int8 GEMM, its int32 sums reduced modulo the
