@@ -69,10 +69,10 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
 // kLeadingMinK: their quanta products are lower bounds of |A||B| as well (every term is >= 0),
 // so the need they give is at least the whole bound's (bound_need falls as the product grows)
 // and, when it is within the least count's gamma_A, the whole bound's is too: dp's count is the
-// least count either way, and the bound costs a sixteenth of its int8 GEMM and quanta. Measured
-// on k = 16384 (docs/results/int8-ozaki.md, sixth round): phi <= 1 asks 49-50 bits of the whole
-// bound, 4-5 more of the leading sixteenth, within the least count's 58; phi >= 2 falls back to
-// the whole bound.
+// least count either way, and the bound costs a sixteenth of its int8 GEMM and quanta (its need
+// pass still reads every element's sum). Measured at k = 8192 and 16384 (docs/results/
+// int8-ozaki.md, fifth and sixth rounds): phi <= 1 asks 49-50 bits of the whole bound and 53-55
+// of the leading sixteenth, within the least count's 58; phi >= 2 falls back to the whole bound.
 constexpr int kLeadingShift = 4;
 constexpr std::int64_t kLeadingMinK = 4096;
 

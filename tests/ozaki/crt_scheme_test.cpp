@@ -50,6 +50,47 @@ std::vector<double> run(Backend& backend, Options options, std::int64_t m, std::
   return c;
 }
 
+// What the bound steps' tests start from: A (m x k) and B (k x n), column major, at the start of
+// `buffer`, and their rows' and columns' norm shifts and VectorNorms from crt_norm_scale (gamma
+// 60: the bound shift of every count dp takes); the caller's data from free_at on. The buffer
+// holds bound_inputs_bytes(m, n, k) and what the caller puts there; vectors of up to 16
+// elements (kVectorBytes each).
+constexpr std::size_t kVectorBytes = 64;
+
+struct BoundInputs {
+  RealMatrix a, b;
+  ExponentVector shifts_a, shifts_b;
+  VectorNorms norms_a, norms_b;
+  std::size_t free_at;
+};
+
+std::size_t bound_inputs_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return static_cast<std::size_t>((m + n) * k) * 8 + 8 * kVectorBytes;
+}
+
+BoundInputs bound_inputs(Backend& backend, Buffer& buffer, std::int64_t m, std::int64_t n,
+                         std::int64_t k, const std::vector<double>& a,
+                         const std::vector<double>& b) {
+  if (m > 16 || n > 16) throw std::invalid_argument("bound_inputs: at most 16 rows and columns");
+  const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8;
+  const auto vector = [&](std::size_t index, std::int64_t size) {
+    return ExponentVector{&buffer, v_at + index * kVectorBytes, size};
+  };
+  backend.copy_in(a.data(), buffer, a.size() * 8);
+  backend.copy_in(b.data(), buffer, b.size() * 8, b_at);
+  BoundInputs in{{&buffer, 0, Real::fp64, m, k, m, Layout::column_major},
+                 {&buffer, b_at, Real::fp64, k, n, k, Layout::column_major},
+                 vector(0, m),
+                 vector(1, n),
+                 {vector(2, m), vector(3, m), vector(4, m)},
+                 {vector(5, n), vector(6, n), vector(7, n)},
+                 v_at + 8 * kVectorBytes};
+  backend.crt_norm_scale(in.a, SplitAxis::rows, el::kNormBoundBits, 60, in.shifts_a, &in.norms_a);
+  backend.crt_norm_scale(in.b, SplitAxis::columns, el::kNormBoundBits, 60, in.shifts_b,
+                         &in.norms_b);
+  return in;
+}
+
 TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
   for (int l = 0; l < el::kMaxModuli; ++l) {
     EXPECT_LE(el::kModuli[l], 256);
@@ -690,12 +731,12 @@ TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
   at_a(4, 1) = 0x1p-900;
   const auto absolute = absolute_product(m, n, k, a, b);
   auto backend = host::make_emulator_backend();
-  const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 12 * 64;
-  Buffer buffer = backend->allocate(q_at + a.size() + b.size());
-  backend->copy_in(a.data(), buffer, a.size() * 8);
-  backend->copy_in(b.data(), buffer, b.size() * 8, b_at);
-  const RealMatrix am{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
-  const RealMatrix bm{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
+  Buffer buffer =
+      backend->allocate(bound_inputs_bytes(m, n, k) + 4 * kVectorBytes + a.size() + b.size());
+  const BoundInputs in = bound_inputs(*backend, buffer, m, n, k, a, b);
+  const RealMatrix &am = in.a, &bm = in.b;
+  const VectorNorms &norms_a = in.norms_a, &norms_b = in.norms_b;
+  const std::size_t v_at = in.free_at, q_at = v_at + 4 * kVectorBytes;
   const IntegerMatrix qa{&buffer, q_at, Integer::s8, m, k, k, Layout::row_major};
   const IntegerMatrix qb{&buffer, q_at + a.size(), Integer::s8, k, n, k, Layout::column_major};
   const auto read = [&](std::size_t offset, std::int64_t size) {
@@ -703,21 +744,14 @@ TEST(CrtSteps, BoundOfAbsProductIsAtMostTheExactOne) {
     backend->copy_out(buffer, v.data(), v.size() * 4, offset);
     return v;
   };
-  const VectorNorms norms_a{
-      {&buffer, v_at + 384, m}, {&buffer, v_at + 448, m}, {&buffer, v_at + 512, m}};
-  const VectorNorms norms_b{
-      {&buffer, v_at + 576, n}, {&buffer, v_at + 640, n}, {&buffer, v_at + 704, n}};
-  backend->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 256, m},
-                          &norms_a);
-  backend->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60, {&buffer, v_at + 320, n},
-                          &norms_b);
   for (const int depth : {el::kShallowClip, 0, el::kDeepClip}) {
     backend->crt_magnitude_bound(am, SplitAxis::rows, depth, norms_a, qa,
                                  {{&buffer, v_at, m}, {&buffer, v_at + 64, m}});
     backend->crt_magnitude_bound(bm, SplitAxis::columns, depth, norms_b, qb,
                                  {{&buffer, v_at + 128, n}, {&buffer, v_at + 192, n}});
     const auto norm2_a = read(v_at, m), norm2_b = read(v_at + 128, n);
-    const auto shift_a = read(v_at + 256, m), shift_b = read(v_at + 320, n);
+    const auto shift_a = read(in.shifts_a.offset_bytes, m),
+               shift_b = read(in.shifts_b.offset_bytes, n);
     std::vector<std::int8_t> q(a.size() + b.size());
     backend->copy_out(buffer, q.data(), q.size(), q_at);
     int positive = 0;
@@ -755,22 +789,13 @@ TEST(CrtSteps, BoundNeedIsTheLargestElementNeedAndAZeroProductIsUncertified) {
   // from the quanta's products computed here, of the leading `terms` of the k terms.
   const auto need_of = [&](const std::vector<double>& x, const std::vector<double>& y,
                            int* expected, int* expected_two, int* two, std::int64_t terms) {
-    const std::size_t b_at = x.size() * 8, vectors_at = b_at + y.size() * 8;
-    const std::size_t norms_at = vectors_at + 8 * 64, quanta_at = norms_at + 8 * 64;
     const std::size_t level_bytes = x.size() + y.size();
-    Buffer buffer = backend->allocate(quanta_at + 2 * level_bytes);
-    backend->copy_in(x.data(), buffer, x.size() * 8);
-    backend->copy_in(y.data(), buffer, y.size() * 8, b_at);
-    const RealMatrix xm{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
-    const RealMatrix ym{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
-    const VectorNorms norms_x{
-        {&buffer, norms_at, m}, {&buffer, norms_at + 64, m}, {&buffer, norms_at + 128, m}};
-    const VectorNorms norms_y{
-        {&buffer, norms_at + 192, n}, {&buffer, norms_at + 256, n}, {&buffer, norms_at + 320, n}};
-    backend->crt_norm_scale(xm, SplitAxis::rows, el::kNormBoundBits, 60,
-                            {&buffer, norms_at + 384, m}, &norms_x);
-    backend->crt_norm_scale(ym, SplitAxis::columns, el::kNormBoundBits, 60,
-                            {&buffer, norms_at + 448, n}, &norms_y);
+    Buffer buffer =
+        backend->allocate(bound_inputs_bytes(m, n, k) + 8 * kVectorBytes + 2 * level_bytes);
+    const BoundInputs in = bound_inputs(*backend, buffer, m, n, k, x, y);
+    const RealMatrix &xm = in.a, &ym = in.b;
+    const VectorNorms &norms_x = in.norms_a, &norms_y = in.norms_b;
+    const std::size_t vectors_at = in.free_at, quanta_at = vectors_at + 8 * kVectorBytes;
     BoundLevel levels[2];
     std::vector<std::int32_t> e[2];
     std::vector<std::int8_t> qx[2], qy[2];
@@ -998,27 +1023,18 @@ TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesTheWholeBoundsCount) {
   };
   // The whole bound's need at depth kShallowClip, with the steps (as crt_scheme.cpp runs them).
   const auto whole_need = [&](const std::vector<double>& a, const std::vector<double>& b) {
-    const std::size_t b_at = a.size() * 8, v_at = b_at + b.size() * 8, q_at = v_at + 1024;
-    Buffer buffer = emulator->allocate(q_at + a.size() + b.size());
-    emulator->copy_in(a.data(), buffer, a.size() * 8);
-    emulator->copy_in(b.data(), buffer, b.size() * 8, b_at);
-    const RealMatrix am{&buffer, 0, Real::fp64, m, k, m, Layout::column_major};
-    const RealMatrix bm{&buffer, b_at, Real::fp64, k, n, k, Layout::column_major};
-    const VectorNorms norms_a{
-        {&buffer, v_at, m}, {&buffer, v_at + 64, m}, {&buffer, v_at + 128, m}};
-    const VectorNorms norms_b{
-        {&buffer, v_at + 192, n}, {&buffer, v_at + 256, n}, {&buffer, v_at + 320, n}};
-    emulator->crt_norm_scale(am, SplitAxis::rows, el::kNormBoundBits, 60, {&buffer, v_at + 384, m},
-                             &norms_a);
-    emulator->crt_norm_scale(bm, SplitAxis::columns, el::kNormBoundBits, 60,
-                             {&buffer, v_at + 448, n}, &norms_b);
-    const BoundLevel level{{&buffer, q_at, Integer::s8, m, k, k, Layout::row_major},
-                           {&buffer, q_at + a.size(), Integer::s8, k, n, k, Layout::column_major},
-                           {{&buffer, v_at + 512, m}, {&buffer, v_at + 576, m}},
-                           {{&buffer, v_at + 640, n}, {&buffer, v_at + 704, n}}};
-    emulator->crt_magnitude_bound(am, SplitAxis::rows, el::kShallowClip, norms_a, level.a,
+    Buffer buffer =
+        emulator->allocate(bound_inputs_bytes(m, n, k) + 4 * kVectorBytes + a.size() + b.size());
+    const BoundInputs in = bound_inputs(*emulator, buffer, m, n, k, a, b);
+    const std::size_t v_at = in.free_at, q_at = v_at + 4 * kVectorBytes;
+    const BoundLevel level{
+        {&buffer, q_at, Integer::s8, m, k, k, Layout::row_major},
+        {&buffer, q_at + a.size(), Integer::s8, k, n, k, Layout::column_major},
+        {{&buffer, v_at, m}, {&buffer, v_at + kVectorBytes, m}},
+        {{&buffer, v_at + 2 * kVectorBytes, n}, {&buffer, v_at + 3 * kVectorBytes, n}}};
+    emulator->crt_magnitude_bound(in.a, SplitAxis::rows, el::kShallowClip, in.norms_a, level.a,
                                   level.rows);
-    emulator->crt_magnitude_bound(bm, SplitAxis::columns, el::kShallowClip, norms_b, level.b,
+    emulator->crt_magnitude_bound(in.b, SplitAxis::columns, el::kShallowClip, in.norms_b, level.b,
                                   level.columns);
     return emulator->crt_bound_need(std::span<const BoundLevel>(&level, 1), k);
   };
