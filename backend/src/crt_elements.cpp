@@ -57,15 +57,33 @@ Table table(int count) {
   t.count = count;
   t.product[0] = 1;
   for (int l = 0; l < count; ++l) {
-    t.moduli[l] = modulus(kModuli[l]);
-    multiply(t.product, kModuli[l]);
-    t.cofactor[l][0] = 1;
+    const int m = kModuli[l];
+    t.moduli[l] = modulus(m);
+    multiply(t.product, m);
+    std::uint32_t(&w)[kLimbs] = t.weight[l];
+    w[0] = 1;
     for (int j = 0; j < count; ++j) {
-      if (j != l) multiply(t.cofactor[l], kModuli[j]);
+      if (j != l) multiply(w, kModuli[j]);
     }
-    t.cofactor_inverse[l] =
-        static_cast<std::uint8_t>(inverse_mod(remainder(t.cofactor[l], kModuli[l]), kModuli[l]));
+    const int inverse = inverse_mod(remainder(w, m), m);
+    t.cofactor_inverse[l] = static_cast<std::uint8_t>(inverse);
+    multiply(w, inverse);  // (M / m_l) times its inverse: below M
+    t.weight16[l] = static_cast<std::uint32_t>((65536 * inverse + m / 2) / m);
   }
+  // 2^16 kCrtOffset / M rounded: 2^24 / M, 0 once M > 2^25.
+  std::uint64_t low = 0;
+  bool small = true;
+  for (int i = 0; i < kLimbs; ++i) {
+    if (i < 2) {
+      low |= std::uint64_t{t.product[i]} << (32 * i);
+    } else if (t.product[i] != 0) {
+      small = false;
+    }
+  }
+  constexpr std::uint64_t kScaledOffset = std::uint64_t{65536} * kCrtOffset;
+  t.offset16 = small && low <= 2 * kScaledOffset
+                   ? static_cast<std::uint32_t>((kScaledOffset + low / 2) / low)
+                   : 0;
   for (int i = 0; i < kLimbs; ++i) {  // M / 2 (M is even)
     t.half[i] = (t.product[i] >> 1) | (i + 1 < kLimbs ? t.product[i + 1] << 31 : 0u);
   }

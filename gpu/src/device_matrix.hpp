@@ -72,6 +72,15 @@ struct DeviceReal {
     const std::uint64_t bits = raw(i, j);
     return fp64 ? fp64::value(bits) : fp64::widen(static_cast<std::uint32_t>(bits));
   }
+  // get() for a format known at compile time (no branch on fp64).
+  template <bool Fp64>
+  __device__ double get_as(std::int64_t i, std::int64_t j) const {
+    if constexpr (Fp64) {
+      return fp64::value(reinterpret_cast<const std::uint64_t*>(data)[index(i, j)]);
+    } else {
+      return fp64::widen(reinterpret_cast<const std::uint32_t*>(data)[index(i, j)]);
+    }
+  }
   __device__ void set_bits(std::int64_t i, std::int64_t j, std::uint64_t bits) const {
     if (fp64) {
       reinterpret_cast<std::uint64_t*>(data)[index(i, j)] = bits;

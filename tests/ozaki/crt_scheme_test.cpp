@@ -96,25 +96,43 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
     EXPECT_LE(el::kModuli[l], 256);
     for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(el::kModuli[l], el::kModuli[j]), 1) << l << j;
   }
-  // For every count: M / m_l times m_l is M, (M / m_l) mod m_l times its inverse is 1, M / 2
-  // doubled is M, and M fills exactly `limbs` limbs.
+  // For every count: the weight w_l times m_l is M times the inverse of M / m_l modulo m_l, w_l
+  // is 1 modulo m_l and 0 modulo every other modulus, weight16 and offset16 are 2^16 w_l / M and
+  // 2^16 kCrtOffset / M rounded, M / 2 doubled is M, and M fills exactly `limbs` limbs.
   const auto remainder = [](const std::uint32_t* x, int m) {
     std::uint64_t r = 0;
     for (int i = el::kLimbs - 1; i >= 0; --i) r = ((r << 32) | x[i]) % static_cast<unsigned>(m);
     return static_cast<int>(r);
   };
+  const auto times = [](const std::uint32_t* x, int factor) {
+    std::vector<std::uint32_t> y(el::kLimbs + 1);
+    std::uint64_t carry = 0;
+    for (int i = 0; i < el::kLimbs; ++i) {
+      const std::uint64_t z = std::uint64_t{x[i]} * static_cast<unsigned>(factor) + carry;
+      y[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(z);
+      carry = z >> 32;
+    }
+    y.back() = static_cast<std::uint32_t>(carry);
+    return y;
+  };
   for (int count = 1; count <= el::kMaxModuli; ++count) {
     const el::Table t = el::table(count);
     ASSERT_EQ(t.count, count);
     for (int l = 0; l < count; ++l) {
-      const int m = el::kModuli[l];
-      EXPECT_EQ(remainder(t.cofactor[l], m) * t.cofactor_inverse[l] % m, 1) << count << " " << l;
-      std::uint64_t carry = 0;
-      for (int i = 0; i < el::kLimbs; ++i) {
-        const std::uint64_t x = std::uint64_t{t.cofactor[l][i]} * static_cast<unsigned>(m) + carry;
-        ASSERT_EQ(static_cast<std::uint32_t>(x), t.product[i]) << count << " " << l << " " << i;
-        carry = x >> 32;
+      const int m = el::kModuli[l], inverse = t.cofactor_inverse[l];
+      ASSERT_EQ(times(t.weight[l], m), times(t.product, inverse)) << count << " " << l;
+      for (int j = 0; j < count; ++j) {
+        EXPECT_EQ(remainder(t.weight[l], el::kModuli[j]), j == l ? 1 : 0) << count << " " << l;
       }
+      const std::int64_t error = std::int64_t{t.weight16[l]} * m - std::int64_t{65536} * inverse;
+      EXPECT_LE(2 * std::abs(error), m) << count << " " << l;
+    }
+    if (el::product_bits(count) <= 25) {
+      const std::int64_t product = std::int64_t{t.product[0]} | std::int64_t{t.product[1]} << 32;
+      const std::int64_t error = std::int64_t{t.offset16} * product - (std::int64_t{1} << 24);
+      EXPECT_LE(2 * std::abs(error), product) << count;
+    } else {
+      EXPECT_EQ(t.offset16, 0u) << count;
     }
     for (int i = 0; i < el::kLimbs; ++i) {
       const std::uint32_t doubled = (t.half[i] << 1) | (i > 0 ? t.half[i - 1] >> 31 : 0u);
@@ -166,6 +184,26 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
   EXPECT_EQ(el::scaled_residue(-2.5, 0, el::modulus(251)), -2);
   EXPECT_EQ(el::scaled_residue(0x1p-1074, 1100, el::modulus(255)),
             el::power_of_two_mod(26, el::modulus(255)));
+}
+
+// exact_double's bit trick (crt_elements.hpp) against the conversion: both ends of int32, the
+// powers of two and their neighbours, and random values.
+TEST(CrtElements, ExactDoubleIsTheInt32) {
+  std::vector<int> values = {0, 1, -1, std::numeric_limits<int>::max(),
+                             std::numeric_limits<int>::min()};
+  for (int e = 0; e < 31; ++e) {
+    for (const int d : {-1, 0, 1}) {
+      values.push_back((1 << e) + d);
+      values.push_back(-(1 << e) + d);
+    }
+  }
+  std::mt19937 rng(11);
+  for (int t = 0; t < 100000; ++t) values.push_back(static_cast<int>(rng()));
+  for (const int u : values) {
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(el::exact_double(u)),
+              std::bit_cast<std::uint64_t>(static_cast<double>(u)))
+        << u;
+  }
 }
 
 // symmetric_small without a correction step (crt_elements.hpp: the nearest quotient is exact for

@@ -253,10 +253,34 @@ __device__ void scaled_chunks(el::ResidueChunks (&chunks)[W], const int valid, c
   }
 }
 
-template <int W, bool Packed>
+// Four consecutive elements of x's storage from `first` (a multiple of four, 16-byte aligned):
+// two 16-byte loads of fp64, one of fp32, so that a warp has 1 KB (512 bytes) in flight at once.
+template <bool Fp64>
+__device__ void load_four(const DeviceReal& x, const std::int64_t first, double (&v)[4]) {
+  if constexpr (Fp64) {
+    const auto* at = reinterpret_cast<const double2*>(x.data) + first / 2;
+    const double2 low = at[0], high = at[1];
+    v[0] = low.x;
+    v[1] = low.y;
+    v[2] = high.x;
+    v[3] = high.y;
+  } else {
+    const float4 f = reinterpret_cast<const float4*>(x.data)[first / 4];
+    v[0] = fp64::widen(__float_as_uint(f.x));
+    v[1] = fp64::widen(__float_as_uint(f.y));
+    v[2] = fp64::widen(__float_as_uint(f.z));
+    v[3] = fp64::widen(__float_as_uint(f.w));
+  }
+}
+
+// Fp64: x holds fp64 (fp32 otherwise). vectors (W = 4): x is contiguous along the residues'
+// inner dimension with its data and leading dimension aligned for load_four. Measured on the H100
+// at n = 16384 (docs/results/int8-ozaki.md, seventh round): one element's load at a time left
+// B's residues at 1.4 TB/s.
+template <int W, bool Packed, bool Fp64>
 __global__ void __launch_bounds__(kThreads)
     residues_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
-                    const ResidueTargets out) {
+                    const ResidueTargets out, const bool vectors) {
   __shared__ ResidueTargets targets;
   stage(out, targets);
   // In the residues' order (of the first target): each element is read once but written once
@@ -268,8 +292,18 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t p0 = g * W;
     const int valid = static_cast<int>(std::min<std::int64_t>(W, inner - p0));
     el::ResidueChunks chunks[W];
-    scaled_chunks<W>(chunks, valid, out_rows, rows, o, p0, shifts,
-                     [&](int w) { return out_rows ? x.get(o, p0 + w) : x.get(p0 + w, o); });
+    if constexpr (W == 4) {
+      if (vectors && valid == W) {
+        double v[4];
+        load_four<Fp64>(x, o * x.ld + p0, v);
+        scaled_chunks<W>(chunks, W, out_rows, rows, o, p0, shifts, [&](int w) { return v[w]; });
+        store_residues<W, Packed>(targets, chunks, out_rows, o, p0, W);
+        return;
+      }
+    }
+    scaled_chunks<W>(chunks, valid, out_rows, rows, o, p0, shifts, [&](int w) {
+      return out_rows ? x.get_as<Fp64>(o, p0 + w) : x.get_as<Fp64>(p0 + w, o);
+    });
     store_residues<W, Packed>(targets, chunks, out_rows, o, p0, valid);
   });
 }
@@ -277,7 +311,7 @@ __global__ void __launch_bounds__(kThreads)
 // The same when x's layout differs from the residues' (A column major, its residues row major;
 // every out[l] in one layout), through shared-memory tiles (transposing_tiles.cuh): a warp
 // writes 128 contiguous bytes of every modulus's residues.
-template <bool Packed>
+template <bool Packed, bool Fp64>
 __global__ void __launch_bounds__(kThreads)
     residues_transposing_kernel(const DeviceReal x, const bool rows, const std::int32_t* shifts,
                                 const ResidueTargets out) {
@@ -288,7 +322,9 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
   for_each_transposed_pack(
       outer, inner, tile,
-      [&](std::int64_t o, std::int64_t p) { return out_rows ? x.get(o, p) : x.get(p, o); },
+      [&](std::int64_t o, std::int64_t p) {
+        return out_rows ? x.get_as<Fp64>(o, p) : x.get_as<Fp64>(p, o);
+      },
       [&](std::int64_t o, std::int64_t p, int valid, const auto& value) {
         el::ResidueChunks chunks[kTilePack];
         scaled_chunks<kTilePack>(chunks, valid, out_rows, rows, o, p, shifts, value);
@@ -321,15 +357,33 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// W elements per thread down a column of dst (column major for the fast order); Packed (the
-// residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
-// residues of each modulus as one 4-byte load, kLoadBatch layers' words loaded before they are
-// summed, so that a thread has that many loads in flight rather than one (the H100, n = 16384,
-// both in one call: the summation phase 8.4-8.5 ms with, 9.1-9.3 without for 15 moduli, 15.0-16.7
-// against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The
-// table's entries for a modulus are read once for the W elements (CrtSum::add).
+// kLoadBatch layers' 4-byte words of residues (a group of four elements each) loaded before they
+// are summed, so that a thread has that many loads in flight rather than one (the H100, n =
+// 16384, both in one call: the summation phase 8.4-8.5 ms with, 9.1-9.3 without for 15 moduli,
+// 15.0-16.7 against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The table's entries
+// for a modulus are read once for the four elements (CrtSum::add). A batch of 16 guarded by the
+// count, or of 8 with the 15th and 16th layers guarded, took about 1 ms more at n = 16384 (124-128
+// registers, two blocks per multiprocessor; seventh round).
 constexpr int kLoadBatch = 8;
 
+template <int B, int L>
+__device__ void add_layers(const el::Table& table, const std::int8_t* at, const std::size_t stride,
+                           const int first, el::CrtSum<L> (&sums)[4]) {
+  char4 words[B];
+#pragma unroll
+  for (int b = 0; b < B; ++b) words[b] = *reinterpret_cast<const char4*>(at + (first + b) * stride);
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+    sums[0].add(table, first + b, words[b].x);
+    sums[1].add(table, first + b, words[b].y);
+    sums[2].add(table, first + b, words[b].z);
+    sums[3].add(table, first + b, words[b].w);
+  }
+}
+
+// W elements per thread down a column of dst (column major for the fast order); Packed (the
+// residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
+// residues in batches of kLoadBatch layers, then of kLoadBatch / 2.
 template <int L, int W, bool Packed>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
@@ -344,18 +398,13 @@ __global__ void __launch_bounds__(kThreads)
     el::CrtSum<L> sums[W];
     int l = 0;
     if constexpr (Packed && W == 4) {
-      for (; valid == W && l + kLoadBatch <= staged.count; l += kLoadBatch) {
-        char4 words[kLoadBatch];
-#pragma unroll
-        for (int b = 0; b < kLoadBatch; ++b) {
-          words[b] = *reinterpret_cast<const char4*>(at + (l + b) * stride);
+      if (valid == W) {
+        for (; l + kLoadBatch <= staged.count; l += kLoadBatch) {
+          add_layers<kLoadBatch>(staged, at, stride, l, sums);
         }
-#pragma unroll
-        for (int b = 0; b < kLoadBatch; ++b) {
-          sums[0].add(staged, l + b, words[b].x);
-          sums[1].add(staged, l + b, words[b].y);
-          sums[2].add(staged, l + b, words[b].z);
-          sums[3].add(staged, l + b, words[b].w);
+        if (l + kLoadBatch / 2 <= staged.count) {
+          add_layers<kLoadBatch / 2>(staged, at, stride, l, sums);
+          l += kLoadBatch / 2;
         }
       }
     }
@@ -498,23 +547,32 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
   }
   const bool rows = axis == SplitAxis::rows;
   const std::int32_t* s = device_exponents(shifts);
-  if (in.row_major == out_rows || !one_layout) {
+  const auto launch = [&]<bool Fp64>() {
     const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
-    if (one_layout && aligned) {
-      residues_kernel<4, true>
-          <<<staged_grid(outer, (inner + 3) / 4, true), kThreads>>>(in, rows, s, targets);
+    if (in.row_major == out_rows || !one_layout) {
+      if (one_layout && aligned) {
+        const std::uintptr_t bytes = reinterpret_cast<std::uintptr_t>(in.data);
+        const bool vectors =
+            in.row_major == out_rows && bytes % 16 == 0 && in.ld % (Fp64 ? 2 : 4) == 0;
+        residues_kernel<4, true, Fp64><<<staged_grid(outer, (inner + 3) / 4, true), kThreads>>>(
+            in, rows, s, targets, vectors);
+      } else {
+        residues_kernel<1, false, Fp64>
+            <<<staged_grid(outer, inner, true), kThreads>>>(in, rows, s, targets, false);
+      }
     } else {
-      residues_kernel<1, false>
-          <<<staged_grid(outer, inner, true), kThreads>>>(in, rows, s, targets);
+      const unsigned grid = transposed_tiles_grid(outer, inner);
+      if (aligned) {
+        residues_transposing_kernel<true, Fp64><<<grid, kThreads>>>(in, rows, s, targets);
+      } else {
+        residues_transposing_kernel<false, Fp64><<<grid, kThreads>>>(in, rows, s, targets);
+      }
     }
+  };
+  if (in.fp64) {
+    launch.template operator()<true>();
   } else {
-    const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
-    const unsigned grid = transposed_tiles_grid(outer, inner);
-    if (aligned) {
-      residues_transposing_kernel<true><<<grid, kThreads>>>(in, rows, s, targets);
-    } else {
-      residues_transposing_kernel<false><<<grid, kThreads>>>(in, rows, s, targets);
-    }
+    launch.template operator()<false>();
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }

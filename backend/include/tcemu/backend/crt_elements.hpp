@@ -61,18 +61,14 @@ inline constexpr double kRound64 = 6755399441055744.0;
 // what the reductions need, computed once rather than per reduction (a division is slow on a
 // GPU): 1/m rounded to binary32 and to binary64 (correctly rounded divisions: the same values on
 // every machine), the symmetric residue (in [-(m / 2), (m - 1) / 2], symmetric_small) of 2^17,
-// 2^22 mod m and 2^44 mod m (also as binary64, exact), and reciprocal16 = 2^16 / m rounded to
-// the nearest integer (within 1/2 of 2^16 / m).
+// 2^22 mod m and 2^44 mod m.
 struct Modulus {
   int m;
   float reciprocal;
   double reciprocal64;
-  double chunk22_value;
-  double chunk44_value;
   int chunk17;
   int chunk22;
   int chunk44;
-  int reciprocal16;
 };
 
 // x mod m for 0 <= x < 2^22, without an integer division: q = trunc(x * float(1/m)) is
@@ -120,27 +116,16 @@ TCEMU_HOST_DEVICE inline int symmetric_small(int t, const Modulus& d) {
   return t - nearest_quotient(t, d) * d.m;
 }
 
-// t mod m in [0, m) for an integer |t| < 2^22 (one correction of t - q m in (-m, m)).
-TCEMU_HOST_DEVICE inline int mod_nonnegative(int t, const Modulus& d) {
-  const int r = t - nearest_quotient(t, d) * d.m;
-  return r < 0 ? r + d.m : r;
-}
-
 TCEMU_HOST_DEVICE inline Modulus modulus(int m) {
   Modulus d{.m = m,
             .reciprocal = 1.0f / static_cast<float>(m),
             .reciprocal64 = 1.0 / m,
-            .chunk22_value = 0.0,
-            .chunk44_value = 0.0,
             .chunk17 = 0,
             .chunk22 = 0,
-            .chunk44 = 0,
-            .reciprocal16 = (65536 + m / 2) / m};
+            .chunk44 = 0};
   d.chunk17 = symmetric_small(1 << 17, d);
   d.chunk22 = mod_u52(std::uint64_t{1} << 22, d);
   d.chunk44 = mod_u52(std::uint64_t{1} << 44, d);
-  d.chunk22_value = d.chunk22;
-  d.chunk44_value = d.chunk44;
   return d;
 }
 
@@ -158,18 +143,25 @@ TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
 
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
+// Added to every residue r_l in (-m_l, m_l) of the reconstruction (CrtSum): u_l = r_l +
+// kCrtOffset in [1, 511].
+inline constexpr int kCrtOffset = 256;
 
-// What the reconstruction needs about the first `count` moduli: the moduli (a copy that device
-// code can read, with what the reductions need), cofactor[l] = M
-// / m_l and cofactor_inverse[l] = (M / m_l)^-1 mod m_l (the moduli are pairwise coprime), M and M /
-// 2 (M is even: 256 is the first modulus), all little-endian 32-bit limbs, and `limbs`, the limbs
-// that hold M (M < 2^(32 limbs)).
+// What the reconstruction needs about the first `count` moduli (the moduli are pairwise
+// coprime): the moduli (a copy that device code can read, with what the reductions need),
+// cofactor_inverse[l] = (M / m_l)^-1 mod m_l, the CRT weights weight[l] = cofactor_inverse[l] M /
+// m_l (< M; 1 modulo m_l, 0 modulo every other modulus), weight16[l] = 2^16 weight[l] / M =
+// 2^16 cofactor_inverse[l] / m_l rounded to the nearest integer, offset16 = 2^16 kCrtOffset / M
+// rounded likewise, M and M / 2 (M is even: 256 is the first modulus), all little-endian 32-bit
+// limbs, and `limbs`, the limbs that hold M (M < 2^(32 limbs)).
 struct Table {
   int count = 0;
   int limbs = 0;
   Modulus moduli[kMaxModuli] = {};
   std::uint8_t cofactor_inverse[kMaxModuli] = {};
-  std::uint32_t cofactor[kMaxModuli][kLimbs] = {};
+  std::uint32_t weight16[kMaxModuli] = {};
+  std::uint32_t offset16 = 0;
+  std::uint32_t weight[kMaxModuli][kLimbs] = {};
   std::uint32_t product[kLimbs] = {};
   std::uint32_t half[kLimbs] = {};
 };
@@ -450,11 +442,9 @@ TCEMU_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int shift) {
 
 // The residues of a ScaledInteger a = (-1)^negative magnitude 2^power, prepared once per element
 // for every modulus: the signed magnitude in chunks of 22 bits, t = chunk[0] + chunk[1] 2^22 +
-// chunk[2] 2^44 (|chunk[0]|, |chunk[1]| < 2^22, |chunk[2]| < 2^20: 64 bits), as integers and
-// as binary64 (exact).
+// chunk[2] 2^44 (|chunk[0]|, |chunk[1]| < 2^22, |chunk[2]| < 2^20: 64 bits).
 struct ResidueChunks {
   int chunk[3] = {};
-  double value[3] = {};
   int power = 0;
 };
 
@@ -465,7 +455,6 @@ TCEMU_HOST_DEVICE inline ResidueChunks residue_chunks(const ScaledInteger& a) {
   c.chunk[0] = sign * static_cast<int>(a.magnitude & kMask);
   c.chunk[1] = sign * static_cast<int>((a.magnitude >> 22) & kMask);
   c.chunk[2] = sign * static_cast<int>(a.magnitude >> 44);
-  for (int i = 0; i < 3; ++i) c.value[i] = c.chunk[i];
   c.power = a.power;
   return c;
 }
@@ -480,16 +469,26 @@ TCEMU_HOST_DEVICE inline int residue_256(const ResidueChunks& a) {
   return static_cast<std::int8_t>(a.chunk[0]);
 }
 
+// An int32 u in binary64, exactly, without a conversion instruction: 2^52 + 2^31 + u, an
+// integer in [2^52, 2^53), has the high word 0x43300000 and the low word u + 2^31 = u xor 2^31;
+// subtracting 2^52 + 2^31 is exact. (Compiled for the H100, residue_odd with three chunks held
+// as binary64 converted them again for every modulus: I2F.F64 issues 16 per clock and
+// multiprocessor against 64 fp64 fmas; docs/results/int8-ozaki.md, seventh round.)
+TCEMU_HOST_DEVICE inline double exact_double(int u) {
+  const std::uint64_t b = 0x4330000000000000ull | (static_cast<std::uint32_t>(u) ^ 0x80000000u);
+  return fp64::value(b) - 4503601774854144.0;  // 2^52 + 2^31
+}
+
 // Odd m, without a correction step: u = chunk[0] + chunk[1] (2^22 mod m) + chunk[2] (2^44 mod m)
-// is congruent to t with |u| < 2^22 + 2^30 + 2^28 < 2^31 (int32), and the same sum x in binary64
-// is exact (every partial sum an integer below 2^53). u / m = Q + s / m with s the symmetric
-// residue, |s| <= (m - 1) / 2, so u / m lies at least 1/2 - (m - 1) / (2m) = 1/(2m) >= 1/510
-// from every half-integer; x times 1/m rounded (in one fma with kRound64, or in two roundings)
+// is congruent to t with |u| < 2^22 + 2^30 + 2^28 < 2^31 (int32), and x = exact_double(u) is u.
+// u / m = Q + s / m with s the symmetric residue, |s| <= (m - 1) / 2, so u / m lies at least
+// 1/2 - (m - 1) / (2m) = 1/(2m) >= 1/510 from every half-integer; x times 1/m rounded (in one
+// fma with kRound64, or in two roundings)
 // is within |u / m| 2^-52 < 2^31 / 37 2^-52 < 2^-26 of u / m (37 the smallest modulus), so the
 // integer nearest it (kRound64) is Q and u - Q m = s exactly.
 TCEMU_HOST_DEVICE inline int residue_odd(const ResidueChunks& a, const Modulus& d) {
   const int u = a.chunk[0] + a.chunk[1] * d.chunk22 + a.chunk[2] * d.chunk44;
-  const double x = a.value[0] + a.value[1] * d.chunk22_value + a.value[2] * d.chunk44_value;
+  const double x = exact_double(u);
   const auto q =
       static_cast<int>(static_cast<std::uint32_t>(fp64::bits(x * d.reciprocal64 + kRound64)));
   return u - q * d.m;
@@ -531,15 +530,17 @@ TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
 // gives every zero, so that the scheme may write C directly). L (>= t.limbs) is the count of
 // 32-bit limbs the arithmetic runs in.
 //
-// The CRT sum: with y_l = r_l (M / m_l)^-1 mod m_l in [0, m_l), S = sum_l y_l M / m_l is
-// congruent to C' modulo M and 0 <= S < count M. q = round(S / M) = round(sum_l y_l / m_l) is
-// taken from that sum in 16-bit fixed point: E = sum_l y_l reciprocal16_l (below 48 255 1773 <
-// 2^25) is within sum_l y_l 2^-17 < 0.1 of 2^16 S / M, q = floor(E / 2^16 + 1/2) within 0.6, so
-// |S / M - q| < 1 and D = S - q M lies in (-M, M): it is C', or C' -+ M when C' lies near
-// -+M/2; one correction each way brings D into [-M/2, M/2). Whatever the estimate, D is then
-// exactly C': the bits do not depend on the machine. Every limb sum y_l cofactor_l,i stays below
-// count 2^40 < 2^46 (uint64) and each limb of q M below 2^38: no int64 overflows before the
-// carries are propagated.
+// The CRT sum, without a reduction per modulus: the weights w_l = weight[l] sum to 1 modulo M
+// (modulo each m_j only w_j is nonzero, and it is 1), so with u_l = r_l + kCrtOffset in
+// [1, 511], S = sum_l u_l w_l is congruent to C' + kCrtOffset modulo M, and 0 <= S < count 2^9 M.
+// q = round((S - kCrtOffset) / M) is taken in 16-bit fixed point: E = sum_l u_l weight16_l
+// (below 48 2^9 2^16 = 1.5 2^30: uint32) is within sum_l u_l / 2 < 48 2^8 of 2^16 S / M (w_l / M
+// = cofactor_inverse_l / m_l), offset16 within 1/2 of 2^16 kCrtOffset / M, so q = floor((E -
+// offset16) / 2^16 + 1/2) lies within 1/2 + 0.19 of (S - kCrtOffset) / M and D = S - kCrtOffset
+// - q M in (-M, M): it is C', or C' -+ M when C' lies near -+M/2; one correction each way brings
+// D into [-M/2, M/2). Whatever the estimate, D is then exactly C': the bits do not depend on the
+// machine. Every limb sum u_l w_l,i stays below count 2^41 < 2^47 (uint64) and each limb of q M
+// (|q| < 2^15) below 2^47: no int64 overflows before the carries are propagated.
 //
 // Split in two for callers that take several elements at once: CrtSum::add per modulus (the
 // table's entries for l read once for all of them), then round_crt_sum.
@@ -548,23 +549,24 @@ struct CrtSum {
   std::uint64_t limbs[L] = {};
   std::uint32_t estimate = 0;
 
-  // y_l = r cofactor_inverse_l mod m_l (|r cofactor_inverse_l| < 2^16), then its terms.
+  // u_l's terms: one multiply-add per limb and one for the estimate.
   TCEMU_HOST_DEVICE void add(const Table& t, int l, int r) {
-    const Modulus& d = t.moduli[l];
-    const auto y = static_cast<std::uint32_t>(mod_nonnegative(r * t.cofactor_inverse[l], d));
-    estimate += y * static_cast<std::uint32_t>(d.reciprocal16);
-    for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{y} * t.cofactor[l][i];
+    const auto u = static_cast<std::uint32_t>(r + kCrtOffset);
+    estimate += u * t.weight16[l];
+    for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{u} * t.weight[l][i];
   }
 };
 
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
-  const std::uint32_t q = (s.estimate + (1u << 15)) >> 16;
+  // floor((E - offset16) / 2^16 + 1/2), E - offset16 >= -2^16 (an arithmetic shift).
+  const std::int64_t q =
+      (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
   std::uint32_t c[L];
   std::int64_t carry = 0;
   for (int i = 0; i < L; ++i) {
-    const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) -
-                           static_cast<std::int64_t>(std::uint64_t{q} * t.product[i]) + carry;
+    const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) - q * std::int64_t{t.product[i]} -
+                           (i == 0 ? kCrtOffset : 0) + carry;
     c[i] = static_cast<std::uint32_t>(x);  // x mod 2^32
     carry = x >> 32;                       // floor(x / 2^32)
   }
