@@ -483,9 +483,9 @@ TCEMU_HOST_DEVICE inline double exact_double(int u) {
 // is congruent to t with |u| < 2^22 + 2^30 + 2^28 < 2^31 (int32), and x = exact_double(u) is u.
 // u / m = Q + s / m with s the symmetric residue, |s| <= (m - 1) / 2, so u / m lies at least
 // 1/2 - (m - 1) / (2m) = 1/(2m) >= 1/510 from every half-integer; x times 1/m rounded (in one
-// fma with kRound64, or in two roundings)
-// is within |u / m| 2^-52 < 2^31 / 37 2^-52 < 2^-26 of u / m (37 the smallest modulus), so the
-// integer nearest it (kRound64) is Q and u - Q m = s exactly.
+// fma with kRound64, or in two roundings) is within |u / m| 2^-52 < 2^31 / 37 2^-52 < 2^-26 of
+// u / m (37 the smallest modulus), so the integer nearest it (kRound64) is Q and u - Q m = s
+// exactly.
 TCEMU_HOST_DEVICE inline int residue_odd(const ResidueChunks& a, const Modulus& d) {
   const int u = a.chunk[0] + a.chunk[1] * d.chunk22 + a.chunk[2] * d.chunk44;
   const double x = exact_double(u);
