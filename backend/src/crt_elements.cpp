@@ -1,4 +1,5 @@
 // The host-side tables of the CRT element functions (crt_elements.hpp).
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -70,20 +71,11 @@ Table table(int count) {
     multiply(w, inverse);  // (M / m_l) times its inverse: below M
     t.weight16[l] = static_cast<std::uint32_t>((65536 * inverse + m / 2) / m);
   }
-  // 2^16 kCrtOffset / M rounded: 2^24 / M, 0 once M > 2^25.
-  std::uint64_t low = 0;
-  bool small = true;
-  for (int i = 0; i < kLimbs; ++i) {
-    if (i < 2) {
-      low |= std::uint64_t{t.product[i]} << (32 * i);
-    } else if (t.product[i] != 0) {
-      small = false;
-    }
-  }
-  constexpr std::uint64_t kScaledOffset = std::uint64_t{65536} * kCrtOffset;
-  t.offset16 = small && low <= 2 * kScaledOffset
-                   ? static_cast<std::uint32_t>((kScaledOffset + low / 2) / low)
-                   : 0;
+  // 2^16 kCrtOffset / M rounded: 0 once M > 2^25 (so wherever M needs a second limb).
+  constexpr std::uint32_t kScaledOffset = 65536u * kCrtOffset;
+  const bool wide = std::any_of(t.product + 1, t.product + kLimbs, [](auto x) { return x != 0; });
+  const std::uint32_t low = t.product[0];
+  t.offset16 = wide || low > 2 * kScaledOffset ? 0 : (kScaledOffset + low / 2) / low;
   for (int i = 0; i < kLimbs; ++i) {  // M / 2 (M is even)
     t.half[i] = (t.product[i] >> 1) | (i + 1 < kLimbs ? t.product[i + 1] << 31 : 0u);
   }

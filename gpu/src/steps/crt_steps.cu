@@ -254,7 +254,8 @@ __device__ void scaled_chunks(el::ResidueChunks (&chunks)[W], const int valid, c
 }
 
 // Four consecutive elements of x's storage from `first` (a multiple of four, 16-byte aligned):
-// two 16-byte loads of fp64, one of fp32, so that a warp has 1 KB (512 bytes) in flight at once.
+// two 16-byte loads of fp64, one of fp32, so that a warp has 1 KB of fp64 (512 bytes of fp32) in
+// flight at once.
 template <bool Fp64>
 __device__ void load_four(const DeviceReal& x, const std::int64_t first, double (&v)[4]) {
   if constexpr (Fp64) {

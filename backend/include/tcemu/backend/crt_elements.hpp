@@ -472,8 +472,9 @@ TCEMU_HOST_DEVICE inline int residue_256(const ResidueChunks& a) {
 // An int32 u in binary64, exactly, without a conversion instruction: 2^52 + 2^31 + u, an
 // integer in [2^52, 2^53), has the high word 0x43300000 and the low word u + 2^31 = u xor 2^31;
 // subtracting 2^52 + 2^31 is exact. (Compiled for the H100, residue_odd with three chunks held
-// as binary64 converted them again for every modulus: I2F.F64 issues 16 per clock and
-// multiprocessor against 64 fp64 fmas; docs/results/int8-ozaki.md, seventh round.)
+// as binary64 converted them again for every modulus, 12 I2F.F64 per modulus and four elements,
+// in residue kernels that Nsight Compute showed issue-bound; docs/results/int8-ozaki.md,
+// seventh round.)
 TCEMU_HOST_DEVICE inline double exact_double(int u) {
   const std::uint64_t b = 0x4330000000000000ull | (static_cast<std::uint32_t>(u) ^ 0x80000000u);
   return fp64::value(b) - 4503601774854144.0;  // 2^52 + 2^31
