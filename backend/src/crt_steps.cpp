@@ -98,8 +98,8 @@ void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix&
   check(a, "A");
   check(b, "B");
   check(dst, "destination");
-  if (a.format != Integer::s8 || b.format != Integer::s8 || dst.format != Integer::s8) {
-    refuse(name(), "crt_product_residues: A, B and the destination must hold int8 (s8)");
+  if (a.format != Integer::s8 || b.format != Integer::s8) {
+    refuse(name(), "crt_product_residues: A and B must hold int8 (s8)");
   }
   if (a.layout != Layout::row_major || b.layout != Layout::column_major ||
       dst.layout != Layout::column_major) {
@@ -194,8 +194,8 @@ void CrtSteps::crt_reconstruct(const IntegerMatrixStack& residues, const OuterEx
   check(residues.first, "residues");
   check(last, "residues (last)");
   check(dst, "destination");
-  if (residues.first.format != Integer::s8 || residues.first.layout != Layout::column_major) {
-    refuse(name(), "crt_reconstruct: the residues must be int8 (s8), column major");
+  if (residues.first.layout != Layout::column_major) {
+    refuse(name(), "crt_reconstruct: the residues must be column major");
   }
   detail::require_fp64(name(), dst, "the destination");
   detail::same_shape(name(), dst, "destination", residues.first.rows, residues.first.cols);

@@ -258,7 +258,7 @@ class GpuBackend final : public Backend {
                                     const IntegerMatrix& dst) override {
     detail::crt_product_residues(
         cublas_, a, b, modulus, dst,
-        scratch(step_scratch_, detail::integer_gemm_scratch_bytes(dst.rows, dst.cols, a.cols)));
+        scratch(step_scratch_, detail::crt_product_residues_scratch_bytes(a, b, dst)));
   }
   void crt_reconstruct_checked(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                                const OuterExponents& shifts, const RealMatrix& dst) override {

@@ -93,12 +93,18 @@ void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, i
                                const IntegerMatrix& dst, int threads) {
   const std::vector<std::int32_t> sums = host_integer_sums(a, b, threads);
   const el::Modulus m = el::modulus(el::kModuli[modulus]);
-  auto* out = static_cast<std::int8_t*>(dst.buffer->address()) + dst.offset_bytes;
+  auto* out = static_cast<unsigned char*>(dst.buffer->address()) + dst.offset_bytes;
+  const bool reduce = dst.format == Integer::s8;
   parallel_for(threads, dst.cols, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
       for (std::int64_t i = 0; i < dst.rows; ++i) {
-        out[j * dst.ld + i] = static_cast<std::int8_t>(
-            el::sum_residue(sums[static_cast<std::size_t>(j * dst.rows + i)], m));
+        const std::int32_t sum = sums[static_cast<std::size_t>(j * dst.rows + i)];
+        if (reduce) {
+          reinterpret_cast<std::int8_t*>(out)[j * dst.ld + i] =
+              static_cast<std::int8_t>(el::sum_residue(sum, m));
+        } else {
+          reinterpret_cast<std::int32_t*>(out)[j * dst.ld + i] = sum;
+        }
       }
     }
   });
@@ -161,9 +167,10 @@ int host_crt_bound_need(std::span<const BoundLevel> levels, int log2_k, int thre
 
 void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                           const OuterExponents& shifts, const RealMatrix& dst, int threads) {
-  const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
+  const auto* first = static_cast<const unsigned char*>(residues.first.buffer->address()) +
                       residues.first.offset_bytes;
   const std::int64_t ld = residues.first.ld;
+  const bool sums = residues.first.format == Integer::s32;
   const HostReal out(dst);
   const std::int32_t* row_shift = shift_data(shifts.rows);
   const std::int32_t* col_shift = shift_data(shifts.columns);
@@ -171,8 +178,11 @@ void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements
     for (std::int64_t j = begin; j < end; ++j) {
       for (std::int64_t i = 0; i < dst.rows; ++i) {
         const auto residue = [&](int l) {
-          return static_cast<int>(first[static_cast<std::size_t>(l) * residues.stride_bytes +
-                                        static_cast<std::size_t>(j * ld + i)]);
+          const unsigned char* layer = first + static_cast<std::size_t>(l) * residues.stride_bytes;
+          const auto at = static_cast<std::size_t>(j * ld + i);
+          return sums ? el::sum_residue(reinterpret_cast<const std::int32_t*>(layer)[at],
+                                        table.moduli[l])
+                      : static_cast<int>(reinterpret_cast<const std::int8_t*>(layer)[at]);
         };
         out.set(i, j, el::reconstruct(table, residue, std::int64_t{row_shift[i]} + col_shift[j]));
       }

@@ -9,8 +9,9 @@
 //     criterion and its proof), or the exact scaling when that takes no more moduli
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
-//       one crt_product_residues per modulus (the int8 GEMM, its int32 sums reduced modulo the
-//       modulus into int8), crt_reconstruct (exact, rounded once), the epilogue (alpha, beta,
+//       one crt_product_residues per modulus (the int8 GEMM; its int32 sums kept where the
+//       workspace holds them, otherwise reduced modulo the modulus into int8), crt_reconstruct
+//       (reduces kept sums, exact, rounded once), the epilogue (alpha, beta,
 //       C, and the special values of rows and columns holding Inf or NaN, looked for only when
 //       the scaling saw one); with alpha = 1, beta = 0 and none, crt_reconstruct writes C
 //
@@ -49,12 +50,21 @@ std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
 }
 
-// Workspace bytes of one block: residues of A (mb x k), B (k x nb) and of their product (mb x nb)
-// for every modulus, and the fp64 value unless the reconstruction writes C directly.
-std::size_t block_bytes(int moduli, std::int64_t mb, std::int64_t nb, std::int64_t k, bool value) {
+// The leading dimension of a product layer of `rows` rows: a multiple of 4 for int32 sums (the
+// GEMM writes them there, and the reconstruction reads four rows at once).
+std::int64_t product_ld(std::int64_t rows, bool sums) {
+  return sums ? std::max<std::int64_t>(4, (rows + 3) / 4 * 4) : std::max<std::int64_t>(1, rows);
+}
+
+// Workspace bytes of one block: residues of A (mb x k), B (k x nb) and their product (mb x nb,
+// int8 residues or int32 sums) for every modulus, and the fp64 value unless the reconstruction
+// writes C directly.
+std::size_t block_bytes(int moduli, std::int64_t mb, std::int64_t nb, std::int64_t k, bool value,
+                        bool sums) {
   const auto m = static_cast<std::size_t>(mb), n = static_cast<std::size_t>(nb),
              kk = static_cast<std::size_t>(k), count = static_cast<std::size_t>(moduli);
-  return count * (aligned(m * kk) + aligned(kk * n) + aligned(m * n)) +
+  const std::size_t product = static_cast<std::size_t>(product_ld(mb, sums)) * n * (sums ? 4 : 1);
+  return count * (aligned(m * kk) + aligned(kk * n) + aligned(product)) +
          (value ? aligned(m * n * 8) : 0);
 }
 
@@ -327,25 +337,34 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
   const bool direct =
       !nonfinite && problem.alpha == 1.0 && problem.beta == 0.0 && problem.c.format == Real::fp64;
 
-  // Blocks: the whole matrices, the larger block dimension halved until they fit.
+  // Blocks: the whole matrices, the larger block dimension halved until they fit. The products
+  // stay int32 sums (the reconstruction reduces them: no pass of its own per modulus, a quarter
+  // less memory traffic) where those fit in the same blocks as int8 residues.
   const std::size_t room = workspace.bytes() - shifts_bytes;
-  std::int64_t mb = m, nb = n;
-  while (block_bytes(moduli, mb, nb, k, !direct) > room) {
-    if (mb == 1 && nb == 1) {
-      throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
-                               " bytes cannot hold even a 1 x 1 block with k = " +
-                               std::to_string(k) + " and " + std::to_string(moduli) + " moduli");
+  const auto blocks_for = [&](bool sums) {
+    std::int64_t mb = m, nb = n;
+    while (block_bytes(moduli, mb, nb, k, !direct, sums) > room) {
+      if (mb == 1 && nb == 1) return std::pair<std::int64_t, std::int64_t>{0, 0};
+      if (mb >= nb) {
+        mb = (mb + 1) / 2;
+      } else {
+        nb = (nb + 1) / 2;
+      }
     }
-    if (mb >= nb) {
-      mb = (mb + 1) / 2;
-    } else {
-      nb = (nb + 1) / 2;
-    }
+    return std::pair<std::int64_t, std::int64_t>{mb, nb};
+  };
+  const auto [mb, nb] = blocks_for(false);
+  if (mb == 0) {
+    throw std::runtime_error("ozaki: a workspace of " + std::to_string(workspace.bytes()) +
+                             " bytes cannot hold even a 1 x 1 block with k = " + std::to_string(k) +
+                             " and " + std::to_string(moduli) + " moduli");
   }
+  const bool sums = blocks_for(true) == std::pair<std::int64_t, std::int64_t>{mb, nb};
+  report.crt_product_sums = sums;
   report.block_rows = mb;
   report.block_cols = nb;
-  report.one_block_workspace =
-      std::max(report.one_block_workspace, shifts_bytes + block_bytes(moduli, m, n, k, !direct));
+  report.one_block_workspace = std::max(report.one_block_workspace,
+                                        shifts_bytes + block_bytes(moduli, m, n, k, !direct, true));
   std::size_t at = shifts_bytes;
   const auto take = [&](std::size_t bytes) {
     const std::size_t here = at;
@@ -361,7 +380,8 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     res_b.push_back({&workspace, take(static_cast<std::size_t>(k * nb)), Integer::s8, k, nb,
                      std::max<std::int64_t>(1, k), Layout::column_major});
   }
-  const std::size_t product_stride = aligned(static_cast<std::size_t>(mb * nb));
+  const std::size_t product_stride =
+      aligned(static_cast<std::size_t>(product_ld(mb, sums) * nb) * (sums ? 4 : 1));
   const std::size_t products_at = take(static_cast<std::size_t>(moduli) * product_stride);
   const std::size_t value_at = direct ? 0 : take(static_cast<std::size_t>(mb * nb) * 8);
 
@@ -392,10 +412,10 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       const auto product = [&](int l) {
         return IntegerMatrix{&workspace,
                              products_at + static_cast<std::size_t>(l) * product_stride,
-                             Integer::s8,
+                             sums ? Integer::s32 : Integer::s8,
                              rows,
                              cols,
-                             std::max<std::int64_t>(1, rows),
+                             product_ld(rows, sums),
                              Layout::column_major};
       };
       for (int l = 0; l < moduli; ++l) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <tcemu/backend/backend.hpp>
+#include <tcemu/backend/crt_elements.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/host/host_backends.hpp>
@@ -495,6 +496,99 @@ TEST_F(OzakiStepsOnGpu, ExactSumGivesTheHostsBits) {
       }
       EXPECT_TRUE(same_on_both(in_place ? st : out, s, 8, in_place ? count : 1))
           << "count " << count << (in_place ? ", in place" : "");
+    }
+  }
+}
+
+// Ozaki-II's products kept as int32 sums (crt_product_residues into s32: the GEMM writes them in
+// place where the leading dimension is a multiple of 4, through the scratch where it is not,
+// padding untouched) and the reconstruction of a stack of int32 layers (packed four-element
+// loads where the layers allow them; one element a thread from 7 limbs): the host's bits, and the
+// same values as from the int8 residues of the same layers.
+TEST_F(OzakiStepsOnGpu, CrtProductSumsAndTheirReconstructionGiveTheHostsBits) {
+  namespace el = crt_elements;
+  std::mt19937_64 rng(12);
+  struct Case {
+    std::int64_t m, n, k;
+    int moduli;
+  };
+  for (const Case c : {Case{64, 36, 100, 15}, Case{67, 9, 130, 3}, Case{8, 5, 40, 26}}) {
+    const Twin ab = put(random_bytes(static_cast<std::size_t>(c.m * c.k + c.k * c.n), rng));
+    for (const std::int64_t pad : {0, 1}) {
+      const std::int64_t ld = (c.m + 3) / 4 * 4 + pad;
+      const Shape s{c.m, c.n, ld, Layout::column_major};
+      const std::size_t stride = storage_elements(s) * 4;
+      const Twin sums = put(random_bytes(stride * static_cast<std::size_t>(c.moduli), rng));
+      for (int b = 0; b < 2; ++b) {
+        const IntegerMatrix a{&ab.on[b], 0, Integer::s8, c.m, c.k, c.k, Layout::row_major};
+        const IntegerMatrix bm{
+            &ab.on[b],           static_cast<std::size_t>(c.m * c.k), Integer::s8, c.k, c.n, c.k,
+            Layout::column_major};
+        for (int l = 0; l < c.moduli; ++l) {
+          backends_[b]->crt_product_residues(a, bm, l,
+                                             {&sums.on[b], static_cast<std::size_t>(l) * stride,
+                                              Integer::s32, c.m, c.n, ld, Layout::column_major});
+        }
+      }
+      EXPECT_TRUE(same_on_both(
+          sums, s, 4, c.moduli, {},
+          [](std::uint64_t v) { return std::to_string(static_cast<std::int32_t>(v)); }))
+          << c.m << " x " << c.n << " x " << c.k << " ld " << ld;
+
+      // Any int32 layers (C' anywhere in [-M/2, M/2)) and their int8 residues, with shifts that
+      // overflow and round into the subnormals.
+      Bytes wide(stride * static_cast<std::size_t>(c.moduli));
+      for (std::size_t at = 0; at + 4 <= wide.size(); at += 4) {
+        const auto v = static_cast<std::uint32_t>(rng());
+        std::memcpy(wide.data() + at, &v, 4);
+      }
+      const Shape s8{c.m, c.n, c.m, Layout::column_major};
+      const std::size_t stride8 = storage_elements(s8);
+      Bytes narrow(stride8 * static_cast<std::size_t>(c.moduli));
+      for (int l = 0; l < c.moduli; ++l) {
+        const el::Modulus modulus = el::modulus(el::kModuli[l]);
+        for (std::int64_t j = 0; j < c.n; ++j) {
+          for (std::int64_t i = 0; i < c.m; ++i) {
+            std::int32_t v = 0;
+            std::memcpy(&v, wide.data() + static_cast<std::size_t>(l) * stride + s.index(i, j) * 4,
+                        4);
+            narrow[static_cast<std::size_t>(l) * stride8 + s8.index(i, j)] =
+                static_cast<unsigned char>(el::sum_residue(v, modulus));
+          }
+        }
+      }
+      const Twin layers32 = put(wide), layers8 = put(narrow);
+      const Twin exps = put(exponent_bytes(static_cast<std::size_t>(c.m + c.n), rng));
+      const Shape out_shape = shape(c.m, c.n, Layout::column_major, 2);
+      const Bytes before = random_bytes(storage_elements(out_shape) * 8, rng);
+      const Twin out32 = put(before), out8 = put(before);
+      for (int b = 0; b < 2; ++b) {
+        const OuterExponents scale{{&exps.on[b], 0, c.m},
+                                   {&exps.on[b], static_cast<std::size_t>(c.m) * 4, c.n}};
+        backends_[b]->crt_reconstruct(
+            {{&layers32.on[b], 0, Integer::s32, c.m, c.n, ld, Layout::column_major},
+             c.moduli,
+             stride},
+            scale, real(out32, b, out_shape, Real::fp64));
+        backends_[b]->crt_reconstruct(
+            {{&layers8.on[b], 0, Integer::s8, c.m, c.n, c.m, Layout::column_major},
+             c.moduli,
+             stride8},
+            scale, real(out8, b, out_shape, Real::fp64));
+      }
+      EXPECT_TRUE(same_on_both(out32, out_shape, 8)) << c.moduli << " moduli, ld " << ld;
+      EXPECT_TRUE(same_on_both(out8, out_shape, 8)) << c.moduli << " moduli, ld " << c.m;
+      EXPECT_EQ(take(1, out32), take(1, out8)) << c.moduli << " moduli";
+      int finite = 0;
+      const Bytes values = take(1, out32);
+      for (std::int64_t j = 0; j < c.n; ++j) {
+        for (std::int64_t i = 0; i < c.m; ++i) {
+          double x = 0;
+          std::memcpy(&x, values.data() + out_shape.index(i, j) * 8, 8);
+          finite += std::isfinite(x) && x != 0.0 ? 1 : 0;
+        }
+      }
+      EXPECT_GT(finite, 0) << "every value overflowed or vanished";
     }
   }
 }

@@ -384,7 +384,7 @@ TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
   }
 }
 
-TEST(CrtSteps, ProductResiduesAreTheReducedIntegerProductAndBadCallsAreNamed) {
+TEST(CrtSteps, ProductResiduesAreTheReducedIntegerProductOrItsSumsAndBadCallsAreNamed) {
   // A (m x k, row major) and B (k x n, column major) with int8 values at both ends of the range,
   // so that sums reach both signs and every residue class is plausible.
   const std::int64_t m = 5, n = 7, k = 300;
@@ -423,6 +423,21 @@ TEST(CrtSteps, ProductResiduesAreTheReducedIntegerProductAndBadCallsAreNamed) {
     EXPECT_GT(negative, 0);
     EXPECT_LT(negative, m * n);
   }
+  // An s32 destination holds the int32 sums themselves (crt_reconstruct reduces them).
+  IntegerMatrix sums = dst;
+  sums.format = Integer::s32;
+  backend->crt_product_residues(am, bm, 5, sums);
+  std::vector<std::int32_t> got(static_cast<std::size_t>(m * n));
+  backend->copy_out(buffer, got.data(), got.size() * 4, a.size() + b.size());
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      std::int32_t sum = 0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        sum += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(j * k + p)];
+      }
+      EXPECT_EQ(got[static_cast<std::size_t>(j * m + i)], sum) << i << ", " << j;
+    }
+  }
   const auto refused = [&](const std::function<void()>& call, const std::string& words) {
     try {
       call();
@@ -432,9 +447,11 @@ TEST(CrtSteps, ProductResiduesAreTheReducedIntegerProductAndBadCallsAreNamed) {
     }
   };
   refused([&] { backend->crt_product_residues(am, bm, el::kMaxModuli, dst); }, "modulus 48");
-  IntegerMatrix wide = dst;
+  IntegerMatrix wide = am;
   wide.format = Integer::s32;
-  refused([&] { backend->crt_product_residues(am, bm, 0, wide); }, "int8");
+  wide.ld = k;
+  wide.rows = 1;
+  refused([&] { backend->crt_product_residues(wide, bm, 0, dst); }, "int8");
   IntegerMatrix row_major_b = bm;
   row_major_b.layout = Layout::row_major;
   row_major_b.ld = n;
@@ -1170,7 +1187,8 @@ TEST(CrtScheme, TunableAccuracyGrowsWithTheModuli) {
 TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
   // A square shape (blocked in rows and columns) and a tall one (blocked in rows only: B's
   // residues and dp's quanta of B from the first row block serve the others); the workspace
-  // Report::one_block_workspace names runs the call in one block.
+  // Report::one_block_workspace names runs the call in one block, keeping the products' int32
+  // sums, and a smaller one-block workspace reduces them to int8 residues.
   int columns_blocked = 0;
   for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{20, 18}, {96, 3}}) {
     const std::int64_t k = 50;
@@ -1196,6 +1214,22 @@ TEST(CrtScheme, BitsDoNotDependOnThreadsOrBlocking) {
       EXPECT_TRUE(same_product_bits(
           expected, run(*one_thread, one_block, m, n, k, a, b, &whole_again), m, n, k, a, b));
       EXPECT_EQ(whole_again.blocks, 1) << m << " x " << n;
+      // That workspace keeps the products' int32 sums; a smaller one that still holds one block
+      // of int8 residues reduces them modulus by modulus, with the same bits.
+      EXPECT_TRUE(whole.crt_product_sums && whole_again.crt_product_sums) << m << " x " << n;
+      Options residues = options;
+      Report reduced;
+      for (residues.workspace_bytes = report.one_block_workspace; residues.workspace_bytes > 0;
+           residues.workspace_bytes -= 64) {
+        const auto c = run(*one_thread, residues, m, n, k, a, b, &reduced);
+        if (reduced.blocks > 1) break;
+        if (!reduced.crt_product_sums) {
+          EXPECT_TRUE(same_product_bits(expected, c, m, n, k, a, b));
+          break;
+        }
+      }
+      EXPECT_EQ(reduced.blocks, 1) << m << " x " << n;
+      EXPECT_FALSE(reduced.crt_product_sums) << m << " x " << n;
       EXPECT_EQ(report.dp_bound_bits, whole.dp_bound_bits) << m << " x " << n;
       if (n == 3) {
         EXPECT_EQ(report.block_cols, n) << m << " x " << n;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include <tcemu/backend/crt_elements.hpp>
 
@@ -358,36 +359,54 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// kLoadBatch layers' 4-byte words of residues (a group of four elements each) loaded before they
-// are summed, so that a thread has that many loads in flight rather than one (the H100, n =
-// 16384, both in one call: the summation phase 8.4-8.5 ms with, 9.1-9.3 without for 15 moduli,
-// 15.0-16.7 against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The table's entries
-// for a modulus are read once for the four elements (CrtSum::add). A batch of 16 guarded by the
-// count, or of 8 with the 15th and 16th layers guarded, took about 1 ms more at n = 16384 (124-128
-// registers, two blocks per multiprocessor; seventh round).
+// The reconstruction's layers: int8 residues, or int32 sums that it reduces (sum_residue) as it
+// reads them (crt_steps.hpp). Word: four consecutive elements of a layer, one load.
+template <class Layer>
+using LayerWord = std::conditional_t<sizeof(Layer) == 1, char4, int4>;
+
+template <class Layer>
+__device__ int layer_residue(int v, const el::Modulus& m) {
+  if constexpr (sizeof(Layer) == 1) {
+    return v;
+  } else {
+    return el::sum_residue(v, m);
+  }
+}
+
+// kLoadBatch layers' words (a group of four elements each) loaded before they are summed, so
+// that a thread has that many loads in flight rather than one (the H100, n = 16384, int8
+// residues, both in one call: the summation phase 8.4-8.5 ms with, 9.1-9.3 without for 15
+// moduli, 15.0-16.7 against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The table's
+// entries for a modulus are read once for the four elements (CrtSum::add). A batch of 16 guarded
+// by the count, or of 8 with the 15th and 16th layers guarded, took about 1 ms more at n = 16384
+// (124-128 registers, two blocks per multiprocessor; seventh round).
 constexpr int kLoadBatch = 8;
 
-template <int B, int L>
-__device__ void add_layers(const el::Table& table, const std::int8_t* at, const std::size_t stride,
+template <int B, int L, class Layer>
+__device__ void add_layers(const el::Table& table, const Layer* at, const std::size_t stride,
                            const int first, el::CrtSum<L> (&sums)[4]) {
-  char4 words[B];
-#pragma unroll
-  for (int b = 0; b < B; ++b) words[b] = *reinterpret_cast<const char4*>(at + (first + b) * stride);
+  LayerWord<Layer> words[B];
 #pragma unroll
   for (int b = 0; b < B; ++b) {
-    sums[0].add(table, first + b, words[b].x);
-    sums[1].add(table, first + b, words[b].y);
-    sums[2].add(table, first + b, words[b].z);
-    sums[3].add(table, first + b, words[b].w);
+    words[b] = *reinterpret_cast<const LayerWord<Layer>*>(
+        reinterpret_cast<const unsigned char*>(at) + (first + b) * stride);
+  }
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+    const el::Modulus& m = table.moduli[first + b];
+    sums[0].add(table, first + b, layer_residue<Layer>(words[b].x, m));
+    sums[1].add(table, first + b, layer_residue<Layer>(words[b].y, m));
+    sums[2].add(table, first + b, layer_residue<Layer>(words[b].z, m));
+    sums[3].add(table, first + b, layer_residue<Layer>(words[b].w, m));
   }
 }
 
 // W elements per thread down a column of dst (column major for the fast order); Packed (the
-// residue layers' start, leading dimension and stride multiples of 4, W = 4): a full group's
-// residues in batches of kLoadBatch layers, then of kLoadBatch / 2.
-template <int L, int W, bool Packed>
+// layers' start 16-byte aligned, their leading dimension a multiple of 4 and stride of 16 bytes,
+// W = 4): a full group's layers in batches of kLoadBatch, then of kLoadBatch / 2.
+template <int L, int W, bool Packed, class Layer>
 __global__ void __launch_bounds__(kThreads)
-    reconstruct_kernel(const std::int8_t* first, const std::size_t stride, const std::int64_t ld,
+    reconstruct_kernel(const Layer* first, const std::size_t stride, const std::int64_t ld,
                        const el::Table table, const std::int32_t* row_shifts,
                        const std::int32_t* col_shifts, const DeviceReal dst) {
   __shared__ el::Table staged;
@@ -395,7 +414,7 @@ __global__ void __launch_bounds__(kThreads)
   for_each_element((dst.rows + W - 1) / W, dst.cols, false, [&](std::int64_t g, std::int64_t j) {
     const std::int64_t i0 = g * W;
     const int valid = static_cast<int>(std::min<std::int64_t>(W, dst.rows - i0));
-    const std::int8_t* at = first + j * ld + i0;
+    const Layer* at = first + j * ld + i0;
     el::CrtSum<L> sums[W];
     int l = 0;
     if constexpr (Packed && W == 4) {
@@ -407,24 +426,16 @@ __global__ void __launch_bounds__(kThreads)
           add_layers<kLoadBatch / 2>(staged, at, stride, l, sums);
           l += kLoadBatch / 2;
         }
+        for (; l < staged.count; ++l) add_layers<1>(staged, at, stride, l, sums);
       }
     }
     for (; l < staged.count; ++l) {
-      const std::int8_t* layer = at + l * stride;
-      int r[W];
+      const auto* layer =
+          reinterpret_cast<const Layer*>(reinterpret_cast<const unsigned char*>(at) + l * stride);
 #pragma unroll
-      for (int w = 0; w < W; ++w) r[w] = 0;
-      if (Packed && valid == W) {
-        const char4 v = *reinterpret_cast<const char4*>(layer);
-        const int packed[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int w = 0; w < W; ++w) r[w] = packed[w];
-      } else {
-#pragma unroll
-        for (int w = 0; w < W; ++w) r[w] = w < valid ? layer[w] : 0;
+      for (int w = 0; w < W; ++w) {
+        if (w < valid) sums[w].add(staged, l, layer_residue<Layer>(layer[w], staged.moduli[l]));
       }
-#pragma unroll
-      for (int w = 0; w < W; ++w) sums[w].add(staged, l, r[w]);
     }
 #pragma unroll
     for (int w = 0; w < W; ++w) {
@@ -437,27 +448,44 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Four elements per thread up to 6 limbs (24 moduli and more need more registers than that).
-template <int L>
-void launch_reconstruct(const IntegerMatrixStack& residues, const el::Table& table,
+template <int L, class Layer>
+void launch_reconstruct(const IntegerMatrixStack& layers, const el::Table& table,
                         const OuterExponents& shifts, const DeviceReal& out) {
-  const auto* first = static_cast<const std::int8_t*>(residues.first.buffer->address()) +
-                      residues.first.offset_bytes;
+  const auto* first = reinterpret_cast<const Layer*>(
+      static_cast<const unsigned char*>(layers.first.buffer->address()) +
+      layers.first.offset_bytes);
   constexpr int W = L <= 6 ? 4 : 1;
   const dim3 grid = staged_grid((out.rows + W - 1) / W, out.cols, false);
   const std::int32_t* rows = device_exponents(shifts.rows);
   const std::int32_t* cols = device_exponents(shifts.columns);
+  constexpr std::size_t kWord = 4 * sizeof(Layer);
   if constexpr (W == 4) {
-    if (reinterpret_cast<std::uintptr_t>(first) % 4 == 0 && residues.first.ld % 4 == 0 &&
-        residues.stride_bytes % 4 == 0) {
-      reconstruct_kernel<L, W, true><<<grid, kThreads>>>(first, residues.stride_bytes,
-                                                         residues.first.ld, table, rows, cols, out);
+    if (reinterpret_cast<std::uintptr_t>(first) % kWord == 0 && layers.first.ld % 4 == 0 &&
+        layers.stride_bytes % kWord == 0) {
+      reconstruct_kernel<L, W, true, Layer>
+          <<<grid, kThreads>>>(first, layers.stride_bytes, layers.first.ld, table, rows, cols, out);
       return;
     }
   }
-  {
-    reconstruct_kernel<L, W, false><<<grid, kThreads>>>(first, residues.stride_bytes,
-                                                        residues.first.ld, table, rows, cols, out);
+  reconstruct_kernel<L, W, false, Layer>
+      <<<grid, kThreads>>>(first, layers.stride_bytes, layers.first.ld, table, rows, cols, out);
+}
+
+template <int L>
+void launch_reconstruct(const IntegerMatrixStack& layers, const el::Table& table,
+                        const OuterExponents& shifts, const DeviceReal& out) {
+  if (layers.first.format == Integer::s32) {
+    launch_reconstruct<L, std::int32_t>(layers, table, shifts, out);
+  } else {
+    launch_reconstruct<L, std::int8_t>(layers, table, shifts, out);
   }
+}
+
+// Whether crt_product_residues's GEMM writes int32 sums straight into dst (cuBLAS's alignment).
+bool sums_in_place(const IntegerMatrix& dst) {
+  const std::uintptr_t at =
+      reinterpret_cast<std::uintptr_t>(dst.buffer->address()) + dst.offset_bytes;
+  return dst.format == Integer::s32 && dst.ld % 4 == 0 && at % 4 == 0;
 }
 
 }  // namespace
@@ -578,21 +606,40 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
+std::size_t crt_product_residues_scratch_bytes(const IntegerMatrix& a, const IntegerMatrix& b,
+                                               const IntegerMatrix& dst) {
+  return sums_in_place(dst) ? integer_gemm_padding_bytes(a, b)
+                            : integer_gemm_scratch_bytes(dst.rows, dst.cols, a.cols);
+}
+
 void crt_product_residues(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
                           int modulus, const IntegerMatrix& dst, void* scratch) {
+  auto* out = static_cast<unsigned char*>(dst.buffer->address()) + dst.offset_bytes;
+  if (sums_in_place(dst)) {
+    integer_gemm_into(handle, a, b, reinterpret_cast<std::int32_t*>(out), dst.ld, scratch);
+    return;
+  }
   const std::int32_t* sums = integer_gemm_sums(handle, a, b, scratch);
-  auto* out = static_cast<std::int8_t*>(dst.buffer->address()) + dst.offset_bytes;
+  const std::int64_t sums_ld = integer_sums_ld(dst.rows);
+  if (dst.format == Integer::s32) {
+    TCEMU_CUDA_CHECK(cudaMemcpy2DAsync(
+        out, static_cast<std::size_t>(dst.ld) * 4, sums, static_cast<std::size_t>(sums_ld) * 4,
+        static_cast<std::size_t>(dst.rows) * 4, static_cast<std::size_t>(dst.cols),
+        cudaMemcpyDeviceToDevice));
+    return;
+  }
+  auto* residues = reinterpret_cast<std::int8_t*>(out);
   const el::Modulus m = el::modulus(el::kModuli[modulus]);
   const std::int64_t count = dst.rows * dst.cols;
-  if (dst.ld == dst.rows && integer_sums_ld(dst.rows) == dst.rows && count % 4 == 0 &&
-      reinterpret_cast<std::uintptr_t>(out) % 4 == 0) {
+  if (dst.ld == dst.rows && sums_ld == dst.rows && count % 4 == 0 &&
+      reinterpret_cast<std::uintptr_t>(residues) % 4 == 0) {
     const auto blocks =
         static_cast<unsigned>(std::min<std::int64_t>((count / 4 + kThreads - 1) / kThreads, 8192));
     sum_residues_flat_kernel<<<blocks, kThreads>>>(reinterpret_cast<const int4*>(sums), m,
-                                                   reinterpret_cast<char4*>(out), count / 4);
+                                                   reinterpret_cast<char4*>(residues), count / 4);
   } else {
     sum_residues_kernel<<<elementwise_grid(dst.rows, dst.cols, false, kThreads), kThreads>>>(
-        sums, integer_sums_ld(dst.rows), m, out, dst.ld, dst.rows, dst.cols);
+        sums, sums_ld, m, residues, dst.ld, dst.rows, dst.cols);
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }

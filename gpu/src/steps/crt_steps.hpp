@@ -28,11 +28,16 @@ void crt_norm_shifts(const RealMatrix& x, SplitAxis axis, int gamma, const Expon
 // Backend::crt_residues: one thread per element of x, every modulus.
 void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                   std::span<const IntegerMatrix> out);
-// Backend::crt_product_residues: integer_gemm_sums (cublasGemmEx int8 -> int32 into scratch,
-// integer_gemm_scratch_bytes of it), then one thread per element reduces its sum.
+// Backend::crt_product_residues: an s32 dst takes the int32 sums from integer_gemm_into straight
+// (where its ld and address suit cuBLAS; otherwise through the scratch); for s8,
+// integer_gemm_sums into the scratch, then one thread per element reduces its sum.
+// crt_product_residues_scratch_bytes of scratch.
+std::size_t crt_product_residues_scratch_bytes(const IntegerMatrix& a, const IntegerMatrix& b,
+                                               const IntegerMatrix& dst);
 void crt_product_residues(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
                           int modulus, const IntegerMatrix& dst, void* scratch);
-// Backend::crt_reconstruct: one thread per element, in the table's limbs.
+// Backend::crt_reconstruct: a thread per four elements (one for 7 limbs and more), in the
+// table's limbs, each layer read as int8 residues or int32 sums.
 void crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements::Table& table,
                      const OuterExponents& shifts, const RealMatrix& dst);
 

@@ -14,8 +14,8 @@
 
 namespace tcemu::gpu::detail {
 
-// Device bytes integer_gemm needs in `scratch` for an m x n result over k (its int32 form, and
-// copies of A and B with k padded where cuBLAS's alignment rules need them).
+// Device bytes integer_gemm_sums needs in `scratch` for an m x n result over k (its int32 form,
+// and copies of A and B with k padded where cuBLAS's alignment rules need them).
 std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
 
 // The int32 sums of a b, written at the start of `scratch` (integer_gemm_scratch_bytes of it):
@@ -23,6 +23,13 @@ std::size_t integer_gemm_scratch_bytes(std::int64_t m, std::int64_t n, std::int6
 std::int64_t integer_sums_ld(std::int64_t m);
 const std::int32_t* integer_gemm_sums(cublasHandle_t handle, const IntegerMatrix& a,
                                       const IntegerMatrix& b, void* scratch);
+
+// The same into `sums` (column major, leading dimension ld; ld and the address multiples of 4,
+// as cuBLAS's int8 GEMM asks), with integer_gemm_padding_bytes(a, b) of `scratch` (none where
+// a and b need no padded copies).
+std::size_t integer_gemm_padding_bytes(const IntegerMatrix& a, const IntegerMatrix& b);
+void integer_gemm_into(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,
+                       std::int32_t* sums, std::int64_t ld, void* scratch);
 
 // The sums widened into c.
 void integer_gemm(cublasHandle_t handle, const IntegerMatrix& a, const IntegerMatrix& b,

@@ -15,7 +15,8 @@
 
 namespace tcemu {
 
-// `count` int8 matrices of the same shape, matrix l starting `stride_bytes` after matrix l - 1.
+// `count` integer matrices of the same shape and format, matrix l starting `stride_bytes` after
+// matrix l - 1.
 struct IntegerMatrixStack {
   IntegerMatrix first;
   std::int64_t count;
@@ -83,9 +84,11 @@ class CrtSteps : public virtual MemorySpace {
   void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                     std::span<const IntegerMatrix> out);
 
-  // dst_ij (int8) = crt_elements::sum_residue((a b)_ij, m) for m = crt_elements::kModuli[modulus]:
-  // the exact product of integer_gemm (a m x k s8 row major, b k x n s8 column major, k at most
-  // kIntegerGemmMaxK, summed in int32) reduced modulo one modulus; dst m x n s8, column major.
+  // The product modulo one modulus m = crt_elements::kModuli[modulus], from the exact product of
+  // integer_gemm (a m x k s8 row major, b k x n s8 column major, k at most kIntegerGemmMaxK,
+  // summed in int32); dst m x n, column major: s8 holds crt_elements::sum_residue((a b)_ij, m),
+  // s32 the int32 sums (a b)_ij themselves, which crt_reconstruct reduces as it reads them (no
+  // pass over the sums of its own: the CRT scheme's choice where its workspace holds them).
   void crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                             const IntegerMatrix& dst);
 
@@ -108,9 +111,10 @@ class CrtSteps : public virtual MemorySpace {
   // terms (their sums are still lower bounds of |A||B|: a need at least the whole one's).
   int crt_bound_need(std::span<const BoundLevel> levels, std::int64_t k);
 
-  // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count s8
-  // layers as crt_product_residues writes them, the l-th for the l-th modulus, column major)
-  // with shift shifts.rows_i + shifts.columns_j.
+  // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count layers
+  // as crt_product_residues writes them, the l-th for the l-th modulus, column major: s8
+  // residues, or s32 sums reduced by crt_elements::sum_residue) with shift shifts.rows_i +
+  // shifts.columns_j.
   void crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                        const RealMatrix& dst);
 

@@ -115,6 +115,10 @@ struct Report {
   // dp_bound_bits is their need, at least the whole bound's), otherwise k. 0 where no bound was
   // computed (other modes, or cr's exact scaling taken before it; dp_bound_bits is then 0 too).
   std::int64_t dp_bound_terms = 0;
+  // Ozaki-II: whether the products stayed int32 sums until the reconstruction reduced them (where
+  // the workspace holds them in the blocks that int8 residues take), rather than being reduced
+  // to int8 residues modulus by modulus; the bits are the same either way.
+  bool crt_product_sums = false;
 };
 
 }  // namespace tcemu::ozaki
