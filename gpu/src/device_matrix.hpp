@@ -69,8 +69,7 @@ struct DeviceReal {
   }
   // The element as a double (fp32 widens exactly).
   __device__ double get(std::int64_t i, std::int64_t j) const {
-    const std::uint64_t bits = raw(i, j);
-    return fp64 ? fp64::value(bits) : fp64::widen(static_cast<std::uint32_t>(bits));
+    return fp64 ? get_as<true>(i, j) : get_as<false>(i, j);
   }
   // get() for a format known at compile time (no branch on fp64).
   template <bool Fp64>

@@ -56,6 +56,13 @@ std::int64_t product_ld(std::int64_t rows, bool sums) {
   return sums ? std::max<std::int64_t>(4, (rows + 3) / 4 * 4) : std::max<std::int64_t>(1, rows);
 }
 
+// The products stay int32 sums for the reconstruction where M takes at most this many 32-bit
+// limbs (24 moduli), where the GPU's reconstruction reads four elements a thread: measured on the
+// H200 at n = 16384 (docs/results/int8-ozaki.md, eighth round), the sums saved 4-9 ms of
+// reductions against 2-5 ms more reconstruction there, and cost 11-16 ms more reconstruction
+// with 27 and 34 moduli (7 and 9 limbs, one element a thread) against 7-11 ms saved.
+constexpr int kSumsMaxLimbs = 6;
+
 // Workspace bytes of one block: residues of A (mb x k), B (k x nb) and their product (mb x nb,
 // int8 residues or int32 sums) for every modulus, and the fp64 value unless the reconstruction
 // writes C directly.
@@ -338,8 +345,9 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
       !nonfinite && problem.alpha == 1.0 && problem.beta == 0.0 && problem.c.format == Real::fp64;
 
   // Blocks: the whole matrices, the larger block dimension halved until they fit. The products
-  // stay int32 sums (the reconstruction reduces them: no pass of its own per modulus, a quarter
-  // less memory traffic) where those fit in the same blocks as int8 residues.
+  // stay int32 sums (the reconstruction reduces them: no pass of its own per modulus, a fifth
+  // less memory traffic) up to kSumsMaxLimbs, where those fit in the same blocks as int8
+  // residues.
   const std::size_t room = workspace.bytes() - shifts_bytes;
   const auto blocks_for = [&](bool sums) {
     std::int64_t mb = m, nb = n;
@@ -359,12 +367,13 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
                              " bytes cannot hold even a 1 x 1 block with k = " + std::to_string(k) +
                              " and " + std::to_string(moduli) + " moduli");
   }
-  const bool sums = blocks_for(true) == std::pair<std::int64_t, std::int64_t>{mb, nb};
+  const bool sums_pay = el::table(moduli).limbs <= kSumsMaxLimbs;
+  const bool sums = sums_pay && blocks_for(true) == std::pair<std::int64_t, std::int64_t>{mb, nb};
   report.crt_product_sums = sums;
   report.block_rows = mb;
   report.block_cols = nb;
-  report.one_block_workspace = std::max(report.one_block_workspace,
-                                        shifts_bytes + block_bytes(moduli, m, n, k, !direct, true));
+  report.one_block_workspace = std::max(
+      report.one_block_workspace, shifts_bytes + block_bytes(moduli, m, n, k, !direct, sums_pay));
   std::size_t at = shifts_bytes;
   const auto take = [&](std::size_t bytes) {
     const std::size_t here = at;

@@ -1179,8 +1179,13 @@ TEST(CrtScheme, TunableAccuracyGrowsWithTheModuli) {
         reference);
     EXPECT_LT(error, previous) << moduli;
     EXPECT_EQ(report.gemms, moduli);
+    EXPECT_TRUE(report.crt_product_sums) << moduli;  // M in at most 6 limbs: int32 sums kept
     previous = error;
   }
+  Report wide;
+  run(*backend, {.mode = Mode::tunable, .splits = 30}, m, n, k, a, b, &wide);
+  EXPECT_EQ(el::table(30).limbs, 8);
+  EXPECT_FALSE(wide.crt_product_sums);  // past 6 limbs: reduced to int8 residues per modulus
   EXPECT_LE(previous, max_relative_error(plain_dgemm(m, n, k, a, b), reference) * 4);
 }
 

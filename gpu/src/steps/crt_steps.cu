@@ -379,8 +379,10 @@ __device__ int layer_residue(int v, const el::Modulus& m) {
 // moduli, 15.0-16.7 against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The table's
 // entries for a modulus are read once for the four elements (CrtSum::add). A batch of 16 guarded
 // by the count, or of 8 with the 15th and 16th layers guarded, took about 1 ms more at n = 16384
-// (124-128 registers, two blocks per multiprocessor; seventh round).
-constexpr int kLoadBatch = 8;
+// (124-128 registers, two blocks per multiprocessor; seventh round). Int32 sums in batches of 4:
+// 76 registers, as int8's 8 (a batch of 8 sums took 96).
+template <class Layer>
+constexpr int kLoadBatch = sizeof(Layer) == 1 ? 8 : 4;
 
 template <int B, int L, class Layer>
 __device__ void add_layers(const el::Table& table, const Layer* at, const std::size_t stride,
@@ -419,12 +421,13 @@ __global__ void __launch_bounds__(kThreads)
     int l = 0;
     if constexpr (Packed && W == 4) {
       if (valid == W) {
-        for (; l + kLoadBatch <= staged.count; l += kLoadBatch) {
-          add_layers<kLoadBatch>(staged, at, stride, l, sums);
+        constexpr int kBatch = kLoadBatch<Layer>;
+        for (; l + kBatch <= staged.count; l += kBatch) {
+          add_layers<kBatch>(staged, at, stride, l, sums);
         }
-        if (l + kLoadBatch / 2 <= staged.count) {
-          add_layers<kLoadBatch / 2>(staged, at, stride, l, sums);
-          l += kLoadBatch / 2;
+        if (l + kBatch / 2 <= staged.count) {
+          add_layers<kBatch / 2>(staged, at, stride, l, sums);
+          l += kBatch / 2;
         }
         for (; l < staged.count; ++l) add_layers<1>(staged, at, stride, l, sums);
       }
