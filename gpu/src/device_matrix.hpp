@@ -80,6 +80,32 @@ struct DeviceReal {
       return fp64::widen(reinterpret_cast<const std::uint32_t*>(data)[index(i, j)]);
     }
   }
+  // Four consecutive elements of the storage from `first` (a multiple of four, the data 16-byte
+  // aligned), as get_as reads them: two 16-byte loads of fp64, one of fp32, so that a warp has
+  // 1 KB of fp64 (512 bytes of fp32) in flight at once.
+  template <bool Fp64>
+  __device__ void load_four(std::int64_t first, double (&v)[4]) const {
+    if constexpr (Fp64) {
+      const auto* at = reinterpret_cast<const double2*>(data) + first / 2;
+      const double2 low = at[0], high = at[1];
+      v[0] = low.x;
+      v[1] = low.y;
+      v[2] = high.x;
+      v[3] = high.y;
+    } else {
+      const float4 f = reinterpret_cast<const float4*>(data)[first / 4];
+      v[0] = fp64::widen(__float_as_uint(f.x));
+      v[1] = fp64::widen(__float_as_uint(f.y));
+      v[2] = fp64::widen(__float_as_uint(f.z));
+      v[3] = fp64::widen(__float_as_uint(f.w));
+    }
+  }
+  // Whether load_four may read four elements at any multiple of four along the contiguous
+  // dimension: the data 16-byte aligned and every row or column too (the leading dimension even
+  // for fp64, a multiple of 4 for fp32).
+  bool four_aligned() const {
+    return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && ld % (fp64 ? 2 : 4) == 0;
+  }
   __device__ void set_bits(std::int64_t i, std::int64_t j, std::uint64_t bits) const {
     if (fp64) {
       reinterpret_cast<std::uint64_t*>(data)[index(i, j)] = bits;

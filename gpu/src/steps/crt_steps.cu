@@ -254,27 +254,6 @@ __device__ void scaled_chunks(el::ResidueChunks (&chunks)[W], const int valid, c
   }
 }
 
-// Four consecutive elements of x's storage from `first` (a multiple of four, 16-byte aligned):
-// two 16-byte loads of fp64, one of fp32, so that a warp has 1 KB of fp64 (512 bytes of fp32) in
-// flight at once.
-template <bool Fp64>
-__device__ void load_four(const DeviceReal& x, const std::int64_t first, double (&v)[4]) {
-  if constexpr (Fp64) {
-    const auto* at = reinterpret_cast<const double2*>(x.data) + first / 2;
-    const double2 low = at[0], high = at[1];
-    v[0] = low.x;
-    v[1] = low.y;
-    v[2] = high.x;
-    v[3] = high.y;
-  } else {
-    const float4 f = reinterpret_cast<const float4*>(x.data)[first / 4];
-    v[0] = fp64::widen(__float_as_uint(f.x));
-    v[1] = fp64::widen(__float_as_uint(f.y));
-    v[2] = fp64::widen(__float_as_uint(f.z));
-    v[3] = fp64::widen(__float_as_uint(f.w));
-  }
-}
-
 // Fp64: x holds fp64 (fp32 otherwise). vectors (W = 4): x is contiguous along the residues'
 // inner dimension with its data and leading dimension aligned for load_four. Measured on the H100
 // at n = 16384 (docs/results/int8-ozaki.md, seventh round): one element's load at a time left
@@ -297,7 +276,7 @@ __global__ void __launch_bounds__(kThreads)
     if constexpr (W == 4) {
       if (vectors && valid == W) {
         double v[4];
-        load_four<Fp64>(x, o * x.ld + p0, v);
+        x.load_four<Fp64>(o * x.ld + p0, v);
         scaled_chunks<W>(chunks, W, out_rows, rows, o, p0, shifts, [&](int w) { return v[w]; });
         store_residues<W, Packed>(targets, chunks, out_rows, o, p0, W);
         return;
@@ -404,6 +383,30 @@ __device__ void add_layers(const el::Table& table, const Layer* at, const std::s
   }
 }
 
+// The same for the first `valid` of W elements, one load each.
+template <int B, int W, int L, class Layer>
+__device__ void add_layer_elements(const el::Table& table, const Layer* at,
+                                   const std::size_t stride, const int first, const int valid,
+                                   el::CrtSum<L> (&sums)[W]) {
+  int values[B][W];
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+    const auto* layer = reinterpret_cast<const Layer*>(reinterpret_cast<const unsigned char*>(at) +
+                                                       (first + b) * stride);
+#pragma unroll
+    for (int w = 0; w < W; ++w) values[b][w] = w < valid ? layer[w] : 0;
+  }
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      if (w < valid) {
+        sums[w].add(table, first + b, layer_residue<Layer>(values[b][w], table.moduli[first + b]));
+      }
+    }
+  }
+}
+
 // W elements per thread down a column of dst (column major for the fast order); Packed (the
 // layers' start 16-byte aligned, their leading dimension a multiple of 4 and stride of 16 bytes,
 // W = 4): a full group's layers in batches of kLoadBatch, then of kLoadBatch / 2.
@@ -433,14 +436,13 @@ __global__ void __launch_bounds__(kThreads)
         for (; l < staged.count; ++l) add_layers<1>(staged, at, stride, l, sums);
       }
     }
-    for (; l < staged.count; ++l) {
-      const auto* layer =
-          reinterpret_cast<const Layer*>(reinterpret_cast<const unsigned char*>(at) + l * stride);
-#pragma unroll
-      for (int w = 0; w < W; ++w) {
-        if (w < valid) sums[w].add(staged, l, layer_residue<Layer>(layer[w], staged.moduli[l]));
-      }
+    // Otherwise element by element, kLoadBatch layers' loads in flight before they are summed
+    // (one at a time for a packed kernel's last, partial group: fewer registers for all).
+    constexpr int kElementBatch = Packed ? 1 : kLoadBatch<Layer>;
+    for (; l + kElementBatch <= staged.count; l += kElementBatch) {
+      add_layer_elements<kElementBatch, W>(staged, at, stride, l, valid, sums);
     }
+    for (; l < staged.count; ++l) add_layer_elements<1, W>(staged, at, stride, l, valid, sums);
 #pragma unroll
     for (int w = 0; w < W; ++w) {
       if (w < valid) {
@@ -584,9 +586,7 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
     const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
     if (in.row_major == out_rows || !one_layout) {
       if (one_layout && aligned) {
-        const std::uintptr_t bytes = reinterpret_cast<std::uintptr_t>(in.data);
-        const bool vectors =
-            in.row_major == out_rows && bytes % 16 == 0 && in.ld % (Fp64 ? 2 : 4) == 0;
+        const bool vectors = in.row_major == out_rows && in.four_aligned();
         residues_kernel<4, true, Fp64><<<staged_grid(outer, (inner + 3) / 4, true), kThreads>>>(
             in, rows, s, targets, vectors);
       } else {
