@@ -97,8 +97,8 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
     for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(el::kModuli[l], el::kModuli[j]), 1) << l << j;
   }
   // For every count: the weight w_l times m_l is M times the inverse of M / m_l modulo m_l, w_l
-  // is 1 modulo m_l and 0 modulo every other modulus, weight32 and offset32 are 2^32 w_l / M and
-  // 2^32 kCrtOffset / M rounded, M / 2 doubled is M, and M fills exactly `limbs` limbs.
+  // is 1 modulo m_l and 0 modulo every other modulus, weight16 and offset16 are 2^16 w_l / M and
+  // 2^16 kCrtOffset / M rounded, M / 2 doubled is M, and M fills exactly `limbs` limbs.
   const auto remainder = [](const std::uint32_t* x, int m) {
     std::uint64_t r = 0;
     for (int i = el::kLimbs - 1; i >= 0; --i) r = ((r << 32) | x[i]) % static_cast<unsigned>(m);
@@ -124,19 +124,15 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
       for (int j = 0; j < count; ++j) {
         EXPECT_EQ(remainder(t.weight[l], el::kModuli[j]), j == l ? 1 : 0) << count << " " << l;
       }
-      const std::int64_t error = std::int64_t{t.weight32[l]} * m - (std::int64_t{inverse} << 32);
+      const std::int64_t error = std::int64_t{t.weight16[l]} * m - std::int64_t{65536} * inverse;
       EXPECT_LE(2 * std::abs(error), m) << count << " " << l;
     }
-    if (el::product_bits(count) <= 55) {
-      const auto product =
-          static_cast<Int128>(std::uint64_t{t.product[0]} | std::uint64_t{t.product[1]} << 32);
-      const Int128 error = static_cast<Int128>(t.offset32) * product - (Int128{1} << 54);
-      EXPECT_LE(2 * (error < 0 ? -error : error), product) << count;
-      if (el::product_bits(count) <= 54) {
-        EXPECT_GT(t.offset32, 0u) << count;
-      }
+    if (el::product_bits(count) <= 25) {
+      const std::int64_t product = std::int64_t{t.product[0]} | std::int64_t{t.product[1]} << 32;
+      const std::int64_t error = std::int64_t{t.offset16} * product - (std::int64_t{1} << 24);
+      EXPECT_LE(2 * std::abs(error), product) << count;
     } else {
-      EXPECT_EQ(t.offset32, 0u) << count;
+      EXPECT_EQ(t.offset16, 0u) << count;
     }
     for (int i = 0; i < el::kLimbs; ++i) {
       const std::uint32_t doubled = (t.half[i] << 1) | (i > 0 ? t.half[i - 1] >> 31 : 0u);
@@ -248,13 +244,7 @@ double scaled_value(Int128 value, int shift) {
 
 // The residues of C' as reconstruct takes them: in (-m, m), sometimes symmetric, sometimes the
 // C++ remainder (the sign of C').
-// Which representatives residues_of gives: mixed (residues in (-m, m) and others below 2^22),
-// or each modulus's largest or least below 2^22 in magnitude (the estimate of round(S / M) in
-// CrtSum is furthest off when every u_l is near 2^23 or near 1).
-enum class Representatives { mixed, largest, least };
-
-std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng,
-                             Representatives pick = Representatives::mixed) {
+std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
   std::vector<int> r;
   for (int l = 0; l < count; ++l) {
     const int m = el::kModuli[l];
@@ -263,24 +253,6 @@ std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng,
       if (x < 0) x += m;
       if (x > (m - 1) / 2) x -= m;  // the symmetric residue; otherwise x in (-m, m) as it is
     }
-    // Any other representative below 2^22 in magnitude (as fold_sum gives them), the extreme
-    // ones among them.
-    constexpr int kTop = (1 << 22) - 1;
-    const int largest = x + (kTop - x) / m * m, least = x - (x + kTop) / m * m;
-    if (pick != Representatives::mixed) {
-      r.push_back(pick == Representatives::largest ? largest : least);
-      continue;
-    }
-    switch (rng() % 6) {
-      case 0:
-        x = least + m * std::uniform_int_distribution<int>(0, (largest - least) / m)(rng);
-        break;
-      case 1:
-        x = rng() % 2 == 0 ? largest : least;
-        break;
-      default:
-        break;
-    }
     r.push_back(x);
   }
   return r;
@@ -288,9 +260,7 @@ std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng,
 
 TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
   // C' = s (hi 2^64 + lo) with |C'| < 2^127, and the expected value from the correctly rounded
-  // Int128 -> double conversion scaled exactly; with 18 moduli (5 limbs) and 48 (12 limbs), the
-  // residues as residues_of gives them, every one the largest or the least representative
-  // below 2^22 in a fifth of the trials each.
+  // Int128 -> double conversion scaled exactly; with 18 moduli (5 limbs) and 48 (12 limbs).
   std::mt19937_64 rng(5);
   ASSERT_GE(el::product_bits(18), 129);
   for (const int count : {18, el::kMaxModuli}) {
@@ -308,10 +278,7 @@ TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
       }
       const bool negative = (trial & 1) != 0;
       const Int128 value = negative ? -static_cast<Int128>(mag) : static_cast<Int128>(mag);
-      const Representatives pick = trial % 5 == 1   ? Representatives::largest
-                                   : trial % 5 == 3 ? Representatives::least
-                                                    : Representatives::mixed;
-      const std::vector<int> residues = residues_of(value, count, rng, pick);
+      const std::vector<int> residues = residues_of(value, count, rng);
       const int shift = std::uniform_int_distribution<int>(-100, 300)(rng);
       const double got = el::reconstruct(
           t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
@@ -405,24 +372,15 @@ TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
       const UInt128 r = (static_cast<UInt128>(rng()) << 64) | rng();
       values.push_back(static_cast<Int128>(r % static_cast<UInt128>(product)) - half);
     }
-    int wide = 0;
     for (const Int128 value : values) {
-      for (const Representatives pick :
-           {Representatives::mixed, Representatives::largest, Representatives::least}) {
-        const std::vector<int> residues = residues_of(value, count, rng, pick);
-        for (const int x : residues) {
-          ASSERT_LT(std::abs(x), 1 << 22);
-          wide += std::abs(x) >= (1 << 21) ? 1 : 0;
-        }
-        const int shift = std::uniform_int_distribution<int>(-50, 150)(rng);
-        const double got = el::reconstruct(
-            t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
-        ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
-                  std::bit_cast<std::uint64_t>(scaled_value(value, shift)))
-            << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
-      }
+      const std::vector<int> residues = residues_of(value, count, rng);
+      const int shift = std::uniform_int_distribution<int>(-50, 150)(rng);
+      const double got = el::reconstruct(
+          t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
+                std::bit_cast<std::uint64_t>(scaled_value(value, shift)))
+          << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
     }
-    EXPECT_GT(wide, 2000) << count;  // representatives far outside (-m, m) were drawn
   }
 }
 

@@ -338,9 +338,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The reconstruction's layers: int8 residues, or int32 sums that it folds below 2^22 in
-// magnitude (fold_sum: what CrtSum adds) as it reads them. Word: four consecutive elements of a
-// layer, one load.
+// The reconstruction's layers: int8 residues, or int32 sums that it reduces (sum_residue) as it
+// reads them (crt_steps.hpp). Word: four consecutive elements of a layer, one load.
 template <class Layer>
 using LayerWord = std::conditional_t<sizeof(Layer) == 1, char4, int4>;
 
@@ -349,7 +348,7 @@ __device__ int layer_residue(int v, const el::Modulus& m) {
   if constexpr (sizeof(Layer) == 1) {
     return v;
   } else {
-    return el::fold_sum(v, m);
+    return el::sum_residue(v, m);
   }
 }
 

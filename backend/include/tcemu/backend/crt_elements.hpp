@@ -143,26 +143,24 @@ TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
 
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
-// The reconstruction (CrtSum) takes any integer t_l congruent to C' modulo m_l with |t_l| <
-// 2^22 (a residue, or an int32 sum folded by fold_sum), and adds u_l = t_l + kCrtOffset in
-// [1, 2^23).
-inline constexpr int kCrtOffset = 1 << 22;
+// Added to every residue r_l in (-m_l, m_l) of the reconstruction (CrtSum): u_l = r_l +
+// kCrtOffset in [1, 511].
+inline constexpr int kCrtOffset = 256;
 
 // What the reconstruction needs about the first `count` moduli (the moduli are pairwise
 // coprime): the moduli (a copy that device code can read, with what the reductions need),
 // cofactor_inverse[l] = (M / m_l)^-1 mod m_l, the CRT weights weight[l] = cofactor_inverse[l] M /
-// m_l (< M; 1 modulo m_l, 0 modulo every other modulus), weight32[l] = 2^32 weight[l] / M =
-// 2^32 cofactor_inverse[l] / m_l rounded to the nearest integer (below 2^32: cofactor_inverse[l]
-// <= m_l - 1), offset32 = 2^32 kCrtOffset / M rounded likewise, M and M / 2 (M is even: 256 is the
-// first modulus), all little-endian 32-bit limbs, and `limbs`, the limbs that hold M (M < 2^(32
-// limbs)).
+// m_l (< M; 1 modulo m_l, 0 modulo every other modulus), weight16[l] = 2^16 weight[l] / M =
+// 2^16 cofactor_inverse[l] / m_l rounded to the nearest integer, offset16 = 2^16 kCrtOffset / M
+// rounded likewise, M and M / 2 (M is even: 256 is the first modulus), all little-endian 32-bit
+// limbs, and `limbs`, the limbs that hold M (M < 2^(32 limbs)).
 struct Table {
   int count = 0;
   int limbs = 0;
   Modulus moduli[kMaxModuli] = {};
   std::uint8_t cofactor_inverse[kMaxModuli] = {};
-  std::uint32_t weight32[kMaxModuli] = {};
-  std::uint64_t offset32 = 0;
+  std::uint32_t weight16[kMaxModuli] = {};
+  std::uint32_t offset16 = 0;
   std::uint32_t weight[kMaxModuli][kLimbs] = {};
   std::uint32_t product[kLimbs] = {};
   std::uint32_t half[kLimbs] = {};
@@ -520,58 +518,51 @@ TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, const Modulus& 
   return residue(residue_chunks(scaled_integer(x, shift)), d);
 }
 
-// An integer congruent to an int32 sum p modulo m with magnitude below 2^22: p = h 2^17 + l with
-// h = p >> 17 in [-2^14, 2^14) and l in [0, 2^17), so t = h (2^17 mod m, symmetric: at most 128
-// in magnitude) + l is congruent to p with |t| < 2^21 + 2^17 < 2^22 (for 256, 2^17 mod 256 = 0:
-// t = l).
-TCEMU_HOST_DEVICE inline int fold_sum(std::int32_t p, const Modulus& d) {
-  return (p >> 17) * d.chunk17 + (p & 0x1FFFF);
-}
-
-// The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it.
+// The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it: p = h 2^17 + l
+// with h = p >> 17 in [-2^14, 2^14) and l in [0, 2^17), so t = h (2^17 mod m, symmetric: at most
+// 128 in magnitude) + l is congruent to p with |t| < 2^21 + 2^17 < 2^22 for symmetric_small.
 TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
-  return symmetric_small(fold_sum(p, d), d);
+  return symmetric_small((p >> 17) * d.chunk17 + (p & 0x1FFFF), d);
 }
 
-// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = t_l mod
-// m_l for the table's moduli, t_l = residues(l) with |t_l| < 2^22 (a residue, or fold_sum of an
-// int32 sum), ties to even; a zero is +0 (C' = 0, or a tiny C' 2^-shift rounded to zero: the sign
-// the BLAS epilogue gives every zero, so that the scheme may write C directly). L (>= t.limbs) is
-// the count of 32-bit limbs the arithmetic runs in.
+// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = r_l mod
+// m_l for the table's moduli, r_l = residues(l) in (-m_l, m_l) (sum_residue gives them), ties to
+// even; a zero is +0 (C' = 0, or a tiny C' 2^-shift rounded to zero: the sign the BLAS epilogue
+// gives every zero, so that the scheme may write C directly). L (>= t.limbs) is the count of
+// 32-bit limbs the arithmetic runs in.
 //
 // The CRT sum, without a reduction per modulus: the weights w_l = weight[l] sum to 1 modulo M
-// (modulo each m_j only w_j is nonzero, and it is 1), so with u_l = t_l + K in [1, 2^23), K =
-// kCrtOffset, S = sum_l u_l w_l is congruent to C' + K modulo M, and 0 <= S < count 2^23 M.
-// q = round((S - K) / M) is taken in 32-bit fixed point: E = sum_l u_l weight32_l (below 48 2^23
-// 2^32 < 2^61: uint64) is within sum_l u_l / 2 < 48 2^22 < 2^28 of 2^32 S / M (w_l / M =
-// cofactor_inverse_l / m_l), offset32 within 1/2 of 2^32 K / M, so q = floor((E - offset32) /
-// 2^32 + 1/2) lies within 1/2 + 2^-4 of (S - K) / M and D = S - K - q M in (-M, M): it is C', or
-// C' -+ M when C' lies near -+M/2; one correction each way brings D into [-M/2, M/2). Whatever
-// the estimate, D is then exactly C': the bits do not depend on the machine. Every limb sum
-// u_l w_l,i stays below count 2^55 < 2^61 (uint64), and |q| < 2^29 keeps each limb of q M below
-// 2^61: no int64 overflows before the carries are propagated.
+// (modulo each m_j only w_j is nonzero, and it is 1), so with u_l = r_l + kCrtOffset in
+// [1, 511], S = sum_l u_l w_l is congruent to C' + kCrtOffset modulo M, and 0 <= S < count 2^9 M.
+// q = round((S - kCrtOffset) / M) is taken in 16-bit fixed point: E = sum_l u_l weight16_l
+// (below 48 2^9 2^16 = 1.5 2^30: uint32) is within sum_l u_l / 2 < 48 2^8 of 2^16 S / M (w_l / M
+// = cofactor_inverse_l / m_l), offset16 within 1/2 of 2^16 kCrtOffset / M, so q = floor((E -
+// offset16) / 2^16 + 1/2) lies within 1/2 + 0.19 of (S - kCrtOffset) / M and D = S - kCrtOffset
+// - q M in (-M, M): it is C', or C' -+ M when C' lies near -+M/2; one correction each way brings
+// D into [-M/2, M/2). Whatever the estimate, D is then exactly C': the bits do not depend on the
+// machine. Every limb sum u_l w_l,i stays below count 2^41 < 2^47 (uint64) and each limb of q M
+// (|q| < 2^15) below 2^47: no int64 overflows before the carries are propagated.
 //
 // Split in two for callers that take several elements at once: CrtSum::add per modulus (the
 // table's entries for l read once for all of them), then round_crt_sum.
 template <int L>
 struct CrtSum {
   std::uint64_t limbs[L] = {};
-  std::uint64_t estimate = 0;
+  std::uint32_t estimate = 0;
 
   // u_l's terms: one multiply-add per limb and one for the estimate.
   TCEMU_HOST_DEVICE void add(const Table& t, int l, int r) {
     const auto u = static_cast<std::uint32_t>(r + kCrtOffset);
-    estimate += std::uint64_t{u} * t.weight32[l];
+    estimate += u * t.weight16[l];
     for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{u} * t.weight[l][i];
   }
 };
 
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
-  // floor((E - offset32) / 2^32 + 1/2), |E - offset32| < 2^61 (an arithmetic shift).
-  const std::int64_t q = (static_cast<std::int64_t>(s.estimate) -
-                          static_cast<std::int64_t>(t.offset32) + (std::int64_t{1} << 31)) >>
-                         32;
+  // floor((E - offset16) / 2^16 + 1/2), E - offset16 >= -2^16 (an arithmetic shift).
+  const std::int64_t q =
+      (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
   std::uint32_t c[L];
   std::int64_t carry = 0;
   for (int i = 0; i < L; ++i) {

@@ -87,7 +87,7 @@ class CrtSteps : public virtual MemorySpace {
   // The product modulo one modulus m = crt_elements::kModuli[modulus], from the exact product of
   // integer_gemm (a m x k s8 row major, b k x n s8 column major, k at most kIntegerGemmMaxK,
   // summed in int32); dst m x n, column major: s8 holds crt_elements::sum_residue((a b)_ij, m),
-  // s32 the int32 sums (a b)_ij themselves, which crt_reconstruct folds as it reads them (no
+  // s32 the int32 sums (a b)_ij themselves, which crt_reconstruct reduces as it reads them (no
   // pass over the sums of its own: the CRT scheme's choice where its workspace holds them).
   void crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                             const IntegerMatrix& dst);
@@ -113,7 +113,7 @@ class CrtSteps : public virtual MemorySpace {
 
   // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count layers
   // as crt_product_residues writes them, the l-th for the l-th modulus, column major: s8
-  // residues, or s32 sums folded by crt_elements::fold_sum) with shift shifts.rows_i +
+  // residues, or s32 sums reduced by crt_elements::sum_residue) with shift shifts.rows_i +
   // shifts.columns_j.
   void crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                        const RealMatrix& dst);
