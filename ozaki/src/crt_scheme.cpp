@@ -58,9 +58,10 @@ std::int64_t product_ld(std::int64_t rows, bool sums) {
 
 // The products stay int32 sums for the reconstruction where M takes at most this many 32-bit
 // limbs (24 moduli), where the GPU's reconstruction reads four elements a thread: measured on the
-// H200 at n = 16384 (docs/results/int8-ozaki.md, eighth round), the sums saved 4-9 ms of
-// reductions against 2-5 ms more reconstruction there, and cost 11-16 ms more reconstruction
-// with 27 and 34 moduli (7 and 9 limbs, one element a thread) against 7-11 ms saved.
+// H200 at n = 16384 (docs/results/int8-ozaki.md, eighth round), the sums took 4-9 ms off the
+// products phase (the reductions) against 3-5 ms more reconstruction there, and 11-16 ms more
+// reconstruction with 27 and 34 moduli (7 and 9 limbs, one element a thread) against about 11
+// ms off.
 constexpr int kSumsMaxLimbs = 6;
 
 // Workspace bytes of one block: residues of A (mb x k), B (k x nb) and their product (mb x nb,
