@@ -5,8 +5,9 @@
 //     from the bits the integers need; tunable: the user's count and the norm scaling
 //     (Backend::crt_norm_scale); dp: the norm scaling with the fewest moduli (at least those of
 //     kDpNormBits) whose gamma_A meets the bound of |A||B| from one more int8 GEMM, on the
-//     leading k / 16 terms where those suffice (dp_bound_bits below, crt_elements.hpp states the
-//     criterion and its proof), or the exact scaling when that takes no more moduli
+//     leading k / 16 terms where those ask for at most one modulus more than the least count
+//     (dp_bound_bits below, crt_elements.hpp states the criterion and its proof), or the exact
+//     scaling when that takes no more moduli
 //   for each block of rows of A:      int8 residues of the block for every modulus
 //     for each block of columns of B: int8 residues
 //       one crt_product_residues per modulus (the int8 GEMM; its int32 sums kept where the
@@ -85,12 +86,13 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
 
 // dp's bound from the leading k >> kLeadingShift terms of the inner dimension first, where k >=
 // kLeadingMinK: their quanta products are lower bounds of |A||B| as well (every term is >= 0),
-// so the need they give is at least the whole bound's (bound_need falls as the product grows)
-// and, when it is within the least count's gamma_A, the whole bound's is too: dp's count is the
-// least count either way, and the bound costs a sixteenth of its int8 GEMM and quanta (its need
-// pass still reads every element's sum). Measured at k = 8192 and 16384 (docs/results/
-// int8-ozaki.md, fifth and sixth rounds): phi <= 1 asks 49-50 bits of the whole bound and 53-55
-// of the leading sixteenth, within the least count's 58; phi >= 2 falls back to the whole bound.
+// so the need they give is at least the whole bound's (bound_need falls as the product grows):
+// a count that meets it meets the whole bound too. The bound then costs a sixteenth of its int8
+// GEMM and quanta (its need pass still reads every element's sum). dp takes it where it asks
+// for at most one modulus more than the least count (run_crt_scheme), the whole bound
+// otherwise. Measured at k = 8192 and 16384 (docs/results/int8-ozaki.md, fifth, sixth and ninth
+// rounds): phi <= 1 asks 49-50 bits of the whole bound and 53-55 of the leading sixteenth,
+// within the least count's 58; phi = 2 asks 56-57 and 60, within 16 moduli's 62.
 constexpr int kLeadingShift = 4;
 constexpr std::int64_t kLeadingMinK = 4096;
 
@@ -99,7 +101,7 @@ constexpr std::int64_t kLeadingMinK = 4096;
 // wrote: one pass over each) and crt_bound_need of their int8 product, in blocks of m and n that
 // fit in the workspace after its first `reserved` bytes (the exponents of every row and column
 // for two levels at the start, then one block's quanta of A and of B for two levels). First the
-// leading terms (above) at depth kShallowClip, returned when they ask at most `least_gamma`;
+// leading terms (above) at depth kShallowClip, returned when they ask at most `leading_gamma`;
 // then all of k at depth kShallowClip; when that leaves an element uncertified, every block
 // again with depths 0 and kDeepClip (each element's better one), so that the result does not
 // depend on the blocking. kNoNeed when no element needs any, kBoundUncertified when some
@@ -107,7 +109,7 @@ constexpr std::int64_t kLeadingMinK = 4096;
 // returned.
 int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& workspace,
                   std::size_t reserved, const VectorNorms& norms_a, const VectorNorms& norms_b,
-                  int least_gamma, Report& report) {
+                  int leading_gamma, Report& report) {
   namespace el = crt_elements;
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   const auto vector_bytes = [](std::int64_t size) {
@@ -202,7 +204,7 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
   };
   if (k >= kLeadingMinK) {
     const int leading = pass(1, k >> kLeadingShift);
-    if (leading <= least_gamma) return leading;
+    if (leading <= leading_gamma) return leading;
   }
   const int need = pass(1, k);
   return need == el::kBoundUncertified ? pass(2, k) : need;
@@ -306,8 +308,14 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     const int exact = exact_moduli(norm_scale(least, true));
     int wanted = least;
     if (exact > least) {
+      // The leading terms' bound is taken where it asks for at most one modulus more than the
+      // least count: one more modulus costs no more than the whole bound (the H200, ninth round
+      // of docs/results/int8-ozaki.md: at n = 16384 tunable 16 took 4.5-7.2 ms more than 15,
+      // the whole bound 7.3 ms of kernels and dp at phi = 2 9-12 ms more than tunable 15; at n
+      // = 8192 0.9-1.4 ms against about 0.9), and it is the more accurate product.
+      const int leading_gamma = norm_gammas(std::min(least + 1, el::kMaxModuli)).first;
       report.dp_bound_bits = dp_bound_bits(backend, problem, workspace, shifts_bytes + norms_bytes,
-                                           norms_a, norms_b, norm_gammas(least).first, report);
+                                           norms_a, norms_b, leading_gamma, report);
       while (wanted <= el::kMaxModuli && norm_gammas(wanted).first < report.dp_bound_bits) {
         ++wanted;
       }

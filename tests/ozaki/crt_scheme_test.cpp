@@ -259,15 +259,18 @@ std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
 }
 
 TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
-  // C' = s (hi 2^64 + lo) with |C'| < 2^127, and the expected value from the correctly rounded
-  // Int128 -> double conversion scaled exactly; with 18 moduli (5 limbs) and 48 (12 limbs).
+  // C' = s (hi 2^64 + lo) with |C'| < 2^127 (< M / 2), and the expected value from the correctly
+  // rounded Int128 -> double conversion scaled exactly; with 16 moduli (4 limbs: the 128-bit
+  // path, C' below 2^124), 18 (5 limbs) and 48 (12 limbs).
   std::mt19937_64 rng(5);
+  ASSERT_GE(el::product_bits(16), 125);
   ASSERT_GE(el::product_bits(18), 129);
-  for (const int count : {18, el::kMaxModuli}) {
+  for (const int count : {16, 18, el::kMaxModuli}) {
     const el::Table t = el::table(count);
+    const int most_bits = count == 16 ? 124 : 126;
     int ties = 0;
     for (int trial = 0; trial < 20000; ++trial) {
-      const int bits = std::uniform_int_distribution<int>(1, 126)(rng);
+      const int bits = std::uniform_int_distribution<int>(1, most_bits)(rng);
       UInt128 mag = (static_cast<UInt128>(rng()) << 64) | rng();
       mag >>= (128 - bits);
       if (trial % 4 == 0) {  // a tie at the 54th bit: 2^(bits-1) + 2^(bits-54) (+ 2^(bits-53))
@@ -316,17 +319,20 @@ TEST(CrtElements, ReconstructRoundsOnceIntoTheSubnormalRangeAndOverflowsToInf) {
   // The values round_crt_sum rounds outside binary64's normal range: onto the subnormal grid
   // (a rounding of its own, not the fast path's conversion then scaling) and past the largest
   // finite value; and next to both ends of the normal range, where the fast path scales.
+  // 16 moduli (4 limbs, the 128-bit path, C' below 2^124) and 18 (5 limbs).
   std::mt19937_64 rng(7);
-  const el::Table t = el::table(18);
+  const el::Table tables[2] = {el::table(16), el::table(18)};
   int subnormal = 0, overflow = 0, edge = 0;
-  for (int trial = 0; trial < 20000; ++trial) {
-    const int bits = std::uniform_int_distribution<int>(1, 126)(rng);
+  for (int trial = 0; trial < 40000; ++trial) {
+    const int count = trial < 20000 ? 16 : 18;
+    const el::Table& t = tables[trial < 20000 ? 0 : 1];
+    const int bits = std::uniform_int_distribution<int>(1, count == 16 ? 124 : 126)(rng);
     UInt128 mag = (static_cast<UInt128>(rng()) << 64) | rng();
     mag >>= (128 - bits);
     mag |= static_cast<UInt128>(1) << (bits - 1);
     const bool negative = (trial & 1) != 0;
     const Int128 value = negative ? -static_cast<Int128>(mag) : static_cast<Int128>(mag);
-    const std::vector<int> residues = residues_of(value, 18, rng);
+    const std::vector<int> residues = residues_of(value, count, rng);
     // The leading bit at 2^(bits - 1 - shift): below -1022 (subnormal), above 1023 (Inf), or
     // within 4 of either end.
     const int kind = trial % 3;
@@ -352,16 +358,32 @@ TEST(CrtElements, ReconstructRoundsOnceIntoTheSubnormalRangeAndOverflowsToInf) {
     ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
         << "bits " << bits << " shift " << shift;
   }
-  EXPECT_GT(subnormal, 5000);
-  EXPECT_GT(overflow, 5000);
-  EXPECT_GT(edge, 5000);
+  EXPECT_GT(subnormal, 10000);
+  EXPECT_GT(overflow, 10000);
+  EXPECT_GT(edge, 10000);
+}
+
+TEST(CrtElements, FourLimbProductsStayBelow2To126) {
+  // round_crt_sum_128's premise: every table of at most 4 limbs has M < 2^126, so D in (-M, M)
+  // is a 128-bit two's complement integer; the first table past it has 5 limbs.
+  int four_limb_tables = 0;
+  for (int count = 1; count <= el::kMaxModuli; ++count) {
+    if (el::table(count).limbs > 4) {
+      EXPECT_EQ(el::table(count).limbs, 5) << count;
+      break;
+    }
+    ++four_limb_tables;
+    EXPECT_LE(el::product_bits(count), 125) << count;
+  }
+  EXPECT_EQ(four_limb_tables, 16);
 }
 
 TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
-  // For 1 to 15 moduli (M < 2^127): C' at and next to -M/2 and M/2 - 1 (where the estimate of
-  // round(S / M) may be off by one and the correction runs) and spread over [-M/2, M/2).
+  // For 1 to 16 moduli (M < 2^126, every table of at most 4 limbs: the 128-bit path): C' at
+  // and next to -M/2 and M/2 - 1 (where the estimate of round(S / M) may be off by one and the
+  // correction runs) and spread over [-M/2, M/2).
   std::mt19937_64 rng(6);
-  for (int count = 1; count <= 15; ++count) {
+  for (int count = 1; count <= 16; ++count) {
     const el::Table t = el::table(count);
     Int128 product = 1;
     for (int l = 0; l < count; ++l) product *= el::kModuli[l];
@@ -1059,14 +1081,14 @@ TEST(CrtScheme, DpModuliGrowWithTheSpreadAndKeepFp64Accuracy) {
   }
 }
 
-// From k = 4096 on, dp's bound first sums the leading k / 16 terms: where they already ask for
-// no more than the least count's gamma_A (phi = 0.1: the whole bound asks at most that, so its
-// count is the least too) the call takes the least count and computes no more; where they ask
-// for more (phi = 4; phi = 2 asks within a few bits of the least count's 58) it takes the whole
-// bound. Either way the bits are tunable mode's with the count taken, the cpu backend's equal
+// From k = 4096 on, dp's bound first sums the leading k / 16 terms: where they ask for no more
+// than 16 moduli's gamma_A (one more than the least count, 15) the call takes their count and
+// computes no more (phi = 0.1: 15 moduli, as the whole bound; phi = 2: 16, where the whole
+// bound would give 15 or 16); where they ask for more (phi = 4) it takes the whole bound's
+// count. Either way the bits are tunable mode's with the count taken, the cpu backend's equal
 // the emulator's, and the whole bound's need (computed with the steps here) is at most the one
-// reported and gives the same count.
-TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesTheWholeBoundsCount) {
+// reported.
+TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesAtMostOneModulusMoreThanTheWholeBound) {
   const std::int64_t m = 6, n = 5, k = 8192;
   auto emulator = host::make_emulator_backend();
   auto cpu = host::make_cpu64_backend();
@@ -1093,7 +1115,16 @@ TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesTheWholeBoundsCount) {
                                   level.columns);
     return emulator->crt_bound_need(std::span<const BoundLevel>(&level, 1), k);
   };
-  for (const double phi : {0.1, 4.0}) {
+  // phi, whether the leading terms decide, the count taken (these inputs, measured here: the
+  // leading terms ask 53, 60, 63 or more, and more than 62 bits; the whole bound 49, 56, 57, 66).
+  struct Case {
+    double phi;
+    bool leading;
+    int moduli;
+  };
+  for (const Case c : {Case{0.1, true, 15}, Case{2.5, true, 16}, Case{3.0, false, 15},
+                       Case{5.0, false, 18}}) {
+    const double phi = c.phi;
     const auto a = phi_matrix(m, k, phi, 71), b = phi_matrix(k, n, phi, 72);
     Report report, on_cpu, tunable;
     const auto got = run(*emulator, {.mode = Mode::dp}, m, n, k, a, b, &report);
@@ -1101,14 +1132,20 @@ TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesTheWholeBoundsCount) {
                                   k, a, b));
     EXPECT_EQ(on_cpu.dp_bound_bits, report.dp_bound_bits);
     EXPECT_EQ(on_cpu.dp_bound_terms, report.dp_bound_terms);
-    EXPECT_EQ(report.dp_bound_terms, phi < 1 ? k / 16 : k) << "phi " << phi;
+    EXPECT_EQ(report.dp_bound_terms, c.leading ? k / 16 : k) << "phi " << phi;
     const int whole = whole_need(a, b);
     EXPECT_LE(whole, report.dp_bound_bits) << "phi " << phi;
-    EXPECT_EQ(report.slices_a, count_for(whole)) << "phi " << phi;
-    EXPECT_EQ(report.slices_a, phi < 1 ? 15 : count_for(report.dp_bound_bits)) << "phi " << phi;
-    EXPECT_GT(report.slices_a, phi < 1 ? 0 : 15) << "phi " << phi;
+    EXPECT_EQ(report.slices_a, c.moduli) << "phi " << phi;
+    EXPECT_EQ(report.slices_a, count_for(report.dp_bound_bits)) << "phi " << phi;
+    // The leading terms' count is the whole bound's or one more (phi = 2.5: 16 against 15);
+    // otherwise the whole bound's.
+    EXPECT_LE(report.slices_a - count_for(whole), c.leading ? 1 : 0) << "phi " << phi;
+    EXPECT_GE(report.slices_a, count_for(whole)) << "phi " << phi;
+    if (c.leading) {
+      EXPECT_LE(report.dp_bound_bits, (el::product_bits(16) - 1) / 2) << "phi " << phi;
+    }
     // The bound's GEMMs: one on the leading terms, one more on all of k where those did not do.
-    EXPECT_EQ(report.gemms, report.slices_a + (phi < 1 ? 1 : 2)) << "phi " << phi;
+    EXPECT_EQ(report.gemms, report.slices_a + (c.leading ? 1 : 2)) << "phi " << phi;
     EXPECT_TRUE(same_product_bits(
         got,
         run(*emulator, {.mode = Mode::tunable, .splits = report.slices_a}, m, n, k, a, b, &tunable),

@@ -558,8 +558,29 @@ struct CrtSum {
   }
 };
 
+// The binary64 number nearest to (-1)^negative |D| 2^-shift, |D| = (taken + f) 2^low_bit with f
+// in [0, 1), f > 0 exactly when sticky, which happens only when taken has 64 bits: then bits 10
+// .. 0 of taken lie below binary64's 53, so setting bit 0 for f keeps the round bit and the
+// sticky bit, and the conversion (round to nearest even, as every binary64 conversion of a
+// uint64 is here) gives RN(taken + f) (exactly taken when it has fewer bits). Scaling by 2^e
+// (fp64::scale) is exact while the result stays normal, so it is then RN of the magnitude;
+// round_nearest_even otherwise (the subnormal range and overflow, where scaling the rounded
+// value would round twice). A magnitude rounded to zero gives +0, as C' = 0 does.
+TCEMU_HOST_DEVICE inline double round_crt_window(bool negative, std::uint64_t taken, bool sticky,
+                                                 int low_bit, std::int64_t shift) {
+  const std::int64_t lsb = low_bit - shift;
+  constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
+  const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
+  const double rounded = static_cast<double>(taken | (sticky ? 1u : 0u));
+  const int field = static_cast<int>(fp64::bits(rounded) >> 52) + e;
+  if (field >= 1 && field <= 2046) return fp64::scale(negative ? -rounded : rounded, e);
+  const double tiny = fp64::round_nearest_even(negative, {taken, e, sticky});
+  return tiny == 0.0 ? 0.0 : tiny;
+}
+
 template <int L>
-TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
+TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
+                                            std::int64_t shift) {
   // floor((E - offset16) / 2^16 + 1/2), E - offset16 >= -2^16 (an arithmetic shift).
   const std::int64_t q =
       (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
@@ -627,21 +648,65 @@ TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::
       offset == 0 ? (w0 | (w1 << 32))
                   : ((w0 >> offset) | (w1 << (32 - offset)) | (w2 << (64 - offset)));
   const bool sticky = below || (offset != 0 && (w0 & ((std::uint64_t{1} << offset) - 1)) != 0);
-  const std::int64_t lsb = low_bit - shift;
-  constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
-  const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
-  // The magnitude is (taken + f) 2^e with f in [0, 1), f > 0 exactly when sticky, which happens
-  // only when taken has 64 bits: then bits 10 .. 0 of taken lie below binary64's 53, so setting
-  // bit 0 for f keeps the round bit and the sticky bit, and the conversion (round to nearest
-  // even, as every binary64 conversion of a uint64 is here) gives RN(taken + f) (exactly taken
-  // when it has fewer bits). Scaling by 2^e (fp64::scale) is exact while the result stays
-  // normal, so it is then RN of the magnitude; round_nearest_even otherwise (the subnormal range
-  // and overflow, where scaling the rounded value would round twice).
-  const double rounded = static_cast<double>(taken | (sticky ? 1u : 0u));
-  const int field = static_cast<int>(fp64::bits(rounded) >> 52) + e;
-  if (field >= 1 && field <= 2046) return fp64::scale(negative ? -rounded : rounded, e);
-  const double tiny = fp64::round_nearest_even(negative, {taken, e, sticky});
-  return tiny == 0.0 ? 0.0 : tiny;  // +0 for a magnitude rounded to zero, as for C' = 0
+  return round_crt_window(negative, taken, sticky, low_bit, shift);
+}
+
+// The same for at most 4 limbs (16 moduli: M < 2^126, CrtElements.FourLimbProductsStayBelow2To126)
+// in 128-bit integers, the result bit for bit round_crt_sum_limbs's: D = S - kCrtOffset - q M
+// lies in (-M, M), so the sum computed modulo 2^128 and read as two's complement is D itself
+// (no carry chain), the correction into [-M/2, M/2) is two comparisons, and the window of 64
+// bits from the leading one down comes from one count of leading zeros. About a third of the
+// limb path's instructions (SASS of one element on sm_90a); the reconstruction at 15 moduli
+// runs it.
+#if defined(__SIZEOF_INT128__)
+template <int L>
+TCEMU_HOST_DEVICE double round_crt_sum_128(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
+  static_assert(L <= 4, "M < 2^126 holds for at most 4 limbs");
+  __extension__ using Int128 = __int128;
+  __extension__ using UInt128 = unsigned __int128;
+  // q as in round_crt_sum_limbs: in [-1, 2^15), so each q M_i fits in an int64.
+  const auto q = static_cast<std::int32_t>(
+      (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16);
+  UInt128 sum = 0, product = 0;
+  for (int i = 0; i < L; ++i) {
+    const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) -
+                           static_cast<std::int64_t>(q) * std::int64_t{t.product[i]};
+    sum += static_cast<UInt128>(static_cast<Int128>(x)) << (32 * i);
+    product |= static_cast<UInt128>(t.product[i]) << (32 * i);
+  }
+  auto d = static_cast<Int128>(sum - kCrtOffset);
+  const auto half = static_cast<Int128>(product >> 1), m = static_cast<Int128>(product);
+  if (d >= half) {
+    d -= m;
+  } else if (d < -half) {
+    d += m;
+  }
+  const bool negative = d < 0;
+  const UInt128 magnitude = negative ? -static_cast<UInt128>(d) : static_cast<UInt128>(d);
+  const auto high = static_cast<std::uint64_t>(magnitude >> 64);
+  const auto low = static_cast<std::uint64_t>(magnitude);
+  // The window's lowest bit: 0 below 2^64 (taken = low, zero for D = 0: +0), otherwise 1 to 62
+  // (high < 2^62).
+  const int up = tcemu::detail::bit_width(high);
+  const std::uint64_t taken = up == 0 ? low : (high << (64 - up)) | (low >> up);
+  const bool sticky = up != 0 && (low << (64 - up)) != 0;
+  return round_crt_window(negative, taken, sticky, up, shift);
+}
+#endif
+
+// The binary64 number nearest to C' 2^-shift (round_crt_sum_limbs), by round_crt_sum_128 where
+// M fits it.
+template <int L>
+TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
+#if defined(__SIZEOF_INT128__)
+  if constexpr (L <= 4) {
+    return round_crt_sum_128<L>(t, s, shift);
+  } else {
+    return round_crt_sum_limbs<L>(t, s, shift);
+  }
+#else
+  return round_crt_sum_limbs<L>(t, s, shift);
+#endif
 }
 
 // One element: the sum over the table's moduli, rounded.
