@@ -212,7 +212,7 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
 
 }  // namespace
 
-void run_crt_scheme(Backend& backend, const Options& options, const Buffer& workspace,
+void run_crt_scheme(Backend& backend, const Options& options, Buffer& workspace,
                     const Problem& problem, Report& report) {
   namespace el = crt_elements;
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
@@ -273,6 +273,24 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     nonfinite = a.nonfinite || b.nonfinite;
     return a.exact_bits + b.exact_bits + w + 2;
   };
+  // dp's norm scaling for `count` moduli from the rho that its first one wrote (norms_a,
+  // norms_b), without another pass over A and B: that pass's bound shift, kNormBoundBits, is the
+  // one every count dp takes uses (norm_scale: gamma_a >= 58, half_w <= 9), so rho does not
+  // depend on the count and norm_shift(n_v, gamma) needs only rho (0 for an empty vector); a
+  // few kilobytes through the host. The shifts are norm_scale(count)'s, bit for bit.
+  const auto norm_shifts_from_rho = [&](int count) {
+    const auto [gamma_a, gamma_b] = norm_gammas(count);
+    const auto shift_vector = [&](const ExponentVector& rho, const ExponentVector& shifts,
+                                  int gamma) {
+      std::vector<std::int32_t> v(static_cast<std::size_t>(rho.size));
+      backend.copy_out(workspace, v.data(), v.size() * 4, rho.offset_bytes);
+      for (std::int32_t& x : v) x = el::norm_shift(el::VectorNorm{.rho = x}, gamma);
+      backend.copy_in(v.data(), workspace, v.size() * 4, shifts.offset_bytes);
+    };
+    shift_vector(rho_a, shifts_a, gamma_a);
+    shift_vector(rho_b, shifts_b, gamma_b);
+    report.slice_bits = gamma_a;
+  };
   // The fewest moduli whose product has `needed` bits (kMaxModuli + 1 when none has).
   const auto exact_moduli = [](int needed) {
     int count = 1;
@@ -328,7 +346,7 @@ void run_crt_scheme(Backend& backend, const Options& options, const Buffer& work
     } else {
       report.dp_bound_met = wanted <= el::kMaxModuli;
       moduli = std::min(wanted, el::kMaxModuli);
-      if (moduli != least) norm_scale(moduli);
+      if (moduli != least) norm_shifts_from_rho(moduli);
     }
   } else {
     const ScaleSummary a = backend.crt_scale(problem.a, SplitAxis::rows, kExact, shifts_a);

@@ -5,7 +5,7 @@
 
 namespace tcemu::ozaki::detail {
 
-void run_crt_scheme(Backend& backend, const Options& options, const Buffer& workspace,
+void run_crt_scheme(Backend& backend, const Options& options, Buffer& workspace,
                     const Problem& problem, Report& report);
 
 }  // namespace tcemu::ozaki::detail

@@ -457,7 +457,7 @@ void epilogue(const Context& c, const Plan& plan, const BlockProducts& products,
 }  // namespace
 
 void run_scheme(Backend& backend, const Products& products, const Options& options,
-                const Buffer& workspace, const Problem& problem, Report& report) {
+                Buffer& workspace, const Problem& problem, Report& report) {
   if (std::holds_alternative<CrtProducts>(products)) {
     run_crt_scheme(backend, options, workspace, problem, report);
     return;

@@ -32,6 +32,6 @@ inline RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std
 
 // Runs `problem` by the scheme `products` asks for (CrtProducts: run_crt_scheme).
 void run_scheme(Backend& backend, const Products& products, const Options& options,
-                const Buffer& workspace, const Problem& problem, Report& report);
+                Buffer& workspace, const Problem& problem, Report& report);
 
 }  // namespace tcemu::ozaki::detail

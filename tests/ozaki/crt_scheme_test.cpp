@@ -1122,8 +1122,8 @@ TEST(CrtScheme, DpBoundFromTheLeadingTermsTakesAtMostOneModulusMoreThanTheWholeB
     bool leading;
     int moduli;
   };
-  for (const Case c : {Case{0.1, true, 15}, Case{2.5, true, 16}, Case{3.0, false, 15},
-                       Case{5.0, false, 18}}) {
+  for (const Case c :
+       {Case{0.1, true, 15}, Case{2.5, true, 16}, Case{3.0, false, 15}, Case{5.0, false, 18}}) {
     const double phi = c.phi;
     const auto a = phi_matrix(m, k, phi, 71), b = phi_matrix(k, n, phi, 72);
     Report report, on_cpu, tunable;

@@ -580,7 +580,7 @@ TCEMU_HOST_DEVICE inline double round_crt_window(bool negative, std::uint64_t ta
 
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
-                                            std::int64_t shift) {
+                                             std::int64_t shift) {
   // floor((E - offset16) / 2^16 + 1/2), E - offset16 >= -2^16 (an arithmetic shift).
   const std::int64_t q =
       (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
