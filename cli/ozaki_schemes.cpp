@@ -114,8 +114,9 @@ GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
                          dp (default for dgemm-crt): rows of A and columns of B scaled by
                          their Euclidean norms, with the fewest moduli (15 or more) that keep
                          every element within DGEMM's classical bound k 2^-53 (|A||B|)_ij,
-                         judged from a lower bound of |A||B| by one more int8 GEMM (more
-                         moduli for widely spread inputs); cr's moduli when fewer; when the
+                         judged from a lower bound of |A||B| by one more int8 GEMM (on the
+                         leading k / 16 terms where those ask for at most one modulus more;
+                         more moduli for widely spread inputs); cr's moduli when fewer; when the
                          bound cannot be certified, cr's if they fit, else all 48 (reported);
                          tunable: --moduli N, scaled to the widest norms they allow
   --moduli N             tunable mode: N of the 48 moduli (a fixed count)

@@ -240,7 +240,8 @@ TEST(OzakiOnGpu, IntegerAndCrtProductsGiveTheEmulatorsBits) {
 // GPU's kernels and cublasGemmEx): the same bound, count and bits as the emulator's at every
 // spread, both layouts, the whole and in blocks (a small workspace), k a multiple of 4 and odd
 // (the transposed quanta's four-byte stores and their byte fallback), and k = 8192, where the
-// bound on the leading k / 16 terms decides (phi = 0.1) or hands over to the whole (phi = 4).
+// bound on the leading k / 16 terms decides (phi = 0.1: at most one modulus more than the least)
+// or hands over to the whole (phi = 4).
 TEST(OzakiOnGpu, CrtDpBoundGivesTheEmulatorsCountAndBits) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const auto gpu_backend = gpu::make_gpu_backend();

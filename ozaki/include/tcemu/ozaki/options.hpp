@@ -64,7 +64,9 @@ struct IntegerProducts {};
 // Euclidean norm the moduli allow, |C'| bounded by Cauchy-Schwarz). dp: the norm scaling with
 // the fewest moduli (15 or more) whose norms keep every element within DGEMM's classical bound
 // gamma_k (|A||B|)_ij, judged from a certified lower bound of |A||B| (one more int8 GEMM;
-// crt_elements.hpp, bound_need, states the criterion and its proof), or cr's exact scaling when
+// crt_elements.hpp, bound_need, states the criterion and its proof; for k >= 4096 on the
+// leading k / 16 terms where those ask for at most one modulus more than the least, which
+// costs less than the bound over all of k), or cr's exact scaling when
 // that takes no more moduli (then correctly rounded); where the bound cannot be certified, cr's
 // scaling if it fits, else all 48 moduli with Report::dp_bound_met false.
 struct CrtProducts {};
@@ -111,9 +113,9 @@ struct Report {
   int dp_bound_bits = 0;
   bool dp_bound_met = true;
   // The terms of the inner dimension that the bound behind dp_bound_bits summed: the leading
-  // k / 16 where those already asked for no more than the least count (for k >= 4096; then
-  // dp_bound_bits is their need, at least the whole bound's), otherwise k. 0 where no bound was
-  // computed (other modes, or cr's exact scaling taken before it; dp_bound_bits is then 0 too).
+  // k / 16 where those asked for at most one modulus more than the least count (for k >= 4096;
+  // then dp_bound_bits is their need, at least the whole bound's), otherwise k. 0 where no bound
+  // was computed (other modes, or cr's exact scaling taken before it; dp_bound_bits is then 0 too).
   std::int64_t dp_bound_terms = 0;
   // Ozaki-II: whether the products stayed int32 sums until the reconstruction reduced them (where
   // the workspace holds them in the blocks that int8 residues take), rather than being reduced
