@@ -655,9 +655,10 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
 // in 128-bit integers, the result bit for bit round_crt_sum_limbs's: D = S - kCrtOffset - q M
 // lies in (-M, M), so the sum computed modulo 2^128 and read as two's complement is D itself
 // (no carry chain), the correction into [-M/2, M/2) is two comparisons, and the window of 64
-// bits from the leading one down comes from one count of leading zeros. About a third of the
-// limb path's instructions (SASS of one element on sm_90a); the reconstruction at 15 moduli
-// runs it.
+// bits from the leading one down comes from one count of leading zeros. The GPU's int32-sum
+// reconstruction for 4 limbs (15 and 16 moduli): 2480 SASS instructions instead of 3032 (sm_90a,
+// static), 9.4-10.2 ms instead of 10.8-11.2 at n = 16384 on the H200 (docs/results/
+// int8-ozaki.md, ninth round).
 #if defined(__SIZEOF_INT128__)
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum_128(const Table& t, const CrtSum<L>& s, std::int64_t shift) {
