@@ -92,7 +92,8 @@ void lap(Backend& backend, std::chrono::steady_clock::time_point& last, double& 
 // for at most one modulus more than the least count (run_crt_scheme), the whole bound
 // otherwise. Measured at k = 8192 and 16384 (docs/results/int8-ozaki.md, fifth, sixth and ninth
 // rounds): phi <= 1 asks 49-50 bits of the whole bound and 53-55 of the leading sixteenth,
-// within the least count's 58; phi = 2 asks 56-57 and 60, within 16 moduli's 62.
+// within the least count's 58; phi = 2 asks 57 and 62 at n = 16384 (16 moduli's gamma_A is
+// 62) and 58 and more than 62 at n = 8192.
 constexpr int kLeadingShift = 4;
 constexpr std::int64_t kLeadingMinK = 4096;
 
@@ -327,10 +328,11 @@ void run_crt_scheme(Backend& backend, const Options& options, Buffer& workspace,
     int wanted = least;
     if (exact > least) {
       // The leading terms' bound is taken where it asks for at most one modulus more than the
-      // least count: one more modulus costs no more than the whole bound (the H200, ninth round
-      // of docs/results/int8-ozaki.md: at n = 16384 tunable 16 took 4.5-7.2 ms more than 15,
-      // the whole bound 7.3 ms of kernels and dp at phi = 2 9-12 ms more than tunable 15; at n
-      // = 8192 0.9-1.4 ms against about 0.9), and it is the more accurate product.
+      // least count: one more modulus costs no more than the whole bound, and it is the more
+      // accurate product (the H200, docs/results/int8-ozaki.md: at n = 16384 tunable 16 took
+      // 4.5-7.2 ms more than tunable 15 and the whole bound 7.3 ms of kernels, eighth round; dp
+      // with the whole bound at phi = 2 9-12 ms more than tunable 15, ninth round; at n = 8192
+      // tunable 16 0.9-1.4 ms more, dp at phi = 2 1.8 ms more with both bounds, eighth round).
       const int leading_gamma = norm_gammas(std::min(least + 1, el::kMaxModuli)).first;
       report.dp_bound_bits = dp_bound_bits(backend, problem, workspace, shifts_bytes + norms_bytes,
                                            norms_a, norms_b, leading_gamma, report);

@@ -556,6 +556,12 @@ struct CrtSum {
     estimate += u * t.weight16[l];
     for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{u} * t.weight[l][i];
   }
+
+  // q = floor((E - offset16) / 2^16 + 1/2), in [-1, 2^15): E - offset16 >= -2^16 (an arithmetic
+  // shift) and E < 1.5 2^30.
+  TCEMU_HOST_DEVICE std::int64_t quotient(const Table& t) const {
+    return (static_cast<std::int64_t>(estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
+  }
 };
 
 // The binary64 number nearest to (-1)^negative |D| 2^-shift, |D| = (taken + f) 2^low_bit with f
@@ -581,9 +587,7 @@ TCEMU_HOST_DEVICE inline double round_crt_window(bool negative, std::uint64_t ta
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
                                              std::int64_t shift) {
-  // floor((E - offset16) / 2^16 + 1/2), E - offset16 >= -2^16 (an arithmetic shift).
-  const std::int64_t q =
-      (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
+  const std::int64_t q = s.quotient(t);
   std::uint32_t c[L];
   std::int64_t carry = 0;
   for (int i = 0; i < L; ++i) {
@@ -665,9 +669,8 @@ TCEMU_HOST_DEVICE double round_crt_sum_128(const Table& t, const CrtSum<L>& s, s
   static_assert(L <= 4, "M < 2^126 holds for at most 4 limbs");
   __extension__ using Int128 = __int128;
   __extension__ using UInt128 = unsigned __int128;
-  // q as in round_crt_sum_limbs: in [-1, 2^15), so each q M_i fits in an int64.
-  const auto q = static_cast<std::int32_t>(
-      (static_cast<std::int64_t>(s.estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16);
+  // q in [-1, 2^15) (CrtSum::quotient): each q M_i fits in an int64.
+  const auto q = static_cast<std::int32_t>(s.quotient(t));
   UInt128 sum = 0, product = 0;
   for (int i = 0; i < L; ++i) {
     const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) -
