@@ -69,13 +69,15 @@ Table table(int count) {
     const int inverse = inverse_mod(remainder(w, m), m);
     t.cofactor_inverse[l] = static_cast<std::uint8_t>(inverse);
     multiply(w, inverse);  // (M / m_l) times its inverse: below M
-    t.weight16[l] = static_cast<std::uint32_t>((65536 * inverse + m / 2) / m);
+    // Below 2^32: inverse <= m - 1.
+    t.fraction[l] =
+        static_cast<std::uint32_t>(((static_cast<std::uint64_t>(inverse) << 32) + m / 2) / m);
   }
-  // 2^16 kCrtOffset / M rounded: 0 once M > 2^25 (so wherever M needs a second limb).
-  constexpr std::uint32_t kScaledOffset = 65536u * kCrtOffset;
-  const bool wide = std::any_of(t.product + 1, t.product + kLimbs, [](auto x) { return x != 0; });
-  const std::uint32_t low = t.product[0];
-  t.offset16 = wide || low > 2 * kScaledOffset ? 0 : (kScaledOffset + low / 2) / low;
+  // 2^32 kCrtOffset / M = 2^54 / M rounded: 0 once M > 2^55 (so wherever M needs a third limb).
+  constexpr std::uint64_t kScaledOffset = std::uint64_t{kCrtOffset} << 32;
+  const bool wide = std::any_of(t.product + 2, t.product + kLimbs, [](auto x) { return x != 0; });
+  const std::uint64_t low = t.product[0] | std::uint64_t{t.product[1]} << 32;
+  t.offset_fraction = wide || low > 2 * kScaledOffset ? 0 : (kScaledOffset + low / 2) / low;
   for (int i = 0; i < kLimbs; ++i) {  // M / 2 (M is even)
     t.half[i] = (t.product[i] >> 1) | (i + 1 < kLimbs ? t.product[i + 1] << 31 : 0u);
   }

@@ -180,8 +180,8 @@ void host_crt_reconstruct(const IntegerMatrixStack& residues, const crt_elements
         const auto residue = [&](int l) {
           const unsigned char* layer = first + static_cast<std::size_t>(l) * residues.stride_bytes;
           const auto at = static_cast<std::size_t>(j * ld + i);
-          return sums ? el::sum_residue(reinterpret_cast<const std::int32_t*>(layer)[at],
-                                        table.moduli[l])
+          return sums ? el::sum_congruent(reinterpret_cast<const std::int32_t*>(layer)[at],
+                                          table.moduli[l])
                       : static_cast<int>(reinterpret_cast<const std::int8_t*>(layer)[at]);
         };
         out.set(i, j, el::reconstruct(table, residue, std::int64_t{row_shift[i]} + col_shift[j]));

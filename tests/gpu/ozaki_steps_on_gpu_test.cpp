@@ -503,8 +503,10 @@ TEST_F(OzakiStepsOnGpu, ExactSumGivesTheHostsBits) {
 // Ozaki-II's products kept as int32 sums (crt_product_residues into s32: the GEMM writes them in
 // place where the leading dimension is a multiple of 4, through the scratch where it is not,
 // padding untouched) and the reconstruction of a stack of int32 layers (packed four-element
-// loads where the layers allow them; one element a thread from 7 limbs): the host's bits, and the
-// same values as from the int8 residues of the same layers.
+// words streamed through the ring where the layers allow them, a group cut by the last row among
+// them; one element a thread from 7 limbs): the host's bits, and the same values as from the int8
+// residues of the same layers. More than 512 columns give each thread several groups, so that the
+// ring's loads run into the next groups (two and more ahead with 3 moduli).
 TEST_F(OzakiStepsOnGpu, CrtProductSumsAndTheirReconstructionGiveTheHostsBits) {
   namespace el = crt_elements;
   std::mt19937_64 rng(12);
@@ -512,7 +514,8 @@ TEST_F(OzakiStepsOnGpu, CrtProductSumsAndTheirReconstructionGiveTheHostsBits) {
     std::int64_t m, n, k;
     int moduli;
   };
-  for (const Case c : {Case{64, 36, 100, 15}, Case{67, 9, 130, 3}, Case{8, 5, 40, 26}}) {
+  for (const Case c : {Case{64, 36, 100, 15}, Case{67, 9, 130, 3}, Case{8, 5, 40, 26},
+                       Case{10, 1030, 16, 3}, Case{12, 600, 16, 16}}) {
     const Twin ab = put(random_bytes(static_cast<std::size_t>(c.m * c.k + c.k * c.n), rng));
     for (const std::int64_t pad : {0, 1}) {
       const std::int64_t ld = (c.m + 3) / 4 * 4 + pad;

@@ -97,8 +97,8 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
     for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(el::kModuli[l], el::kModuli[j]), 1) << l << j;
   }
   // For every count: the weight w_l times m_l is M times the inverse of M / m_l modulo m_l, w_l
-  // is 1 modulo m_l and 0 modulo every other modulus, weight16 and offset16 are 2^16 w_l / M and
-  // 2^16 kCrtOffset / M rounded, M / 2 doubled is M, and M fills exactly `limbs` limbs.
+  // is 1 modulo m_l and 0 modulo every other modulus, fraction and offset_fraction are 2^32 w_l /
+  // M and 2^32 kCrtOffset / M rounded, M / 2 doubled is M, and M fills exactly `limbs` limbs.
   const auto remainder = [](const std::uint32_t* x, int m) {
     std::uint64_t r = 0;
     for (int i = el::kLimbs - 1; i >= 0; --i) r = ((r << 32) | x[i]) % static_cast<unsigned>(m);
@@ -124,15 +124,17 @@ TEST(CrtElements, ModuliArePairwiseCoprimeAndTheTableInvertsThem) {
       for (int j = 0; j < count; ++j) {
         EXPECT_EQ(remainder(t.weight[l], el::kModuli[j]), j == l ? 1 : 0) << count << " " << l;
       }
-      const std::int64_t error = std::int64_t{t.weight16[l]} * m - std::int64_t{65536} * inverse;
+      const std::int64_t error =
+          std::int64_t{t.fraction[l]} * m - (static_cast<std::int64_t>(inverse) << 32);
       EXPECT_LE(2 * std::abs(error), m) << count << " " << l;
     }
-    if (el::product_bits(count) <= 25) {
-      const std::int64_t product = std::int64_t{t.product[0]} | std::int64_t{t.product[1]} << 32;
-      const std::int64_t error = std::int64_t{t.offset16} * product - (std::int64_t{1} << 24);
-      EXPECT_LE(2 * std::abs(error), product) << count;
+    if (el::product_bits(count) <= 56) {
+      const auto product = static_cast<Int128>(t.product[0] | std::uint64_t{t.product[1]} << 32);
+      const Int128 error =
+          static_cast<Int128>(t.offset_fraction) * product - (static_cast<Int128>(1) << 54);
+      EXPECT_LE(2 * (error < 0 ? -error : error), product) << count;
     } else {
-      EXPECT_EQ(t.offset16, 0u) << count;
+      EXPECT_EQ(t.offset_fraction, 0u) << count;
     }
     for (int i = 0; i < el::kLimbs; ++i) {
       const std::uint32_t doubled = (t.half[i] << 1) | (i > 0 ? t.half[i - 1] >> 31 : 0u);
@@ -242,16 +244,27 @@ double scaled_value(Int128 value, int shift) {
   return std::ldexp(static_cast<double>(value), -shift);
 }
 
-// The residues of C' as reconstruct takes them: in (-m, m), sometimes symmetric, sometimes the
-// C++ remainder (the sign of C').
+// The residues of C' as reconstruct takes them, any integers congruent to C' below 2^22 in
+// magnitude: the symmetric residue, the C++ remainder (in (-m, m), the sign of C'), or either
+// plus a multiple of m (as sum_congruent gives them), the largest such multiple one time in
+// eight.
 std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
+  constexpr int kBound = (1 << 22) - 1;
   std::vector<int> r;
   for (int l = 0; l < count; ++l) {
     const int m = el::kModuli[l];
     auto x = static_cast<int>(value % m);
-    if (rng() % 2 == 0) {
+    const auto choice = rng() % 8;
+    if (choice % 2 == 0) {
       if (x < 0) x += m;
       if (x > (m - 1) / 2) x -= m;  // the symmetric residue; otherwise x in (-m, m) as it is
+    }
+    if (choice == 6) {
+      x += (kBound - x) / m * m;  // the largest below 2^22
+    } else if (choice == 7) {
+      x -= (kBound + x) / m * m;  // the smallest above -2^22
+    } else if (choice >= 4) {
+      x += m * std::uniform_int_distribution<int>(-kBound / m + 1, kBound / m - 1)(rng);
     }
     r.push_back(x);
   }
@@ -381,7 +394,8 @@ TEST(CrtElements, FourLimbProductsStayBelow2To126) {
 TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
   // For 1 to 16 moduli (M < 2^126, every table of at most 4 limbs: the 128-bit path): C' at
   // and next to -M/2 and M/2 - 1 (where the estimate of round(S / M) may be off by one and the
-  // correction runs) and spread over [-M/2, M/2).
+  // correction runs) and spread over [-M/2, M/2). The limb path (round_crt_sum_limbs) gives the
+  // same bits in 4 limbs and in 7 (zero limbs above M: up to 6 whole-limb moves).
   std::mt19937_64 rng(6);
   for (int count = 1; count <= 16; ++count) {
     const el::Table t = el::table(count);
@@ -401,6 +415,18 @@ TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
           t, [&](int l) { return residues[static_cast<std::size_t>(l)]; }, shift);
       ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
                 std::bit_cast<std::uint64_t>(scaled_value(value, shift)))
+          << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
+      el::CrtSum<4> four;
+      el::CrtSum<7> seven;
+      for (int l = 0; l < count; ++l) {
+        four.add(t, l, residues[static_cast<std::size_t>(l)]);
+        seven.add(t, l, residues[static_cast<std::size_t>(l)]);
+      }
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(el::round_crt_sum_limbs<4>(t, four, shift)),
+                std::bit_cast<std::uint64_t>(got))
+          << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(el::round_crt_sum_limbs<7>(t, seven, shift)),
+                std::bit_cast<std::uint64_t>(got))
           << count << " moduli, C' = " << static_cast<double>(value) << " shift " << shift;
     }
   }

@@ -1,5 +1,6 @@
 #include "steps/crt_steps.hpp"
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -193,48 +194,71 @@ __device__ void stage(const T& from, T& to) {
   __syncthreads();
 }
 
-// The residues of `valid` (<= W) elements for every target: elements o, p0 .. p0 + valid - 1
+// Stores residues r of `valid` (<= W) elements into target l: elements o, p0 .. p0 + valid - 1
 // in the order of the targets' layout (o the outer index, p along their contiguous dimension;
 // row i = o, column j = p when out_rows). Packed (every target in that layout, its data and
-// leading dimension multiples of 4, W = 4): a full group as one 4-byte store per modulus.
+// leading dimension multiples of 4, W = 4): a full group as one 4-byte store.
+template <int W, bool Packed>
+__device__ void store_target(const ResidueTargets& targets, const int l, const int (&r)[W],
+                             const bool out_rows, const std::int64_t o, const std::int64_t p0,
+                             const int valid) {
+  if constexpr (Packed && W == 4) {
+    if (valid == W) {
+      *reinterpret_cast<char4*>(targets.data[l] + o * targets.ld[l] + p0) =
+          make_char4(static_cast<signed char>(r[0]), static_cast<signed char>(r[1]),
+                     static_cast<signed char>(r[2]), static_cast<signed char>(r[3]));
+      return;
+    }
+  }
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    if (w >= valid) break;
+    const std::int64_t i = out_rows ? o : p0 + w, j = out_rows ? p0 + w : o;
+    const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
+    targets.data[l][at] = static_cast<std::int8_t>(r[w]);
+  }
+}
+
+// crt_elements::residue in its parts for every target, Powers where an element's integer has
+// 64 bits or more (rare): target 0 is modulus 256 (residue_256; crt_residues takes the moduli in
+// crt_elements::kModuli's order), every later one odd (residue_odd), each computed once for the
+// W elements.
+template <int W, bool Packed, bool Powers>
+__device__ void store_all_targets(const ResidueTargets& targets,
+                                  const el::ResidueChunks (&chunks)[W], const bool out_rows,
+                                  const std::int64_t o, const std::int64_t p0, const int valid) {
+  const auto store = [&](int l, int(&r)[W], const el::Modulus& d) {
+    if constexpr (Powers) {
+#pragma unroll
+      for (int w = 0; w < W; ++w) r[w] = el::with_power(r[w], chunks[w].power, d);
+    }
+    store_target<W, Packed>(targets, l, r, out_rows, o, p0, valid);
+  };
+  static_assert(el::kModuli[0] == 256);
+  int first[W];
+#pragma unroll
+  for (int w = 0; w < W; ++w) first[w] = el::residue_256(chunks[w]);
+  store(0, first, targets.moduli[0]);
+  for (int l = 1; l < targets.count; ++l) {
+    const el::Modulus d = targets.moduli[l];
+    int r[W];
+#pragma unroll
+    for (int w = 0; w < W; ++w) r[w] = el::residue_odd(chunks[w], d);
+    store(l, r, d);
+  }
+}
+
 template <int W, bool Packed>
 __device__ void store_residues(const ResidueTargets& targets, const el::ResidueChunks (&chunks)[W],
                                const bool out_rows, const std::int64_t o, const std::int64_t p0,
                                const int valid) {
-  // crt_elements::residue in its parts: the modulus's case once for the W elements, and the
-  // power of two (integers of 64 bits or more: rare) only where an element has one.
   bool powers = false;
 #pragma unroll
-  for (int w = 0; w < W; ++w) powers = powers || chunks[w].power > 0;
-  for (int l = 0; l < targets.count; ++l) {
-    const el::Modulus d = targets.moduli[l];
-    int r[W];
-    if (d.m == 256) {
-#pragma unroll
-      for (int w = 0; w < W; ++w) r[w] = el::residue_256(chunks[w]);
-    } else {
-#pragma unroll
-      for (int w = 0; w < W; ++w) r[w] = el::residue_odd(chunks[w], d);
-    }
-    if (powers) {
-#pragma unroll
-      for (int w = 0; w < W; ++w) r[w] = el::with_power(r[w], chunks[w].power, d);
-    }
-    if constexpr (Packed && W == 4) {
-      if (valid == W) {
-        *reinterpret_cast<char4*>(targets.data[l] + o * targets.ld[l] + p0) =
-            make_char4(static_cast<signed char>(r[0]), static_cast<signed char>(r[1]),
-                       static_cast<signed char>(r[2]), static_cast<signed char>(r[3]));
-        continue;
-      }
-    }
-#pragma unroll
-    for (int w = 0; w < W; ++w) {
-      if (w >= valid) break;
-      const std::int64_t i = out_rows ? o : p0 + w, j = out_rows ? p0 + w : o;
-      const std::int64_t at = targets.row_major[l] ? i * targets.ld[l] + j : j * targets.ld[l] + i;
-      targets.data[l][at] = static_cast<std::int8_t>(r[w]);
-    }
+  for (int w = 0; w < W; ++w) powers = powers || (w < valid && chunks[w].power > 0);
+  if (powers) {
+    store_all_targets<W, Packed, true>(targets, chunks, out_rows, o, p0, valid);
+  } else {
+    store_all_targets<W, Packed, false>(targets, chunks, out_rows, o, p0, valid);
   }
 }
 
@@ -338,51 +362,121 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The reconstruction's layers: int8 residues, or int32 sums that it reduces (sum_residue) as it
-// reads them (crt_steps.hpp). Word: four consecutive elements of a layer, one load.
+// The reconstruction's layers: int8 residues, or int32 sums that it takes as they are congruent
+// (sum_congruent: no reduction) as it reads them (crt_steps.hpp). Word: four consecutive
+// elements of a layer, one load.
 template <class Layer>
 using LayerWord = std::conditional_t<sizeof(Layer) == 1, char4, int4>;
 
 template <class Layer>
-__device__ int layer_residue(int v, const el::Modulus& m) {
+__device__ int layer_value(int v, const el::Modulus& m) {
   if constexpr (sizeof(Layer) == 1) {
     return v;
   } else {
-    return el::sum_residue(v, m);
+    return el::sum_congruent(v, m);
   }
 }
 
-// kLoadBatch layers' words (a group of four elements each) loaded before they are summed, so
-// that a thread has that many loads in flight rather than one (the H100, n = 16384, int8
-// residues, both in one call: the summation phase 8.4-8.5 ms with, 9.1-9.3 without for 15
-// moduli, 15.0-16.7 against 20.9-21.6 for cr's 24-25; docs/results/int8-ozaki.md). The table's
-// entries for a modulus are read once for the four elements (CrtSum::add). A batch of 16 guarded
-// by the count, or of 8 with the 15th and 16th layers guarded, took about 1 ms more at n = 16384
-// (124-128 registers, two blocks per multiprocessor; seventh round). Int32 sums in batches of 4:
-// 76 registers, as int8's 8 (a batch of 8 sums took 96).
+// The binary64 results of `valid` (<= W) elements i0 .. i0 + valid - 1 of column j.
+template <int W, int L>
+__device__ void store_rounded(const el::Table& table, const el::CrtSum<L> (&sums)[W],
+                              const std::int64_t i0, const std::int64_t j, const int valid,
+                              const std::int32_t* row_shifts, const std::int32_t* col_shifts,
+                              const DeviceReal& dst) {
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    if (w < valid) {
+      *dst.fp64_at(i0 + w, j) =
+          el::round_crt_sum<L>(table, sums[w], std::int64_t{row_shifts[i0 + w]} + col_shifts[j]);
+    }
+  }
+}
+
+// How many layer words a thread of reconstruct_streaming_kernel keeps in flight (32 KiB of
+// shared memory a block for int32 sums). On the H200 at n = 16384 (tenth round in
+// docs/results/int8-ozaki.md) the streaming took the 4-limb int32-sum kernel from 9.7-10.0 ms to
+// 9.1-9.7; it is issue-bound (Nsight: issue slots 67% busy, DRAM 55%), and the sums taken
+// without a reduction (sum_congruent) took it to 8.3-9.1.
+constexpr int kRing = 8;
+
+// The packed reconstruction (the layers' start aligned to a word, their leading dimension a
+// multiple of 4 and stride a multiple of a word): a thread sums four elements down a column of
+// dst (column major for the fast order), layer by layer, its next kRing layers' words on their
+// way (asynchronous copies into the thread's own slots of a shared-memory ring: the copy of the
+// (k + kRing)-th word of the thread's sequence of groups and layers is issued after the k-th is
+// summed, so the slot is free and kRing - 1 copies stay in flight, across groups). A group cut
+// by the last row loads only its rows (the copy fills the rest with zeros). The table's entries
+// for a modulus are read once for the four elements (CrtSum::add).
+template <int L, class Layer>
+__global__ void __launch_bounds__(kThreads)
+    reconstruct_streaming_kernel(const Layer* first, const std::size_t stride,
+                                 const std::int64_t ld, const el::Table table,
+                                 const std::int32_t* row_shifts, const std::int32_t* col_shifts,
+                                 const DeviceReal dst) {
+  using Word = LayerWord<Layer>;
+  __shared__ el::Table staged;
+  __shared__ Word ring[kRing][kThreads];
+  stage(table, staged);
+  const int count = staged.count;
+  const std::int64_t groups = (dst.rows + 3) / 4;
+  // The next word to load: layer load_layer of the group at `load` (its layer 0 at load_at).
+  ElementCursor load(groups, dst.cols, false), sum = load;
+  int load_layer = 0, load_rows = 0;
+  const unsigned char* load_at = nullptr;
+  const auto aim = [&] {
+    if (!load.valid()) return;
+    const std::int64_t i0 = load.i() * 4;
+    load_rows = static_cast<int>(std::min<std::int64_t>(4, dst.rows - i0));
+    load_at = reinterpret_cast<const unsigned char*>(first + load.j() * ld + i0);
+  };
+  // One commit a call, empty past the thread's last group: wait_prior counts commits.
+  const auto issue = [&](int slot) {
+    if (load.valid()) {
+      if (load_rows == 4) {
+        __pipeline_memcpy_async(&ring[slot][threadIdx.x], load_at, sizeof(Word));
+      } else {
+        __pipeline_memcpy_async(&ring[slot][threadIdx.x], load_at, sizeof(Word),
+                                (4 - load_rows) * sizeof(Layer));
+      }
+      load_at += stride;
+      if (++load_layer == count) {
+        load_layer = 0;
+        load.advance();
+        aim();
+      }
+    }
+    __pipeline_commit();
+  };
+  aim();
+  for (int slot = 0; slot < kRing; ++slot) issue(slot);
+  int slot = 0;
+  for (; sum.valid(); sum.advance()) {
+    el::CrtSum<L> sums[4];
+    for (int l = 0; l < count; ++l) {
+      __pipeline_wait_prior(kRing - 1);
+      const Word word = ring[slot][threadIdx.x];
+      const el::Modulus& m = staged.moduli[l];
+      sums[0].add(staged, l, layer_value<Layer>(word.x, m));
+      sums[1].add(staged, l, layer_value<Layer>(word.y, m));
+      sums[2].add(staged, l, layer_value<Layer>(word.z, m));
+      sums[3].add(staged, l, layer_value<Layer>(word.w, m));
+      issue(slot);  // after the sums: the slot is read
+      slot = slot + 1 == kRing ? 0 : slot + 1;
+    }
+    const std::int64_t i0 = sum.i() * 4;
+    store_rounded<4>(staged, sums, i0, sum.j(),
+                     static_cast<int>(std::min<std::int64_t>(4, dst.rows - i0)), row_shifts,
+                     col_shifts, dst);
+  }
+}
+
+// Layers that allow no packed word (an unaligned start, leading dimension or stride) or more
+// limbs than four elements' sums fit in registers: W elements per thread down a column of dst,
+// kLoadBatch layers' loads in flight before they are summed. Int8 residues in batches of 8,
+// int32 sums in batches of 4 (76 registers: H100, seventh round).
 template <class Layer>
 constexpr int kLoadBatch = sizeof(Layer) == 1 ? 8 : 4;
 
-template <int B, int L, class Layer>
-__device__ void add_layers(const el::Table& table, const Layer* at, const std::size_t stride,
-                           const int first, el::CrtSum<L> (&sums)[4]) {
-  LayerWord<Layer> words[B];
-#pragma unroll
-  for (int b = 0; b < B; ++b) {
-    words[b] = *reinterpret_cast<const LayerWord<Layer>*>(
-        reinterpret_cast<const unsigned char*>(at) + (first + b) * stride);
-  }
-#pragma unroll
-  for (int b = 0; b < B; ++b) {
-    const el::Modulus& m = table.moduli[first + b];
-    sums[0].add(table, first + b, layer_residue<Layer>(words[b].x, m));
-    sums[1].add(table, first + b, layer_residue<Layer>(words[b].y, m));
-    sums[2].add(table, first + b, layer_residue<Layer>(words[b].z, m));
-    sums[3].add(table, first + b, layer_residue<Layer>(words[b].w, m));
-  }
-}
-
-// The same for the first `valid` of W elements, one load each.
 template <int B, int W, int L, class Layer>
 __device__ void add_layer_elements(const el::Table& table, const Layer* at,
                                    const std::size_t stride, const int first, const int valid,
@@ -400,16 +494,13 @@ __device__ void add_layer_elements(const el::Table& table, const Layer* at,
 #pragma unroll
     for (int w = 0; w < W; ++w) {
       if (w < valid) {
-        sums[w].add(table, first + b, layer_residue<Layer>(values[b][w], table.moduli[first + b]));
+        sums[w].add(table, first + b, layer_value<Layer>(values[b][w], table.moduli[first + b]));
       }
     }
   }
 }
 
-// W elements per thread down a column of dst (column major for the fast order); Packed (the
-// layers' start 16-byte aligned, their leading dimension a multiple of 4 and stride of 16 bytes,
-// W = 4): a full group's layers in batches of kLoadBatch, then of kLoadBatch / 2.
-template <int L, int W, bool Packed, class Layer>
+template <int L, int W, class Layer>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(const Layer* first, const std::size_t stride, const std::int64_t ld,
                        const el::Table table, const std::int32_t* row_shifts,
@@ -421,59 +512,42 @@ __global__ void __launch_bounds__(kThreads)
     const int valid = static_cast<int>(std::min<std::int64_t>(W, dst.rows - i0));
     const Layer* at = first + j * ld + i0;
     el::CrtSum<L> sums[W];
+    constexpr int kBatch = kLoadBatch<Layer>;
     int l = 0;
-    if constexpr (Packed && W == 4) {
-      if (valid == W) {
-        constexpr int kBatch = kLoadBatch<Layer>;
-        for (; l + kBatch <= staged.count; l += kBatch) {
-          add_layers<kBatch>(staged, at, stride, l, sums);
-        }
-        if (l + kBatch / 2 <= staged.count) {
-          add_layers<kBatch / 2>(staged, at, stride, l, sums);
-          l += kBatch / 2;
-        }
-        for (; l < staged.count; ++l) add_layers<1>(staged, at, stride, l, sums);
-      }
-    }
-    // Otherwise element by element, kLoadBatch layers' loads in flight before they are summed
-    // (one at a time for a packed kernel's last, partial group: fewer registers for all).
-    constexpr int kElementBatch = Packed ? 1 : kLoadBatch<Layer>;
-    for (; l + kElementBatch <= staged.count; l += kElementBatch) {
-      add_layer_elements<kElementBatch, W>(staged, at, stride, l, valid, sums);
+    for (; l + kBatch <= staged.count; l += kBatch) {
+      add_layer_elements<kBatch, W>(staged, at, stride, l, valid, sums);
     }
     for (; l < staged.count; ++l) add_layer_elements<1, W>(staged, at, stride, l, valid, sums);
-#pragma unroll
-    for (int w = 0; w < W; ++w) {
-      if (w < valid) {
-        *dst.fp64_at(i0 + w, j) =
-            el::round_crt_sum<L>(staged, sums[w], std::int64_t{row_shifts[i0 + w]} + col_shifts[j]);
-      }
-    }
+    store_rounded<W>(staged, sums, i0, j, valid, row_shifts, col_shifts, dst);
   });
 }
 
-// Four elements per thread up to 6 limbs (24 moduli and more need more registers than that).
+// Packed layers up to 8 limbs: streamed, four elements a thread; otherwise four elements a
+// thread up to 6 limbs, one beyond (registers). For 7 limbs (cr's int8 residues) the streamed
+// kernel took 22 ms at n = 16384 on the H200, the ninth round's one-element kernel 16.4 with the
+// 32-bit estimate (tenth round: open).
 template <int L, class Layer>
 void launch_reconstruct(const IntegerMatrixStack& layers, const el::Table& table,
                         const OuterExponents& shifts, const DeviceReal& out) {
   const auto* first = reinterpret_cast<const Layer*>(
       static_cast<const unsigned char*>(layers.first.buffer->address()) +
       layers.first.offset_bytes);
-  constexpr int W = L <= 6 ? 4 : 1;
-  const dim3 grid = staged_grid((out.rows + W - 1) / W, out.cols, false);
   const std::int32_t* rows = device_exponents(shifts.rows);
   const std::int32_t* cols = device_exponents(shifts.columns);
-  constexpr std::size_t kWord = 4 * sizeof(Layer);
-  if constexpr (W == 4) {
+  constexpr std::size_t kWord = sizeof(LayerWord<Layer>);
+  if constexpr (L <= 8) {
     if (reinterpret_cast<std::uintptr_t>(first) % kWord == 0 && layers.first.ld % 4 == 0 &&
         layers.stride_bytes % kWord == 0) {
-      reconstruct_kernel<L, W, true, Layer>
-          <<<grid, kThreads>>>(first, layers.stride_bytes, layers.first.ld, table, rows, cols, out);
+      reconstruct_streaming_kernel<L, Layer>
+          <<<staged_grid((out.rows + 3) / 4, out.cols, false), kThreads>>>(
+              first, layers.stride_bytes, layers.first.ld, table, rows, cols, out);
       return;
     }
   }
-  reconstruct_kernel<L, W, false, Layer>
-      <<<grid, kThreads>>>(first, layers.stride_bytes, layers.first.ld, table, rows, cols, out);
+  constexpr int W = L <= 6 ? 4 : 1;
+  reconstruct_kernel<L, W, Layer>
+      <<<staged_grid((out.rows + W - 1) / W, out.cols, false), kThreads>>>(
+          first, layers.stride_bytes, layers.first.ld, table, rows, cols, out);
 }
 
 template <int L>

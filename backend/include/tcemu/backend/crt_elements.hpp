@@ -143,24 +143,24 @@ TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
 
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
-// Added to every residue r_l in (-m_l, m_l) of the reconstruction (CrtSum): u_l = r_l +
-// kCrtOffset in [1, 511].
-inline constexpr int kCrtOffset = 256;
+// Added to every value v_l (|v_l| < 2^22) that the reconstruction takes for modulus l (CrtSum):
+// u_l = v_l + kCrtOffset in [1, 2^23).
+inline constexpr int kCrtOffset = 1 << 22;
 
 // What the reconstruction needs about the first `count` moduli (the moduli are pairwise
 // coprime): the moduli (a copy that device code can read, with what the reductions need),
 // cofactor_inverse[l] = (M / m_l)^-1 mod m_l, the CRT weights weight[l] = cofactor_inverse[l] M /
-// m_l (< M; 1 modulo m_l, 0 modulo every other modulus), weight16[l] = 2^16 weight[l] / M =
-// 2^16 cofactor_inverse[l] / m_l rounded to the nearest integer, offset16 = 2^16 kCrtOffset / M
-// rounded likewise, M and M / 2 (M is even: 256 is the first modulus), all little-endian 32-bit
-// limbs, and `limbs`, the limbs that hold M (M < 2^(32 limbs)).
+// m_l (< M; 1 modulo m_l, 0 modulo every other modulus), fraction[l] = 2^32 weight[l] / M =
+// 2^32 cofactor_inverse[l] / m_l rounded to the nearest integer, offset_fraction = 2^32
+// kCrtOffset / M rounded likewise, M and M / 2 (M is even: 256 is the first modulus), all
+// little-endian 32-bit limbs, and `limbs`, the limbs that hold M (M < 2^(32 limbs)).
 struct Table {
   int count = 0;
   int limbs = 0;
   Modulus moduli[kMaxModuli] = {};
   std::uint8_t cofactor_inverse[kMaxModuli] = {};
-  std::uint32_t weight16[kMaxModuli] = {};
-  std::uint32_t offset16 = 0;
+  std::uint32_t fraction[kMaxModuli] = {};
+  std::uint64_t offset_fraction = 0;
   std::uint32_t weight[kMaxModuli][kLimbs] = {};
   std::uint32_t product[kLimbs] = {};
   std::uint32_t half[kLimbs] = {};
@@ -518,49 +518,58 @@ TCEMU_HOST_DEVICE inline int scaled_residue(double x, int shift, const Modulus& 
   return residue(residue_chunks(scaled_integer(x, shift)), d);
 }
 
-// The residue modulo m (symmetric) of an int32 sum p as integer_gemm computes it: p = h 2^17 + l
+// An integer congruent to an int32 sum p (as integer_gemm computes it) modulo m: p = h 2^17 + l
 // with h = p >> 17 in [-2^14, 2^14) and l in [0, 2^17), so t = h (2^17 mod m, symmetric: at most
-// 128 in magnitude) + l is congruent to p with |t| < 2^21 + 2^17 < 2^22 for symmetric_small.
-TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
-  return symmetric_small((p >> 17) * d.chunk17 + (p & 0x1FFFF), d);
+// 128 in magnitude) + l is congruent to p with |t| < 2^21 + 2^17 < 2^22.
+TCEMU_HOST_DEVICE inline int sum_congruent(std::int32_t p, const Modulus& d) {
+  return (p >> 17) * d.chunk17 + (p & 0x1FFFF);
 }
 
-// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = r_l mod
-// m_l for the table's moduli, r_l = residues(l) in (-m_l, m_l) (sum_residue gives them), ties to
-// even; a zero is +0 (C' = 0, or a tiny C' 2^-shift rounded to zero: the sign the BLAS epilogue
-// gives every zero, so that the scheme may write C directly). L (>= t.limbs) is the count of
-// 32-bit limbs the arithmetic runs in.
+// The residue modulo m (symmetric) of an int32 sum p: sum_congruent reduced by symmetric_small.
+TCEMU_HOST_DEVICE inline int sum_residue(std::int32_t p, const Modulus& d) {
+  return symmetric_small(sum_congruent(p, d), d);
+}
+
+// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = v_l mod
+// m_l for the table's moduli, v_l = residues(l) any integer with |v_l| < 2^22 (a residue in (-m_l,
+// m_l), or sum_congruent of an int32 sum: no reduction needed), ties to even; a zero is +0 (C' = 0,
+// or a tiny C' 2^-shift rounded to zero: the sign the BLAS epilogue gives every zero, so that the
+// scheme may write C directly). L (>= t.limbs) is the count of 32-bit limbs the arithmetic runs in.
 //
 // The CRT sum, without a reduction per modulus: the weights w_l = weight[l] sum to 1 modulo M
-// (modulo each m_j only w_j is nonzero, and it is 1), so with u_l = r_l + kCrtOffset in
-// [1, 511], S = sum_l u_l w_l is congruent to C' + kCrtOffset modulo M, and 0 <= S < count 2^9 M.
-// q = round((S - kCrtOffset) / M) is taken in 16-bit fixed point: E = sum_l u_l weight16_l
-// (below 48 2^9 2^16 = 1.5 2^30: uint32) is within sum_l u_l / 2 < 48 2^8 of 2^16 S / M (w_l / M
-// = cofactor_inverse_l / m_l), offset16 within 1/2 of 2^16 kCrtOffset / M, so q = floor((E -
-// offset16) / 2^16 + 1/2) lies within 1/2 + 0.19 of (S - kCrtOffset) / M and D = S - kCrtOffset
-// - q M in (-M, M): it is C', or C' -+ M when C' lies near -+M/2; one correction each way brings
-// D into [-M/2, M/2). Whatever the estimate, D is then exactly C': the bits do not depend on the
-// machine. Every limb sum u_l w_l,i stays below count 2^41 < 2^47 (uint64) and each limb of q M
-// (|q| < 2^15) below 2^47: no int64 overflows before the carries are propagated.
+// (modulo each m_j only w_j is nonzero, and it is 1), so with u_l = v_l + kCrtOffset in
+// [1, 2^23), S = sum_l u_l w_l is congruent to C' + kCrtOffset modulo M, and 0 <= S < count 2^23
+// M. q = round((S - kCrtOffset) / M) is taken in 32-bit fixed point: E = sum_l u_l fraction_l
+// (below 48 2^23 2^32 < 2^61: uint64) is within sum_l u_l / 2 < 48 2^22 of 2^32 S / M (w_l / M =
+// cofactor_inverse_l / m_l), offset_fraction within 1/2 of 2^32 kCrtOffset / M, so q = floor((E
+// - offset_fraction) / 2^32 + 1/2) lies within 1/2 + 48 2^-10 + 2^-33 < 0.55 of (S - kCrtOffset)
+// / M and D = S - kCrtOffset - q M in (-M, M): it is C', or C' -+ M when C' lies near -+M/2; one
+// correction each way brings D into [-M/2, M/2). Whatever the estimate, D is then exactly C': the
+// bits do not depend on the machine, nor on which v_l represent the residues. q lies in (-2^14 -
+// 2, 2^29) ((S - kCrtOffset) / M > -2^22 / 256 and < sum_l u_l), so every limb sum u_l w_l,i stays
+// below 48 2^55 < 2^61 (uint64) and each limb of q M below 2^61: no int64 overflows before the
+// carries are propagated.
 //
 // Split in two for callers that take several elements at once: CrtSum::add per modulus (the
 // table's entries for l read once for all of them), then round_crt_sum.
 template <int L>
 struct CrtSum {
   std::uint64_t limbs[L] = {};
-  std::uint32_t estimate = 0;
+  std::uint64_t estimate = 0;
 
-  // u_l's terms: one multiply-add per limb and one for the estimate.
-  TCEMU_HOST_DEVICE void add(const Table& t, int l, int r) {
-    const auto u = static_cast<std::uint32_t>(r + kCrtOffset);
-    estimate += u * t.weight16[l];
+  // u_l's terms: one 32 x 32 -> 64-bit multiply-add per limb and one for the estimate.
+  TCEMU_HOST_DEVICE void add(const Table& t, int l, int v) {
+    const auto u = static_cast<std::uint32_t>(v + kCrtOffset);
+    estimate += std::uint64_t{u} * t.fraction[l];
     for (int i = 0; i < L; ++i) limbs[i] += std::uint64_t{u} * t.weight[l][i];
   }
 
-  // q = floor((E - offset16) / 2^16 + 1/2), in [-1, 2^15): E - offset16 >= -2^16 (an arithmetic
-  // shift) and E < 1.5 2^30.
+  // q = floor((E - offset_fraction) / 2^32 + 1/2) (an arithmetic shift; E, offset_fraction <
+  // 2^61).
   TCEMU_HOST_DEVICE std::int64_t quotient(const Table& t) const {
-    return (static_cast<std::int64_t>(estimate) - std::int64_t{t.offset16} + (1 << 15)) >> 16;
+    return (static_cast<std::int64_t>(estimate) - static_cast<std::int64_t>(t.offset_fraction) +
+            (std::int64_t{1} << 31)) >>
+           32;
   }
 };
 
@@ -590,6 +599,7 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
   const std::int64_t q = s.quotient(t);
   std::uint32_t c[L];
   std::int64_t carry = 0;
+  TCEMU_UNROLL
   for (int i = 0; i < L; ++i) {
     const std::int64_t x = static_cast<std::int64_t>(s.limbs[i]) - q * std::int64_t{t.product[i]} -
                            (i == 0 ? kCrtOffset : 0) + carry;
@@ -600,22 +610,30 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
   bool negative = carry < 0;
   if (negative) {
     std::uint64_t borrow = 1;  // 2^(32 L) - c = ~c + 1
+    TCEMU_UNROLL
     for (int i = 0; i < L; ++i) {
       const std::uint64_t x = static_cast<std::uint64_t>(~c[i]) + borrow;
       c[i] = static_cast<std::uint32_t>(x);
       borrow = x >> 32;
     }
   }
-  // |D| against M / 2, from the top limb down. Not as a low-to-high loop keeping the last
-  // difference: GCC 12.2's loop vectorizer (-O2) miscompiles that condition reduction for L = 4
-  // and 8 (-O3: most L; clang 14 and GCC -fno-tree-loop-vectorize are right; reproducer in
-  // docs/validation.md), and CrtElements.ReconstructCoversTheWholeRangeUpToHalfTheProduct fails.
-  int compare = 0;
-  for (int i = L - 1; i >= 0 && compare == 0; --i) {
-    if (c[i] != t.half[i]) compare = c[i] > t.half[i] ? 1 : -1;
+  // |D| against M / 2 by the subtraction |D| - M / 2: |D| >= M / 2 when it borrows nothing
+  // out of the top limb, equal when every limb of the difference is zero. (Not as a loop that
+  // keeps the last or first differing limb: GCC 12.2's loop vectorizer (-O2) miscompiles that
+  // condition reduction for L = 4 and 8, reproducer in docs/validation.md; and an early exit
+  // from the top down left the limbs in local memory on the GPU.)
+  std::int64_t half_borrow = 0;
+  bool equal = true;
+  TCEMU_UNROLL
+  for (int i = 0; i < L; ++i) {
+    const std::int64_t x = std::int64_t{c[i]} - std::int64_t{t.half[i]} - half_borrow;
+    equal = equal && static_cast<std::uint32_t>(x) == 0;
+    half_borrow = x < 0 ? 1 : 0;
   }
+  const int compare = half_borrow != 0 ? -1 : equal ? 0 : 1;
   if ((!negative && compare >= 0) || (negative && compare > 0)) {  // D -+ M: magnitude M - |D|
     std::int64_t borrow = 0;
+    TCEMU_UNROLL
     for (int i = 0; i < L; ++i) {
       const std::int64_t x = std::int64_t{t.product[i]} - c[i] - borrow;
       c[i] = static_cast<std::uint32_t>(x);
@@ -623,36 +641,43 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
     }
     negative = !negative;
   }
-  // The limbs are read at compile-time indices only (unrolled loops with selects), so that a
-  // GPU keeps them in registers.
-  int top = -1;
-  std::uint32_t leading = 0;
-  for (int i = 0; i < L; ++i) {
-    if (c[i] != 0) {
-      top = i;
-      leading = c[i];
-    }
-  }
-  if (top < 0) return 0.0;
   // The magnitude as `taken` 2^low_bit plus a sticky bit for the nonzero bits below low_bit:
-  // the 64 bits from the leading one down (all of it when it has fewer than 64 bits).
-  const int msb = top * 32 + tcemu::detail::bit_width(leading) - 1;
-  const int low_bit = msb < 64 ? 0 : msb - 63;
-  const int word = low_bit / 32, offset = low_bit % 32;
-  // Bits low_bit .. low_bit + 63 lie in limbs word .. word + 2 (zero past the top).
-  std::uint64_t w0 = 0, w1 = 0, w2 = 0;
-  bool below = false;  // a nonzero limb under `word`
-  for (int i = 0; i < L; ++i) {
-    w0 = i == word ? c[i] : w0;
-    w1 = i == word + 1 ? c[i] : w1;
-    w2 = i == word + 2 ? c[i] : w2;
-    below = below || (i < word && c[i] != 0);
+  // the 64 bits from the leading one down (all of it when it has fewer than 64 bits). The limbs
+  // are read at compile-time indices only (unrolled loops with selects), so that a GPU keeps
+  // them in registers: a select loop on a computed limb index became an indexed load from local
+  // memory (nvcc 13, sm_90a: the reconstruction of 7 limbs took 23 ms instead of 14.5 at n =
+  // 16384, H200).
+  bool wide = false;  // |D| >= 2^64: a nonzero limb past the first two
+  TCEMU_UNROLL
+  for (int i = 2; i < L; ++i) wide = wide || c[i] != 0;
+  if (!wide) {
+    const std::uint64_t low = L > 1 ? c[0] | std::uint64_t{c[L > 1 ? 1 : 0]} << 32 : c[0];
+    return round_crt_window(negative, low, false, 0, shift);  // +0 for D = 0
   }
-  const std::uint64_t taken =
-      offset == 0 ? (w0 | (w1 << 32))
-                  : ((w0 >> offset) | (w1 << (32 - offset)) | (w2 << (64 - offset)));
-  const bool sticky = below || (offset != 0 && (w0 & ((std::uint64_t{1} << offset) - 1)) != 0);
-  return round_crt_window(negative, taken, sticky, low_bit, shift);
+  if constexpr (L >= 3) {
+    // Whole limbs up until the top one is nonzero (at most L - 3 moves: some limb >= 2 is).
+    int moved = 0;
+    TCEMU_UNROLL
+    for (int step = 0; step + 3 < L; ++step) {
+      const bool move = c[L - 1] == 0;
+      TCEMU_UNROLL
+      for (int i = L - 1; i > 0; --i) c[i] = move ? c[i - 1] : c[i];
+      c[0] = move ? 0u : c[0];
+      moved += move ? 1 : 0;
+    }
+    // The leading one is bit b of limb L - 1; the window is bits b + 1 .. b + 64 of the top
+    // three limbs (96 bits), the rest sticky.
+    const int b = tcemu::detail::bit_width(c[L - 1]) - 1;
+    const std::uint64_t top = std::uint64_t{c[L - 1]} << 32 | c[L - 2];
+    const std::uint64_t third = c[L - 3];
+    const std::uint64_t taken = top << (31 - b) | third >> (b + 1);
+    bool sticky = (third & ((std::uint64_t{2} << b) - 1)) != 0;
+    TCEMU_UNROLL
+    for (int i = 0; i + 3 < L; ++i) sticky = sticky || c[i] != 0;
+    const int low_bit = (L - 3 - moved) * 32 + b + 1;
+    return round_crt_window(negative, taken, sticky, low_bit, shift);
+  }
+  return 0.0;  // not reached: |D| >= 2^64 needs 3 limbs
 }
 
 // The same for at most 4 limbs (16 moduli: M < 2^126, CrtElements.FourLimbProductsStayBelow2To126)
@@ -669,7 +694,7 @@ TCEMU_HOST_DEVICE double round_crt_sum_128(const Table& t, const CrtSum<L>& s, s
   static_assert(L <= 4, "M < 2^126 holds for at most 4 limbs");
   __extension__ using Int128 = __int128;
   __extension__ using UInt128 = unsigned __int128;
-  // q in [-1, 2^15) (CrtSum::quotient): each q M_i fits in an int64.
+  // q in (-2^14 - 2, 2^29) (CrtSum): each q M_i fits in an int64.
   const auto q = static_cast<std::int32_t>(s.quotient(t));
   UInt128 sum = 0, product = 0;
   for (int i = 0; i < L; ++i) {

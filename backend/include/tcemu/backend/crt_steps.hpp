@@ -113,8 +113,8 @@ class CrtSteps : public virtual MemorySpace {
 
   // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count layers
   // as crt_product_residues writes them, the l-th for the l-th modulus, column major: s8
-  // residues, or s32 sums reduced by crt_elements::sum_residue) with shift shifts.rows_i +
-  // shifts.columns_j.
+  // residues, or s32 sums taken as crt_elements::sum_congruent gives them) with shift
+  // shifts.rows_i + shifts.columns_j.
   void crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                        const RealMatrix& dst);
 

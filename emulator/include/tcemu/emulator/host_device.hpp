@@ -8,3 +8,11 @@
 #else
 #define TCEMU_HOST_DEVICE
 #endif
+
+// TCEMU_UNROLL before a loop with a compile-time trip count: unrolled in device code, so that an
+// array it indexes stays in registers (CUTLASS_PRAGMA_UNROLL); nothing for host compilers.
+#if defined(__CUDA_ARCH__)
+#define TCEMU_UNROLL _Pragma("unroll")
+#else
+#define TCEMU_UNROLL
+#endif
