@@ -222,7 +222,9 @@ TEST(CrtElements, SymmetricSmallIsExactForEveryInputItTakes) {
   }
 }
 
-TEST(CrtElements, SumResidueIsTheSymmetricResidueOfTheInt32Sum) {
+// sum_residue is the symmetric residue of an int32 sum; sum_congruent (what the reconstruction
+// takes) is congruent to it with |v| < 2^22, reconstruct's bound, at the int32 extremes too.
+TEST(CrtElements, SumResidueIsSymmetricAndSumCongruentStaysBelow2To22) {
   std::mt19937_64 rng(4);
   std::vector<std::int32_t> sums = {0,         1,       -1,         INT32_MAX, INT32_MIN + 1,
                                     INT32_MIN, 1 << 16, -(1 << 16), 65535,     -65535};
@@ -234,6 +236,9 @@ TEST(CrtElements, SumResidueIsTheSymmetricResidueOfTheInt32Sum) {
       if (r < 0) r += m;
       if (r > (m - 1) / 2) r -= m;
       ASSERT_EQ(el::sum_residue(p, el::modulus(m)), r) << p << " mod " << m;
+      const int v = el::sum_congruent(p, el::modulus(m));
+      ASSERT_LT(std::abs(v), 1 << 22) << p << " mod " << m;
+      ASSERT_EQ(((std::int64_t{v} - p) % m + m) % m, 0) << p << " mod " << m;
     }
   }
 }
@@ -269,6 +274,30 @@ std::vector<int> residues_of(Int128 value, int count, std::mt19937_64& rng) {
     r.push_back(x);
   }
   return r;
+}
+
+// residues_of gives what it claims: every value congruent and below 2^22 in magnitude, residues
+// in (-m, m) and beyond, and values within m of either bound.
+TEST(CrtElements, ResiduesOfGivesEveryKindOfRepresentative) {
+  std::mt19937_64 rng(9);
+  int small = 0, beyond = 0, top = 0, bottom = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const auto value = static_cast<Int128>((static_cast<UInt128>(rng()) << 64) | rng()) >> 8;
+    const std::vector<int> residues = residues_of(value, 16, rng);
+    for (int l = 0; l < 16; ++l) {
+      const int m = el::kModuli[l], v = residues[static_cast<std::size_t>(l)];
+      ASSERT_LT(std::abs(v), 1 << 22);
+      ASSERT_EQ((static_cast<Int128>(v) - value) % m, 0);
+      small += std::abs(v) < m ? 1 : 0;
+      beyond += std::abs(v) >= m ? 1 : 0;
+      top += v > (1 << 22) - 1 - m ? 1 : 0;
+      bottom += v < -(1 << 22) + 1 + m ? 1 : 0;
+    }
+  }
+  EXPECT_GT(small, 10000);
+  EXPECT_GT(beyond, 10000);
+  EXPECT_GT(top, 2000);
+  EXPECT_GT(bottom, 2000);
 }
 
 TEST(CrtElements, ReconstructRoundsTheIntegerOnce) {
