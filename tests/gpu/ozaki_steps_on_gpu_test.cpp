@@ -504,9 +504,10 @@ TEST_F(OzakiStepsOnGpu, ExactSumGivesTheHostsBits) {
 // place where the leading dimension is a multiple of 4, through the scratch where it is not,
 // padding untouched) and the reconstruction of a stack of int32 layers (packed four-element
 // words streamed through the ring where the layers allow them, a group cut by the last row among
-// them; one element a thread from 7 limbs): the host's bits, and the same values as from the int8
-// residues of the same layers. More than 512 columns give each thread several groups, so that the
-// ring's loads run into the next groups (two and more ahead with 3 moduli).
+// them, up to 8 limbs; one element a thread from 7 limbs where the layers allow no packed word):
+// the host's bits, and the same values as from the int8 residues of the same layers. More than
+// 512 columns give each thread several groups, so that the ring's loads run into the next groups
+// (two and more ahead with 3 moduli).
 TEST_F(OzakiStepsOnGpu, CrtProductSumsAndTheirReconstructionGiveTheHostsBits) {
   namespace el = crt_elements;
   std::mt19937_64 rng(12);

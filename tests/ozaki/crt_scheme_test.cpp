@@ -424,7 +424,7 @@ TEST(CrtElements, ReconstructCoversTheWholeRangeUpToHalfTheProduct) {
   // For 1 to 16 moduli (M < 2^126, every table of at most 4 limbs: the 128-bit path): C' at
   // and next to -M/2 and M/2 - 1 (where the estimate of round(S / M) may be off by one and the
   // correction runs) and spread over [-M/2, M/2). The limb path (round_crt_sum_limbs) gives the
-  // same bits in 4 limbs and in 7 (zero limbs above M: up to 6 whole-limb moves).
+  // same bits in 4 limbs and in 7 (zero limbs above M: up to 4 whole-limb moves).
   std::mt19937_64 rng(6);
   for (int count = 1; count <= 16; ++count) {
     const el::Table t = el::table(count);

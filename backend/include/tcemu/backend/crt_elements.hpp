@@ -644,9 +644,9 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
   // The magnitude as `taken` 2^low_bit plus a sticky bit for the nonzero bits below low_bit:
   // the 64 bits from the leading one down (all of it when it has fewer than 64 bits). The limbs
   // are read at compile-time indices only (unrolled loops with selects), so that a GPU keeps
-  // them in registers: a select loop on a computed limb index became an indexed load from local
-  // memory (nvcc 13, sm_90a: the reconstruction of 7 limbs took 23 ms instead of 14.5 at n =
-  // 16384, H200).
+  // them in registers: a select loop on a computed limb index became indexed loads from local
+  // memory (nvcc 13, sm_90a, cuobjdump: 20-32 LDL in the code of the 5- to 8-limb kernels; the
+  // 7-limb streamed kernel took 23.5-24.0 ms with them, 22.0 without, n = 16384 on the H200).
   bool wide = false;  // |D| >= 2^64: a nonzero limb past the first two
   TCEMU_UNROLL
   for (int i = 2; i < L; ++i) wide = wide || c[i] != 0;
