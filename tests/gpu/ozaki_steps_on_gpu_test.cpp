@@ -597,6 +597,93 @@ TEST_F(OzakiStepsOnGpu, CrtProductSumsAndTheirReconstructionGiveTheHostsBits) {
   }
 }
 
+// crt_residues of fp64 and fp32 matrices holding every kind of element, with shifts far apart:
+// integers that round to zero, that fit in 64 bits and that carry a power of two (the chunks'
+// weights from the kernels' table below kTablePowers, 2^power mod m computed beyond), into up to
+// 48 moduli's residues in every kernel's layouts: the same layout as x (four elements a thread,
+// packed where every target is aligned; one element a thread where not) and the transposed one
+// (the tiles); padding stays untouched.
+TEST_F(OzakiStepsOnGpu, CrtResiduesGiveTheHostsBits) {
+  namespace el = crt_elements;
+  std::mt19937_64 rng(21);
+  struct Case {
+    std::int64_t rows, cols;
+    SplitAxis axis;
+    Layout in, out;
+    std::int64_t in_pad, out_pad;
+    Real type;
+    int moduli;
+  };
+  const auto rows = SplitAxis::rows, columns = SplitAxis::columns;
+  const auto rm = Layout::row_major, cm = Layout::column_major;
+  const std::vector<Case> cases = {
+      {37, 132, rows, rm, rm, 0, 0, Real::fp64, 48},     // four a thread, vector loads
+      {37, 132, rows, rm, rm, 1, 0, Real::fp64, 27},     // four a thread, one load each
+      {37, 130, rows, rm, rm, 1, 1, Real::fp64, 27},     // one a thread
+      {130, 37, rows, cm, rm, 1, 3, Real::fp64, 27},     // tiles, packed stores
+      {130, 37, columns, rm, cm, 0, 0, Real::fp64, 5},   // tiles, byte stores
+      {132, 37, columns, cm, cm, 0, 0, Real::fp64, 16},  // B's layout, vector loads
+      {64, 40, columns, cm, cm, 0, 0, Real::fp32, 20}};
+  int table_powers = 0, computed_powers = 0, zeros = 0;
+  for (const Case& c : cases) {
+    const Shape xs = shape(c.rows, c.cols, c.in, c.in_pad);
+    const Bytes x_bytes = real_bytes_of(xs, c.type, rng, 0.05);
+    const bool by_rows = c.axis == SplitAxis::rows;
+    const std::int64_t vectors = by_rows ? c.rows : c.cols;
+    // A third of the shifts small, a third making powers of the table, a third anything.
+    std::vector<std::int32_t> shifts(static_cast<std::size_t>(vectors));
+    for (std::int32_t& shift : shifts) {
+      const auto draw = [&](int count) { return static_cast<std::int32_t>(rng() % count); };
+      const int kind = draw(3);
+      shift = kind == 0 ? draw(41) - 20 : kind == 1 ? draw(381) + 40 : draw(2201) - 1100;
+    }
+    Bytes shift_bytes(shifts.size() * 4);
+    std::memcpy(shift_bytes.data(), shifts.data(), shift_bytes.size());
+    for (std::int64_t i = 0; i < c.rows; ++i) {
+      for (std::int64_t j = 0; j < c.cols; ++j) {
+        double x = 0;
+        if (c.type == Real::fp64) {
+          std::memcpy(&x, x_bytes.data() + xs.index(i, j) * 8, 8);
+        } else {
+          float f = 0;
+          std::memcpy(&f, x_bytes.data() + xs.index(i, j) * 4, 4);
+          x = f;
+        }
+        const el::ScaledInteger a =
+            el::scaled_integer(x, shifts[static_cast<std::size_t>(by_rows ? i : j)]);
+        table_powers += a.power > 0 && a.power < el::kTablePowers ? 1 : 0;
+        computed_powers += a.power >= el::kTablePowers ? 1 : 0;
+        zeros += a.magnitude == 0 ? 1 : 0;
+      }
+    }
+    const Twin x = put(x_bytes), sh = put(shift_bytes);
+    const Shape os = shape(c.rows, c.cols, c.out, c.out_pad);
+    const std::size_t stride = storage_elements(os);
+    const Twin out = put(random_bytes(stride * static_cast<std::size_t>(c.moduli), rng));
+    for (int b = 0; b < 2; ++b) {
+      std::vector<IntegerMatrix> targets;
+      for (int l = 0; l < c.moduli; ++l) {
+        targets.push_back({&out.on[b], static_cast<std::size_t>(l) * stride, Integer::s8, c.rows,
+                           c.cols, os.ld, os.layout});
+      }
+      backends_[b]->crt_residues(real(x, b, xs, c.type), c.axis, {&sh.on[b], 0, vectors}, targets);
+    }
+    EXPECT_TRUE(same_on_both(
+        out, os, 1, c.moduli,
+        [&](std::int64_t, std::int64_t i, std::int64_t j) {
+          return "x " + element_hex(x_bytes, xs.index(i, j), real_bytes(c.type)) + ", shift " +
+                 std::to_string(shifts[static_cast<std::size_t>(by_rows ? i : j)]);
+        },
+        [](std::uint64_t v) { return std::to_string(static_cast<std::int8_t>(v)); }))
+        << c.rows << " x " << c.cols << (by_rows ? " rows" : " columns") << ", x ld " << xs.ld
+        << ", " << c.moduli << " moduli, residues ld " << os.ld;
+  }
+  // The cases the test claims: powers looked up and computed, and integers rounded to zero.
+  EXPECT_GT(table_powers, 1000);
+  EXPECT_GT(computed_powers, 1000);
+  EXPECT_GT(zeros, 1000);
+}
+
 TEST_F(OzakiStepsOnGpu, EpilogueGivesTheHostsBits) {
   std::mt19937_64 rng(6);
   const std::int64_t m = 50, n = 30, k = 40;

@@ -188,6 +188,63 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
             el::power_of_two_mod(26, el::modulus(255)));
 }
 
+// The compile-time table of 2^e mod m (crt_elements.hpp, power_residues): symmetric and
+// congruent to power_of_two_mod, which is checked against 2^e mod m in 128-bit integers where
+// those hold 2^e; the table covers the powers of every integer below M (< 2^384) that
+// scaled_integer gives a power.
+TEST(CrtElements, PowerResiduesAreTwoToThePowerModM) {
+  constexpr el::PowerResidues table = el::power_residues();
+  static_assert(el::kTablePowers + 52 >= 384);
+  for (int l = 0; l < el::kMaxModuli; ++l) {
+    const el::Modulus d = el::modulus(el::kModuli[l]);
+    for (int e = 0; e < el::kPowerResidueCount; ++e) {
+      const int expected = el::power_of_two_mod(e, d), got = table.of[l][e];
+      ASSERT_EQ((got - expected) % d.m, 0) << "m = " << d.m << ", e = " << e;
+      ASSERT_TRUE(-(d.m / 2) <= got && got <= (d.m - 1) / 2) << "m = " << d.m << ", e = " << e;
+      if (e < 128) {
+        const UInt128 two = static_cast<UInt128>(1) << e;
+        ASSERT_EQ(static_cast<int>(two % static_cast<unsigned>(d.m)), expected)
+            << "m = " << d.m << ", e = " << e;
+      }
+    }
+  }
+}
+
+// table_chunk_sum's residue (reduce_odd, or the low byte for 256) is residue's for every modulus,
+// on integers with powers from 1 to kTablePowers - 1 and without (power 0), the largest chunks
+// and both signs, and the weighted sum stays below 2^31 (chunk_sum's bound).
+TEST(CrtElements, TableChunkSumGivesTheResidueOfEveryPower) {
+  constexpr el::PowerResidues table = el::power_residues();
+  const auto read = [](const std::int8_t* at) { return static_cast<int>(*at); };
+  std::mt19937_64 rng(33);
+  int powers = 0, top = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    el::ScaledInteger a;
+    a.magnitude = trial % 7 == 0 ? (std::uint64_t{1} << 53) - 1 : rng() >> (11 + rng() % 53);
+    a.power = trial % 5 == 0 ? 0 : 1 + static_cast<int>(rng() % (el::kTablePowers - 1));
+    if (trial % 3 == 0) a.power = el::kTablePowers - 1;
+    if (a.power == 0 && trial % 2 == 0) a.magnitude = ~std::uint64_t{0};  // 64 bits, no power
+    a.negative = rng() % 2 == 0;
+    const el::ResidueChunks c = el::residue_chunks(a);
+    powers += c.power > 0 ? 1 : 0;
+    top = std::max(top, c.power);
+    for (int l = 0; l < el::kMaxModuli; ++l) {
+      const el::Modulus d = el::modulus(el::kModuli[l]);
+      const int u = el::table_chunk_sum(c, table.of[l], read);
+      const std::int64_t wide = std::int64_t{c.chunk[0]} * table.of[l][c.power] +
+                                std::int64_t{c.chunk[1]} * table.of[l][c.power + 22] +
+                                std::int64_t{c.chunk[2]} * table.of[l][c.power + 44];
+      ASSERT_EQ(u, wide);
+      ASSERT_LT(std::abs(wide), std::int64_t{1} << 31);
+      const int r = d.m == 256 ? static_cast<std::int8_t>(u) : el::reduce_odd(u, d);
+      ASSERT_EQ(r, el::residue(c, d)) << "m = " << d.m << ", power " << c.power << ", magnitude "
+                                      << a.magnitude << (a.negative ? " negative" : "");
+    }
+  }
+  EXPECT_GT(powers, 10000);
+  EXPECT_EQ(top, el::kTablePowers - 1);
+}
+
 // exact_double's bit trick (crt_elements.hpp) against the conversion: both ends of int32, the
 // powers of two and their neighbours, and random values.
 TEST(CrtElements, ExactDoubleIsTheInt32) {

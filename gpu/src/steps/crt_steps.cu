@@ -196,15 +196,16 @@ __device__ void stage(const T& from, T& to) {
 
 // Stores residues r of `valid` (<= W) elements into target l: elements o, p0 .. p0 + valid - 1
 // in the order of the targets' layout (o the outer index, p along their contiguous dimension;
-// row i = o, column j = p when out_rows). Packed (every target in that layout, its data and
-// leading dimension multiples of 4, W = 4): a full group as one 4-byte store.
+// row i = o, column j = p when out_rows). Packed (every target in that layout with the same
+// leading dimension, a multiple of 4, and its data 4-byte aligned; W = 4): a full group as one
+// 4-byte store at packed_at = o ld + p0, the same offset in every target.
 template <int W, bool Packed>
 __device__ void store_target(const ResidueTargets& targets, const int l, const int (&r)[W],
                              const bool out_rows, const std::int64_t o, const std::int64_t p0,
-                             const int valid) {
+                             const int valid, const std::int64_t packed_at) {
   if constexpr (Packed && W == 4) {
     if (valid == W) {
-      *reinterpret_cast<char4*>(targets.data[l] + o * targets.ld[l] + p0) =
+      *reinterpret_cast<char4*>(targets.data[l] + packed_at) =
           make_char4(static_cast<signed char>(r[0]), static_cast<signed char>(r[1]),
                      static_cast<signed char>(r[2]), static_cast<signed char>(r[3]));
       return;
@@ -219,32 +220,52 @@ __device__ void store_target(const ResidueTargets& targets, const int l, const i
   }
 }
 
-// crt_elements::residue in its parts for every target, Powers where an element's integer has
-// 64 bits or more (rare): target 0 is modulus 256 (residue_256; crt_residues takes the moduli in
-// crt_elements::kModuli's order), every later one odd (residue_odd), each computed once for the
-// W elements.
-template <int W, bool Packed, bool Powers>
+// 2^e mod m for the l-th modulus of kModuli (crt_elements::power_residues).
+__device__ const el::PowerResidues kPowerResidues = el::power_residues();
+
+// How a group of elements takes its residues: none has a power (residue_256, residue_odd), the
+// largest power is below kTablePowers (table_chunk_sum, the weights read through the read-only
+// cache), or above (residue, 2^power mod m computed: only for shifts the scheme never takes).
+enum class Powers { none, table, computed };
+
+// crt_elements::residue for every target: target 0 is modulus 256 (crt_residues takes the moduli
+// in crt_elements::kModuli's order), every later one odd, each computed once for the W elements.
+template <int W, bool Packed, Powers P>
 __device__ void store_all_targets(const ResidueTargets& targets,
                                   const el::ResidueChunks (&chunks)[W], const bool out_rows,
                                   const std::int64_t o, const std::int64_t p0, const int valid) {
-  const auto store = [&](int l, int(&r)[W], const el::Modulus& d) {
-    if constexpr (Powers) {
-#pragma unroll
-      for (int w = 0; w < W; ++w) r[w] = el::with_power(r[w], chunks[w].power, d);
-    }
-    store_target<W, Packed>(targets, l, r, out_rows, o, p0, valid);
-  };
   static_assert(el::kModuli[0] == 256);
+  const auto read = [](const std::int8_t* at) { return static_cast<int>(__ldg(at)); };
+  // In registers: the stores below may alias shared memory for all the compiler knows.
+  const int count = targets.count;
+  const std::int64_t packed_at = o * targets.ld[0] + p0;
   int first[W];
 #pragma unroll
-  for (int w = 0; w < W; ++w) first[w] = el::residue_256(chunks[w]);
-  store(0, first, targets.moduli[0]);
-  for (int l = 1; l < targets.count; ++l) {
+  for (int w = 0; w < W; ++w) {
+    if constexpr (P == Powers::none) {
+      first[w] = el::residue_256(chunks[w]);
+    } else if constexpr (P == Powers::table) {
+      first[w] =
+          static_cast<std::int8_t>(el::table_chunk_sum(chunks[w], kPowerResidues.of[0], read));
+    } else {
+      first[w] = el::residue(chunks[w], targets.moduli[0]);
+    }
+  }
+  store_target<W, Packed>(targets, 0, first, out_rows, o, p0, valid, packed_at);
+  for (int l = 1; l < count; ++l) {
     const el::Modulus d = targets.moduli[l];
     int r[W];
 #pragma unroll
-    for (int w = 0; w < W; ++w) r[w] = el::residue_odd(chunks[w], d);
-    store(l, r, d);
+    for (int w = 0; w < W; ++w) {
+      if constexpr (P == Powers::none) {
+        r[w] = el::residue_odd(chunks[w], d);
+      } else if constexpr (P == Powers::table) {
+        r[w] = el::reduce_odd(el::table_chunk_sum(chunks[w], kPowerResidues.of[l], read), d);
+      } else {
+        r[w] = el::residue(chunks[w], d);
+      }
+    }
+    store_target<W, Packed>(targets, l, r, out_rows, o, p0, valid, packed_at);
   }
 }
 
@@ -252,13 +273,15 @@ template <int W, bool Packed>
 __device__ void store_residues(const ResidueTargets& targets, const el::ResidueChunks (&chunks)[W],
                                const bool out_rows, const std::int64_t o, const std::int64_t p0,
                                const int valid) {
-  bool powers = false;
+  int top = 0;
 #pragma unroll
-  for (int w = 0; w < W; ++w) powers = powers || (w < valid && chunks[w].power > 0);
-  if (powers) {
-    store_all_targets<W, Packed, true>(targets, chunks, out_rows, o, p0, valid);
+  for (int w = 0; w < W; ++w) top = w < valid ? max(top, chunks[w].power) : top;
+  if (top == 0) {
+    store_all_targets<W, Packed, Powers::none>(targets, chunks, out_rows, o, p0, valid);
+  } else if (top < el::kTablePowers) {
+    store_all_targets<W, Packed, Powers::table>(targets, chunks, out_rows, o, p0, valid);
   } else {
-    store_all_targets<W, Packed, false>(targets, chunks, out_rows, o, p0, valid);
+    store_all_targets<W, Packed, Powers::computed>(targets, chunks, out_rows, o, p0, valid);
   }
 }
 
@@ -523,9 +546,9 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Packed layers up to 8 limbs: streamed, four elements a thread; otherwise four elements a
-// thread up to 6 limbs, one beyond (registers). For 7 limbs (cr's int8 residues) the streamed
-// kernel took 22 ms at n = 16384 on the H200, the ninth round's one-element kernel 16.4 with the
-// 32-bit estimate (tenth round: open).
+// thread up to 6 limbs, one beyond (registers). For 7 int8 limbs the one-element kernel is no
+// faster than the streamed one (H200, n = 16384, eleventh round in docs/results/int8-ozaki.md:
+// cr's summation phase 24.2-26.1 ms at 3 or 4 blocks a multiprocessor against 23.4 streamed).
 template <int L, class Layer>
 void launch_reconstruct(const IntegerMatrixStack& layers, const el::Table& table,
                         const OuterExponents& shifts, const DeviceReal& out) {
@@ -648,17 +671,19 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
   }
   const DeviceReal in = device_real(x);
   const bool out_rows = targets.row_major[0] != 0;
-  bool one_layout = true, aligned = true;
+  // packed: store_target's condition.
+  bool one_layout = true, packed = targets.ld[0] % 4 == 0;
   for (std::size_t l = 0; l < out.size(); ++l) {
     one_layout &= (targets.row_major[l] != 0) == out_rows;
-    aligned &= targets.ld[l] % 4 == 0 && reinterpret_cast<std::uintptr_t>(targets.data[l]) % 4 == 0;
+    packed &= targets.ld[l] == targets.ld[0] &&
+              reinterpret_cast<std::uintptr_t>(targets.data[l]) % 4 == 0;
   }
   const bool rows = axis == SplitAxis::rows;
   const std::int32_t* s = device_exponents(shifts);
   const auto launch = [&]<bool Fp64>() {
     const std::int64_t inner = out_rows ? x.cols : x.rows, outer = out_rows ? x.rows : x.cols;
     if (in.row_major == out_rows || !one_layout) {
-      if (one_layout && aligned) {
+      if (one_layout && packed) {
         const bool vectors = in.row_major == out_rows && in.four_aligned();
         residues_kernel<4, true, Fp64><<<staged_grid(outer, (inner + 3) / 4, true), kThreads>>>(
             in, rows, s, targets, vectors);
@@ -668,7 +693,7 @@ void crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shi
       }
     } else {
       const unsigned grid = transposed_tiles_grid(outer, inner);
-      if (aligned) {
+      if (packed) {
         residues_transposing_kernel<true, Fp64><<<grid, kThreads>>>(in, rows, s, targets);
       } else {
         residues_transposing_kernel<false, Fp64><<<grid, kThreads>>>(in, rows, s, targets);

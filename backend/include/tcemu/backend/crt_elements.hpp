@@ -141,6 +141,34 @@ TCEMU_HOST_DEVICE inline int power_of_two_mod(int e, const Modulus& d) {
   return mod_small(result * mod_u52(std::uint64_t{1} << e, d), d);
 }
 
+// 2^e mod m of the l-th modulus of kModuli, symmetric (in [-(m / 2), (m - 1) / 2], so at most
+// 128 in magnitude), for every 0 <= e < kPowerResidueCount, by doubling modulo m at compile time
+// (crt_scheme_test checks each against power_of_two_mod): the chunk weights of an integer with a
+// power (chunk_sum), which kernels look up instead of computing 2^e mod m for every element and
+// modulus. Every element the scheme gives a power (scaled_integer: power >= 11, magnitude >=
+// 2^52) is below M < 2^384, so its power is below 384 - 52 = 332 < kTablePowers, where the
+// weights of all three chunks (powers e, e + 22, e + 44) are in the table; a larger power (an
+// arbitrary shift) takes power_of_two_mod.
+inline constexpr int kPowerResidueCount = 384;
+inline constexpr int kTablePowers = kPowerResidueCount - 44;
+
+struct PowerResidues {
+  std::int8_t of[kMaxModuli][kPowerResidueCount];
+};
+
+constexpr PowerResidues power_residues() {
+  PowerResidues t{};
+  for (int l = 0; l < kMaxModuli; ++l) {
+    const int m = kModuli[l];
+    int r = 1 % m;
+    for (int e = 0; e < kPowerResidueCount; ++e) {
+      t.of[l][e] = static_cast<std::int8_t>(2 * r >= m + 1 ? r - m : r);
+      r = 2 * r % m;
+    }
+  }
+  return t;
+}
+
 // 32-bit limbs of M = the product of all 48 moduli (< 2^384) with room to spare.
 inline constexpr int kLimbs = 13;
 // Added to every value v_l (|v_l| < 2^22) that the reconstruction takes for modulus l (CrtSum):
@@ -461,7 +489,8 @@ TCEMU_HOST_DEVICE inline ResidueChunks residue_chunks(const ScaledInteger& a) {
 
 // The residue modulo m (symmetric) of a, in three parts that a caller taking many elements and
 // moduli at once can hoist: residue_256 and residue_odd of the signed magnitude, then
-// with_power. The signed magnitude t = chunk[0] + chunk[1] 2^22 + chunk[2] 2^44.
+// with_power (or, for a power below kTablePowers, table_chunk_sum's weights from the table). The
+// signed magnitude t = chunk[0] + chunk[1] 2^22 + chunk[2] 2^44.
 //
 // m = 256: 2^22 and 2^44 are multiples of 256, so t = chunk[0] modulo 256, and the symmetric
 // residue, in [-128, 127], is chunk[0]'s low byte read as a signed byte.
@@ -480,19 +509,41 @@ TCEMU_HOST_DEVICE inline double exact_double(int u) {
   return fp64::value(b) - 4503601774854144.0;  // 2^52 + 2^31
 }
 
-// Odd m, without a correction step: u = chunk[0] + chunk[1] (2^22 mod m) + chunk[2] (2^44 mod m)
-// is congruent to t with |u| < 2^22 + 2^30 + 2^28 < 2^31 (int32), and x = exact_double(u) is u.
-// u / m = Q + s / m with s the symmetric residue, |s| <= (m - 1) / 2, so u / m lies at least
-// 1/2 - (m - 1) / (2m) = 1/(2m) >= 1/510 from every half-integer; x times 1/m rounded (in one
-// fma with kRound64, or in two roundings) is within |u / m| 2^-52 < 2^31 / 37 2^-52 < 2^-26 of
-// u / m (37 the smallest modulus), so the integer nearest it (kRound64) is Q and u - Q m = s
-// exactly.
-TCEMU_HOST_DEVICE inline int residue_odd(const ResidueChunks& a, const Modulus& d) {
-  const int u = a.chunk[0] + a.chunk[1] * d.chunk22 + a.chunk[2] * d.chunk44;
+// u = chunk[0] w0 + chunk[1] w22 + chunk[2] w44, congruent to t 2^e modulo m where w0, w22, w44
+// are 2^e, 2^(e + 22), 2^(e + 44) modulo m: residue_odd's weights (e = 0: 1, chunk22, chunk44)
+// or a power's from PowerResidues. With |w0| <= 128 and |w22|, |w44| <= 255: |u| < 2^22 2^7 +
+// 2^22 2^8 + 2^20 2^8 = 2^29 + 2^30 + 2^28 < 2^31 (int32, reduce_odd's range).
+TCEMU_HOST_DEVICE inline int chunk_sum(const ResidueChunks& a, int w0, int w22, int w44) {
+  return a.chunk[0] * w0 + a.chunk[1] * w22 + a.chunk[2] * w44;
+}
+
+// The symmetric residue of an integer |u| < 2^31 modulo an odd m, without a correction step: x =
+// exact_double(u) is u. u / m = Q + s / m with s the symmetric residue, |s| <= (m - 1) / 2, so
+// u / m lies at least 1/2 - (m - 1) / (2m) = 1/(2m) >= 1/510 from every half-integer; x times 1/m
+// rounded (in one fma with kRound64, or in two roundings) is within |u / m| 2^-52 < 2^31 / 37
+// 2^-52 < 2^-26 of u / m (37 the smallest modulus), so the integer nearest it (kRound64) is Q
+// and u - Q m = s exactly.
+TCEMU_HOST_DEVICE inline int reduce_odd(int u, const Modulus& d) {
   const double x = exact_double(u);
   const auto q =
       static_cast<int>(static_cast<std::uint32_t>(fp64::bits(x * d.reciprocal64 + kRound64)));
   return u - q * d.m;
+}
+
+// Odd m: the signed magnitude's residue, chunk_sum with 2^22 mod m and 2^44 mod m (below m).
+TCEMU_HOST_DEVICE inline int residue_odd(const ResidueChunks& a, const Modulus& d) {
+  return reduce_odd(chunk_sum(a, 1, d.chunk22, d.chunk44), d);
+}
+
+// chunk_sum with the weights of a's power from the row of PowerResidues of a's modulus m
+// (`two_to`, each entry read through `read`), for a.power < kTablePowers: congruent to t
+// 2^power modulo m. Its residue: reduce_odd for odd m; for 256 its low byte read as a signed
+// byte (256 divides the difference). The same residue as residue(a, m).
+template <class Read>
+TCEMU_HOST_DEVICE inline int table_chunk_sum(const ResidueChunks& a, const std::int8_t* two_to,
+                                             const Read& read) {
+  return chunk_sum(a, read(two_to + a.power), read(two_to + a.power + 22),
+                   read(two_to + a.power + 44));
 }
 
 // The residue r of the magnitude times 2^power (power >= 0): r 2^power mod m, symmetric
