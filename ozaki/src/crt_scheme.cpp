@@ -58,12 +58,14 @@ std::int64_t product_ld(std::int64_t rows, bool sums) {
 }
 
 // The products stay int32 sums for the reconstruction where M takes at most this many 32-bit
-// limbs (24 moduli), where the GPU's reconstruction reads four elements a thread: measured on the
-// H200 at n = 16384 (docs/results/int8-ozaki.md, eighth round), the sums took 4-9 ms off the
-// products phase (the reductions) against 3-5 ms more reconstruction there, and 11-16 ms more
-// reconstruction with 27 and 34 moduli (7 and 9 limbs, one element a thread) against about 11
-// ms off.
-constexpr int kSumsMaxLimbs = 6;
+// limbs (34 moduli), where the GPU's reconstruction streams them four elements a thread: measured
+// on the H200 (docs/results/int8-ozaki.md, eleventh round), cr's 27 moduli (7 limbs) took 206-214
+// ms at n = 16384, phi = 2, with the sums against 216 with int8 residues, and its 34 moduli (8
+// limbs) at phi = 4 268 against 283 (38.5 against 42.1 at n = 8192): no reduction pass per
+// modulus (0.08 ms each at n = 8192) and a reconstruction that takes the sums as they are
+// (sum_congruent). The one-element kernel (9 limbs and more) reads them more slowly than it
+// would read int8 residues (eighth round: 11-16 ms more at n = 16384).
+constexpr int kSumsMaxLimbs = 8;
 
 // Workspace bytes of one block: residues of A (mb x k), B (k x nb) and their product (mb x nb,
 // int8 residues or int32 sums) for every modulus, and the fp64 value unless the reconstruction

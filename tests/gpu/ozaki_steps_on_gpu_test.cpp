@@ -516,7 +516,7 @@ TEST_F(OzakiStepsOnGpu, CrtProductSumsAndTheirReconstructionGiveTheHostsBits) {
     int moduli;
   };
   for (const Case c : {Case{64, 36, 100, 15}, Case{67, 9, 130, 3}, Case{8, 5, 40, 26},
-                       Case{10, 1030, 16, 3}, Case{12, 600, 16, 16}}) {
+                       Case{10, 1030, 16, 3}, Case{12, 600, 16, 16}, Case{21, 40, 24, 34}}) {
     const Twin ab = put(random_bytes(static_cast<std::size_t>(c.m * c.k + c.k * c.n), rng));
     for (const std::int64_t pad : {0, 1}) {
       const std::int64_t ld = (c.m + 3) / 4 * 4 + pad;

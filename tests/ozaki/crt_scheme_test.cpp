@@ -1328,13 +1328,16 @@ TEST(CrtScheme, TunableAccuracyGrowsWithTheModuli) {
         reference);
     EXPECT_LT(error, previous) << moduli;
     EXPECT_EQ(report.gemms, moduli);
-    EXPECT_TRUE(report.crt_product_sums) << moduli;  // M in at most 6 limbs: int32 sums kept
+    EXPECT_TRUE(report.crt_product_sums) << moduli;  // M in at most 8 limbs: int32 sums kept
     previous = error;
   }
-  Report wide;
-  run(*backend, {.mode = Mode::tunable, .splits = 30}, m, n, k, a, b, &wide);
-  EXPECT_EQ(el::table(30).limbs, 8);
-  EXPECT_FALSE(wide.crt_product_sums);  // past 6 limbs: reduced to int8 residues per modulus
+  Report widest_sums, wide;
+  run(*backend, {.mode = Mode::tunable, .splits = 34}, m, n, k, a, b, &widest_sums);
+  run(*backend, {.mode = Mode::tunable, .splits = 35}, m, n, k, a, b, &wide);
+  EXPECT_EQ(el::table(34).limbs, 8);
+  EXPECT_EQ(el::table(35).limbs, 9);
+  EXPECT_TRUE(widest_sums.crt_product_sums);
+  EXPECT_FALSE(wide.crt_product_sums);  // past 8 limbs: reduced to int8 residues per modulus
   EXPECT_LE(previous, max_relative_error(plain_dgemm(m, n, k, a, b), reference) * 4);
 }
 

@@ -545,10 +545,11 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// Packed layers up to 8 limbs: streamed, four elements a thread; otherwise four elements a
-// thread up to 6 limbs, one beyond (registers). For 7 int8 limbs the one-element kernel is no
-// faster than the streamed one (H200, n = 16384, eleventh round in docs/results/int8-ozaki.md:
-// cr's summation phase 24.2-26.1 ms at 3 or 4 blocks a multiprocessor against 23.4 streamed).
+// Packed layers up to 8 limbs (the scheme's int32 sums, crt_scheme.cpp): streamed, four
+// elements a thread; otherwise four elements a thread up to 6 limbs, one beyond (registers). For
+// 7 int8 limbs the one-element kernel is no faster than the streamed one (H200, n = 16384,
+// eleventh round in docs/results/int8-ozaki.md: cr's summation phase 24.2-26.1 ms at 3 or 4
+// blocks a multiprocessor against 23.4 streamed).
 template <int L, class Layer>
 void launch_reconstruct(const IntegerMatrixStack& layers, const el::Table& table,
                         const OuterExponents& shifts, const DeviceReal& out) {
