@@ -12,7 +12,9 @@
 // --moduli; DGEMM-TC-DP (fp16 slices) for N <= --fp16-max-n; GEMMul8 (fast and accurate mode, each
 // --gemmul8-moduli) when built with TCEMU_GEMMUL8_DIR. One CSV row per (N, phi, method); progress
 // on stderr; experiments/plot_int8_ozaki.py draws the figure, docs/results/int8-ozaki.md has the
-// page.
+// page. With --paired R, R pairs of one cublasDgemm run and one Ozaki-II dp run in turn after
+// each (N, phi)'s table, into a second CSV: each pair's ratio is measured at one state of the
+// GPU's clocks and temperature, which drift over the table's consecutive runs of one method.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -104,7 +106,8 @@ struct Result {
 constexpr const char* kUsage =
     R"(usage: int8_ozaki_table [--out FILE] [--n N,...] [--phis PHI,...] [--runs R] [--bits B,...]
                          [--splits D,...] [--moduli N,...] [--samples S] [--fp16-max-n N]
-                         [--cr-max-n N] [--int8-max-n N] [--gemmul8-moduli N,...]
+                         [--cr-max-n N] [--crt-cr-max-n N] [--int8-max-n N]
+                         [--gemmul8-moduli N,...] [--paired R] [--paired-out FILE]
 
 Ozaki-I on int8 slices (integer tensor cores, cublasGemmEx int8 -> int32) beside cublasDgemm and
 cuBLAS's FP64 emulation on device 0: TFLOP/s at m = n = k = N (median of R runs after a
@@ -121,10 +124,15 @@ Options:
   --samples S            sampled elements for the accuracy (default 512)
   --fp16-max-n N         DGEMM-TC-DP (fp16 slices) only up to this size (default 8192)
   --cr-max-n N           the int8 CR mode only up to this size (default 16384)
+  --crt-cr-max-n N       Ozaki-II's CR mode only up to this size (default 16384)
   --int8-max-n N         the int8 Ozaki-I scheme (every mode) only up to this size (default
                          16384)
   --gemmul8-moduli N,... GEMMul8's moduli counts, fast and accurate mode each (default
                          14,16,18; a build without TCEMU_GEMMUL8_DIR writes a row saying so)
+  --paired R             after each (N, phi): R pairs of a cublasDgemm run then an Ozaki-II dp
+                         run (after one pair not counted), each pair's times and ratio written
+                         to --paired-out; the median ratio on stderr (default 0: none)
+  --paired-out FILE      the pairs' CSV (default int8-ozaki-paired.csv)
 )";
 
 int run(const cli::Arguments& args) {
@@ -150,6 +158,8 @@ int run(const cli::Arguments& args) {
   const std::int64_t samples = args.integer_or("samples", 512, 1, 1'000'000);
   const std::int64_t fp16_max_n = args.integer_or("fp16-max-n", 8192, 0, 1'000'000);
   const std::int64_t cr_max_n = args.integer_or("cr-max-n", 16384, 0, 1'000'000);
+  const std::int64_t crt_cr_max_n = args.integer_or("crt-cr-max-n", 16384, 0, 1'000'000);
+  const int pairs = static_cast<int>(args.integer_or("paired", 0, 0, 1000));
   std::vector<int> gemmul8_moduli;
   for (const std::string& d : args.list_or("gemmul8-moduli", "14,16,18"))
     gemmul8_moduli.push_back(static_cast<int>(cli::integer_in("--gemmul8-moduli", d, 2, 20)));
@@ -163,6 +173,13 @@ int run(const cli::Arguments& args) {
   csv << "device,n,phi,method,mantissa_bits,used_bits,slices_a,slices_b,slice_bits,gemms,blocks,"
          "seconds,tflops,seconds_split,seconds_products,seconds_summation,max_relative_error,"
          "not_correctly_rounded,samples,note\n";
+  const std::string paired_path = args.value_or("paired-out", "int8-ozaki-paired.csv");
+  std::ofstream paired_csv;
+  if (pairs > 0) {
+    paired_csv.open(paired_path);
+    if (!paired_csv) throw std::runtime_error("cannot write " + paired_path);
+    paired_csv << "device,n,phi,pair,dgemm_seconds,dp_seconds,dgemm_over_dp,moduli\n";
+  }
   const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
   cublasHandle_t native = nullptr, emulated = nullptr;
   if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
@@ -373,7 +390,7 @@ int run(const cli::Arguments& args) {
         add(r);
       };
       const ozaki::Products crt = ozaki::CrtProducts{};
-      ozaki_run("Ozaki-II CRT cr", crt, {.mode = ozaki::Mode::cr});
+      if (n <= crt_cr_max_n) ozaki_run("Ozaki-II CRT cr", crt, {.mode = ozaki::Mode::cr});
       ozaki_run("Ozaki-II CRT dp", crt, {.mode = ozaki::Mode::dp});
       for (const int count : moduli) {
         ozaki_run("Ozaki-II CRT tunable " + std::to_string(count), crt,
@@ -393,6 +410,36 @@ int run(const cli::Arguments& args) {
                   ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)},
                   {.mode = ozaki::Mode::dp});
       }
+      if (pairs > 0) {
+        std::fprintf(stderr, "  %d pairs of cublasDgemm and Ozaki-II CRT dp...\n", pairs);
+        ozaki::Handle h(*backend, crt, {.mode = ozaki::Mode::dp, .workspace_bytes = workspace});
+        const auto seconds = [&](const std::function<void()>& body) {
+          check(cudaDeviceSynchronize(), "synchronize");
+          const auto start = std::chrono::steady_clock::now();
+          body();
+          check(cudaDeviceSynchronize(), "synchronize");
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        std::vector<double> ratios;
+        for (int p = 0; p <= pairs; ++p) {
+          const double d = seconds([&] {
+            if (auto f = failure(cublasDgemm(native, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, da,
+                                             ni, db, ni, &zero, dc, ni))) {
+              throw std::runtime_error("cublasDgemm: " + *f);
+            }
+          });
+          const double o = seconds([&] { h.gemm(1.0, am, bm, 0.0, cm); });
+          if (p == 0) continue;  // the warm-up pair
+          ratios.push_back(d / o);
+          char line[256];
+          std::snprintf(line, sizeof line, "%s,%lld,%g,%d,%.6f,%.6f,%.4f,%d\n", device.c_str(),
+                        static_cast<long long>(n), phi, p, d, o, d / o, h.report().slices_a);
+          paired_csv << line << std::flush;
+        }
+        std::sort(ratios.begin(), ratios.end());
+        std::fprintf(stderr, "  paired: cublasDgemm / dp median %.3f (%.3f to %.3f) over %d\n",
+                     ratios[ratios.size() / 2], ratios.front(), ratios.back(), pairs);
+      }
     }
   }
   cublasDestroy(native);
@@ -408,7 +455,7 @@ int main(int argc, char** argv) {
       {"int8_ozaki_table",
        kUsage,
        {"out", "n", "phis", "runs", "bits", "splits", "moduli", "samples", "fp16-max-n", "cr-max-n",
-        "int8-max-n", "gemmul8-moduli"},
+        "crt-cr-max-n", "int8-max-n", "gemmul8-moduli", "paired", "paired-out"},
        {}},
       argc, argv, run);
 }

@@ -684,6 +684,142 @@ TEST_F(OzakiStepsOnGpu, CrtResiduesGiveTheHostsBits) {
   EXPECT_GT(zeros, 1000);
 }
 
+// crt_bound_need (each level's int8 GEMM and need_kernel's skips) returns the emulator's largest
+// need, with one and two levels, on rows that are no multiple of four and more columns than the
+// kernel's 256 block rows: exponents alike for every element (most elements' upper bound then
+// exceeds the largest need, which the kernel settles with bound_need_above: the test counts
+// them), one element whose product is 1 (a need above every other, which no skip may pass
+// over), one whose product is 0 (uncertified), and empty rows and columns (no need), some and
+// all of them.
+TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
+  namespace el = crt_elements;
+  const std::int64_t m = 1030, n = 300, k = 64;
+  enum class Kind { alike, product_one, product_zero, some_empty, all_empty };
+  std::mt19937_64 rng(31);
+  const auto quantum = [&] { return static_cast<std::int8_t>(96 + rng() % 32); };
+  int alike_need = 0;
+  std::int64_t settled_by_a_check = 0;
+  for (const Kind kind :
+       {Kind::alike, Kind::product_one, Kind::product_zero, Kind::some_empty, Kind::all_empty}) {
+    for (const int count : {1, 2}) {
+      // Per level: A's quanta (m x k, row major), B's (k x n, column major), then the rows' and
+      // the columns' norm2 and norm1.
+      const std::size_t a_at = 0, b_at = static_cast<std::size_t>(m * k),
+                        rows_at = b_at + static_cast<std::size_t>(k * n),
+                        cols_at = rows_at + static_cast<std::size_t>(8 * m),
+                        level_bytes = cols_at + static_cast<std::size_t>(8 * n);
+      Bytes bytes(level_bytes * static_cast<std::size_t>(count));
+      const std::int64_t i_star = 1 + static_cast<std::int64_t>(rng() % (m - 2)),
+                         j_star = 1 + static_cast<std::int64_t>(rng() % (n - 2));
+      std::vector<std::vector<std::int8_t>> qa(2), qb(2);
+      std::vector<std::vector<std::int32_t>> e_rows(2), e_cols(2);
+      for (int l = 0; l < count; ++l) {
+        auto& a = qa[l];
+        auto& b = qb[l];
+        a.resize(static_cast<std::size_t>(m * k));
+        b.resize(static_cast<std::size_t>(k * n));
+        for (auto& q : a) q = quantum();
+        for (auto& q : b) q = quantum();
+        if (kind == Kind::product_one || kind == Kind::product_zero) {
+          // Row i* meets column j* only at term 0: P = 1 or 0 there, every other product large.
+          for (std::int64_t p = 0; p < k; ++p) {
+            a[static_cast<std::size_t>(i_star * k + p)] = p < k / 2 ? quantum() : std::int8_t{0};
+            b[static_cast<std::size_t>(j_star * k + p)] = p >= k / 2 ? quantum() : std::int8_t{0};
+          }
+          a[static_cast<std::size_t>(i_star * k)] = 1;
+          b[static_cast<std::size_t>(j_star * k)] = kind == Kind::product_one ? 1 : 0;
+        }
+        // rows: norm2 then norm1 (m each); columns likewise (n each).
+        e_rows[l].assign(static_cast<std::size_t>(2 * m), 0);
+        e_cols[l].assign(static_cast<std::size_t>(2 * n), 0);
+        for (std::int64_t i = 0; i < m; ++i) {
+          const bool empty = kind == Kind::all_empty || (kind == Kind::some_empty && i % 7 == 3);
+          e_rows[l][static_cast<std::size_t>(i)] = empty ? el::kEmptyVector : 10;
+          e_rows[l][static_cast<std::size_t>(m + i)] = 16;
+          if (empty) std::fill_n(a.begin() + i * k, k, std::int8_t{0});
+        }
+        for (std::int64_t j = 0; j < n; ++j) {
+          const bool empty = kind == Kind::some_empty && j % 5 == 1;
+          e_cols[l][static_cast<std::size_t>(j)] = empty ? el::kEmptyVector : 10 + l;
+          e_cols[l][static_cast<std::size_t>(n + j)] = 16;
+          if (empty) std::fill_n(b.begin() + j * k, k, std::int8_t{0});
+        }
+        unsigned char* at = bytes.data() + static_cast<std::size_t>(l) * level_bytes;
+        std::memcpy(at + a_at, a.data(), a.size());
+        std::memcpy(at + b_at, b.data(), b.size());
+        std::memcpy(at + rows_at, e_rows[l].data(), e_rows[l].size() * 4);
+        std::memcpy(at + cols_at, e_cols[l].data(), e_cols[l].size() * 4);
+      }
+      // The host's answer, element by element, and how many elements the upper bound alone
+      // would not settle against the largest need.
+      const int log2_k = 6;
+      int expected = el::kNoNeed;
+      std::vector<int> upper(static_cast<std::size_t>(m * n), el::kBoundUncertified);
+      std::vector<int> least(upper.size(), el::kBoundUncertified);
+      for (int l = 0; l < count; ++l) {
+        for (std::int64_t i = 0; i < m; ++i) {
+          for (std::int64_t j = 0; j < n; ++j) {
+            std::int32_t p = 0;
+            for (std::int64_t t = 0; t < k; ++t) {
+              p += qa[l][static_cast<std::size_t>(i * k + t)] *
+                   qb[l][static_cast<std::size_t>(j * k + t)];
+            }
+            const int n2i = e_rows[l][static_cast<std::size_t>(i)],
+                      n1i = e_rows[l][static_cast<std::size_t>(m + i)],
+                      n2j = e_cols[l][static_cast<std::size_t>(j)],
+                      n1j = e_cols[l][static_cast<std::size_t>(n + j)];
+            const auto e = static_cast<std::size_t>(i * n + j);
+            upper[e] = std::min(upper[e], el::bound_need_at_most(p, n2i, n1i, n2j, n1j, log2_k));
+            least[e] = std::min(least[e], el::bound_need(p, n2i, n1i, n2j, n1j, log2_k));
+          }
+        }
+      }
+      for (const int need : least) expected = std::max(expected, need);
+      const Twin t = put(bytes);
+      int got[2] = {};
+      for (int b = 0; b < 2; ++b) {
+        std::vector<BoundLevel> levels;
+        for (int l = 0; l < count; ++l) {
+          const std::size_t base = static_cast<std::size_t>(l) * level_bytes;
+          const Buffer* buffer = &t.on[b];
+          levels.push_back({{buffer, base + a_at, Integer::s8, m, k, k, Layout::row_major},
+                            {buffer, base + b_at, Integer::s8, k, n, k, Layout::column_major},
+                            {{buffer, base + rows_at, m},
+                             {buffer, base + rows_at + static_cast<std::size_t>(4 * m), m}},
+                            {{buffer, base + cols_at, n},
+                             {buffer, base + cols_at + static_cast<std::size_t>(4 * n), n}}});
+        }
+        got[b] = backends_[b]->crt_bound_need(levels, k);
+      }
+      const std::string what = "kind " + std::to_string(static_cast<int>(kind)) + ", " +
+                               std::to_string(count) + " levels";
+      EXPECT_EQ(got[1], expected) << what;  // the emulator's is the element-wise one
+      EXPECT_EQ(got[0], got[1]) << what;
+      switch (kind) {
+        case Kind::alike:
+          if (count == 1) alike_need = expected;
+          for (const int u : upper) settled_by_a_check += u > expected ? 1 : 0;
+          break;
+        case Kind::product_one:
+          EXPECT_GT(expected, alike_need) << what;
+          break;
+        case Kind::product_zero:
+          EXPECT_EQ(expected, el::kBoundUncertified) << what;
+          break;
+        case Kind::some_empty:
+          EXPECT_GT(expected, el::kNoNeed) << what;
+          EXPECT_LT(expected, el::kBoundUncertified) << what;
+          break;
+        case Kind::all_empty:
+          EXPECT_EQ(expected, el::kNoNeed) << what;
+          break;
+      }
+    }
+  }
+  // Most elements' upper bound exceeds the largest need in the alike blocks.
+  EXPECT_GT(settled_by_a_check, m * n);
+}
+
 TEST_F(OzakiStepsOnGpu, EpilogueGivesTheHostsBits) {
   std::mt19937_64 rng(6);
   const std::int64_t m = 50, n = 30, k = 40;

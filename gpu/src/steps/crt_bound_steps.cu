@@ -128,16 +128,17 @@ struct LevelView {
 // each block's maximum). Each thread takes four consecutive rows i0 .. i0 + 3 of the columns
 // blockIdx.y, blockIdx.y + gridDim.y, ...: one 16-byte load of each level's sums per column
 // where all four rows exist (the sums' ld is a multiple of 4 and each level's sums start 16-byte
-// aligned: crt_bound_need), so that four elements' bytes are in flight per load. Measured on the
-// H100 at m = n = 16384 (docs/results/int8-ozaki.md, sixth round): 2.3 ms with one element a
-// thread and each thread's own largest as the skip, 0.8 ms with this and the block's.
+// aligned: crt_bound_need), so that four elements' bytes are in flight per load; the rows'
+// exponents are read once, before the columns. Measured on the H100 at m = n = 16384
+// (docs/results/int8-ozaki.md, sixth round): 2.3 ms with one element a thread and each thread's
+// own largest as the skip, 0.8 ms with this and the block's.
 __global__ void __launch_bounds__(kThreads)
     need_kernel(const LevelView first, const LevelView second, const int levels,
                 const std::int64_t sums_ld, const std::int64_t rows, const std::int64_t cols,
                 const int log2_k, int* need) {
   __shared__ int most[kThreads];
-  // The largest exact need any thread of the block has found so far: an element whose upper
-  // bound is no more than it cannot raise the maximum.
+  // The largest exact need any thread of the block has found so far: an element whose need is
+  // no more than it cannot raise the maximum.
   __shared__ int block_most;
   if (threadIdx.x == 0) block_most = el::kNoNeed;
   __syncthreads();
@@ -145,13 +146,29 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t i0 = 4 * (blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x);
   const int here = i0 >= rows ? 0 : rows - i0 < 4 ? static_cast<int>(rows - i0) : 4;
   // The loops over the levels and the rows run to their compile-time bounds (2, 4) with the
-  // run-time ones as conditions, so that `sums` stays in registers.
+  // run-time ones as conditions, so that the arrays stay in registers.
+  int norm2_i[2][4] = {}, norm1_i[2][4] = {};
+#pragma unroll
+  for (int l = 0; l < 2; ++l) {
+    if (l >= levels) break;
+    const LevelView& v = l == 0 ? first : second;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      if (q >= here) break;
+      norm2_i[l][q] = v.norm2_i[i0 + q];
+      norm1_i[l][q] = v.norm1_i[i0 + q];
+    }
+  }
   for (std::int64_t j = blockIdx.y; here > 0 && j < cols; j += gridDim.y) {
     std::int32_t sums[2][4] = {};
+    int norm2_j[2] = {}, norm1_j[2] = {};
 #pragma unroll
     for (int l = 0; l < 2; ++l) {
       if (l >= levels) break;
-      const std::int32_t* column = (l == 0 ? first : second).sums + j * sums_ld + i0;
+      const LevelView& v = l == 0 ? first : second;
+      norm2_j[l] = v.norm2_j[j];
+      norm1_j[l] = v.norm1_j[j];
+      const std::int32_t* column = v.sums + j * sums_ld + i0;
       if (here == 4) {
         const int4 four = *reinterpret_cast<const int4*>(column);
         sums[l][0] = four.x;
@@ -168,33 +185,37 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       if (q >= here) break;
-      const std::int64_t i = i0 + q;
-      // The element's least need over the levels, computed exactly only where its upper bound
-      // (the least bound_need_at_most) is above the largest so far of this thread and of its
-      // block: the maximum is the same.
+      // The element's least need over the levels matters only where it exceeds the largest so
+      // far of this thread and of its block: first its upper bound (the least
+      // bound_need_at_most), then whether it exceeds at every level (bound_need_above), and only
+      // then the need itself. The maximum is the same.
       int upper = el::kBoundUncertified;
 #pragma unroll
       for (int l = 0; l < 2; ++l) {
         if (l >= levels) break;
-        const LevelView& v = l == 0 ? first : second;
-        upper = min(upper, el::bound_need_at_most(sums[l][q], v.norm2_i[i], v.norm1_i[i],
-                                                  v.norm2_j[j], v.norm1_j[j], log2_k));
+        upper = min(upper, el::bound_need_at_most(sums[l][q], norm2_i[l][q], norm1_i[l][q],
+                                                  norm2_j[l], norm1_j[l], log2_k));
       }
       if (upper <= mine) continue;
       mine = max(mine, *static_cast<volatile int*>(&block_most));
       if (upper <= mine) continue;
+      bool above = true;
+#pragma unroll
+      for (int l = 0; l < 2; ++l) {
+        if (l >= levels) break;
+        above = above && el::bound_need_above(sums[l][q], norm2_i[l][q], norm1_i[l][q], norm2_j[l],
+                                              norm1_j[l], log2_k, mine);
+      }
+      if (!above) continue;
       int least = el::kBoundUncertified;
 #pragma unroll
       for (int l = 0; l < 2; ++l) {
         if (l >= levels) break;
-        const LevelView& v = l == 0 ? first : second;
-        least = min(least, el::bound_need(sums[l][q], v.norm2_i[i], v.norm1_i[i], v.norm2_j[j],
-                                          v.norm1_j[j], log2_k));
+        least = min(least, el::bound_need(sums[l][q], norm2_i[l][q], norm1_i[l][q], norm2_j[l],
+                                          norm1_j[l], log2_k));
       }
-      if (least > mine) {
-        mine = least;
-        atomicMax(&block_most, least);
-      }
+      mine = least;  // above mine: every level's need is
+      atomicMax(&block_most, least);
     }
   }
   most[threadIdx.x] = mine;
@@ -270,6 +291,10 @@ std::size_t crt_bound_need_scratch_bytes(std::int64_t m, std::int64_t n, std::in
 
 int crt_bound_need(cublasHandle_t handle, std::span<const BoundLevel> levels, int log2_k,
                    void* scratch) {
+  // Checked before any launch: `kept` and `need` below are 16-byte aligned only then.
+  if (reinterpret_cast<std::uintptr_t>(scratch) % 16 != 0) {
+    throw std::logic_error("gpu: crt_bound_need: the scratch is not 16-byte aligned");
+  }
   const BoundLevel& first = levels.front();
   const std::int64_t m = first.a.rows, n = first.b.cols;
   auto* base = static_cast<unsigned char*>(scratch);
@@ -292,10 +317,8 @@ int crt_bound_need(cublasHandle_t handle, std::span<const BoundLevel> levels, in
   TCEMU_CUDA_CHECK(cudaMemcpy(need, &none, sizeof(int), cudaMemcpyHostToDevice));
   // Four rows a thread, at most 256 block rows, so that each thread takes many elements and its
   // skip (need_kernel) spares the exact criterion for most of them. integer_gemm_sums writes
-  // the sums at the start of the scratch (a device allocation) and `kept` is 16-byte aligned.
-  if (reinterpret_cast<std::uintptr_t>(scratch) % 16 != 0) {
-    throw std::logic_error("gpu: crt_bound_need: the scratch is not 16-byte aligned");
-  }
+  // the sums at the start of the scratch (a device allocation, checked above) and `kept` is
+  // 16-byte aligned.
   const dim3 grid(static_cast<unsigned>((m + 4 * kThreads - 1) / (4 * kThreads)),
                   static_cast<unsigned>(std::min<std::int64_t>(n, 256)));
   need_kernel<<<grid, kThreads>>>(views[0], views[1], static_cast<int>(levels.size()),

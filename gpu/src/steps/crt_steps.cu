@@ -235,7 +235,6 @@ __device__ void store_all_targets(const ResidueTargets& targets,
                                   const el::ResidueChunks (&chunks)[W], const bool out_rows,
                                   const std::int64_t o, const std::int64_t p0, const int valid) {
   static_assert(el::kModuli[0] == 256);
-  const auto read = [](const std::int8_t* at) { return static_cast<int>(__ldg(at)); };
   // In registers: the stores below may alias shared memory for all the compiler knows.
   const int count = targets.count;
   const std::int64_t packed_at = o * targets.ld[0] + p0;
@@ -245,8 +244,7 @@ __device__ void store_all_targets(const ResidueTargets& targets,
     if constexpr (P == Powers::none) {
       first[w] = el::residue_256(chunks[w]);
     } else if constexpr (P == Powers::table) {
-      first[w] =
-          static_cast<std::int8_t>(el::table_chunk_sum(chunks[w], kPowerResidues.of[0], read));
+      first[w] = static_cast<std::int8_t>(el::table_chunk_sum(chunks[w], kPowerResidues.of[0]));
     } else {
       first[w] = el::residue(chunks[w], targets.moduli[0]);
     }
@@ -260,7 +258,7 @@ __device__ void store_all_targets(const ResidueTargets& targets,
       if constexpr (P == Powers::none) {
         r[w] = el::residue_odd(chunks[w], d);
       } else if constexpr (P == Powers::table) {
-        r[w] = el::reduce_odd(el::table_chunk_sum(chunks[w], kPowerResidues.of[l], read), d);
+        r[w] = el::reduce_odd(el::table_chunk_sum(chunks[w], kPowerResidues.of[l]), d);
       } else {
         r[w] = el::residue(chunks[w], d);
       }

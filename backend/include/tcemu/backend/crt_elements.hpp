@@ -431,6 +431,21 @@ TCEMU_HOST_DEVICE inline int bound_need(std::int32_t p, int norm2_i, int norm1_i
   return n.t;
 }
 
+// Whether bound_need(p, ...) > g, with at most one exact check: the criterion fails below t - 2
+// and holds at t (need_terms), and once it holds at some g it holds at every larger one (its
+// left side falls as g grows), so the need exceeds g exactly when the criterion fails at g. A
+// caller after the largest need over many elements asks this of its largest so far: most
+// elements' t exceeds their need, and one check replaces bound_need's two.
+TCEMU_HOST_DEVICE inline bool bound_need_above(std::int32_t p, int norm2_i, int norm1_i,
+                                               int norm2_j, int norm1_j, int log2_k, int g) {
+  if (norm2_i == kEmptyVector || norm2_j == kEmptyVector) return kNoNeed > g;
+  if (p <= 0) return kBoundUncertified > g;
+  const NeedTerms n = need_terms(p, norm2_i, norm1_i, norm2_j, norm1_j, log2_k);
+  if (g >= n.t) return false;
+  if (g < n.t - 2) return true;
+  return !dyadic_sum_at_most(n.c1 - g, n.c2 - g, n.c3 - 2 * g, 3 * static_cast<std::uint64_t>(p));
+}
+
 // The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the
 // epilogue puts their special values in), as (-1)^negative magnitude 2^power, computed once per
 // element so that its residue modulo each modulus costs a few mod_small. Exact: |x| = s 2^f
@@ -535,15 +550,23 @@ TCEMU_HOST_DEVICE inline int residue_odd(const ResidueChunks& a, const Modulus& 
   return reduce_odd(chunk_sum(a, 1, d.chunk22, d.chunk44), d);
 }
 
+// An entry of a PowerResidues row: on the device through the read-only data cache (the table is
+// __device__ const there, crt_steps.cu).
+TCEMU_HOST_DEVICE inline int table_entry(const std::int8_t* at) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(at);
+#else
+  return *at;
+#endif
+}
+
 // chunk_sum with the weights of a's power from the row of PowerResidues of a's modulus m
-// (`two_to`, each entry read through `read`), for a.power < kTablePowers: congruent to t
-// 2^power modulo m. Its residue: reduce_odd for odd m; for 256 its low byte read as a signed
-// byte (256 divides the difference). The same residue as residue(a, m).
-template <class Read>
-TCEMU_HOST_DEVICE inline int table_chunk_sum(const ResidueChunks& a, const std::int8_t* two_to,
-                                             const Read& read) {
-  return chunk_sum(a, read(two_to + a.power), read(two_to + a.power + 22),
-                   read(two_to + a.power + 44));
+// (`two_to`), for a.power < kTablePowers: congruent to t 2^power modulo m. Its residue:
+// reduce_odd for odd m; for 256 its low byte read as a signed byte (256 divides the difference).
+// The same residue as residue(a, m).
+TCEMU_HOST_DEVICE inline int table_chunk_sum(const ResidueChunks& a, const std::int8_t* two_to) {
+  return chunk_sum(a, table_entry(two_to + a.power), table_entry(two_to + a.power + 22),
+                   table_entry(two_to + a.power + 44));
 }
 
 // The residue r of the magnitude times 2^power (power >= 0): r 2^power mod m, symmetric
