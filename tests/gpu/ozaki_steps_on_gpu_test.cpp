@@ -5,6 +5,7 @@
 // for the split kernel's shared memory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -686,21 +687,25 @@ TEST_F(OzakiStepsOnGpu, CrtResiduesGiveTheHostsBits) {
 
 // crt_bound_need (each level's int8 GEMM and need_kernel's skips) returns the emulator's largest
 // need, with one and two levels, on rows that are no multiple of four and more columns than the
-// kernel's 256 block rows: exponents alike for every element (most elements' upper bound then
-// exceeds the largest need, which the kernel settles with bound_need_above: the test counts
-// them), one element whose product is 1 (a need above every other, which no skip may pass
-// over), one whose product is 0 (uncertified), and empty rows and columns (no need), some and
-// all of them.
+// kernel's 256 block rows:
+//   - alike: the same exponents everywhere, so that the need's upper bound exceeds the largest
+//     need almost everywhere and the kernel's floating-point test of the criterion decides;
+//   - one_above: one element's exponents raise its need above every other element's (a lone
+//     largest that no skip may pass over, in no thread's first column);
+//   - product_one, product_zero: one product of 1 (a need far above) or 0 (uncertified);
+//   - wide: exponents up to +-700, past the kernel's factor range (Inf and clipped factors);
+//   - some_empty, all_empty: empty rows and columns, which need nothing.
 TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
   namespace el = crt_elements;
   const std::int64_t m = 1030, n = 300, k = 64;
-  enum class Kind { alike, product_one, product_zero, some_empty, all_empty };
+  enum class Kind { alike, one_above, product_one, product_zero, wide, some_empty, all_empty };
   std::mt19937_64 rng(31);
   const auto quantum = [&] { return static_cast<std::int8_t>(96 + rng() % 32); };
+  const auto wide_exponent = [&] { return static_cast<int>(rng() % 1401) - 700; };
   int alike_need = 0;
-  std::int64_t settled_by_a_check = 0;
-  for (const Kind kind :
-       {Kind::alike, Kind::product_one, Kind::product_zero, Kind::some_empty, Kind::all_empty}) {
+  std::int64_t undecided_by_upper_bound = 0;
+  for (const Kind kind : {Kind::alike, Kind::one_above, Kind::product_one, Kind::product_zero,
+                          Kind::wide, Kind::some_empty, Kind::all_empty}) {
     for (const int count : {1, 2}) {
       // Per level: A's quanta (m x k, row major), B's (k x n, column major), then the rows' and
       // the columns' norm2 and norm1.
@@ -709,8 +714,9 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
                         cols_at = rows_at + static_cast<std::size_t>(8 * m),
                         level_bytes = cols_at + static_cast<std::size_t>(8 * n);
       Bytes bytes(level_bytes * static_cast<std::size_t>(count));
+      // j* past the first 256 columns: the second column of the threads that take it.
       const std::int64_t i_star = 1 + static_cast<std::int64_t>(rng() % (m - 2)),
-                         j_star = 1 + static_cast<std::int64_t>(rng() % (n - 2));
+                         j_star = 256 + static_cast<std::int64_t>(rng() % (n - 257));
       std::vector<std::vector<std::int8_t>> qa(2), qb(2);
       std::vector<std::vector<std::int32_t>> e_rows(2), e_cols(2);
       for (int l = 0; l < count; ++l) {
@@ -734,14 +740,20 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
         e_cols[l].assign(static_cast<std::size_t>(2 * n), 0);
         for (std::int64_t i = 0; i < m; ++i) {
           const bool empty = kind == Kind::all_empty || (kind == Kind::some_empty && i % 7 == 3);
-          e_rows[l][static_cast<std::size_t>(i)] = empty ? el::kEmptyVector : 10;
-          e_rows[l][static_cast<std::size_t>(m + i)] = 16;
+          int norm2 = 10, norm1 = 16;
+          if (kind == Kind::wide) norm2 = wide_exponent(), norm1 = wide_exponent();
+          if (kind == Kind::one_above && i == i_star) norm2 += 3;
+          e_rows[l][static_cast<std::size_t>(i)] = empty ? el::kEmptyVector : norm2;
+          e_rows[l][static_cast<std::size_t>(m + i)] = norm1;
           if (empty) std::fill_n(a.begin() + i * k, k, std::int8_t{0});
         }
         for (std::int64_t j = 0; j < n; ++j) {
           const bool empty = kind == Kind::some_empty && j % 5 == 1;
-          e_cols[l][static_cast<std::size_t>(j)] = empty ? el::kEmptyVector : 10 + l;
-          e_cols[l][static_cast<std::size_t>(n + j)] = 16;
+          int norm2 = 10 + l, norm1 = 16;
+          if (kind == Kind::wide) norm2 = wide_exponent(), norm1 = wide_exponent();
+          if (kind == Kind::one_above && j == j_star) norm1 += 3;
+          e_cols[l][static_cast<std::size_t>(j)] = empty ? el::kEmptyVector : norm2;
+          e_cols[l][static_cast<std::size_t>(n + j)] = norm1;
           if (empty) std::fill_n(b.begin() + j * k, k, std::int8_t{0});
         }
         unsigned char* at = bytes.data() + static_cast<std::size_t>(l) * level_bytes;
@@ -750,10 +762,8 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
         std::memcpy(at + rows_at, e_rows[l].data(), e_rows[l].size() * 4);
         std::memcpy(at + cols_at, e_cols[l].data(), e_cols[l].size() * 4);
       }
-      // The host's answer, element by element, and how many elements the upper bound alone
-      // would not settle against the largest need.
+      // The need of every element (the least over the levels) and its upper bound, on the host.
       const int log2_k = 6;
-      int expected = el::kNoNeed;
       std::vector<int> upper(static_cast<std::size_t>(m * n), el::kBoundUncertified);
       std::vector<int> least(upper.size(), el::kBoundUncertified);
       for (int l = 0; l < count; ++l) {
@@ -774,7 +784,8 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
           }
         }
       }
-      for (const int need : least) expected = std::max(expected, need);
+      const int expected = *std::max_element(least.begin(), least.end());
+      const auto attained = std::count(least.begin(), least.end(), expected);
       const Twin t = put(bytes);
       int got[2] = {};
       for (int b = 0; b < 2; ++b) {
@@ -782,12 +793,14 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
         for (int l = 0; l < count; ++l) {
           const std::size_t base = static_cast<std::size_t>(l) * level_bytes;
           const Buffer* buffer = &t.on[b];
-          levels.push_back({{buffer, base + a_at, Integer::s8, m, k, k, Layout::row_major},
-                            {buffer, base + b_at, Integer::s8, k, n, k, Layout::column_major},
-                            {{buffer, base + rows_at, m},
-                             {buffer, base + rows_at + static_cast<std::size_t>(4 * m), m}},
-                            {{buffer, base + cols_at, n},
-                             {buffer, base + cols_at + static_cast<std::size_t>(4 * n), n}}});
+          const auto vector = [&](std::size_t at, std::int64_t size) {
+            return ExponentVector{buffer, base + at, size};
+          };
+          levels.push_back(
+              {{buffer, base + a_at, Integer::s8, m, k, k, Layout::row_major},
+               {buffer, base + b_at, Integer::s8, k, n, k, Layout::column_major},
+               {vector(rows_at, m), vector(rows_at + static_cast<std::size_t>(4 * m), m)},
+               {vector(cols_at, n), vector(cols_at + static_cast<std::size_t>(4 * n), n)}});
         }
         got[b] = backends_[b]->crt_bound_need(levels, k);
       }
@@ -798,14 +811,18 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
       switch (kind) {
         case Kind::alike:
           if (count == 1) alike_need = expected;
-          for (const int u : upper) settled_by_a_check += u > expected ? 1 : 0;
+          for (const int u : upper) undecided_by_upper_bound += u > expected ? 1 : 0;
           break;
+        case Kind::one_above:
         case Kind::product_one:
           EXPECT_GT(expected, alike_need) << what;
+          EXPECT_EQ(attained, 1) << what;
+          EXPECT_EQ(least[static_cast<std::size_t>(i_star * n + j_star)], expected) << what;
           break;
         case Kind::product_zero:
           EXPECT_EQ(expected, el::kBoundUncertified) << what;
           break;
+        case Kind::wide:
         case Kind::some_empty:
           EXPECT_GT(expected, el::kNoNeed) << what;
           EXPECT_LT(expected, el::kBoundUncertified) << what;
@@ -816,8 +833,8 @@ TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
       }
     }
   }
-  // Most elements' upper bound exceeds the largest need in the alike blocks.
-  EXPECT_GT(settled_by_a_check, m * n);
+  // The alike blocks: the upper bound leaves almost every element to the criterion itself.
+  EXPECT_GT(undecided_by_upper_bound, m * n);
 }
 
 TEST_F(OzakiStepsOnGpu, EpilogueGivesTheHostsBits) {

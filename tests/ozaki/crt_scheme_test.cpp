@@ -1140,37 +1140,6 @@ TEST(CrtElements, BoundNeedIsTheLeastGammaMeetingTheCriterion) {
   EXPECT_EQ(el::bound_need_at_most(5, 1, 1, el::kEmptyVector, 1, 4), el::kNoNeed);
 }
 
-// bound_need_above(..., g) is bound_need(...) > g for every g around the candidates (t - 4 to
-// t + 1) on random exponents and products, and for empty vectors and zero products; both answers
-// come up many times at the two candidates it decides with its one exact check (t - 2, t - 1).
-TEST(CrtElements, BoundNeedAboveIsTheNeedExceedingG) {
-  std::mt19937_64 rng(2027);
-  std::uniform_int_distribution<int> exponent(-12, 12), log2_k(0, 17);
-  int decided[2][2] = {};  // [g - (t - 2)][need > g]
-  for (int draw = 0; draw < 100000; ++draw) {
-    const int n2i = exponent(rng), n1i = exponent(rng), n2j = exponent(rng), n1j = exponent(rng);
-    const int lk = log2_k(rng);
-    const int width = 1 + static_cast<int>(rng() % 31);
-    const auto p = static_cast<std::int32_t>(
-        (std::uint32_t{1} << (width - 1)) |
-        (static_cast<std::uint32_t>(rng()) & ((std::uint32_t{1} << (width - 1)) - 1)));
-    const int need = el::bound_need(p, n2i, n1i, n2j, n1j, lk);
-    const int t = el::bound_need_at_most(p, n2i, n1i, n2j, n1j, lk);
-    for (int g = t - 4; g <= t + 1; ++g) {
-      const bool above = el::bound_need_above(p, n2i, n1i, n2j, n1j, lk, g);
-      ASSERT_EQ(above, need > g) << "draw " << draw << ", g = t + " << g - t;
-      if (g == t - 2 || g == t - 1) ++decided[g - (t - 2)][above ? 1 : 0];
-    }
-  }
-  for (const auto& at : decided) {
-    for (const int count : at) EXPECT_GT(count, 1000);
-  }
-  EXPECT_TRUE(el::bound_need_above(0, 1, 1, 1, 1, 4, 100));
-  EXPECT_FALSE(el::bound_need_above(0, 1, 1, 1, 1, 4, el::kBoundUncertified));
-  EXPECT_FALSE(el::bound_need_above(5, el::kEmptyVector, 1, 1, 1, 4, el::kNoNeed));
-  EXPECT_TRUE(el::bound_need_above(5, el::kEmptyVector, 1, 1, 1, 4, el::kNoNeed - 1));
-}
-
 // The dp count grows with the spread of the inputs (the generator's spread checked: the largest
 // log2(||a_i|| ||b_j|| / (|A||B|)_ij) grows with phi): 15 moduli at phi = 0.1 and 1, more at 4
 // and 8; every element within DGEMM's elementwise bound and, relative to |C_ij|, no worse than

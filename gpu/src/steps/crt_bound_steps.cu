@@ -124,6 +124,22 @@ struct LevelView {
   const std::int32_t* norm1_j;
 };
 
+// Whether dp's criterion 2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3P holds (crt_elements.hpp,
+// bound_need; NeedTerms n of P > 0), decided only where a floating-point test settles it: it
+// fails below n.t - 2 (need_terms), and otherwise each term is 2^e in binary64 (e below -1022
+// taken as -1022, which only enlarges it; above 1023, +Inf), the two additions rounded upward
+// give an upper bound of the sum, and where that is at most 3P (exact in binary64) it holds.
+// false means "not shown": the criterion may still hold within the rounding of 3P.
+__device__ bool criterion_shown(const el::NeedTerms& n, int g, std::int32_t p) {
+  if (g < n.t - 2) return false;
+  const auto power = [](int e) {
+    if (e > 1023) return __longlong_as_double(0x7FF0000000000000LL);
+    return __longlong_as_double(static_cast<long long>((e < -1022 ? -1022 : e) + 1023) << 52);
+  };
+  const double sum = __dadd_ru(__dadd_ru(power(n.c1 - g), power(n.c2 - g)), power(n.c3 - 2 * g));
+  return sum <= 3.0 * static_cast<double>(p);
+}
+
 // The largest over the elements of the least bound_need over the levels into *need (atomicMax of
 // each block's maximum). Each thread takes four consecutive rows i0 .. i0 + 3 of the columns
 // blockIdx.y, blockIdx.y + gridDim.y, ...: one 16-byte load of each level's sums per column
@@ -132,6 +148,13 @@ struct LevelView {
 // exponents are read once, before the columns. Measured on the H100 at m = n = 16384
 // (docs/results/int8-ozaki.md, sixth round): 2.3 ms with one element a thread and each thread's
 // own largest as the skip, 0.8 ms with this and the block's.
+//
+// An element matters only where its need exceeds g, the largest so far of the thread and its
+// block, that is where dp's criterion fails at g at every level (bound_need: the need is the
+// least g that meets it, and it holds at every g above one that meets it). The kernel skips an
+// element where some level's upper bound t (need_terms) is at most g, then where
+// criterion_shown at g for some level, and computes the need only for the rest: the records of
+// the maximum and the few sums within rounding of 3P.
 __global__ void __launch_bounds__(kThreads)
     need_kernel(const LevelView first, const LevelView second, const int levels,
                 const std::int64_t sums_ld, const std::int64_t rows, const std::int64_t cols,
@@ -185,28 +208,30 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       if (q >= here) break;
-      // The element's least need over the levels matters only where it exceeds the largest so
-      // far of this thread and of its block: first its upper bound (the least
-      // bound_need_at_most), then whether it exceeds at every level (bound_need_above), and only
-      // then the need itself. The maximum is the same.
-      int upper = el::kBoundUncertified;
+      // Each level's terms; an empty vector (no need) settles the element at once.
+      el::NeedTerms terms[2] = {};
+      bool settled = false, positive[2] = {};
 #pragma unroll
       for (int l = 0; l < 2; ++l) {
         if (l >= levels) break;
-        upper = min(upper, el::bound_need_at_most(sums[l][q], norm2_i[l][q], norm1_i[l][q],
-                                                  norm2_j[l], norm1_j[l], log2_k));
+        if (norm2_i[l][q] == el::kEmptyVector || norm2_j[l] == el::kEmptyVector) {
+          settled = true;
+        } else if (sums[l][q] > 0) {
+          positive[l] = true;
+          terms[l] = el::need_terms(sums[l][q], norm2_i[l][q], norm1_i[l][q], norm2_j[l],
+                                    norm1_j[l], log2_k);
+          settled = settled || terms[l].t <= mine;
+        }
       }
-      if (upper <= mine) continue;
+      if (settled) continue;
       mine = max(mine, *static_cast<volatile int*>(&block_most));
-      if (upper <= mine) continue;
-      bool above = true;
 #pragma unroll
       for (int l = 0; l < 2; ++l) {
         if (l >= levels) break;
-        above = above && el::bound_need_above(sums[l][q], norm2_i[l][q], norm1_i[l][q], norm2_j[l],
-                                              norm1_j[l], log2_k, mine);
+        settled = settled || (positive[l] &&
+                              (terms[l].t <= mine || criterion_shown(terms[l], mine, sums[l][q])));
       }
-      if (!above) continue;
+      if (settled) continue;
       int least = el::kBoundUncertified;
 #pragma unroll
       for (int l = 0; l < 2; ++l) {
@@ -214,8 +239,10 @@ __global__ void __launch_bounds__(kThreads)
         least = min(least, el::bound_need(sums[l][q], norm2_i[l][q], norm1_i[l][q], norm2_j[l],
                                           norm1_j[l], log2_k));
       }
-      mine = least;  // above mine: every level's need is
-      atomicMax(&block_most, least);
+      if (least > mine) {
+        mine = least;
+        atomicMax(&block_most, least);
+      }
     }
   }
   most[threadIdx.x] = mine;

@@ -431,21 +431,6 @@ TCEMU_HOST_DEVICE inline int bound_need(std::int32_t p, int norm2_i, int norm1_i
   return n.t;
 }
 
-// Whether bound_need(p, ...) > g, with at most one exact check: the criterion fails below t - 2
-// and holds at t (need_terms), and once it holds at some g it holds at every larger one (its
-// left side falls as g grows), so the need exceeds g exactly when the criterion fails at g. A
-// caller after the largest need over many elements asks this of its largest so far: most
-// elements' t exceeds their need, and one check replaces bound_need's two.
-TCEMU_HOST_DEVICE inline bool bound_need_above(std::int32_t p, int norm2_i, int norm1_i,
-                                               int norm2_j, int norm1_j, int log2_k, int g) {
-  if (norm2_i == kEmptyVector || norm2_j == kEmptyVector) return kNoNeed > g;
-  if (p <= 0) return kBoundUncertified > g;
-  const NeedTerms n = need_terms(p, norm2_i, norm1_i, norm2_j, norm1_j, log2_k);
-  if (g >= n.t) return false;
-  if (g < n.t - 2) return true;
-  return !dyadic_sum_at_most(n.c1 - g, n.c2 - g, n.c3 - 2 * g, 3 * static_cast<std::uint64_t>(p));
-}
-
 // The integer a = x 2^shift rounded to nearest even (x finite; Inf, NaN and zeros give 0: the
 // epilogue puts their special values in), as (-1)^negative magnitude 2^power, computed once per
 // element so that its residue modulo each modulus costs a few mod_small. Exact: |x| = s 2^f
