@@ -97,14 +97,14 @@ void host_crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, i
   const bool reduce = dst.format == Integer::s8;
   parallel_for(threads, dst.cols, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t j = begin; j < end; ++j) {
-      for (std::int64_t i = 0; i < dst.rows; ++i) {
-        const std::int32_t sum = sums[static_cast<std::size_t>(j * dst.rows + i)];
-        if (reduce) {
-          reinterpret_cast<std::int8_t*>(out)[j * dst.ld + i] =
-              static_cast<std::int8_t>(el::sum_residue(sum, m));
-        } else {
-          reinterpret_cast<std::int32_t*>(out)[j * dst.ld + i] = sum;
+      const std::int32_t* column = sums.data() + j * dst.rows;
+      if (reduce) {
+        std::int8_t* to = reinterpret_cast<std::int8_t*>(out) + j * dst.ld;
+        for (std::int64_t i = 0; i < dst.rows; ++i) {
+          to[i] = static_cast<std::int8_t>(el::sum_residue(column[i], m));
         }
+      } else {
+        std::copy(column, column + dst.rows, reinterpret_cast<std::int32_t*>(out) + j * dst.ld);
       }
     }
   });
