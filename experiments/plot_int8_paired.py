@@ -29,7 +29,7 @@ def main():
     sizes = sorted({s[1] for s in series})
     fig, axes = plt.subplots(len(sizes), 1, figsize=(11, 4.5 * len(sizes)), squeeze=False)
     for ax, n in zip(axes[:, 0], sizes):
-        for i, (name, size, phi, rows) in enumerate(s for s in series if s[1] == n):
+        for i, (name, _, phi, rows) in enumerate(s for s in series if s[1] == n):
             ax.plot([int(r["pair"]) for r in rows], [float(r["dgemm_over_dp"]) for r in rows],
                     marker="o", ms=3, color=f"C{i % 10}", label=f"{name}, phi = {phi:g}")
         ax.axhline(1.3, color="k", ls="--", lw=1, label="1.3x (issue 17's goal at n = 16384)")

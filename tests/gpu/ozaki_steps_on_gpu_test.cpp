@@ -693,7 +693,7 @@ TEST_F(OzakiStepsOnGpu, CrtResiduesGiveTheHostsBits) {
 //   - one_above: one element's exponents raise its need above every other element's (a lone
 //     largest that no skip may pass over, in no thread's first column);
 //   - product_one, product_zero: one product of 1 (a need far above) or 0 (uncertified);
-//   - wide: exponents up to +-700, past the kernel's factor range (Inf and clipped factors);
+//   - wide: exponents up to +-700, terms below binary64's normal range (clipped);
 //   - some_empty, all_empty: empty rows and columns, which need nothing.
 TEST_F(OzakiStepsOnGpu, CrtBoundNeedGivesTheHostsNeed) {
   namespace el = crt_elements;

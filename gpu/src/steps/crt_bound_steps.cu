@@ -127,16 +127,14 @@ struct LevelView {
 // Whether dp's criterion 2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3P holds (crt_elements.hpp,
 // bound_need; NeedTerms n of P > 0), decided only where a floating-point test settles it: it
 // fails below n.t - 2 (need_terms), and otherwise each term is 2^e in binary64 (e below -1022
-// taken as -1022, which only enlarges it; above 1023, +Inf), the two additions rounded upward
-// give an upper bound of the sum, and where that is at most 3P (exact in binary64) it holds.
-// false means "not shown": the criterion may still hold within the rounding of 3P.
+// taken as -1022, which only enlarges it; no e exceeds bw + 3 <= 34 there, since c1, c2 <= t +
+// bw - 1 and c3 <= 2t + bw - 1), the two additions rounded upward give an upper bound of the sum,
+// and where that is at most 3P (exact in binary64) it holds. false means "not shown": the
+// criterion may still hold within the rounding of 3P.
 __device__ bool criterion_shown(const el::NeedTerms& n, int g, std::int32_t p) {
   if (g < n.t - 2) return false;
-  const auto power = [](int e) {
-    if (e > 1023) return __longlong_as_double(0x7FF0000000000000LL);
-    return __longlong_as_double(static_cast<long long>((e < -1022 ? -1022 : e) + 1023) << 52);
-  };
-  const double sum = __dadd_ru(__dadd_ru(power(n.c1 - g), power(n.c2 - g)), power(n.c3 - 2 * g));
+  const auto term = [](int e) { return fp64::power_of_two(max(e, -1022)); };
+  const double sum = __dadd_ru(__dadd_ru(term(n.c1 - g), term(n.c2 - g)), term(n.c3 - 2 * g));
   return sum <= 3.0 * static_cast<double>(p);
 }
 
