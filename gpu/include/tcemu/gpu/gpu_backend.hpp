@@ -21,7 +21,7 @@ enum class GemmEngine {
   // Our wgmma kernel (sm_90a only; fp16, bf16 or tf32 inputs, fp32 accumulator, take-out
   // included): the same fixed k order through wgmma.m64nNk16 (k8 for tf32), so the bits of the
   // emulated GEMM with the device's wgmma preset (on the H200 that preset equals mma.sync's for
-  // these formats). The fastest engine for these formats (docs/performance.md).
+  // these formats). The fastest engine for these formats (docs/performance/gpu-engines.md).
   wgmma,
   // Our kernels, each product on the fastest one that computes its datapath bit for bit: the
   // wgmma kernel where it applies (sm_90a, fp16, bf16 or tf32 -> fp32, take-out included, the
@@ -50,7 +50,7 @@ enum class GemmEngine {
 // The cuBLAS engine's batches (Backend::mma_gemm_batch): products of at most this many
 // multiply-adds (m n k) each run as cublasGemmBatchedEx calls, where one cublasGemmEx per
 // product would leave the device idle between small GEMMs; larger ones one cublasGemmEx each.
-// Measured on the H200 (docs/performance.md, "Batched products").
+// Measured on the H200 (docs/performance/ozaki-1.md, "Batched products").
 inline constexpr std::int64_t kBatchedGemmMaxMultiplyAdds = std::int64_t{1} << 33;
 
 // Whether the cuBLAS engine batches m x n x k products under `limit` (multiply-adds m n k, in
