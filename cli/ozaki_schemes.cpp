@@ -8,7 +8,8 @@
 #include <limits>
 #include <sstream>
 
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_bounds.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
 #include "datapath_options.hpp"

@@ -5,6 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <tcemu/backend/crt_bounds.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
+#include <tcemu/backend/crt_reconstruction.hpp>
+#include <tcemu/backend/crt_scaling.hpp>
 #include <tcemu/backend/crt_steps.hpp>
 #include <tcemu/backend/integer_gemm_steps.hpp>
 

@@ -4,6 +4,11 @@
 #include <cstdint>
 #include <vector>
 
+#include <tcemu/backend/crt_bounds.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
+#include <tcemu/backend/crt_reconstruction.hpp>
+#include <tcemu/backend/crt_residues.hpp>
+#include <tcemu/backend/crt_scaling.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 
 #include "host_real_view.hpp"

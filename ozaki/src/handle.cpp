@@ -3,12 +3,28 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 #include <tcemu/ozaki/split_rule.hpp>
 
+#include "crt_scheme.hpp"
 #include "scheme.hpp"
 
 namespace tcemu::ozaki {
+namespace {
+
+// Runs `problem` by the scheme the products ask for: Ozaki scheme II for CrtProducts, scheme I
+// (slices) for the others.
+void run_chosen_scheme(Backend& backend, const Products& products, const Options& options,
+                       Buffer& workspace, const detail::Problem& problem, Report& report) {
+  if (std::holds_alternative<CrtProducts>(products)) {
+    detail::run_crt_scheme(backend, options, workspace, problem, report);
+  } else {
+    detail::run_scheme(backend, products, options, workspace, problem, report);
+  }
+}
+
+}  // namespace
 
 Handle::Handle(Backend& backend, Products products, Options options)
     : BlasRoutines(backend), products_(std::move(products)), options_(options) {
@@ -34,9 +50,9 @@ void Handle::prepare(const char* routine, bool fp64) {
 }
 
 void Handle::compute(const BlasCall& call) {
-  detail::run_scheme(backend(), products_, options_, workspace_,
-                     {call.a(), call.b(), call.c(), call.alpha(), call.beta(), call.precision()},
-                     report_);
+  run_chosen_scheme(backend(), products_, options_, workspace_,
+                    {call.a(), call.b(), call.c(), call.alpha(), call.beta(), call.precision()},
+                    report_);
 }
 
 void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
@@ -59,8 +75,8 @@ void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double
     backend().epilogue(std::nullopt, std::nullopt, alpha, beta, c, std::nullopt, std::nullopt, c);
     return;
   }
-  detail::run_scheme(backend(), products_, options_, workspace_,
-                     {a, b, c, alpha, beta, fp64 ? 53 : 24}, report_);
+  run_chosen_scheme(backend(), products_, options_, workspace_,
+                    {a, b, c, alpha, beta, fp64 ? 53 : 24}, report_);
 }
 
 }  // namespace tcemu::ozaki

@@ -22,7 +22,6 @@
 #include "scheme.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <span>
@@ -34,12 +33,9 @@
 #include <tcemu/ozaki/level_order.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 
-#include "crt_scheme.hpp"
-
 namespace tcemu::ozaki::detail {
 namespace {
 
-constexpr std::size_t kAlign = 64;
 // The most levels counted to name, in an error, the max_splits that CR or DP would need: more
 // than binary64's 2^-1074 .. 2^1024 span at one bit per level.
 constexpr int kMaxCountedLevels = 2200;
@@ -53,10 +49,6 @@ constexpr int kHeldProducts = 64;
 // most inputs: 16 for (rand - 0.5) exp(randn) at k = 8192; every stored level past the last
 // nonzero one is written with zeros, so a larger count costs time).
 constexpr int kFirstSplitSlices = 24;
-
-std::size_t aligned(std::size_t bytes) {
-  return (bytes + kAlign - 1) / kAlign * kAlign;
-}
 
 // Workspace bytes of one block.
 struct Sizes {
@@ -117,22 +109,6 @@ struct Slices {
   std::vector<SliceMatrix> slice;
   std::vector<ExponentVector> exponent;
   int levels = 0;
-};
-
-class Clock {
- public:
-  explicit Clock(Backend& backend) : backend_(backend) {}
-  // Adds the time since the last lap (after synchronising the backend) to `seconds`.
-  void lap(double& seconds) {
-    backend_.synchronize();
-    const auto now = std::chrono::steady_clock::now();
-    seconds += std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-  }
-
- private:
-  Backend& backend_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
 // What every step reads: the backend, the operands, the workspace, how slices are multiplied
@@ -458,10 +434,6 @@ void epilogue(const Context& c, const Plan& plan, const BlockProducts& products,
 
 void run_scheme(Backend& backend, const Products& products, const Options& options,
                 Buffer& workspace, const Problem& problem, Report& report) {
-  if (std::holds_alternative<CrtProducts>(products)) {
-    run_crt_scheme(backend, options, workspace, problem, report);
-    return;
-  }
   const std::int64_t m = problem.a.rows, k = problem.a.cols, n = problem.b.cols;
   // The slice width for this k.
   const Context c{backend,

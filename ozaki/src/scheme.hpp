@@ -1,6 +1,10 @@
-// The blocked Ozaki scheme on backend buffers (handle.cpp moves the operands in and out).
+// The blocked Ozaki scheme (scheme I) on backend buffers, and what it shares with scheme II
+// (crt_scheme.hpp): the problem, its sub-matrices, the workspace alignment and the phase clock
+// (handle.cpp moves the operands in and out and picks the scheme).
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 #include <tcemu/backend/backend.hpp>
@@ -30,7 +34,32 @@ inline RealMatrix sub(const RealMatrix& x, std::int64_t i0, std::int64_t j0, std
   return s;
 }
 
-// Runs `problem` by the scheme `products` asks for (CrtProducts: run_crt_scheme).
+// Workspace regions start on 64-byte boundaries.
+constexpr std::size_t kAlign = 64;
+
+inline std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+// The phase times of a Report.
+class Clock {
+ public:
+  explicit Clock(Backend& backend) : backend_(backend) {}
+  // Adds the time since the last lap (after synchronising the backend) to `seconds`.
+  void lap(double& seconds) {
+    backend_.synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    seconds += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  Backend& backend_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// Runs `problem` by Ozaki scheme I, slices multiplied as `products` asks (TensorCoreProducts,
+// Fp64Products or IntegerProducts; CrtProducts is Ozaki scheme II: run_crt_scheme).
 void run_scheme(Backend& backend, const Products& products, const Options& options,
                 Buffer& workspace, const Problem& problem, Report& report);
 

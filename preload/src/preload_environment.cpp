@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
 #include <tcemu/emulator/presets.hpp>
 
 #include "preload_environment.hpp"

@@ -18,7 +18,10 @@
 #include <vector>
 
 #include <tcemu/backend/backend.hpp>
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_bounds.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
+#include <tcemu/backend/crt_residues.hpp>
+#include <tcemu/backend/crt_scaling.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/host/host_backends.hpp>

@@ -18,7 +18,11 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_bounds.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
+#include <tcemu/backend/crt_reconstruction.hpp>
+#include <tcemu/backend/crt_residues.hpp>
+#include <tcemu/backend/crt_scaling.hpp>
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 
@@ -188,7 +192,7 @@ TEST(CrtElements, ScaledResidueIsTheResidueOfTheRoundedInteger) {
             el::power_of_two_mod(26, el::modulus(255)));
 }
 
-// The compile-time table of 2^e mod m (crt_elements.hpp, power_residues): symmetric and
+// The compile-time table of 2^e mod m (crt_moduli.hpp, power_residues): symmetric and
 // congruent to power_of_two_mod, which is checked against 2^e mod m in 128-bit integers where
 // those hold 2^e; the table covers the powers of every integer below M (< 2^384) that
 // scaled_integer gives a power.
@@ -244,7 +248,7 @@ TEST(CrtElements, TableChunkSumGivesTheResidueOfEveryPower) {
   EXPECT_EQ(top, el::kTablePowers - 1);
 }
 
-// exact_double's bit trick (crt_elements.hpp) against the conversion: both ends of int32, the
+// exact_double's bit trick (crt_residues.hpp) against the conversion: both ends of int32, the
 // powers of two and their neighbours, and random values.
 TEST(CrtElements, ExactDoubleIsTheInt32) {
   std::vector<int> values = {0, 1, -1, std::numeric_limits<int>::max(),
@@ -264,7 +268,7 @@ TEST(CrtElements, ExactDoubleIsTheInt32) {
   }
 }
 
-// symmetric_small without a correction step (crt_elements.hpp: the nearest quotient is exact for
+// symmetric_small without a correction step (crt_moduli.hpp: the nearest quotient is exact for
 // the odd moduli, 256 is the low byte): every |t| < 2^22 for every modulus.
 TEST(CrtElements, SymmetricSmallIsExactForEveryInputItTakes) {
   for (const int m : el::kModuli) {
@@ -632,7 +636,7 @@ std::vector<long double> absolute_product(std::int64_t m, std::int64_t n, std::i
   return out;
 }
 
-// dp's criterion (crt_elements.hpp, bound_need): every element within (3/4) k 2^-53 (|A||B|)_ij
+// dp's criterion (crt_bounds.hpp, bound_need): every element within (3/4) k 2^-53 (|A||B|)_ij
 // of the exact product before the final rounding, so within that plus 2^-53 |C_ij| of it and
 // plus another 2^-52 |C_ij| of the correctly rounded one. `report`: the run's.
 ::testing::AssertionResult within_dgemm_bound(const std::vector<double>& got,
@@ -1091,7 +1095,7 @@ TEST(CrtElements, DyadicSumAtMostIsExact) {
 }
 
 // bound_need is the least g meeting dp's criterion 2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3P
-// (crt_elements.hpp), decided here in 128-bit integers scaled by the power of two that makes
+// (crt_bounds.hpp), decided here in 128-bit integers scaled by the power of two that makes
 // every term at g and g - 1 an integer (draws needing more than 128 bits are not checked, and
 // most are), on random exponents and products: g meets it and g - 1 does not; each of the three
 // candidates t - 2, t - 1, t is the answer in some draws, and the need is never above the

@@ -1,5 +1,5 @@
 // The GPU kernels of dp's bound steps (crt_steps.hpp: crt_magnitude_bound, crt_bound_need) on the
-// default stream, running the element functions of crt_elements.hpp, so the GPU backend gives
+// default stream, running the element functions of crt_bounds.hpp, so the GPU backend gives
 // the emulator's quanta, exponents and need.
 #include "steps/crt_bound_steps.hpp"
 
@@ -9,7 +9,8 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_bounds.hpp>
+#include <tcemu/backend/crt_scaling.hpp>
 
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"
@@ -124,7 +125,7 @@ struct LevelView {
   const std::int32_t* norm1_j;
 };
 
-// Whether dp's criterion 2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3P holds (crt_elements.hpp,
+// Whether dp's criterion 2^(c1 - g) + 2^(c2 - g) + 2^(c3 - 2g) <= 3P holds (crt_bounds.hpp,
 // bound_need; NeedTerms n of P > 0), decided only where a floating-point test settles it: it
 // fails below n.t - 2 (need_terms), and otherwise each term is 2^e in binary64 (e below -1022
 // taken as -1022, which only enlarges it; no e exceeds bw + 3 <= 34 there, since c1, c2 <= t +

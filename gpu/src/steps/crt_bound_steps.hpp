@@ -1,5 +1,5 @@
 // The GPU kernels of dp's bound steps (tcemu/backend/crt_steps.hpp: crt_magnitude_bound,
-// crt_bound_need), on the default stream, running crt_elements.hpp's element functions.
+// crt_bound_need), on the default stream, running crt_bounds.hpp's element functions.
 #pragma once
 
 #include <cublas_v2.h>

@@ -7,7 +7,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_moduli.hpp>
+#include <tcemu/backend/crt_reconstruction.hpp>
+#include <tcemu/backend/crt_residues.hpp>
+#include <tcemu/backend/crt_scaling.hpp>
 
 #include "cuda_check.hpp"
 #include "device_matrix.hpp"

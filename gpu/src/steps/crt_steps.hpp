@@ -1,5 +1,6 @@
 // The GPU kernels of the CRT steps (tcemu/backend/crt_steps.hpp), on the default stream, running
-// the element functions of crt_elements.hpp, so the GPU backend gives the emulator's bits.
+// the element functions of crt_scaling.hpp, crt_residues.hpp and crt_reconstruction.hpp, so the
+// GPU backend gives the emulator's bits.
 #pragma once
 
 #include <cublas_v2.h>

@@ -1,6 +1,7 @@
 // The CRT steps of a backend (backend.hpp): the scaling, residue, product and reconstruction
 // steps of Ozaki scheme II on integer tensor cores (ozaki/, CrtProducts).
-// crt_elements.hpp states the arithmetic and its bounds; the checks are in crt_steps.cpp; the
+// The element functions state the arithmetic and its bounds: crt_moduli.hpp, crt_scaling.hpp,
+// crt_bounds.hpp, crt_residues.hpp and crt_reconstruction.hpp; the checks are in crt_steps.cpp; the
 // host implementations in host/src/crt_steps.cpp, the GPU's in gpu/src/steps/crt_steps.cu.
 #pragma once
 
@@ -9,7 +10,7 @@
 #include <span>
 
 #include <tcemu/backend/buffer_matrix.hpp>
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_reconstruction.hpp>
 #include <tcemu/backend/memory.hpp>
 #include <tcemu/backend/ozaki_steps.hpp>
 
@@ -92,7 +93,7 @@ class CrtSteps : public virtual MemorySpace {
   void crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                             const IntegerMatrix& dst);
 
-  // dp's certified lower bound of |A||B|, first half (crt_elements.hpp, BoundVector): for every
+  // dp's certified lower bound of |A||B|, first half (crt_bounds.hpp, BoundVector): for every
   // row (rows) or column v of x (fp64), with n_v its VectorNorm from `norms` (crt_norm_scale's
   // of the same x) and b = bound_vector(n_v, floor(log2 length), depth): exponents.norm2[v] =
   // b.norm2, exponents.norm1[v] = b.norm1 and out_vp (s8, x's shape, any layout) =

@@ -54,7 +54,7 @@ struct Fp64Products {};
 // widened to binary64 (the "dgemm-int8" / "sgemm-int8" schemes).
 struct IntegerProducts {};
 // Ozaki scheme II (Ozaki, Uchino, Imamura 2025; GEMMul8-style) instead of slices: A and B scaled
-// to integers, one int8 GEMM (Backend::integer_gemm) per modulus of crt_elements.hpp, and the
+// to integers, one int8 GEMM (Backend::integer_gemm) per modulus of crt_moduli.hpp, and the
 // product rebuilt by the Chinese remainder theorem and rounded once ("dgemm-crt" / "sgemm-crt").
 // Mode cr: the moduli chosen from the inputs so that the scaled integers hold A and B exactly:
 // the result is the correctly rounded product (alpha = 1, beta = 0) whatever the exponent
@@ -64,7 +64,7 @@ struct IntegerProducts {};
 // Euclidean norm the moduli allow, |C'| bounded by Cauchy-Schwarz). dp: the norm scaling with
 // the fewest moduli (15 or more) whose norms keep every element within DGEMM's classical bound
 // gamma_k (|A||B|)_ij, judged from a certified lower bound of |A||B| (one more int8 GEMM;
-// crt_elements.hpp, bound_need, states the criterion and its proof; for k >= 4096 on the
+// crt_bounds.hpp, bound_need, states the criterion and its proof; for k >= 4096 on the
 // leading k / 16 terms where those ask for at most one modulus more than the least, which
 // costs less than the bound over all of k), or cr's exact scaling when
 // that takes no more moduli (then correctly rounded); where the bound cannot be certified, cr's

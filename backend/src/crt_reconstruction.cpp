@@ -1,10 +1,11 @@
-// The host-side tables of the CRT element functions (crt_elements.hpp).
+// The CRT reconstruction's table of the first moduli, computed on the host (crt_reconstruction.hpp:
+// table, product_bits).
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include <tcemu/backend/crt_elements.hpp>
+#include <tcemu/backend/crt_reconstruction.hpp>
 
 namespace tcemu::crt_elements {
 namespace {
