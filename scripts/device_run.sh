@@ -34,6 +34,9 @@
 #                      reduced sizes (TCEMU_GPU_TEST_REDUCED=1, tests/gpu/gpu_backend_test.cpp);
 #                      each tool's error summary and first reports
 #   ctest              ctest -LE long on the whole build (needs the whole tree built)
+#   python             the Python package built for $ARCHS into $B-python (pip, no build
+#                      isolation: the machine's scikit-build-core and nanobind) and its pytest
+#                      suite on the GPU, less the notebooks (nbclient is not on the lent machines)
 #
 # Knobs (environment) and their defaults:
 #   OUT=$PWD/out  B=$PWD/build-device  ARCHS=90a-real  TARGETS=(all)  JOBS=$(nproc)
@@ -94,7 +97,7 @@ SANITIZE_FILTER=${SANITIZE_FILTER:-*}
 SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-540}
 
 known="build test consumer ozaki-bench ozaki-table markidis-bench gemm-bench markidis-accuracy"
-known+=" speed sanitize ctest"
+known+=" speed sanitize ctest python"
 for step in $STEPS; do
   if [[ " $known " != *" $step "* ]]; then
     echo "device_run.sh: unknown step '$step' (steps: $known)" >&2
@@ -232,6 +235,17 @@ main() {
     ctest --test-dir "$B" -LE long -j"$JOBS" --output-on-failure > "$LOGS/ctest.log" 2>&1
     echo "ctest -LE long rc=$?"
     tail -6 "$LOGS/ctest.log"
+  fi
+
+  if has python; then
+    rm -rf "$B-python/site"
+    CMAKE_PREFIX_PATH=$DEPS/usr python3 -m pip install -q --no-build-isolation --no-deps --target "$B-python/site" \
+      -C build-dir="$B-python/build" -C cmake.define.CMAKE_CUDA_ARCHITECTURES="$ARCHS" . \
+      > "$LOGS/python-build.log" 2>&1 || { tail -40 "$LOGS/python-build.log"; exit 1; }
+    PYTHONPATH=$B-python/site timeout 500 python3 -m pytest -q -rs python/tests \
+      --ignore=python/tests/test_notebooks.py > "$LOGS/pytest.log" 2>&1
+    echo "pytest python/tests (GPU; notebooks not run) rc=$?"
+    grep -E 'passed|failed|SKIPPED|FAILED|Error' "$LOGS/pytest.log" | tail -30
   fi
 }
 
