@@ -20,8 +20,8 @@
 #include <string>
 
 #include <tcemu/gpu/device.hpp>
-#include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/session/backends.hpp>
 #include <tcemu/session/preload_route.hpp>
 
 #include "next_definition.hpp"
@@ -58,7 +58,8 @@ Engines& engines() {
 Engine& engine_for(int device) {
   Engine& e = engines().devices[device];
   if (!e.backend) {
-    e.backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
+    e.backend = session::make_backend(session::backend_choice("gpu"),
+                                      {.device = device, .engine = session::Engine::fastest});
     e.arch = gpu::require_device(device).arch_preset();
   }
   return e;

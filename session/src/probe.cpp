@@ -34,7 +34,7 @@ ProbeDevice probe_device() {
   const std::string arch = d.arch_preset();
   return {d.name, d.compute_major, d.compute_minor, arch.empty() ? "sm90" : arch};
 #else
-  not_built("the probe");
+  not_built("probing the present GPU");
 #endif
 }
 
