@@ -33,8 +33,7 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/phi_values.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace {
 
@@ -211,9 +210,9 @@ Options:
   --cr N                 the correctly rounded DGEMMs, N x N x N (default 1024)
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   if (!args.positional().empty()) {
-    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
   }
   const std::int64_t dot = args.integer_or("dot", std::int64_t{1} << 26, 1, std::int64_t{1} << 40);
   const std::int64_t gemv = args.integer_or("gemv", 8192, 1, 1'000'000);
@@ -234,6 +233,6 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"accurate_gpu_benchmark", kUsage, {"dot", "gemv", "gemm", "cr"}, {}}, argc, argv, run);
 }

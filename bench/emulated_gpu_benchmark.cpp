@@ -18,8 +18,7 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace {
 
@@ -91,7 +90,7 @@ words (sm70-fp16, sm80-fp16, sm80-bf16, sm80-tf32, sm90-fp16, sm90-bf16, sm90-tf
 sm90-fp16-exact). Prints a table of emulated multiply-adds per second and GPU / CPU.
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   const std::int64_t n = args.integer_or("n", 8192, 1, 65536);
   const std::int64_t exact_n = args.integer_or("exact-n", 2048, 1, 65536);
   const std::int64_t cpu_n = args.integer_or("cpu-n", 2048, 1, 65536);
@@ -137,7 +136,7 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"emulated_gpu_benchmark", kUsage, {"n", "exact-n", "cpu-n", "repeats", "only"}, {}}, argc,
       argv, run);
 }

@@ -8,7 +8,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::bench {
 
@@ -21,16 +21,17 @@ int google_benchmark_main(const char* name, const char* usage, int argc, char** 
   });
   // Google Benchmark takes its --benchmark_* flags out of argv; run_program refuses the rest.
   if (!help) benchmark::Initialize(&argc, argv);
-  return cli::run_program({name, usage, {}, {}}, argc, argv, [](const cli::Arguments& args) {
-    if (!args.positional().empty()) {
-      throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
-    }
-    Reporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    reporter.print_table();
-    benchmark::Shutdown();
-    return 0;
-  });
+  return session::run_program(
+      {name, usage, {}, {}}, argc, argv, [](const session::Arguments& args) {
+        if (!args.positional().empty()) {
+          throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
+        }
+        Reporter reporter;
+        benchmark::RunSpecifiedBenchmarks(&reporter);
+        reporter.print_table();
+        benchmark::Shutdown();
+        return 0;
+      });
 }
 
 }  // namespace tcemu::bench

@@ -28,8 +28,7 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace {
 
@@ -96,10 +95,10 @@ runs after 3 warm-ups (CUDA events). Prints progress lines, then a table of TFLO
 cuBLAS and the relative difference of the two results, on stdout. Writes no file.
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   std::vector<std::int64_t> sizes;
   for (const std::string& n : args.positional())
-    sizes.push_back(cli::integer_in("N", n, 1, 1'000'000));
+    sizes.push_back(session::integer_in("N", n, 1, 1'000'000));
   if (sizes.empty()) sizes = {4096, 8192};
   std::string why;
   const auto devices = gpu::list_devices(&why);
@@ -199,5 +198,5 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program({"gpu_gemm_benchmark", kUsage, {}, {}}, argc, argv, run);
+  return tcemu::session::run_program({"gpu_gemm_benchmark", kUsage, {}, {}}, argc, argv, run);
 }

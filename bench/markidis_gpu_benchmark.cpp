@@ -42,21 +42,13 @@
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
 
 namespace {
 
 using namespace tcemu;
 using reference::relative_residual;
-
-gpu::GemmEngine engine_by_name(const std::string& name) {
-  if (name == "fastest") return gpu::GemmEngine::fastest;
-  if (name == "mma_sync") return gpu::GemmEngine::mma_sync;
-  if (name == "wgmma") return gpu::GemmEngine::wgmma;
-  if (name == "cublas") return gpu::GemmEngine::cublas;
-  throw cli::UsageError("unknown engine '" + name + "' (fastest, mma_sync, wgmma, cublas)");
-}
 
 // Median wall-clock seconds of `run` over `repeats` calls after 2 warm-ups, each from and to a
 // synchronised device.
@@ -154,7 +146,7 @@ goal (halfhalf and tf32tf32 at 1.5x cublasSgemm's throughput or more, residual n
 Options:
   --n N                  the size (default 8192)
   --schemes S,...        scheme presets (default halfhalf,tf32tf32,3xtf32,markidis,bf16x3)
-  --engines E,...        GEMM engines: fastest, mma_sync, wgmma, cublas (default
+  --engines E,...        GEMM engines: fastest, mma_sync, wgmma, cublas, emulated (default
                          fastest,mma_sync,cublas)
   --repeats R            timed calls per method (default 10)
   --takeout I            every group that leaves the Tensor Core does so every I instructions
@@ -162,9 +154,9 @@ Options:
   --csv FILE             also write the table as CSV to FILE (default: no file)
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   if (!args.positional().empty()) {
-    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
   }
   const std::int64_t n = args.integer_or("n", 8192, 1, 1'000'000);
   const std::vector<std::string> schemes =
@@ -173,12 +165,12 @@ int run(const cli::Arguments& args) {
   const int repeats = static_cast<int>(args.integer_or("repeats", 10, 1, 1'000'000));
   const int takeout = static_cast<int>(args.integer_or("takeout", 0, 1, INT_MAX));  // 0: presets'
   const std::string csv_path = args.value_or("csv", "");
-  for (const std::string& engine : engines) engine_by_name(engine);
+  for (const std::string& engine : engines) session::engine_choice(engine);
   for (const std::string& scheme : schemes) {
     try {
       markidis::scheme_by_name(scheme);
     } catch (const std::invalid_argument& e) {
-      throw cli::UsageError(e.what());
+      throw session::UsageError(e.what());
     }
   }
   std::string why;
@@ -227,7 +219,8 @@ int run(const cli::Arguments& args) {
   }
 
   for (const std::string& engine_name : engines) {
-    const auto backend = gpu::make_gpu_backend({.engine = engine_by_name(engine_name)});
+    const auto backend = session::make_backend(
+        session::backend_choice("gpu"), {.engine = session::engine_choice(engine_name).engine});
     const DeviceSquare da = device_square(*backend, Real::fp32, n, a.data());
     const DeviceSquare db = device_square(*backend, Real::fp32, n, b.data());
     const DeviceSquare dd = device_square(*backend, Real::fp32, n, nullptr);
@@ -300,9 +293,9 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program({"markidis_gpu_benchmark",
-                                  kUsage,
-                                  {"n", "schemes", "engines", "repeats", "takeout", "csv"},
-                                  {}},
-                                 argc, argv, run);
+  return tcemu::session::run_program({"markidis_gpu_benchmark",
+                                      kUsage,
+                                      {"n", "schemes", "engines", "repeats", "takeout", "csv"},
+                                      {}},
+                                     argc, argv, run);
 }

@@ -38,8 +38,7 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace {
 
@@ -221,16 +220,16 @@ Options:
                          per stack of held products (cublasGemmBatchedEx): a second table
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   const double phi = args.number_or("phi", 1.0);
   const int runs = static_cast<int>(args.integer_or("runs", 3, 1, 1'000'000));
   const double workspace_gib = args.number_or("workspace-gib", 0);  // 0: most of the free memory
-  if (!(workspace_gib >= 0)) throw cli::UsageError("--workspace-gib must be >= 0");
+  if (!(workspace_gib >= 0)) throw session::UsageError("--workspace-gib must be >= 0");
   std::vector<std::int64_t> sizes, batching_sizes;
   for (const std::string& n : args.positional())
-    sizes.push_back(cli::integer_in("N", n, 1, 1'000'000));
+    sizes.push_back(session::integer_in("N", n, 1, 1'000'000));
   for (const std::string& n : args.list_or("batching", "")) {
-    batching_sizes.push_back(cli::integer_in("--batching", n, 1, 1'000'000));
+    batching_sizes.push_back(session::integer_in("--batching", n, 1, 1'000'000));
   }
   if (sizes.empty()) sizes = {8192, 10240};
   std::string why;
@@ -305,7 +304,7 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"ozaki_gpu_benchmark", kUsage, {"phi", "runs", "workspace-gib", "batching"}, {}}, argc, argv,
       run);
 }

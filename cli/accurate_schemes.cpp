@@ -15,8 +15,8 @@ GemmScheme accurate_entry(const std::string& name, InnerProduct method, Real ele
   s.summary = what;
   s.element = element;
   s.options_help = "dot2 and exblas take no options of their own.\n";
-  s.run = [method, element](const Arguments&, Backend& backend, const BackendChoice&,
-                            GemmProblem& p, const ProgressHook&) {
+  s.run = [method, element](const session::Arguments&, Backend& backend,
+                            const session::BackendChoice&, GemmProblem& p, const ProgressHook&) {
     accurate::Handle h(backend, method);
     const std::int64_t lda = std::max<std::int64_t>(1, p.m), ldb = std::max<std::int64_t>(1, p.k);
     if (element == Real::fp64) {

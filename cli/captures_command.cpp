@@ -5,8 +5,8 @@
 #include <tcemu/emulator/capture_set.hpp>
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/session/arguments.hpp>
 
-#include "arguments.hpp"
 #include "commands.hpp"
 
 namespace tcemu::cli {
@@ -23,12 +23,12 @@ format and accumulator, the number of cases and of results that differ from the 
 }  // namespace
 
 int captures_command(const std::vector<std::string>& words) {
-  const Arguments args(words, {}, {"help", "verbose"});
+  const session::Arguments args(words, {}, {"help", "verbose"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
   }
-  if (args.positional().size() > 1) throw UsageError("at most one capture directory");
+  if (args.positional().size() > 1) throw session::UsageError("at most one capture directory");
   const std::string dir =
       args.positional().empty() ? std::string(TCEMU_DEFAULT_CAPTURES_DIR) : args.positional()[0];
   const auto sets = load_capture_sets(dir);

@@ -13,9 +13,9 @@
 namespace tcemu::cli {
 namespace {
 
-int checked_int(const Arguments& args, const std::string& name) {
+int checked_int(const session::Arguments& args, const std::string& name) {
   const long long v = *args.integer(name);
-  if (v < -1'000'000 || v > 1'000'000) throw UsageError("--" + name + " is out of range");
+  if (v < -1'000'000 || v > 1'000'000) throw session::UsageError("--" + name + " is out of range");
   return static_cast<int>(v);
 }
 
@@ -28,14 +28,14 @@ Enum choice(const std::string& name, const std::string& value,
     if (value == name_of(e)) return e;
     names += (names.empty() ? "" : ", ") + std::string(name_of(e));
   }
-  throw UsageError("--" + name + " must be one of " + names + ", got '" + value + "'");
+  throw session::UsageError("--" + name + " must be one of " + names + ", got '" + value + "'");
 }
 
-FloatFormat format_option(const Arguments& args, const std::string& name,
+FloatFormat format_option(const session::Arguments& args, const std::string& name,
                           const std::string& fallback) {
   const std::string text = args.value_or(name, fallback);
   const auto f = format_by_name(text);
-  if (!f) throw UsageError("--" + name + ": unknown format '" + text + "'");
+  if (!f) throw session::UsageError("--" + name + ": unknown format '" + text + "'");
   return *f;
 }
 
@@ -97,11 +97,11 @@ std::string datapath_options_help() {
 )";
 }
 
-bool sparse_requested(const Arguments& args) {
+bool sparse_requested(const session::Arguments& args) {
   return args.value_or("instr", "").starts_with("mma.sp.");
 }
 
-bool pair_fma_requested(const Arguments& args) {
+bool pair_fma_requested(const session::Arguments& args) {
   const auto input = format_by_name(args.value_or("type", "fp16"));
   const auto accumulator = format_by_name(args.value_or("acc", "fp32"));
   if (!input || !accumulator ||
@@ -111,24 +111,27 @@ bool pair_fma_requested(const Arguments& args) {
   }
   for (const std::string& name : datapath_option_names()) {
     if (name != "arch" && name != "type" && name != "acc" && name != "instr" && args.value(name)) {
-      throw UsageError("--" + name +
-                       ": sm90 mma.sync.m8n8k4 fp16 -> fp16 has no datapath to adjust (its model "
-                       "is the fp32 pair-FMA emulation)");
+      throw session::UsageError(
+          "--" + name +
+          ": sm90 mma.sync.m8n8k4 fp16 -> fp16 has no datapath to adjust (its model "
+          "is the fp32 pair-FMA emulation)");
     }
   }
   return true;
 }
 
-Datapath datapath_from(const Arguments& args, const std::string& default_type) {
+Datapath datapath_from(const session::Arguments& args, const std::string& default_type) {
   if (sparse_requested(args)) {
-    throw UsageError("--instr " + *args.value("instr") +
-                     " is a sparse shape: only `tcemu mma` and `tcemu validate` take its sparse "
-                     "cases");
+    throw session::UsageError(
+        "--instr " + *args.value("instr") +
+        " is a sparse shape: only `tcemu mma` and `tcemu validate` take its sparse "
+        "cases");
   }
   return sparse_or_dense_datapath_from(args, default_type);
 }
 
-Datapath sparse_or_dense_datapath_from(const Arguments& args, const std::string& default_type) {
+Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
+                                       const std::string& default_type) {
   const std::string arch = args.value_or("arch", "sm90");
   const FloatFormat input = format_option(args, "type", default_type);
   const FloatFormat accumulator = format_option(args, "acc", "fp32");
@@ -138,7 +141,7 @@ Datapath sparse_or_dense_datapath_from(const Arguments& args, const std::string&
       return sparse_requested(args) ? sparse_preset(arch, input, accumulator, instruction)
                                     : preset(arch, input, accumulator, instruction);
     } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+      throw session::UsageError(e.what());
     }
   }();
   if (args.value("block-terms")) dp.block_terms = checked_int(args, "block-terms");
@@ -174,19 +177,20 @@ Datapath sparse_or_dense_datapath_from(const Arguments& args, const std::string&
     std::uint32_t bits = 0;
     const auto [end, error] = std::from_chars(nan->data(), nan->data() + nan->size(), bits, 16);
     if (error != std::errc() || end != nan->data() + nan->size()) {
-      throw UsageError("--nan-bits expects hex digits, got '" + *nan + "'");
+      throw session::UsageError("--nan-bits expects hex digits, got '" + *nan + "'");
     }
     dp.nan_bits = bits;
   }
   try {
     validate(dp);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    throw session::UsageError(e.what());
   }
   return dp;
 }
 
-void check_case_k(const Arguments& args, const Datapath& dp, std::size_t k, std::size_t line) {
+void check_case_k(const session::Arguments& args, const Datapath& dp, std::size_t k,
+                  std::size_t line) {
   try {
     check_shape_k(args.value_or("arch", "sm90"), dp.input, dp.accumulator,
                   args.value_or("instr", "mma.sync"), k);

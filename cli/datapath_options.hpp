@@ -7,8 +7,7 @@
 #include <string>
 
 #include <tcemu/emulator/datapath.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
 
@@ -19,26 +18,27 @@ std::string datapath_options_help();
 // applied and validated. Throws UsageError naming a bad value.
 // `default_type` is the input format when --type is not given.
 // Throws UsageError when --instr names a sparse shape (mma.sp.*): those take sparse cases.
-Datapath datapath_from(const Arguments& args, const std::string& default_type = "fp16");
+Datapath datapath_from(const session::Arguments& args, const std::string& default_type = "fp16");
 
 // --instr names a sparse shape (mma.sp.mMnNkK).
-bool sparse_requested(const Arguments& args);
+bool sparse_requested(const session::Arguments& args);
 
 // As datapath_from, and for a sparse shape the datapath of its K/2 kept products
 // (sparse_presets.hpp) with the overrides applied.
-Datapath sparse_or_dense_datapath_from(const Arguments& args,
+Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
                                        const std::string& default_type = "fp16");
 
 // The arguments name sm90 mma.sync.m8n8k4 fp16 -> fp16 (--arch sm90, the default, --instr
 // mma.sync.m8n8k4 --type fp16 --acc fp16), which has no preset but its own model
 // (pair_fma_emulation.hpp). Throws UsageError naming the option when any datapath option besides
 // --arch, --type, --acc and --instr is given with it: its model has no field to adjust.
-bool pair_fma_requested(const Arguments& args);
+bool pair_fma_requested(const session::Arguments& args);
 
 // Throws CaseFileError at `line` when --instr names an instruction shape (mma.sync.mMnNkK,
 // wmma.mMnNkK, wgmma.m64nNkK) and k is not a multiple of its K; the message lists the shapes the
 // architecture has for the formats. Plain names (mma.sync, wgmma, tcgen05) take any K.
-void check_case_k(const Arguments& args, const Datapath& datapath, std::size_t k, std::size_t line);
+void check_case_k(const session::Arguments& args, const Datapath& datapath, std::size_t k,
+                  std::size_t line);
 
 // The options that give `datapath` on top of `arch`'s preset: every field spelled out, so the
 // line reproduces the datapath whatever the preset's defaults are.

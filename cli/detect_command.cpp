@@ -10,13 +10,10 @@
 #include <tcemu/emulator/sparse_case.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 #include <tcemu/emulator/sparse_probe_cases.hpp>
-#if TCEMU_WITH_GPU
-#include <tcemu/gpu/device.hpp>
-#include <tcemu/gpu/mma_runner.hpp>
-#include <tcemu/gpu/sparse_runner.hpp>
-#endif
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
+#include <tcemu/session/probe.hpp>
 
-#include "arguments.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "input_file.hpp"
@@ -93,57 +90,33 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
   return cases;
 }
 
-#if TCEMU_WITH_GPU
-// The datapath of a sparse shape over the K/2 kept products of its probe cases (the sparse
-// runner's results, each case read as the dense case of its kept products); returns the
-// mismatches left.
-std::size_t detect_sparse(const std::string& arch, const std::string& name,
-                          const FloatFormat& input, const FloatFormat& accumulator,
-                          std::size_t random, std::uint64_t seed) {
-  const int k = sparse_instruction_k(name);
-  const SparseProbeCases probe =
-      sparse_probe_cases(sparse_preset(arch, input, accumulator, name), k, random, seed);
-  const auto d = gpu::run_sparse(name, input, accumulator, probe.cases);
-  std::vector<MmaCase> kept;
-  kept.reserve(probe.cases.size());
-  for (std::size_t i = 0; i < probe.cases.size(); ++i) {
-    kept.push_back(dense_case(probe.cases[i]));
-    kept.back().d = d[i];
-  }
-  const DatapathFit fit = fit_datapath(baseline_datapath(input, accumulator, k / 2), kept);
-  report(name + " " + std::string(input.name) + " -> " + std::string(accumulator.name) + " (the " +
-             std::to_string(k / 2) + " kept products)",
-         arch, fit);
-  return fit.mismatches;
-}
-#endif
-
 }  // namespace
 
 int detect_command(const std::vector<std::string>& words) {
-  const Arguments args(words, {"type", "acc", "instr", "random", "seed", "from"}, {"help"});
+  const session::Arguments args(words, {"type", "acc", "instr", "random", "seed", "from"},
+                                {"help"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
   }
   if (integer_requested(args) || args.value_or("instr", "") == "imma") {
-    throw UsageError(
+    throw session::UsageError(
         "tcemu detect infers floating-point datapaths; an integer MMA is an exact sum, wrapped or "
         "saturated, with nothing to infer: `tcemu probe --instr imma` checks the GPU's against "
         "the integer presets");
   }
   const std::string instruction = args.value_or("instr", "mma.sync");
-  const bool sparse = instruction.starts_with("mma.sp.");
+  const bool sparse = session::is_sparse_instruction(instruction);
   if (const auto file = args.value("from")) {
     const auto input = format_by_name(args.value_or("type", ""));
     const auto acc = format_by_name(args.value_or("acc", ""));
-    if (!input || !acc) throw UsageError("--from needs --type and --acc");
+    if (!input || !acc) throw session::UsageError("--from needs --type and --acc");
     std::size_t sparse_k = 0;
     if (sparse) {
       try {
         sparse_k = static_cast<std::size_t>(sparse_instruction_k(instruction));
       } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--instr: ") + e.what());
+        throw session::UsageError(std::string("--instr: ") + e.what());
       }
     }
     const auto cases = read_recorded(*file, *input, *acc, sparse_k);
@@ -152,65 +125,40 @@ int detect_command(const std::vector<std::string>& words) {
     report(*file, "sm90", fit);
     return fit.mismatches == 0 ? 0 : 1;
   }
-#if TCEMU_WITH_GPU
+  if (!session::gpu_built()) {
+    throw std::runtime_error(
+        "this tcemu was built without the CUDA backend; use --from FILE with recorded cases");
+  }
   const long long random = args.integer("random").value_or(20000);
-  if (random < 0) throw UsageError("--random must not be negative");
+  if (random < 0) throw session::UsageError("--random must not be negative");
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
-  const gpu::DeviceInfo device = gpu::require_device();
-  const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
+  const session::ProbeDevice device = session::probe_device();
   const auto named = named_pair(args);
-  const int cc = device.compute_major * 10 + device.compute_minor;
-  std::vector<std::string> instructions;
-  std::string known = "mma.sync all";
-  for (std::string_view name : gpu::probe_instructions(cc)) {
-    if (instruction == "all" || name == instruction) instructions.emplace_back(name);
-    known += " " + std::string(name);
-  }
-  for (std::string_view name : gpu::sparse_probe_instructions(cc)) {
-    if (instruction == "all" || name == instruction) instructions.emplace_back(name);
-    known += " " + std::string(name);
-  }
-  for (std::string_view name : gpu::wide_wgmma_instructions(cc)) {
-    if (name == instruction) instructions.emplace_back(name);
-    known += " " + std::string(name);
-  }
-  if (instruction == "mma.sync") instructions = {"mma.sync"};
-  if (instructions.empty()) {
-    throw UsageError("--instr: " + device.name + " has no probe runner for '" + instruction +
-                     "'; it has: " + known);
-  }
+  const std::vector<std::string> instructions = session::probe_instructions(device, instruction);
   std::size_t total_mismatches = 0;
   for (const std::string& name : instructions) {
     std::cout << "detecting the " << name << " datapath of " << device.name << " (sm_"
               << device.compute_major << device.compute_minor << ")\n";
-    const bool sparse_shape = name.starts_with("mma.sp.");
-    const auto shape_pairs = sparse_shape         ? gpu::sparse_pairs(name)
-                             : name == "mma.sync" ? gpu::mma_sync_pairs(cc)
-                                                  : gpu::instruction_pairs(name, cc);
     const auto pairs =
-        named ? std::vector<std::pair<FloatFormat, FloatFormat>>{*named} : shape_pairs;
-    for (const auto& [input, accumulator] : pairs) {
-      if (sparse_shape) {
-        total_mismatches +=
-            detect_sparse(arch, name, input, accumulator, static_cast<std::size_t>(random), seed);
-        continue;
-      }
-      const int k = instruction_shape_k(arch, input, accumulator, name);
-      ProbeCases probe = probe_cases(preset(arch, input, accumulator, name), k,
-                                     static_cast<std::size_t>(random), seed);
-      const auto d = gpu::run_instruction(name, input, accumulator, probe.cases);
-      for (std::size_t i = 0; i < d.size(); ++i) probe.cases[i].d = d[i];
-      const DatapathFit fit = fit_datapath(baseline_datapath(input, accumulator, k), probe.cases);
-      report(name + " " + std::string(input.name) + " -> " + std::string(accumulator.name), arch,
-             fit);
+        named ? std::vector<session::FormatPair>{*named} : session::instruction_pairs(device, name);
+    for (const session::FormatPair& pair : pairs) {
+      const std::string label =
+          name + " " + std::string(pair.first.name) + " -> " + std::string(pair.second.name);
+      const DatapathFit fit =
+          session::is_sparse_instruction(name)
+              ? session::fit_probe(session::probe_sparse(device, name, pair,
+                                                         static_cast<std::size_t>(random), seed))
+              : session::fit_probe(session::probe_dense(device, name, pair,
+                                                        static_cast<std::size_t>(random), seed));
+      report(session::is_sparse_instruction(name)
+                 ? label + " (the " + std::to_string(sparse_instruction_k(name) / 2) +
+                       " kept products)"
+                 : label,
+             device.arch, fit);
       total_mismatches += fit.mismatches;
     }
   }
   return total_mismatches == 0 ? 0 : 1;
-#else
-  throw std::runtime_error(
-      "this tcemu was built without the CUDA backend; use --from FILE with recorded cases");
-#endif
 }
 
 }  // namespace tcemu::cli

@@ -60,27 +60,28 @@ struct Operands {
 // The operands of --x and --y (a dot product: 1 x k times k x 1; by default the cancelling
 // example of the usage text) or of --a and --b (2 x 2 times 2 x 2, both row major). Throws
 // UsageError for a malformed, missing or non-finite number or mismatched lengths.
-Operands read_operands(const Arguments& args) {
+Operands read_operands(const session::Arguments& args) {
   Operands x;
   if (args.value("a") || args.value("b")) {
-    if (args.value("x") || args.value("y")) throw UsageError("give --x/--y or --a/--b");
+    if (args.value("x") || args.value("y")) throw session::UsageError("give --x/--y or --a/--b");
     x.a = explain::numbers("--a", args.value_or("a", ""));
     const std::vector<double> b_rows = explain::numbers("--b", args.value_or("b", ""));
-    if (x.a.size() != 4 || b_rows.size() != 4) throw UsageError("--a and --b take 4 numbers each");
+    if (x.a.size() != 4 || b_rows.size() != 4)
+      throw session::UsageError("--a and --b take 4 numbers each");
     x.m = x.n = 2;
     x.b = {b_rows[0], b_rows[2], b_rows[1], b_rows[3]};
   } else {
     x.a = explain::numbers("--x", args.value_or("x", "1e16, 1, -1e16, 0.1"));
     x.b = explain::numbers("--y", args.value_or("y", "1, 1, 1, 3"));
     if (x.a.size() != x.b.size() || x.a.empty())
-      throw UsageError("--x and --y need the same length >= 1");
+      throw session::UsageError("--x and --y need the same length >= 1");
   }
   x.k = static_cast<std::int64_t>(x.a.size()) / x.m;
   for (double v : x.a) {
-    if (!std::isfinite(v)) throw UsageError("explain takes finite numbers");
+    if (!std::isfinite(v)) throw session::UsageError("explain takes finite numbers");
   }
   for (double v : x.b) {
-    if (!std::isfinite(v)) throw UsageError("explain takes finite numbers");
+    if (!std::isfinite(v)) throw session::UsageError("explain takes finite numbers");
   }
   return x;
 }
@@ -354,7 +355,7 @@ void show_rho(explain::Document& d, const Datapath& dp, std::int64_t k, int p_bi
       "grows with k.");
 }
 
-explain::Document ozaki_document(const Arguments& args) {
+explain::Document ozaki_document(const session::Arguments& args) {
   const Operands x = read_operands(args);
   const Datapath dp = datapath_from(args);
   const ozaki::Products products = ozaki::TensorCoreProducts{dp};
@@ -362,7 +363,7 @@ explain::Document ozaki_document(const Arguments& args) {
   const int bits = ozaki::slice_bits(products, x.k);
   const long long splits = args.integer("splits").value_or(64);
   if (splits < 1 || splits > 64) {
-    throw UsageError("--splits must be in [1, 64], got " + std::to_string(splits));
+    throw session::UsageError("--splits must be in [1, 64], got " + std::to_string(splits));
   }
   const int max_levels = static_cast<int>(splits);
 
@@ -451,27 +452,27 @@ int explain_command(const std::vector<std::string>& words) {
   if (topic == all.end()) {
     std::string names;
     for (const explain::Topic& t : all) names += (names.empty() ? "" : ", ") + t.name;
-    throw UsageError("unknown topic '" + name + "' (topics: " + names + ")");
+    throw session::UsageError("unknown topic '" + name + "' (topics: " + names + ")");
   }
   auto options = topic->value_options;
   options.insert("format");
   try {
-    const Arguments args(std::vector<std::string>(words.begin() + (named ? 1 : 0), words.end()),
-                         options, {"help"});
+    const session::Arguments args(
+        std::vector<std::string>(words.begin() + (named ? 1 : 0), words.end()), options, {"help"});
     if (args.flag("help")) {
       std::cout << topic->usage << explain::kCommonOptions;
       return 0;
     }
     if (!topic->takes_values && !args.positional().empty()) {
-      throw UsageError("unexpected value '" + args.positional()[0] + "'");
+      throw session::UsageError("unexpected value '" + args.positional()[0] + "'");
     }
     const explain::Format format = explain::format_named(args.value_or("format", "text"));
     std::cout << topic->run(args).render(format);
     return 0;
-  } catch (const UsageError& e) {
+  } catch (const session::UsageError& e) {
     // Named in the message, so that the error says which topic's options it is about.
     if (!named) throw;
-    throw UsageError(name + ": " + e.what());
+    throw session::UsageError(name + ": " + e.what());
   }
 }
 

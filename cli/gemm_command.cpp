@@ -15,8 +15,8 @@
 
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
+#include <tcemu/session/backends.hpp>
 
-#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "gemm_schemes.hpp"
@@ -60,9 +60,9 @@ applies; the correctly rounded schemes promise the correctly rounded A B only fo
 Schemes:
 )";
 
-std::int64_t dimension(const Arguments& args, const std::string& name) {
+std::int64_t dimension(const session::Arguments& args, const std::string& name) {
   const long long v = args.integer(name).value_or(64);
-  if (v < 0 || v > 100000) throw UsageError("--" + name + " must be in [0, 100000]");
+  if (v < 0 || v > 100000) throw session::UsageError("--" + name + " must be in [0, 100000]");
   return v;
 }
 
@@ -88,7 +88,7 @@ Reference reference_named(const std::string& word) {
   if (word == "none") return Reference::none;
   if (word == "mpfr") return Reference::mpfr;
   if (word == "exact") return Reference::exact;
-  throw UsageError("--reference must be mpfr, exact or none, got '" + word + "'");
+  throw session::UsageError("--reference must be mpfr, exact or none, got '" + word + "'");
 }
 
 // The correctly rounded A B (fp32: rounded to binary32), by MPFR or the long accumulator, a
@@ -120,7 +120,7 @@ const GemmScheme& scheme_named(const std::string& name) {
   }
   std::string names;
   for (const GemmScheme& s : gemm_schemes()) names += (names.empty() ? "" : ", ") + s.name;
-  throw UsageError("--scheme must be one of " + names + ", got '" + name + "'");
+  throw session::UsageError("--scheme must be one of " + names + ", got '" + name + "'");
 }
 
 std::string usage() {
@@ -141,24 +141,24 @@ int gemm_command(const std::vector<std::string>& words) {
                                      "phi",    "seed",    "reference", "progress"};
   std::set<std::string> names = own;
   for (const GemmScheme& s : gemm_schemes()) names.insert(s.options.begin(), s.options.end());
-  const Arguments args(words, names, {"help"});
+  const session::Arguments args(words, names, {"help"});
   if (args.flag("help")) {
     std::cout << usage();
     return 0;
   }
   if (!args.positional().empty())
-    throw UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
   const auto scheme_name = args.value("scheme");
-  if (!scheme_name) throw UsageError("--scheme is required");
+  if (!scheme_name) throw session::UsageError("--scheme is required");
   const GemmScheme& scheme = scheme_named(*scheme_name);
   for (const std::string& name : names) {
     if (!own.contains(name) && !scheme.options.contains(name) && args.value(name)) {
-      throw UsageError("--" + name + " is not an option of scheme " + scheme.name);
+      throw session::UsageError("--" + name + " is not an option of scheme " + scheme.name);
     }
   }
   const std::string backend_name = args.value_or("backend", "emulator");
   const long long threads = args.integer("threads").value_or(0);
-  if (threads < 0 || threads > 4096) throw UsageError("--threads must be in [0, 4096]");
+  if (threads < 0 || threads > 4096) throw session::UsageError("--threads must be in [0, 4096]");
   GemmProblem p;
   p.alpha = args.number_or("alpha", 1.0);
   p.beta = args.number_or("beta", 0.0);
@@ -168,13 +168,13 @@ int gemm_command(const std::vector<std::string>& words) {
   const Progress::Show show = Progress::show_named(args.value_or("progress", "auto"));
   Progress progress(show);
   if (from_files) {
-    if (!args.value("a") || !args.value("b")) throw UsageError("give both --a and --b");
-    if (!args.value("out")) throw UsageError("--out FILE is required with --a and --b");
+    if (!args.value("a") || !args.value("b")) throw session::UsageError("give both --a and --b");
+    if (!args.value("out")) throw session::UsageError("--out FILE is required with --a and --b");
     const DenseMatrix a = read_matrix_file(*args.value("a"), scheme.element);
     const DenseMatrix b = read_matrix_file(*args.value("b"), scheme.element);
     if (a.cols != b.rows) {
-      throw UsageError("A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
-                       " but B has " + std::to_string(b.rows) + " rows");
+      throw session::UsageError("A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+                                " but B has " + std::to_string(b.rows) + " rows");
     }
     p.m = a.rows;
     p.k = a.cols;
@@ -182,21 +182,22 @@ int gemm_command(const std::vector<std::string>& words) {
     p.a = a.values;
     p.b = b.values;
     if (reference != Reference::none && p.beta != 0.0) {
-      throw UsageError("--reference " + *args.value("reference") + " needs --beta 0");
+      throw session::UsageError("--reference " + *args.value("reference") + " needs --beta 0");
     }
     if (const auto c_file = args.value("c")) {
       const DenseMatrix c = read_matrix_file(*c_file, scheme.element);
       if (c.rows != p.m || c.cols != p.n)
-        throw UsageError("C must be " + std::to_string(p.m) + " x " + std::to_string(p.n));
+        throw session::UsageError("C must be " + std::to_string(p.m) + " x " + std::to_string(p.n));
       p.c = c.values;
     } else {
-      if (p.beta != 0.0) throw UsageError("--beta needs --c");
+      if (p.beta != 0.0) throw session::UsageError("--beta needs --c");
       naming_size("C, " + shape(p.m, p.n), p.m * p.n,
                   [&] { p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0); });
     }
   } else {
-    if (args.value("c") || args.value("out")) throw UsageError("--c and --out go with --a and --b");
-    if (p.beta != 0.0) throw UsageError("--beta needs --c");
+    if (args.value("c") || args.value("out"))
+      throw session::UsageError("--c and --out go with --a and --b");
+    if (p.beta != 0.0) throw session::UsageError("--beta needs --c");
     p.m = dimension(args, "m");
     p.n = dimension(args, "n");
     p.k = dimension(args, "k");
@@ -218,14 +219,14 @@ int gemm_command(const std::vector<std::string>& words) {
                 [&] { p.c.assign(static_cast<std::size_t>(p.m * p.n), 0.0); });
   }
 
-  const BackendChoice& choice = backend_choice(backend_name);
+  const session::BackendChoice& choice = session::backend_choice(backend_name);
   // A scheme that reports its steps may give up batching for it (the Ozaki schemes' tensor-core
   // products): on the GPU, where runs are short and batches count, only with --progress always.
   ProgressHook hook;
   if (show == Progress::Show::always || (show == Progress::Show::automatic && !choice.gpu)) {
     hook = [&](double fraction) { progress.update(fraction); };
   }
-  auto backend = choice.make(static_cast<int>(threads));
+  auto backend = session::make_backend(choice, {.threads = static_cast<int>(threads)});
   const auto start = std::chrono::steady_clock::now();
   progress.phase(scheme.name);
   const std::vector<std::string> lines =

@@ -27,12 +27,12 @@ std::string gemm_operand_options_help() {
 )";
 }
 
-GemmOperands gemm_operands_from(const Arguments& args, const Datapath& datapath) {
+GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& datapath) {
   const auto a_file = args.value("a"), b_file = args.value("b"), c_file = args.value("c");
-  if (!a_file || !b_file) throw UsageError("--a and --b are required");
+  if (!a_file || !b_file) throw session::UsageError("--a and --b are required");
   const std::string c_input = args.value_or("c-input", "epilogue");
   if (c_input != "initial" && c_input != "epilogue") {
-    throw UsageError("--c-input must be epilogue or initial, got '" + c_input + "'");
+    throw session::UsageError("--c-input must be epilogue or initial, got '" + c_input + "'");
   }
   const bool initial = c_input == "initial";
   // alpha and beta are binary32 numbers, as cuBLAS's and CUTLASS's fp32 epilogue takes them.

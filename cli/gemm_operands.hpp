@@ -9,8 +9,8 @@
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/gemm.hpp>
+#include <tcemu/session/arguments.hpp>
 
-#include "arguments.hpp"
 #include "matrix_file.hpp"
 
 namespace tcemu::cli {
@@ -32,6 +32,6 @@ struct GemmOperands {
 
 // Reads --a, --b (required) and --c in the datapath's formats and the GEMM options; throws
 // UsageError for a missing or malformed option, std::runtime_error naming a bad file.
-GemmOperands gemm_operands_from(const Arguments& args, const Datapath& datapath);
+GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& datapath);
 
 }  // namespace tcemu::cli

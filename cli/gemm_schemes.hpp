@@ -10,9 +10,8 @@
 #include <vector>
 
 #include <tcemu/backend/backend.hpp>
-
-#include "arguments.hpp"
-#include "backend_choice.hpp"
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
 
 namespace tcemu::cli {
 
@@ -36,8 +35,9 @@ struct GemmScheme {
   // Computes problem.c on `backend` (made by `choice`), telling `progress` (if set) how far it is
   // where the scheme has steps to count (the Ozaki schemes: slice products); returns lines
   // describing the run (slices, GEMM count, phase times). Throws UsageError for bad options.
-  std::function<std::vector<std::string>(const Arguments&, Backend&, const BackendChoice& choice,
-                                         GemmProblem&, const ProgressHook& progress)>
+  std::function<std::vector<std::string>(const session::Arguments&, Backend&,
+                                         const session::BackendChoice& choice, GemmProblem&,
+                                         const ProgressHook& progress)>
       run;
 };
 

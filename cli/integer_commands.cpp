@@ -33,13 +33,14 @@ bool is_integer_name(const std::optional<std::string>& name) {
   return name && integer_format_by_name(*name).has_value();
 }
 
-IntegerFormat operand_option(const Arguments& args, const std::string& name,
+IntegerFormat operand_option(const session::Arguments& args, const std::string& name,
                              const std::string& fallback) {
   const std::string text = args.value_or(name, fallback);
   const auto f = integer_format_by_name(text);
-  if (!f) throw UsageError("--" + name + ": unknown integer format '" + text + "'");
+  if (!f) throw session::UsageError("--" + name + ": unknown integer format '" + text + "'");
   if (f->bits == 32) {
-    throw UsageError("--" + name + " s32: s32 is the accumulator; operands are s8 u8 s4 u4");
+    throw session::UsageError("--" + name +
+                              " s32: s32 is the accumulator; operands are s8 u8 s4 u4");
   }
   return *f;
 }
@@ -47,7 +48,7 @@ IntegerFormat operand_option(const Arguments& args, const std::string& name,
 // Runs every case of `in` through the datapath, one result per line.
 // Throws CaseFileError unless a case of K terms fits the instruction the arguments name
 // (check_integer_shape_k).
-void check_case_k(const Arguments& args, const IntegerDatapath& dp, std::size_t k,
+void check_case_k(const session::Arguments& args, const IntegerDatapath& dp, std::size_t k,
                   std::size_t line) {
   try {
     check_integer_shape_k(args.value_or("arch", "sm90"), dp.a_format.bits,
@@ -57,7 +58,7 @@ void check_case_k(const Arguments& args, const IntegerDatapath& dp, std::size_t 
   }
 }
 
-bool mma_stream(std::istream& in, const std::string& name, const Arguments& args,
+bool mma_stream(std::istream& in, const std::string& name, const session::Arguments& args,
                 const IntegerDatapath& dp) {
   return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
     const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
@@ -106,34 +107,37 @@ std::string integer_options_help() {
 )";
 }
 
-bool integer_requested(const Arguments& args) {
+bool integer_requested(const session::Arguments& args) {
   const bool integer = is_integer_name(args.value("type")) || is_integer_name(args.value("acc"));
   if (!integer) {
-    if (args.value("b-type")) throw UsageError("--b-type needs an integer --type (s8 u8 s4 u4)");
+    if (args.value("b-type"))
+      throw session::UsageError("--b-type needs an integer --type (s8 u8 s4 u4)");
     if (args.flag("satfinite")) {
-      throw UsageError("--satfinite applies to integer MMA (--type s8 u8 s4 u4, --acc s32)");
+      throw session::UsageError(
+          "--satfinite applies to integer MMA (--type s8 u8 s4 u4, --acc s32)");
     }
   }
   return integer;
 }
 
-IntegerDatapath integer_datapath_from(const Arguments& args) {
+IntegerDatapath integer_datapath_from(const session::Arguments& args) {
   const auto type = args.value("type");
   if (!is_integer_name(type)) {
-    throw UsageError("--acc s32 is the integer accumulator: --type must be s8 u8 s4 u4, got '" +
-                     type.value_or("(none)") + "'");
+    throw session::UsageError(
+        "--acc s32 is the integer accumulator: --type must be s8 u8 s4 u4, got '" +
+        type.value_or("(none)") + "'");
   }
   const IntegerFormat a = operand_option(args, "type", "s8");
   const IntegerFormat b = operand_option(args, "b-type", std::string(a.name));
   const std::string acc = args.value_or("acc", "s32");
   if (acc != "s32") {
-    throw UsageError("--type " + std::string(a.name) +
-                     " is an integer format: its accumulator is s32, got --acc " + acc);
+    throw session::UsageError("--type " + std::string(a.name) +
+                              " is an integer format: its accumulator is s32, got --acc " + acc);
   }
   for (const char* option : kFloatOnlyOptions) {
     if (args.value(option)) {
-      throw UsageError("--" + std::string(option) +
-                       " is a floating-point datapath option; integer MMA has none");
+      throw session::UsageError("--" + std::string(option) +
+                                " is a floating-point datapath option; integer MMA has none");
     }
   }
   IntegerDatapath dp = [&] {
@@ -141,7 +145,7 @@ IntegerDatapath integer_datapath_from(const Arguments& args) {
       return integer_preset(args.value_or("arch", "sm90"), a, b, args.value_or("instr", "mma.sync"),
                             args.flag("satfinite"));
     } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+      throw session::UsageError(e.what());
     }
   }();
   if (args.value("instruction-k")) {
@@ -151,7 +155,7 @@ IntegerDatapath integer_datapath_from(const Arguments& args) {
   return dp;
 }
 
-int integer_mma(const Arguments& args) {
+int integer_mma(const session::Arguments& args) {
   const IntegerDatapath dp = integer_datapath_from(args);
   std::vector<std::string> files = args.positional();
   if (files.empty()) files.push_back("-");
@@ -174,10 +178,11 @@ int integer_mma(const Arguments& args) {
   return 0;
 }
 
-int integer_validate(const Arguments& args, std::size_t show) {
+int integer_validate(const session::Arguments& args, std::size_t show) {
   const IntegerDatapath dp = integer_datapath_from(args);
-  if (args.value("d")) throw UsageError("--d (whole matrices) takes floating-point formats only");
-  if (args.positional().empty()) throw UsageError("no case file given");
+  if (args.value("d"))
+    throw session::UsageError("--d (whole matrices) takes floating-point formats only");
+  if (args.positional().empty()) throw session::UsageError("no case file given");
   std::cout << "datapath: " << describe(dp) << '\n';
   std::size_t total = 0;
   for (const std::string& file : args.positional()) {
@@ -226,10 +231,10 @@ void print_integer_presets() {
   }
 }
 
-int integer_probe(const Arguments& args) {
+int integer_probe(const session::Arguments& args) {
 #if TCEMU_WITH_GPU
   const auto dir = args.value("out-dir");
-  if (!dir) throw UsageError("--out-dir is required");
+  if (!dir) throw session::UsageError("--out-dir is required");
   const long long random = args.integer_or("random", 100000, 0, 100'000'000);
   const long long keep_option = args.integer_or("keep", -1, -1, 100'000'000);
   const long long show = args.integer_or("show", 3, 0, 1000);
@@ -239,7 +244,7 @@ int integer_probe(const Arguments& args) {
   if (arch.empty()) throw std::runtime_error(device.name + " has no architecture preset");
   const int cc = device.compute_major * 10 + device.compute_minor;
   if (args.value_or("acc", "s32") != "s32") {
-    throw UsageError("integer MMA accumulates in s32, got --acc " + *args.value("acc"));
+    throw session::UsageError("integer MMA accumulates in s32, got --acc " + *args.value("acc"));
   }
   const std::optional<std::string> only_shape = args.value("shape");
   std::vector<std::pair<IntegerFormat, IntegerFormat>> pairs;
@@ -333,8 +338,8 @@ int integer_probe(const Arguments& args) {
     }
   }
   if (shapes_run == 0) {
-    throw UsageError("--shape " + only_shape.value_or("") + ": " + device.name +
-                     " has no such integer mma.sync shape for the formats asked");
+    throw session::UsageError("--shape " + only_shape.value_or("") + ": " + device.name +
+                              " has no such integer mma.sync shape for the formats asked");
   }
   return total_mismatches == 0 ? 0 : 1;
 #else

@@ -7,8 +7,7 @@
 #include <vector>
 
 #include <tcemu/emulator/integer_mma.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
 
@@ -19,22 +18,22 @@ std::string integer_options_help();
 
 // Whether the arguments ask for integer MMA: --type or --acc names an integer format. Throws
 // UsageError when --b-type or --satfinite come without an integer --type.
-bool integer_requested(const Arguments& args);
+bool integer_requested(const session::Arguments& args);
 
 // The datapath named by --arch (default sm90), --instr (default mma.sync: the largest-K shape),
 // --type, --b-type (default: --type), --acc (s32, the default) and --satfinite, with an
 // --instruction-k override. Throws UsageError naming the problem: an integer operand with a
 // floating-point accumulator (or the reverse), s32 as an operand, mixed widths, a shape the
 // architecture lacks (listing those it has), a floating-point datapath option.
-IntegerDatapath integer_datapath_from(const Arguments& args);
+IntegerDatapath integer_datapath_from(const session::Arguments& args);
 
 // tcemu mma on integer case files; returns the exit status.
-int integer_mma(const Arguments& args);
+int integer_mma(const session::Arguments& args);
 // tcemu validate on integer case files; returns the exit status.
-int integer_validate(const Arguments& args, std::size_t show);
+int integer_validate(const session::Arguments& args, std::size_t show);
 // The integer rows of tcemu presets.
 void print_integer_presets();
 // tcemu probe --instr imma; returns the exit status.
-int integer_probe(const Arguments& args);
+int integer_probe(const session::Arguments& args);
 
 }  // namespace tcemu::cli

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 #include "commands.hpp"
 
 namespace {
@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
     if (command == "explain") return tcemu::cli::explain_command(words);
     std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
-  } catch (const tcemu::cli::UsageError& e) {
-    return tcemu::cli::usage_failure("tcemu " + command, e.what());
+  } catch (const tcemu::session::UsageError& e) {
+    return tcemu::session::usage_failure("tcemu " + command, e.what());
   } catch (const std::exception& e) {
     std::cerr << "tcemu " << command << ": " << e.what() << '\n';
     return 1;

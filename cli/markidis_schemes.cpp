@@ -29,8 +29,8 @@ GemmScheme markidis_entry(const std::string& name) {
 The products run on the datapath the datapath options below describe; --type defaults to the
 scheme's part format (fp16, tf32 or bf16, as in the list of schemes).
 )";
-  s.run = [scheme](const Arguments& args, Backend& backend, const BackendChoice&, GemmProblem& p,
-                   const ProgressHook&) {
+  s.run = [scheme](const session::Arguments& args, Backend& backend, const session::BackendChoice&,
+                   GemmProblem& p, const ProgressHook&) {
     markidis::Scheme chosen = scheme;
     const Datapath dp = datapath_from(args, std::string(scheme.part_format.name));
     std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),
@@ -38,8 +38,8 @@ scheme's part format (fp16, tf32 or bf16, as in the list of schemes).
     try {
       if (const auto takeout = args.integer("takeout")) {
         if (*takeout < 1) {
-          throw UsageError("--takeout must be >= 1 (instructions), got " +
-                           std::to_string(*takeout));
+          throw session::UsageError("--takeout must be >= 1 (instructions), got " +
+                                    std::to_string(*takeout));
         }
         // Saturated to int: every 2^31 - 1 instructions is never, in every GEMM that fits.
         chosen = markidis::with_takeout_interval(
@@ -50,7 +50,7 @@ scheme's part format (fp16, tf32 or bf16, as in the list of schemes).
                       std::max<std::int64_t>(1, p.k), static_cast<float>(p.beta), c.data(),
                       std::max<std::int64_t>(1, p.m));
     } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+      throw session::UsageError(e.what());
     }
     p.c.assign(c.begin(), c.end());
     return std::vector<std::string>{markidis::describe(chosen),

@@ -5,8 +5,8 @@
 
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/session/backends.hpp>
 
-#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "gemm_operands.hpp"
@@ -65,16 +65,16 @@ int matmul_command(const std::vector<std::string>& words) {
   names.merge(gemm_operand_option_names());
   names.insert("out");
   names.insert("backend");
-  const Arguments args(words, names, {"help"});
+  const session::Arguments args(words, names, {"help"});
   if (args.flag("help")) {
     std::cout << kUsage << gemm_operand_options_help() << '\n' << datapath_options_help();
     return 0;
   }
   if (!args.positional().empty()) {
-    throw UsageError("unexpected argument '" + args.positional().front() + "'");
+    throw session::UsageError("unexpected argument '" + args.positional().front() + "'");
   }
   const auto out = args.value("out");
-  if (!out) throw UsageError("--out FILE is required");
+  if (!out) throw session::UsageError("--out FILE is required");
   const Datapath dp = datapath_from(args);
   const GemmOperands operands = gemm_operands_from(args, dp);
   BitMatrix d{.type = element_type(dp.accumulator),
@@ -98,11 +98,12 @@ int matmul_command(const std::vector<std::string>& words) {
                            std::max<std::int64_t>(d.cols, 1), Layout::row_major}};
   const std::string backend = args.value_or("backend", "emulator");
   if (backend != "emulator" && backend != "gpu") {
-    throw UsageError("--backend must be emulator or gpu, got '" + backend + "'");
+    throw session::UsageError("--backend must be emulator or gpu, got '" + backend + "'");
   }
   std::cerr << "datapath: " << describe(dp) << '\n';
   if (backend == "gpu") {
-    const auto gpu = backend_choice("gpu").make(operands.options.threads);
+    const auto gpu = session::make_backend(session::backend_choice("gpu"),
+                                           {.threads = operands.options.threads});
     gpu_gemm(*gpu, dp, operands, d_view);
   } else {
     emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),

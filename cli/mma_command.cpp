@@ -57,7 +57,7 @@ model (emulator pair_fma_emulation.hpp, measured on the H100), and datapath opti
 )";
 
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
-bool run_stream(std::istream& in, const std::string& name, const Arguments& args,
+bool run_stream(std::istream& in, const std::string& name, const session::Arguments& args,
                 const Datapath& dp) {
   return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
     const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
@@ -101,7 +101,7 @@ int mma_command(const std::vector<std::string>& words) {
   names.merge(integer_value_option_names());
   auto flags = integer_flag_names();
   flags.insert("help");
-  const Arguments args(words, names, flags);
+  const session::Arguments args(words, names, flags);
   if (args.flag("help")) {
     std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
     return 0;

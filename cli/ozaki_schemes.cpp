@@ -1,6 +1,6 @@
 // dgemm-tc and sgemm-tc for `tcemu gemm`: the Ozaki handle (ozaki/handle.hpp) on the chosen
-// backend, with the slice products the backend choice implies (backend_choice.hpp): binary64
-// slices (DGEMM-DP-CR, --backend cpu64) or tensor-core products through the datapath the
+// backend, with the slice products the backend choice implies (tcemu/session/backends.hpp):
+// binary64 slices (DGEMM-DP-CR, --backend cpu64) or tensor-core products through the datapath the
 // datapath options describe. dgemm-int8 and sgemm-int8: the same handle with int8 slices and
 // integer tensor-core products (ozaki::IntegerProducts) on any backend; dgemm-crt and sgemm-crt:
 // Ozaki scheme II (ozaki::CrtProducts).
@@ -11,6 +11,7 @@
 #include <tcemu/backend/crt_bounds.hpp>
 #include <tcemu/backend/crt_moduli.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/session/products.hpp>
 
 #include "datapath_options.hpp"
 #include "gemm_schemes.hpp"
@@ -18,32 +19,30 @@
 namespace tcemu::cli {
 namespace {
 
-// Slice products on int8 integer tensor cores (dgemm-int8, sgemm-int8), Ozaki scheme II
-// (dgemm-crt, sgemm-crt) or slices through a datapath.
-enum class SliceKind { datapath, int8, crt };
+using session::OzakiSlices;
 
-ozaki::Options ozaki_options(const Arguments& args, Real element, SliceKind kind) {
+ozaki::Options ozaki_options(const session::Arguments& args, Real element, OzakiSlices kind) {
   ozaki::Options o;
   const std::string mode = args.value_or("mode", element == Real::fp64 ? "dp" : "sp");
   const std::optional<ozaki::Mode> named = ozaki::mode_by_name(mode);
-  if (!named) throw UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
+  if (!named) throw session::UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
   o.mode = *named;
-  const std::string count = kind == SliceKind::crt ? "moduli" : "splits";
-  const int most = kind == SliceKind::crt ? crt_elements::kMaxModuli : 1000;
+  const std::string count = kind == OzakiSlices::crt ? "moduli" : "splits";
+  const int most = kind == OzakiSlices::crt ? crt_elements::kMaxModuli : 1000;
   if (const auto d = args.integer(count)) {
     if (*d < 1 || *d > most) {
-      throw UsageError("--" + count + " must be in [1, " + std::to_string(most) + "]");
+      throw session::UsageError("--" + count + " must be in [1, " + std::to_string(most) + "]");
     }
     o.splits = static_cast<int>(*d);
   }
   if (o.mode == ozaki::Mode::tunable && o.splits == 0) {
-    throw UsageError("--mode tunable needs --" + count + " N");
+    throw session::UsageError("--mode tunable needs --" + count + " N");
   }
   const std::string fast = args.value_or("fast", "on");
-  if (fast != "on" && fast != "off") throw UsageError("--fast must be on or off");
+  if (fast != "on" && fast != "off") throw session::UsageError("--fast must be on or off");
   o.fast = fast == "on";
   if (const auto s = args.integer("max-splits")) {
-    if (*s < 1 || *s > 10000) throw UsageError("--max-splits must be in [1, 10000]");
+    if (*s < 1 || *s > 10000) throw session::UsageError("--max-splits must be in [1, 10000]");
     o.max_splits = static_cast<int>(*s);
   }
   if (const auto mib = args.integer("workspace-mib")) {
@@ -52,17 +51,17 @@ ozaki::Options ozaki_options(const Arguments& args, Real element, SliceKind kind
     constexpr long long kMaxMib =
         static_cast<long long>(std::numeric_limits<std::size_t>::max() >> 20 >> 1);
     if (*mib < 1 || *mib > kMaxMib) {
-      throw UsageError("--workspace-mib must be in [1, " + std::to_string(kMaxMib) + "], got " +
-                       std::to_string(*mib));
+      throw session::UsageError("--workspace-mib must be in [1, " + std::to_string(kMaxMib) +
+                                "], got " + std::to_string(*mib));
     }
     o.workspace_bytes = static_cast<std::size_t>(*mib) << 20;
   }
   return o;
 }
 
-std::vector<std::string> describe(const ozaki::Report& r, SliceKind kind) {
+std::vector<std::string> describe(const ozaki::Report& r, OzakiSlices kind) {
   std::ostringstream line;
-  if (kind == SliceKind::crt) {
+  if (kind == OzakiSlices::crt) {
     line << "moduli: " << r.slices_a << ", integers of up to " << r.slice_bits
          << " bits, int8 GEMMs: " << r.gemms << ", blocks: " << r.blocks;
     if (r.dp_bound_terms != 0) {
@@ -87,16 +86,16 @@ std::vector<std::string> describe(const ozaki::Report& r, SliceKind kind) {
   return {line.str(), times.str()};
 }
 
-GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
+GemmScheme ozaki_entry(const std::string& name, Real element, OzakiSlices kind) {
   GemmScheme s;
   s.name = name;
   s.element = element;
-  if (kind == SliceKind::crt) {
+  if (kind == OzakiSlices::crt) {
     s.summary = element == Real::fp64
                     ? "Ozaki scheme II (CRT, GEMMul8-style) on int8 integer tensor cores: modes dp "
                       "(FP64 accuracy), cr (correctly rounded), tunable (--moduli N)"
                     : "Ozaki scheme II (CRT) for fp32 operands: modes sp, tunable (--moduli N)";
-  } else if (kind == SliceKind::int8) {
+  } else if (kind == OzakiSlices::int8) {
     s.summary = element == Real::fp64 ? "Ozaki-I on int8 slices and integer tensor cores "
                                         "(ozIMMU-style): modes dp, cr, tunable"
                                       : "Ozaki-I on int8 slices for fp32 operands: modes sp, "
@@ -106,8 +105,8 @@ GemmScheme ozaki_entry(const std::string& name, Real element, SliceKind kind) {
                     ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
                     : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
   }
-  if (kind == SliceKind::datapath) s.options = datapath_option_names();
-  if (kind == SliceKind::crt) {
+  if (kind == OzakiSlices::floating) s.options = datapath_option_names();
+  if (kind == OzakiSlices::crt) {
     for (const char* o : {"mode", "moduli", "workspace-mib"}) s.options.insert(o);
     s.options_help = R"(Ozaki scheme II options:
   --mode M               cr: as many moduli as hold A and B exactly (the correctly rounded
@@ -136,7 +135,7 @@ the product rebuilt by the Chinese remainder theorem and rounded once.
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
-)") + (kind == SliceKind::int8
+)") + (kind == OzakiSlices::int8
            ? R"(Slices are int8 integers of 6 bits (and sign), multiplied exactly by the backend's
 integer GEMM (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA).
 )"
@@ -144,14 +143,11 @@ integer GEMM (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA
 (--type default fp16); --backend cpu64 multiplies binary64 slices instead and ignores them.
 )");
   }
-  s.run = [element, kind](const Arguments& args, Backend& backend, const BackendChoice& choice,
-                          GemmProblem& p, const ProgressHook& progress) {
+  s.run = [element, kind](const session::Arguments& args, Backend& backend,
+                          const session::BackendChoice& choice, GemmProblem& p,
+                          const ProgressHook& progress) {
     const ozaki::Products products =
-        kind == SliceKind::crt    ? ozaki::Products(ozaki::CrtProducts{})
-        : kind == SliceKind::int8 ? ozaki::Products(ozaki::IntegerProducts{})
-        : choice.products == SliceProducts::binary64
-            ? ozaki::Products(ozaki::Fp64Products{})
-            : ozaki::Products(ozaki::TensorCoreProducts{datapath_from(args)});
+        session::ozaki_products(choice.products, kind, [&] { return datapath_from(args); });
     ozaki::Options options = ozaki_options(args, element, kind);
     options.progress = progress;
     ozaki::Handle h(backend, products, options);
@@ -175,12 +171,12 @@ integer GEMM (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA
 }  // namespace
 
 std::vector<GemmScheme> ozaki_schemes() {
-  return {ozaki_entry("dgemm-tc", Real::fp64, SliceKind::datapath),
-          ozaki_entry("sgemm-tc", Real::fp32, SliceKind::datapath),
-          ozaki_entry("dgemm-int8", Real::fp64, SliceKind::int8),
-          ozaki_entry("sgemm-int8", Real::fp32, SliceKind::int8),
-          ozaki_entry("dgemm-crt", Real::fp64, SliceKind::crt),
-          ozaki_entry("sgemm-crt", Real::fp32, SliceKind::crt)};
+  return {ozaki_entry("dgemm-tc", Real::fp64, OzakiSlices::floating),
+          ozaki_entry("sgemm-tc", Real::fp32, OzakiSlices::floating),
+          ozaki_entry("dgemm-int8", Real::fp64, OzakiSlices::int8),
+          ozaki_entry("sgemm-int8", Real::fp32, OzakiSlices::int8),
+          ozaki_entry("dgemm-crt", Real::fp64, OzakiSlices::crt),
+          ozaki_entry("sgemm-crt", Real::fp32, OzakiSlices::crt)};
 }
 
 }  // namespace tcemu::cli

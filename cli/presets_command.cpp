@@ -33,12 +33,13 @@ int presets_command(const std::vector<std::string>& words) {
   option_names.merge(integer_value_option_names());
   auto flags = integer_flag_names();
   flags.insert({"help", "all"});
-  const Arguments args(words, option_names, flags);
+  const session::Arguments args(words, option_names, flags);
   if (args.flag("help")) {
     std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
     return 0;
   }
-  if (!args.positional().empty()) throw UsageError("unexpected argument " + args.positional()[0]);
+  if (!args.positional().empty())
+    throw session::UsageError("unexpected argument " + args.positional()[0]);
   if (words.empty() || args.flag("all")) {
     const std::vector<PresetEntry> entries = all_presets();
     for (std::string_view arch : preset_names()) {

@@ -6,13 +6,12 @@
 #include <utility>
 
 #include <tcemu/emulator/format.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
 
 // The one (input, accumulator) pair named by --type/--acc (defaults fp16, fp32), or nothing when
 // neither is given. Throws UsageError for an unknown format.
-std::optional<std::pair<FloatFormat, FloatFormat>> named_pair(const Arguments& args);
+std::optional<std::pair<FloatFormat, FloatFormat>> named_pair(const session::Arguments& args);
 
 }  // namespace tcemu::cli

@@ -14,13 +14,9 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 #include <tcemu/emulator/sparse_probe_cases.hpp>
-#if TCEMU_WITH_GPU
-#include <tcemu/gpu/device.hpp>
-#include <tcemu/gpu/mma_runner.hpp>
-#include <tcemu/gpu/sparse_runner.hpp>
-#endif
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/probe.hpp>
 
-#include "arguments.hpp"
 #include "commands.hpp"
 #include "integer_commands.hpp"
 #include "probe_cases.hpp"
@@ -75,41 +71,34 @@ crafted ones evenly spaced (default: every case), as integer case lines with the
 
 )";
 
-#if TCEMU_WITH_GPU
-using Pair = std::pair<FloatFormat, FloatFormat>;
+using session::FormatPair;
 
-std::string file_name(const std::string& device, const std::string& instruction, const Pair& p) {
+std::string file_name(const std::string& device, const std::string& instruction,
+                      const FormatPair& p) {
   std::string gpu;
   for (char ch : device) gpu += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
   return "probe-" + gpu + (instruction == "mma.sync" ? "-" : "-" + instruction + "-") +
          std::string(p.first.name) + "-" + std::string(p.second.name) + ".txt";
 }
 
+std::string device_words(const session::ProbeDevice& device) {
+  return device.name + " (sm_" + std::to_string(device.compute_major) +
+         std::to_string(device.compute_minor) + ")";
+}
+
 // Returns the number of mismatches against the preset.
-std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruction, const Pair& p,
-                       std::size_t random, std::uint64_t seed, std::size_t keep,
-                       const std::filesystem::path& path) {
+std::size_t probe_pair(const session::ProbeDevice& device, const std::string& instruction,
+                       const FormatPair& p, std::size_t random, std::uint64_t seed,
+                       std::size_t keep, const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
-  const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  // sm90 m8n8k4 fp16 -> fp16 has no preset but an exact model outside the block model
-  // (pair_fma_emulation.hpp); its cases are generated as for the fp32 accumulator's row.
-  const bool pair_fma = is_sm90_m8n8k4_fp16(arch, instruction, input, accumulator);
-  const Datapath dp = pair_fma ? [&] {
-    Datapath shape = preset(arch, input, formats::fp32, instruction);
-    shape.accumulator = formats::fp16;
-    shape.block_result_precision = formats::fp16.fraction_bits + 1;
-    shape.nan_bits = 0x7FFF;
-    return shape;
-  }()
-                               : preset(arch, input, accumulator, instruction);
+  const std::string& arch = device.arch;
+  const session::DenseProbe run = session::probe_dense(device, instruction, p, random, seed);
+  const ProbeCases& probe = run.probe;
+  const Datapath& dp = run.datapath;
+  const bool pair_fma = run.pair_fma;
+  const int k = run.k;
   const std::string model =
       pair_fma ? "the fp32 pair-FMA emulation (pair_fma_emulation.hpp)" : "the " + arch + " preset";
-  const int k =
-      instruction_shape_k(arch, input, pair_fma ? formats::fp32 : accumulator, instruction);
-  ProbeCases probe = probe_cases(dp, k, random, seed);
-  const std::vector<std::uint32_t> d =
-      gpu::run_instruction(instruction, input, accumulator, probe.cases);
-  for (std::size_t i = 0; i < probe.cases.size(); ++i) probe.cases[i].d = d[i];
   // The comparison through the model, on all cases.
   std::atomic<std::size_t> differing{0};
   detail::parallel_for(0, static_cast<std::int64_t>(probe.cases.size()), 65536,
@@ -127,8 +116,8 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
   const std::size_t mismatches = differing;
   std::ofstream out(path);
   const std::size_t kept = std::min(keep, random);
-  out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
-      << "), " << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
+  out << "# tcemu probe: " << device_words(device) << ", "
+      << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
       << ", input " << input.name << ", accumulator " << accumulator.name << ", " << kept << " of "
       << random << " random cases (seed " << seed << ") and " << probe.cases.size() - random
       << " crafted; " << mismatches << " of " << probe.cases.size() << " cases differ from "
@@ -151,20 +140,18 @@ std::size_t probe_pair(const gpu::DeviceInfo& device, const std::string& instruc
 
 // The sparse shapes: as probe_pair, through the sparse runner and the sparse preset; prints the
 // mismatches against the preset and against the preset's datapath in blocks of K/4 products.
-std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& instruction,
-                              const Pair& p, std::size_t random, std::uint64_t seed,
+std::size_t probe_sparse_pair(const session::ProbeDevice& device, const std::string& instruction,
+                              const FormatPair& p, std::size_t random, std::uint64_t seed,
                               std::size_t keep, const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
-  const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-  const Datapath dp = sparse_preset(arch, input, accumulator, instruction);
+  const std::string& arch = device.arch;
+  const session::SparseProbe run = session::probe_sparse(device, instruction, p, random, seed);
+  const SparseProbeCases& probe = run.probe;
+  const Datapath& dp = run.datapath;
+  const int k = run.k;
   const std::string model = "the " + arch + " sparse preset";
-  const int k = sparse_instruction_k(instruction);
   Datapath quarter = dp;
   quarter.block_terms = quarter.k_group = k / 4;
-  SparseProbeCases probe = sparse_probe_cases(dp, k, random, seed);
-  const std::vector<std::uint32_t> d =
-      gpu::run_sparse(instruction, input, accumulator, probe.cases);
-  for (std::size_t i = 0; i < probe.cases.size(); ++i) probe.cases[i].d = d[i];
   std::atomic<std::size_t> differing{0}, differing_quarter{0};
   detail::parallel_for(0, static_cast<std::int64_t>(probe.cases.size()), 65536,
                        [&](std::int64_t begin, std::int64_t end) {
@@ -180,12 +167,11 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
   const std::size_t mismatches = differing;
   std::ofstream out(path);
   const std::size_t kept = std::min(keep, random);
-  out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major << device.compute_minor
-      << "), " << instruction << ", input " << input.name << ", accumulator " << accumulator.name
-      << ", " << kept << " of " << random << " random cases (seed " << seed << ") and "
-      << probe.cases.size() - random << " crafted; " << mismatches << " of " << probe.cases.size()
-      << " cases differ from " << model << ", " << differing_quarter
-      << " from its datapath in blocks of " << k / 4 << " kept products\n"
+  out << "# tcemu probe: " << device_words(device) << ", " << instruction << ", input "
+      << input.name << ", accumulator " << accumulator.name << ", " << kept << " of " << random
+      << " random cases (seed " << seed << ") and " << probe.cases.size() - random << " crafted; "
+      << mismatches << " of " << probe.cases.size() << " cases differ from " << model << ", "
+      << differing_quarter << " from its datapath in blocks of " << k / 4 << " kept products\n"
       << "# validate: tcemu validate --arch " << arch << " --instr " << instruction << " --type "
       << input.name << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
   for (std::size_t i = 0; i < probe.cases.size(); ++i) {
@@ -200,12 +186,11 @@ std::size_t probe_sparse_pair(const gpu::DeviceInfo& device, const std::string& 
             << " (" << differing_quarter << " against blocks of " << k / 4 << ")\n";
   return mismatches;
 }
-#endif
 
 }  // namespace
 
 int probe_command(const std::vector<std::string>& words) {
-  const Arguments args(
+  const session::Arguments args(
       words,
       {"out-dir", "type", "acc", "instr", "random", "seed", "keep", "b-type", "shape", "show"},
       {"help"});
@@ -216,53 +201,32 @@ int probe_command(const std::vector<std::string>& words) {
   if (args.value_or("instr", "") == "imma" || integer_requested(args)) return integer_probe(args);
   for (const char* integer_only : {"b-type", "shape", "show"}) {
     if (args.value(integer_only)) {
-      throw UsageError("--" + std::string(integer_only) + " applies to --instr imma only");
+      throw session::UsageError("--" + std::string(integer_only) + " applies to --instr imma only");
     }
   }
-#if TCEMU_WITH_GPU
   const auto dir = args.value("out-dir");
-  if (!dir) throw UsageError("--out-dir is required");
+  if (!dir) throw session::UsageError("--out-dir is required");
   const long long random = args.integer("random").value_or(100000);
-  if (random < 0) throw UsageError("--random must not be negative");
+  if (random < 0) throw session::UsageError("--random must not be negative");
   const long long keep = args.integer("keep").value_or(random);
-  if (keep < 0) throw UsageError("--keep must not be negative");
+  if (keep < 0) throw session::UsageError("--keep must not be negative");
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
-  const gpu::DeviceInfo device = gpu::require_device();
+  const session::ProbeDevice device = session::probe_device();
   const std::string instruction = args.value_or("instr", "mma.sync");
-  const int cc = device.compute_major * 10 + device.compute_minor;
-  std::vector<std::string> instructions;
-  if (instruction == "all") {
-    for (std::string_view name : gpu::probe_instructions(cc)) instructions.emplace_back(name);
-    for (std::string_view name : gpu::sparse_probe_instructions(cc))
-      instructions.emplace_back(name);
-  } else {
-    auto known = gpu::probe_instructions(cc);
-    for (std::string_view name : gpu::sparse_probe_instructions(cc)) known.push_back(name);
-    for (std::string_view name : gpu::wide_wgmma_instructions(cc)) known.push_back(name);
-    if (instruction != "mma.sync" &&
-        std::find(known.begin(), known.end(), instruction) == known.end()) {
-      std::string names;
-      for (std::string_view n : known) names += " " + std::string(n);
-      throw UsageError("--instr: " + device.name + " has no probe runner for '" + instruction +
-                       "'; it has: mma.sync all" + names);
-    }
-    instructions.push_back(instruction);
-  }
+  const std::vector<std::string> instructions = session::probe_instructions(device, instruction);
   const auto named = named_pair(args);
   std::filesystem::create_directories(*dir);
   std::size_t files = 0;
   for (const std::string& name : instructions) {
-    const bool sparse = name.starts_with("mma.sp.");
-    const std::vector<Pair> shape_pairs =
-        sparse ? gpu::sparse_pairs(name)
-               : (name == "mma.sync" ? gpu::mma_sync_pairs(cc) : gpu::instruction_pairs(name, cc));
-    const std::vector<Pair> pairs = named ? std::vector<Pair>{*named} : shape_pairs;
+    const bool sparse = session::is_sparse_instruction(name);
+    const std::vector<FormatPair> shape_pairs = session::instruction_pairs(device, name);
+    const std::vector<FormatPair> pairs = named ? std::vector<FormatPair>{*named} : shape_pairs;
     if (pairs.empty() && instruction != "all") {
       throw std::runtime_error(device.name + " has no " + name);
     }
-    for (const Pair& p : pairs) {
+    for (const FormatPair& p : pairs) {
       if (named && instruction == "all" && shape_pairs.size() > 0 &&
-          std::ranges::count_if(shape_pairs, [&](const Pair& q) {
+          std::ranges::count_if(shape_pairs, [&](const FormatPair& q) {
             return q.first == p.first && q.second == p.second;
           }) == 0)
         continue;  // --instr all with a pair: only the shapes that take it
@@ -274,9 +238,6 @@ int probe_command(const std::vector<std::string>& words) {
   }
   if (files == 0) throw std::runtime_error("no instruction of " + device.name + " takes that pair");
   return 0;
-#else
-  throw std::runtime_error("this tcemu was built without the CUDA backend (no CUDA toolkit found)");
-#endif
 }
 
 }  // namespace tcemu::cli

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
 
@@ -14,7 +14,7 @@ Progress::Show Progress::show_named(const std::string& word) {
   if (word == "never") return Show::never;
   if (word == "auto") return Show::automatic;
   if (word == "always") return Show::always;
-  throw UsageError("--progress must be auto, always or never, got '" + word + "'");
+  throw session::UsageError("--progress must be auto, always or never, got '" + word + "'");
 }
 
 Progress::Progress(Show show) : show_(show), terminal_(::isatty(STDERR_FILENO) == 1) {}

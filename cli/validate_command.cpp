@@ -83,8 +83,8 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
 }
 
 // The same for sparse case lines through a sparse shape's datapath.
-Counts validate_sparse_file(std::istream& in, const std::string& file, const Arguments& args,
-                            const Datapath& dp, std::size_t show) {
+Counts validate_sparse_file(std::istream& in, const std::string& file,
+                            const session::Arguments& args, const Datapath& dp, std::size_t show) {
   const std::size_t k = static_cast<std::size_t>(sparse_instruction_k(*args.value("instr")));
   Counts counts;
   std::string text, name;
@@ -113,9 +113,10 @@ Counts validate_sparse_file(std::istream& in, const std::string& file, const Arg
 }
 
 // Whole-matrix mode: the recorded D against the emulated GEMM of its operands.
-int validate_matrices(const Arguments& args, const Datapath& dp, std::int64_t show) {
+int validate_matrices(const session::Arguments& args, const Datapath& dp, std::int64_t show) {
   if (!args.positional().empty()) {
-    throw UsageError("case files and --d do not mix: got '" + args.positional().front() + "'");
+    throw session::UsageError("case files and --d do not mix: got '" + args.positional().front() +
+                              "'");
   }
   const GemmOperands operands = gemm_operands_from(args, dp);
   const BitMatrix d = read_bit_matrix_file(*args.value("d"), element_type(dp.accumulator));
@@ -125,9 +126,10 @@ int validate_matrices(const Arguments& args, const Datapath& dp, std::int64_t sh
   return check.passed() ? 0 : 1;
 }
 
-int validate_pair_fma(const Arguments& args, std::size_t show) {
-  if (args.value("d")) throw UsageError("sm90 mma.sync.m8n8k4 fp16 -> fp16 takes case files");
-  if (args.positional().empty()) throw UsageError("no case file given");
+int validate_pair_fma(const session::Arguments& args, std::size_t show) {
+  if (args.value("d"))
+    throw session::UsageError("sm90 mma.sync.m8n8k4 fp16 -> fp16 takes case files");
+  if (args.positional().empty()) throw session::UsageError("no case file given");
   // The formats and K of the cases (K = 4, a chain of them for 4 n).
   Datapath formats_of_cases = preset("sm90", formats::fp16, formats::fp32, "mma.sync.m8n8k4");
   formats_of_cases.accumulator = formats::fp16;
@@ -166,7 +168,7 @@ int validate_command(const std::vector<std::string>& words) {
   names.merge(integer_value_option_names());
   auto flags = integer_flag_names();
   flags.insert("help");
-  const Arguments args(words, names, flags);
+  const session::Arguments args(words, names, flags);
   if (args.flag("help")) {
     std::cout << kUsage << gemm_operand_options_help() << '\n'
               << datapath_options_help() << '\n'
@@ -174,12 +176,13 @@ int validate_command(const std::vector<std::string>& words) {
     return 0;
   }
   const long long show_option = args.integer("show").value_or(5);
-  if (show_option < 0) throw UsageError("--show must be 0 or positive");
+  if (show_option < 0) throw session::UsageError("--show must be 0 or positive");
   if (integer_requested(args)) {
     return integer_validate(args, static_cast<std::size_t>(show_option));
   }
   const bool sparse = sparse_requested(args);
-  if (sparse && args.value("d")) throw UsageError("sparse shapes take case files, not --d");
+  if (sparse && args.value("d"))
+    throw session::UsageError("sparse shapes take case files, not --d");
   if (pair_fma_requested(args))
     return validate_pair_fma(args, static_cast<std::size_t>(show_option));
   const Datapath dp = sparse ? sparse_or_dense_datapath_from(args) : datapath_from(args);
@@ -188,9 +191,10 @@ int validate_command(const std::vector<std::string>& words) {
     return validate_matrices(args, dp, show_option);
   }
   for (const std::string& name : gemm_operand_option_names()) {
-    if (args.value(name)) throw UsageError("--" + name + " needs --d (whole-matrix mode)");
+    if (args.value(name)) throw session::UsageError("--" + name + " needs --d (whole-matrix mode)");
   }
-  if (args.positional().empty()) throw UsageError("no case file given (or --d for matrices)");
+  if (args.positional().empty())
+    throw session::UsageError("no case file given (or --d for matrices)");
   const auto show = static_cast<std::size_t>(show_option);
   std::cout << "datapath: " << describe(dp) << '\n';
   std::size_t total_mismatches = 0;

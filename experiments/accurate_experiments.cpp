@@ -22,10 +22,10 @@
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/ill_conditioned.hpp>
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
 
 #include "accuracy.hpp"
-#include "arguments.hpp"
-#include "backend_choice.hpp"
 #include "gpu.hpp"
 
 namespace {
@@ -145,18 +145,18 @@ std::vector<Method> gpu_methods(Backend& gpu, const std::string& arch, std::int6
 // The table on the backend called `backend_name`: the host one with binary64 slice products
 // (cpu64) or the GPU.
 void table(const std::string& path, std::int64_t n, const std::string& backend_name) {
-  const cli::BackendChoice* choice = cli::find_backend_choice(backend_name);
+  const session::BackendChoice* choice = session::find_backend_choice(backend_name);
   std::unique_ptr<Backend> backend;
   std::vector<Method> methods;
-  if (choice && !choice->gpu && choice->products == cli::SliceProducts::binary64) {
-    backend = choice->make(0);
+  if (choice && !choice->gpu && choice->products == session::SliceProducts::binary64) {
+    backend = session::make_backend(*choice);
     methods = cpu_methods(*backend, n);
   } else if (choice && choice->gpu) {
     const std::string arch = experiments::gpu_arch();
     backend = experiments::make_gpu();
     methods = gpu_methods(*backend, arch, n);
   } else {
-    throw cli::UsageError("--backend must be cpu64 or gpu, got '" + backend_name + "'");
+    throw session::UsageError("--backend must be cpu64 or gpu, got '" + backend_name + "'");
   }
   std::ofstream csv(path);
   if (!csv) throw std::runtime_error("cannot write " + path);
@@ -219,9 +219,9 @@ Options:
   --backend NAME         table: cpu64 (default) or gpu
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   if (args.positional().size() != 1)
-    throw cli::UsageError("give one experiment: condition or table");
+    throw session::UsageError("give one experiment: condition or table");
   const std::string what = args.positional()[0];
   if (what == "condition") {
     condition(args.value_or("out", "condition.csv"), args.integer_or("n", 1000, 1, 100'000'000),
@@ -230,7 +230,7 @@ int run(const cli::Arguments& args) {
     table(args.value_or("out", "table.csv"), args.integer_or("n", 500, 1, 1'000'000),
           args.value_or("backend", "cpu64"));
   } else {
-    throw cli::UsageError("unknown experiment '" + what + "' (condition, table)");
+    throw session::UsageError("unknown experiment '" + what + "' (condition, table)");
   }
   return 0;
 }
@@ -238,6 +238,6 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"accurate_experiments", kUsage, {"out", "n", "per-decade", "backend"}, {}}, argc, argv, run);
 }

@@ -17,6 +17,7 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #endif
+#include <tcemu/session/backends.hpp>
 
 namespace tcemu::experiments {
 
@@ -33,15 +34,6 @@ inline std::string gpu_arch() {
             << '\n';
   if (arch.empty()) throw std::runtime_error(device.name + " has no emulator preset");
   return arch;
-}
-
-// The GPU backend on device 0. Its low-precision GEMMs (the Ozaki scheme's tensor-core slice
-// products) run through cuBLAS (GemmEngine::cublas, as ozaki_gpu_table and the benchmarks run
-// them), or on our mma.sync kernel when `our_kernels`; binary64 products (Backend::fp64_gemm)
-// are cublasDgemm on either.
-inline std::unique_ptr<Backend> make_gpu(bool our_kernels = false) {
-  return gpu::make_gpu_backend(
-      {.engine = our_kernels ? gpu::GemmEngine::mma_sync : gpu::GemmEngine::cublas});
 }
 
 // A B by cublasDgemm (gpu::CublasBaselines) on the device of `gpu`, a GPU backend: A (m x k) and
@@ -75,14 +67,21 @@ inline std::vector<double> cublas_dgemm(Backend& gpu, std::int64_t m, std::int64
 inline std::string gpu_arch() {
   no_gpu_backend();
 }
-inline std::unique_ptr<Backend> make_gpu(bool = false) {
-  no_gpu_backend();
-}
 inline std::vector<double> cublas_dgemm(Backend&, std::int64_t, std::int64_t, std::int64_t,
                                         const std::vector<double>&, const std::vector<double>&) {
   no_gpu_backend();
 }
 
 #endif
+
+// The GPU backend on device 0. Its low-precision GEMMs (the Ozaki scheme's tensor-core slice
+// products) run through cuBLAS (the engine "cublas", as ozaki_gpu_table and the benchmarks run
+// them), or on our mma.sync kernel when `our_kernels`; binary64 products (Backend::fp64_gemm)
+// are cublasDgemm on either. Throws session::NotBuilt in a build without the CUDA backend.
+inline std::unique_ptr<Backend> make_gpu(bool our_kernels = false) {
+  return session::make_backend(
+      session::backend_choice("gpu"),
+      {.engine = our_kernels ? session::Engine::mma_sync : session::Engine::cublas});
+}
 
 }  // namespace tcemu::experiments

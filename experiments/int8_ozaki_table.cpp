@@ -38,8 +38,8 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/phi_values.hpp>
+#include <tcemu/session/arguments.hpp>
 
-#include "arguments.hpp"
 #if TCEMU_WITH_GEMMUL8
 #include "gemmul8_adapter.hpp"
 #endif
@@ -135,24 +135,24 @@ Options:
   --paired-out FILE      the pairs' CSV (default int8-ozaki-paired.csv)
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   if (!args.positional().empty()) {
-    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
   }
   std::vector<std::int64_t> sizes;
   for (const std::string& n : args.list_or("n", "8192"))
-    sizes.push_back(cli::integer_in("--n", n, 1, 100000));
+    sizes.push_back(session::integer_in("--n", n, 1, 100000));
   std::vector<double> phis;
   for (const std::string& phi : args.list_or("phis", "0.1,1,4,8"))
-    phis.push_back(cli::number_in("--phis", phi));
+    phis.push_back(session::number_in("--phis", phi));
   std::vector<int> widths, splits;
   for (const std::string& bits : args.list_or("bits", "55,79"))
-    widths.push_back(static_cast<int>(cli::integer_in("--bits", bits, 1, 1000)));
+    widths.push_back(static_cast<int>(session::integer_in("--bits", bits, 1, 1000)));
   for (const std::string& d : args.list_or("splits", "7,9"))
-    splits.push_back(static_cast<int>(cli::integer_in("--splits", d, 1, 64)));
+    splits.push_back(static_cast<int>(session::integer_in("--splits", d, 1, 64)));
   std::vector<int> moduli;
   for (const std::string& d : args.list_or("moduli", "14,18"))
-    moduli.push_back(static_cast<int>(cli::integer_in("--moduli", d, 1, 48)));
+    moduli.push_back(static_cast<int>(session::integer_in("--moduli", d, 1, 48)));
   const std::int64_t int8_max_n = args.integer_or("int8-max-n", 16384, 0, 1'000'000);
   const int runs = static_cast<int>(args.integer_or("runs", 2, 1, 1000));
   const std::int64_t samples = args.integer_or("samples", 512, 1, 1'000'000);
@@ -162,7 +162,7 @@ int run(const cli::Arguments& args) {
   const int pairs = static_cast<int>(args.integer_or("paired", 0, 0, 1000));
   std::vector<int> gemmul8_moduli;
   for (const std::string& d : args.list_or("gemmul8-moduli", "14,16,18"))
-    gemmul8_moduli.push_back(static_cast<int>(cli::integer_in("--gemmul8-moduli", d, 2, 20)));
+    gemmul8_moduli.push_back(static_cast<int>(session::integer_in("--gemmul8-moduli", d, 2, 20)));
   std::string why;
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
@@ -448,7 +448,7 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"int8_ozaki_table",
        kUsage,
        {"out", "n", "phis", "runs", "bits", "splits", "moduli", "samples", "fp16-max-n", "cr-max-n",

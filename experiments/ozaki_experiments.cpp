@@ -18,10 +18,11 @@
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
+#include <tcemu/session/products.hpp>
 
 #include "accuracy.hpp"
-#include "arguments.hpp"
-#include "backend_choice.hpp"
 #include "gpu.hpp"
 
 namespace {
@@ -76,15 +77,15 @@ Run run_ozaki(Backend& backend, const ozaki::Products& products, const ozaki::Op
 
 // The slice products `choice` implies: binary64 slices, or fp16 slices on the tensor cores of
 // preset `arch`.
-ozaki::Products products_for(const cli::BackendChoice& choice, const std::string& arch) {
-  if (choice.products == cli::SliceProducts::binary64) return ozaki::Fp64Products{};
-  return ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32)};
+ozaki::Products products_for(const session::BackendChoice& choice, const std::string& arch) {
+  return session::ozaki_products(choice.products, session::OzakiSlices::floating,
+                                 [&] { return preset(arch, formats::fp16, formats::fp32); });
 }
 
 // The backend of `choice` on every host thread; on the GPU, experiments::make_gpu's (products by
 // cuBLAS).
-std::unique_ptr<Backend> backend_for(const cli::BackendChoice& choice) {
-  return choice.gpu ? experiments::make_gpu() : choice.make(0);
+std::unique_ptr<Backend> backend_for(const session::BackendChoice& choice) {
+  return choice.gpu ? experiments::make_gpu() : session::make_backend(choice);
 }
 
 void header(std::ofstream& csv) {
@@ -110,7 +111,7 @@ void row(std::ofstream& csv, const std::string& experiment, const std::string& b
 void accuracy_runs(std::ofstream& csv, const std::string& experiment, const std::string& backend,
                    const std::string& arch, std::int64_t n, const std::vector<double>& phis,
                    const std::vector<Method>& methods) {
-  const cli::BackendChoice& choice = cli::backend_choice(backend);
+  const session::BackendChoice& choice = session::backend_choice(backend);
   auto be = backend_for(choice);
   const ozaki::Products products = products_for(choice, arch);
   for (double phi : phis) {
@@ -237,29 +238,29 @@ Options:
   --sizes N,N,...        size: the sizes (default 16,32,64,128,256)
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   if (args.positional().size() != 1) {
-    throw cli::UsageError("give one experiment: table, phi, size or repro");
+    throw session::UsageError("give one experiment: table, phi, size or repro");
   }
   const std::string what = args.positional()[0];
   if (what != "table" && what != "phi" && what != "size" && what != "repro") {
-    throw cli::UsageError("unknown experiment '" + what + "' (table, phi, size, repro)");
+    throw session::UsageError("unknown experiment '" + what + "' (table, phi, size, repro)");
   }
   constexpr long long kMaxN = 1'000'000;
   const std::string out = args.value_or("out", what + ".csv");
   const std::string backend = args.value_or("backend", "emulator");
-  const cli::BackendChoice& choice = cli::backend_choice(backend);
+  const session::BackendChoice& choice = session::backend_choice(backend);
   if (what == "repro") {
     reproducibility(out, args.integer_or("n", 10000, 1, 100'000'000), choice.gpu);
     return 0;
   }
-  const std::string arch = choice.products == cli::SliceProducts::binary64 ? "fp64"
-                           : choice.gpu                                    ? experiments::gpu_arch()
+  const std::string arch = choice.products == session::SliceProducts::binary64 ? "fp64"
+                           : choice.gpu ? experiments::gpu_arch()
                                         : args.value_or("arch", "sm90");
   const double phi = args.number_or("phi", 1);
   std::vector<std::int64_t> sizes;
   for (const std::string& s : args.list_or("sizes", "16,32,64,128,256")) {
-    sizes.push_back(cli::integer_in("--sizes", s, 1, kMaxN));
+    sizes.push_back(session::integer_in("--sizes", s, 1, kMaxN));
   }
   std::ofstream csv(out);
   if (!csv) throw std::runtime_error("cannot write " + out);
@@ -289,7 +290,7 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"ozaki_experiments", kUsage, {"out", "n", "backend", "arch", "phi", "sizes"}, {}}, argc,
       argv, run);
 }

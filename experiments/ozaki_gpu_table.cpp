@@ -31,9 +31,9 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/session/arguments.hpp>
 
 #include "accuracy.hpp"
-#include "arguments.hpp"
 
 namespace {
 
@@ -123,18 +123,18 @@ Options:
   --bits B,...           cuBLAS emulation's fixed mantissa widths (default 31,39,47,55,63,71,79)
 )";
 
-int run(const cli::Arguments& args) {
+int run(const session::Arguments& args) {
   if (!args.positional().empty()) {
-    throw cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
   }
   const std::int64_t n = args.integer_or("n", 10240, 1, 1'000'000);
   const int runs = static_cast<int>(args.integer_or("runs", 3, 1, 10000));
   std::vector<double> phis;
   for (const std::string& phi : args.list_or("phis", "0.1,1,2"))
-    phis.push_back(cli::number_in("--phis", phi));
+    phis.push_back(session::number_in("--phis", phi));
   std::vector<int> widths;
   for (const std::string& bits : args.list_or("bits", "31,39,47,55,63,71,79"))
-    widths.push_back(static_cast<int>(cli::integer_in("--bits", bits, 1, 1000)));
+    widths.push_back(static_cast<int>(session::integer_in("--bits", bits, 1, 1000)));
   std::string why;
   const auto devices = gpu::list_devices(&why);
   if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
@@ -300,6 +300,6 @@ int run(const cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"ozaki_gpu_table", kUsage, {"out", "n", "phis", "runs", "bits"}, {}}, argc, argv, run);
 }

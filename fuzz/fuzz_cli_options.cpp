@@ -1,5 +1,5 @@
-// libFuzzer target: the CLI option parser (cli/arguments.hpp: Arguments, integer()) and the
-// datapath options (cli/datapath_options.hpp: datapath_from) on arbitrary words.
+// libFuzzer target: the CLI option parser (tcemu/session/arguments.hpp: Arguments, integer()) and
+// the datapath options (cli/datapath_options.hpp: datapath_from) on arbitrary words.
 //
 // Input: words separated by newlines (a word may hold any other byte, NUL included). A usage
 // error (UsageError, a std::runtime_error) is a normal outcome. A datapath that parses must pass
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include <tcemu/emulator/mma.hpp>
+#include <tcemu/session/arguments.hpp>
 
-#include "arguments.hpp"
 #include "datapath_options.hpp"
 
 namespace {
@@ -48,11 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     start = end + 1;
   }
   try {
-    const tcemu::cli::Arguments args(words, kValueOptions, kFlags);
+    const tcemu::session::Arguments args(words, kValueOptions, kFlags);
     for (const std::string& name : kValueOptions) {
       try {
         (void)args.integer(name);
-      } catch (const tcemu::cli::UsageError&) {
+      } catch (const tcemu::session::UsageError&) {
       }
     }
     const tcemu::Datapath dp = tcemu::cli::datapath_from(args);
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                             args.value_or("instr", "mma.sync"));
     std::vector<std::string> again;
     for (std::string word; line >> word;) again.push_back(word);
-    const tcemu::cli::Arguments args_again(again, kValueOptions, kFlags);
+    const tcemu::session::Arguments args_again(again, kValueOptions, kFlags);
     if (!(tcemu::cli::datapath_from(args_again) == dp)) {
       finding("datapath_options does not give back the datapath: " + line.str());
     }

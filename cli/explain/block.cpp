@@ -48,7 +48,7 @@ to nearest (3f800002).
 }
 
 // The datapath options given on the command line, as words.
-std::vector<std::string> datapath_words(const Arguments& args) {
+std::vector<std::string> datapath_words(const session::Arguments& args) {
   std::vector<std::string> words;
   for (const std::string& name : datapath_option_names()) {
     if (const auto v = args.value(name)) {
@@ -61,11 +61,12 @@ std::vector<std::string> datapath_words(const Arguments& args) {
 
 // A --compare item as a datapath: a preset name (with the main formats) and overrides, or
 // overrides of the main datapath's options.
-Datapath compare_datapath(const Arguments& args, const Datapath& main, const std::string& item) {
+Datapath compare_datapath(const session::Arguments& args, const Datapath& main,
+                          const std::string& item) {
   std::vector<std::string> words;
   std::istringstream in(item);
   for (std::string w; in >> w;) words.push_back(w);
-  if (words.empty()) throw UsageError("--compare: an empty datapath");
+  if (words.empty()) throw session::UsageError("--compare: an empty datapath");
   std::vector<std::string> all;
   if (words[0].starts_with("--")) {
     all = datapath_words(args);
@@ -75,14 +76,15 @@ Datapath compare_datapath(const Arguments& args, const Datapath& main, const std
   }
   all.insert(all.end(), words.begin(), words.end());
   try {
-    const Datapath dp = datapath_from(Arguments(all, datapath_option_names(), {}));
+    const Datapath dp = datapath_from(session::Arguments(all, datapath_option_names(), {}));
     if (!(dp.input == main.input) || !(dp.accumulator == main.accumulator)) {
-      throw UsageError("the input and accumulator formats must stay " +
-                       std::string(main.input.name) + " and " + std::string(main.accumulator.name));
+      throw session::UsageError("the input and accumulator formats must stay " +
+                                std::string(main.input.name) + " and " +
+                                std::string(main.accumulator.name));
     }
     return dp;
-  } catch (const UsageError& e) {
-    throw UsageError("--compare '" + item + "': " + e.what());
+  } catch (const session::UsageError& e) {
+    throw session::UsageError("--compare '" + item + "': " + e.what());
   }
 }
 
@@ -117,8 +119,8 @@ struct Run {
 
 Run run_block(const std::string& name, const Datapath& dp, const Block& x) {
   if (x.a.size() > static_cast<std::size_t>(dp.block_terms)) {
-    throw UsageError(name + ": its block fuses " + std::to_string(dp.block_terms) +
-                     " products, the block given has " + std::to_string(x.a.size()));
+    throw session::UsageError(name + ": its block fuses " + std::to_string(dp.block_terms) +
+                              " products, the block given has " + std::to_string(x.a.size()));
   }
   std::vector<Decoded> a, b;
   for (const std::uint32_t v : x.a) a.push_back(decode(dp.input, v));
@@ -208,14 +210,14 @@ void show_run(Document& d, const Run& r, const Block& x) {
   }
 }
 
-Document run(const Arguments& args) {
+Document run(const session::Arguments& args) {
   const Datapath dp = datapath_from(args);
   Block x;
   x.a = values_bits("--a", args.value_or("a", kDefaultA), dp.input);
   x.b = values_bits("--b", args.value_or("b", kDefaultA), dp.input);
   x.c = value_bits("--c", args.value_or("c", "0"), dp.accumulator);
   if (x.a.empty() || x.a.size() != x.b.size()) {
-    throw UsageError("--a and --b need the same number of values >= 1");
+    throw session::UsageError("--a and --b need the same number of values >= 1");
   }
   const std::string main_name = args.value_or("arch", "sm90");
   std::vector<Run> runs{run_block(main_name, dp, x)};

@@ -8,8 +8,7 @@
 #include <sstream>
 
 #include <tcemu/emulator/fp64_bits.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli::explain {
 namespace {
@@ -259,7 +258,7 @@ Format format_named(const std::string& name) {
   if (name == "text") return Format::text;
   if (name == "markdown") return Format::markdown;
   if (name == "html") return Format::html;
-  throw UsageError("--format must be one of text, markdown, html, got '" + name + "'");
+  throw session::UsageError("--format must be one of text, markdown, html, got '" + name + "'");
 }
 
 Binary binary_of(double x) {

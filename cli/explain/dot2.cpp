@@ -32,12 +32,14 @@ double error_of(double v, const std::vector<double>& x, const std::vector<double
   return std::fabs(acc.round_to_double());
 }
 
-Document run(const Arguments& args) {
+Document run(const session::Arguments& args) {
   const std::vector<double> x = numbers("--x", args.value_or("x", "1e16, 1, -1e16, 0.1"));
   const std::vector<double> y = numbers("--y", args.value_or("y", "1, 1, 1, 3"));
-  if (x.empty() || x.size() != y.size()) throw UsageError("--x and --y need the same length >= 1");
+  if (x.empty() || x.size() != y.size())
+    throw session::UsageError("--x and --y need the same length >= 1");
   for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!std::isfinite(x[i]) || !std::isfinite(y[i])) throw UsageError("dot2 takes finite numbers");
+    if (!std::isfinite(x[i]) || !std::isfinite(y[i]))
+      throw session::UsageError("dot2 takes finite numbers");
   }
   const std::size_t n = x.size();
   Document d("Dot2 of " + std::to_string(n) + " terms (Ogita, Rump and Oishi 2005)");

@@ -35,14 +35,15 @@ std::string limb_range(int first, int last) {
   return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
 }
 
-Document run(const Arguments& args) {
+Document run(const session::Arguments& args) {
   std::vector<double> values;
   for (const std::string& w :
        args.positional().empty()
            ? std::vector<std::string>{"0x1.fffffffffffffp27", "0x1p-25", "-1", "0.1"}
            : args.positional()) {
     values.push_back(number("value", w));
-    if (!std::isfinite(values.back())) throw UsageError("long-accumulator takes finite numbers");
+    if (!std::isfinite(values.back()))
+      throw session::UsageError("long-accumulator takes finite numbers");
   }
   Document d("The long accumulator on " + std::to_string(values.size()) + " values");
   d.paragraph("The accumulator holds a two's-complement integer in " + std::to_string(Acc::kLimbs) +

@@ -29,7 +29,7 @@ Default value: 0.1 (fp32 3dcccccd).
 
 )";
 
-Document run(const Arguments& args) {
+Document run(const session::Arguments& args) {
   std::vector<std::uint32_t> xs;
   for (const std::string& w :
        args.positional().empty() ? std::vector<std::string>{"0.1"} : args.positional()) {
@@ -40,7 +40,7 @@ Document run(const Arguments& args) {
     try {
       schemes.push_back(markidis::scheme_by_name(name));
     } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--schemes: ") + e.what());
+      throw session::UsageError(std::string("--schemes: ") + e.what());
     }
   }
   Document d("The hi/lo splits of error-corrected SGEMM");
@@ -57,7 +57,7 @@ Document run(const Arguments& args) {
         const markidis::PartSpec& spec = s.parts[p];
         const SplitElement e =
             split_fp32_element(r, s.part_format, spec.rounding, spec.scale_exponent);
-        if (e.overflow) throw UsageError("x overflows " + std::string(s.part_format.name));
+        if (e.overflow) throw session::UsageError("x overflows " + std::string(s.part_format.name));
         const double part = std::ldexp(to_double(s.part_format, e.part), -spec.scale_exponent);
         const Decoded q = decode(s.part_format, e.part);
         const std::string name = p == 0 ? "hi" : p == 1 ? "lo" : "part " + std::to_string(p);

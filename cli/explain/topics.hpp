@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 #include "document.hpp"
 
 namespace tcemu::cli::explain {
@@ -17,7 +17,7 @@ struct Topic {
   std::string summary;  // one line, for `tcemu explain --help`
   std::string usage;    // `tcemu explain TOPIC --help`
   std::set<std::string> value_options;
-  std::function<Document(const Arguments&)> run;
+  std::function<Document(const session::Arguments&)> run;
   bool takes_values = false;  // positional values; otherwise a positional word is a usage error
 };
 
@@ -36,7 +36,7 @@ format (bits:3ff0000000000000 is binary64 1).
 )";
 
 // The positional values of a topic that takes `count` of them (none: `fallback`).
-std::vector<std::string> positional_values(const Arguments& args, std::size_t count,
+std::vector<std::string> positional_values(const session::Arguments& args, std::size_t count,
                                            const std::vector<std::string>& fallback);
 
 }  // namespace tcemu::cli::explain

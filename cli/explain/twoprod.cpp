@@ -35,12 +35,14 @@ Halves veltkamp(double x) {
   return {gamma, delta, hi, sub_rn(x, hi)};
 }
 
-Document run(const Arguments& args) {
+Document run(const session::Arguments& args) {
   const auto words = positional_values(args, 2, {"0.1", "10"});
   const double a = number("a", words[0]), b = number("b", words[1]);
-  if (!std::isfinite(a) || !std::isfinite(b)) throw UsageError("twoprod takes finite numbers");
+  if (!std::isfinite(a) || !std::isfinite(b))
+    throw session::UsageError("twoprod takes finite numbers");
   const SumAndError<double> r = two_prod(a, b);
-  if (!std::isfinite(r.sum)) throw UsageError("a b overflows: TwoProd needs a finite product");
+  if (!std::isfinite(r.sum))
+    throw session::UsageError("a b overflows: TwoProd needs a finite product");
   Document d("TwoProd of a = " + decimal(a) + " and b = " + decimal(b));
   d.heading("The operands");
   d.bits({row("a", a), row("b", b)});

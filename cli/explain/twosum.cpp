@@ -29,12 +29,14 @@ bool sums_match(double a, double b, double s, double e) {
   return acc.magnitude().significand == 0;
 }
 
-Document run(const Arguments& args) {
+Document run(const session::Arguments& args) {
   const auto words = positional_values(args, 2, {"0.1", "0.2"});
   const double a = number("a", words[0]), b = number("b", words[1]);
-  if (!std::isfinite(a) || !std::isfinite(b)) throw UsageError("twosum takes finite numbers");
+  if (!std::isfinite(a) || !std::isfinite(b))
+    throw session::UsageError("twosum takes finite numbers");
   const SumAndError<double> r = two_sum(a, b);
-  if (!std::isfinite(r.sum)) throw UsageError("a + b overflows: TwoSum needs a finite sum");
+  if (!std::isfinite(r.sum))
+    throw session::UsageError("a + b overflows: TwoSum needs a finite sum");
   Document d("TwoSum and FastTwoSum of a = " + decimal(a) + " and b = " + decimal(b));
   d.heading("The operands");
   d.bits({row("a", a), row("b", b)});

@@ -7,8 +7,8 @@
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/round.hpp>
+#include <tcemu/session/arguments.hpp>
 
-#include "arguments.hpp"
 #include "topics.hpp"
 
 namespace tcemu::cli::explain {
@@ -21,8 +21,8 @@ bool bit_pattern(const std::string& what, const std::string& word, int bits, std
   const char* last = word.data() + word.size();
   const auto [end, error] = std::from_chars(first, last, out, 16);
   if (first == last || error != std::errc() || end != last || (bits < 64 && out >> bits != 0)) {
-    throw UsageError(what + ": '" + word + "' is not a " + std::to_string(bits) +
-                     "-bit pattern in hex");
+    throw session::UsageError(what + ": '" + word + "' is not a " + std::to_string(bits) +
+                              "-bit pattern in hex");
   }
   return true;
 }
@@ -56,7 +56,7 @@ double number(const std::string& what, const std::string& word) {
           : std::from_chars(first, last, x,
                             hex ? std::chars_format::hex : std::chars_format::general);
   if (error != std::errc() || end != last) {
-    throw UsageError(what + ": not a number: '" + word + "'");
+    throw session::UsageError(what + ": not a number: '" + word + "'");
   }
   return negative ? -x : x;
 }
@@ -90,13 +90,13 @@ std::vector<std::uint32_t> values_bits(const std::string& what, const std::strin
   return v;
 }
 
-std::vector<std::string> positional_values(const Arguments& args, std::size_t count,
+std::vector<std::string> positional_values(const session::Arguments& args, std::size_t count,
                                            const std::vector<std::string>& fallback) {
   const std::vector<std::string>& words = args.positional();
   if (words.empty()) return fallback;
   if (words.size() != count) {
-    throw UsageError("give " + std::to_string(count) + " values or none (the example), got " +
-                     std::to_string(words.size()));
+    throw session::UsageError("give " + std::to_string(count) +
+                              " values or none (the example), got " + std::to_string(words.size()));
   }
   return words;
 }

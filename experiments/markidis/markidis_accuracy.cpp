@@ -38,34 +38,30 @@
 #include <tcemu/gpu/cublas_baselines.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #endif
-#include <tcemu/host/host_backends.hpp>
 #include <tcemu/markidis/gemm.hpp>
 #include <tcemu/markidis/presets.hpp>
 #include <tcemu/reference/relative_residual.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
 
 namespace {
 
 using tcemu::reference::relative_residual;
 
-using tcemu::cli::UsageError;
+using tcemu::session::UsageError;
 
 // The backends this program can run on: the emulator, the GPU with our fastest kernels (they
 // compute the device's own preset: --archs must name it, e.g. sm90 on an H100/H200), and the GPU
 // with the products by cuBLAS (the scheme composed from cuBLAS calls; cuBLAS's bits).
 std::unique_ptr<tcemu::Backend> make_backend(const std::string& name) {
-  if (name == "emulator") return tcemu::host::make_emulator_backend();
-#if TCEMU_WITH_GPU
-  if (name == "gpu")
-    return tcemu::gpu::make_gpu_backend({.engine = tcemu::gpu::GemmEngine::fastest});
-  if (name == "gpu-cublas") {
-    return tcemu::gpu::make_gpu_backend({.engine = tcemu::gpu::GemmEngine::cublas});
+  namespace session = tcemu::session;
+  const bool cublas = name == "gpu-cublas";
+  const session::BackendChoice* choice = session::find_backend_choice(cublas ? "gpu" : name);
+  if (choice == nullptr || choice->products != session::SliceProducts::tensor_cores) {
+    throw UsageError("unknown backend '" + name + "' (emulator, gpu, gpu-cublas)");
   }
-  throw UsageError("unknown backend '" + name + "' (this build has: emulator, gpu, gpu-cublas)");
-#else
-  throw UsageError("unknown backend '" + name + "' (this build has: emulator)");
-#endif
+  return session::make_backend(
+      *choice, {.engine = cublas ? session::Engine::cublas : session::Engine::fastest});
 }
 
 // The scheme of a --schemes entry: a preset name, optionally followed by changes that compose a
@@ -81,7 +77,7 @@ tcemu::markidis::Scheme scheme_variant(const std::string& spec) {
     const std::string& f = fields[i];
     if (f.rfind("out=", 0) == 0) {
       const auto every =
-          tcemu::cli::integer_in("scheme '" + spec + "': out=", f.substr(4), 0, INT_MAX);
+          tcemu::session::integer_in("scheme '" + spec + "': out=", f.substr(4), 0, INT_MAX);
       for (auto& group : scheme.groups) group.takeout_every_instructions = static_cast<int>(every);
     } else if (f == "hi=rn" || f == "hi=rz") {
       scheme.parts[0].rounding =
@@ -214,7 +210,7 @@ Options:
   --file NAME            the CSV's name (default markidis-accuracy.csv)
 )";
 
-int run(const tcemu::cli::Arguments& args) {
+int run(const tcemu::session::Arguments& args) {
   if (!args.positional().empty()) {
     throw UsageError("unexpected word '" + args.positional()[0] + "'");
   }
@@ -224,7 +220,7 @@ int run(const tcemu::cli::Arguments& args) {
   const std::int64_t n = args.integer_or("size", 32, 1, 100000);
   std::vector<std::int64_t> ks;
   for (const std::string& k : args.list_or("k", "16,64,256,1024,4096")) {
-    ks.push_back(tcemu::cli::integer_in("--k", k, 1, 100'000'000));
+    ks.push_back(tcemu::session::integer_in("--k", k, 1, 100'000'000));
   }
   const std::vector<std::string> schemes =
       args.list_or("schemes", "markidis,halfhalf,halfhalf-scaled,tf32tf32,3xtf32,bf16x3,bf16x9");
@@ -304,7 +300,7 @@ int run(const tcemu::cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program(
+  return tcemu::session::run_program(
       {"markidis_accuracy",
        kUsage,
        {"backend", "size", "k", "schemes", "archs", "dists", "threads", "seed", "file", "out"},

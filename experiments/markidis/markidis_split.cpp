@@ -28,8 +28,7 @@
 
 #include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/emulator/convert.hpp>
-
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 namespace {
 
@@ -95,9 +94,9 @@ Options:
   --out DIR              the folder written, created if missing (default .)
 )";
 
-int run(const tcemu::cli::Arguments& args) {
+int run(const tcemu::session::Arguments& args) {
   if (!args.positional().empty()) {
-    throw tcemu::cli::UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw tcemu::session::UsageError("unexpected word '" + args.positional()[0] + "'");
   }
   const long samples = static_cast<long>(args.integer_or("samples", 1000000, 1, 1'000'000'000'000));
   const auto seed = static_cast<unsigned long>(
@@ -174,6 +173,6 @@ int run(const tcemu::cli::Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tcemu::cli::run_program({"markidis_split", kUsage, {"samples", "seed", "out"}, {}}, argc,
-                                 argv, run);
+  return tcemu::session::run_program({"markidis_split", kUsage, {"samples", "seed", "out"}, {}},
+                                     argc, argv, run);
 }

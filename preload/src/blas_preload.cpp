@@ -1,13 +1,12 @@
 // The host BLAS entry points of the LD_PRELOAD library libtcemu_blas_preload.so
 // (docs/preload.md): the Fortran dgemm_ and cblas_dgemm, routed to the Ozaki scheme the
-// environment names (preload_environment.hpp) on the emulator backend, the CPU backend that gives
-// the GPU's bits (its integer MMA for dgemm-int8 and dgemm-crt, the sm90 fp16 -> fp32 mma.sync
-// preset for dgemm-tc), or passed to the next definition (dlsym(RTLD_NEXT): the BLAS the program
-// links) when the scheme is off, the variables are bad, the call is below
+// environment names (tcemu/session/preload_route.hpp) on the emulator backend, the CPU backend that
+// gives the GPU's bits (its integer MMA for dgemm-int8 and dgemm-crt, the sm90 fp16 -> fp32
+// mma.sync preset for dgemm-tc), or passed to the next definition (dlsym(RTLD_NEXT): the BLAS the
+// program links) when the scheme is off, the variables are bad, the call is below
 // TCEMU_PRELOAD_MIN_SIZE, its arguments are not a valid DGEMM (the BLAS then reports them), or
 // the scheme refuses the operands (C is untouched then: the handle works on copies).
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -21,12 +20,15 @@
 
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/session/preload_route.hpp>
 
 #include "next_definition.hpp"
-#include "preload_environment.hpp"
 
 namespace tcemu::preload {
 namespace {
+
+using session::HandleCache;
+using session::Routing;
 
 // Set while this thread is inside an intercepted call: a BLAS whose cblas_dgemm calls dgemm_
 // (or the reverse) reaches the definitions below again, and must go straight through.
@@ -88,26 +90,9 @@ char normalised(char t) {
   }
 }
 
-std::optional<std::string> refusal(const Call& c, const Routing& r) {
-  if (c.transa == 0 || c.transb == 0) return "an operation other than N, T, C";
-  if (c.m < 0 || c.n < 0 || c.k < 0) return "a negative dimension";
-  const std::int64_t a_rows = c.transa == 'T' ? c.k : c.m;
-  const std::int64_t b_rows = c.transb == 'T' ? c.n : c.k;
-  if (c.lda < std::max<std::int64_t>(1, a_rows) || c.ldb < std::max<std::int64_t>(1, b_rows) ||
-      c.ldc < std::max<std::int64_t>(1, c.m)) {
-    return "a leading dimension too small";
-  }
-  if (c.m < r.min_size || c.n < r.min_size || c.k < r.min_size) {
-    return "below TCEMU_PRELOAD_MIN_SIZE=" + std::to_string(r.min_size);
-  }
-  return std::nullopt;
-}
-
-std::string shape(const Call& c) {
-  std::ostringstream s;
-  s << c.entry << " " << (c.transa ? c.transa : '?') << (c.transb ? c.transb : '?') << " m " << c.m
-    << " n " << c.n << " k " << c.k << " lda " << c.lda << " ldb " << c.ldb << " ldc " << c.ldc;
-  return s.str();
+// The call's shape, as the checks and the log take it.
+session::DgemmCall shape(const Call& c) {
+  return {c.entry, c.transa, c.transb, c.m, c.n, c.k, c.lda, c.ldb, c.ldc};
 }
 
 // Routes `call` (Handle::dgemm works on copies in the backend's memory, so C is written only
@@ -117,9 +102,9 @@ void dispatch(const Call& call, FallThrough fall_through) {
   if (inside_call) return fall_through();
   inside_call = true;
   std::string why;
-  const std::optional<Routing> r = routing_from_environment(why);
+  const std::optional<Routing> r = session::routing_from_environment(why);
   if (r) {
-    if (auto refused = refusal(call, *r)) {
+    if (auto refused = session::refusal(shape(call), *r)) {
       why = *refused;
     } else {
       try {
@@ -130,22 +115,11 @@ void dispatch(const Call& call, FallThrough fall_through) {
                 call.b, call.ldb, call.beta, call.c, call.ldc);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const ozaki::Report& rep = h.report();
-        std::ostringstream line;
-        line << shape(call) << ": routed to " << scheme_name(r->scheme) << " mode "
-             << mode_name(r->mode);
-        if (r->mode == ozaki::Mode::tunable) line << " count " << r->count;
-        line << " on the emulator (" << (r->scheme == Scheme::dgemm_crt ? "moduli " : "slices ")
-             << rep.slices_a;
-        if (r->scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
-        line << ", GEMMs " << rep.gemms << ", blocks " << rep.blocks << "), alpha " << call.alpha
-             << " beta " << call.beta << ", " << seconds << " s";
-        if (const std::string note =
-                engines().handles.after_call(backend(), *r, "sm90", available_memory());
-            !note.empty()) {
-          line << "; " << note;
-        }
-        log_line(line.str());
+        const ozaki::Report report = h.report();  // after_call may replace the handle
+        const std::string note =
+            engines().handles.after_call(backend(), *r, "sm90", available_memory());
+        session::log_line(session::routed_line(shape(call), *r, " on the emulator", report,
+                                               call.alpha, call.beta, seconds, note));
         inside_call = false;
         return;
       } catch (const std::exception& e) {
@@ -156,9 +130,9 @@ void dispatch(const Call& call, FallThrough fall_through) {
   const auto start = std::chrono::steady_clock::now();
   fall_through();
   std::ostringstream line;
-  line << shape(call) << ": fell through to the BLAS (" << why << "), "
+  line << session::fell_through_line(shape(call), "the BLAS", why) << ", "
        << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s";
-  log_line(line.str());
+  session::log_line(line.str());
   inside_call = false;
 }
 

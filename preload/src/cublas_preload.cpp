@@ -1,15 +1,14 @@
 // The cuBLAS entry points of the LD_PRELOAD library (docs/preload.md): cublasDgemm_v2 (what
 // cublas_v2.h's cublasDgemm names), cublasDgemm_v2_64, and cublasGemmEx / cublasGemmEx_64 with
 // CUDA_R_64F A, B and C and CUBLAS_COMPUTE_64F[_PEDANTIC]. Each call is routed to the Ozaki
-// scheme the environment names (preload_environment.hpp), run on the GPU backend in place on the
-// caller's device memory, or passed to the next definition (cuBLAS's, dlsym(RTLD_NEXT)) when
+// scheme the environment names (tcemu/session/preload_route.hpp), run on the GPU backend in place
+// on the caller's device memory, or passed to the next definition (cuBLAS's, dlsym(RTLD_NEXT)) when
 // the scheme is off, the variables are bad, the call is below TCEMU_PRELOAD_MIN_SIZE, its
 // arguments are not a valid DGEMM (cuBLAS then reports them), or the scheme refuses the
 // operands (C is restored first). One log line per call says which.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -21,14 +20,17 @@
 #include <string>
 
 #include <tcemu/gpu/device.hpp>
-#include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/session/backends.hpp>
+#include <tcemu/session/preload_route.hpp>
 
 #include "next_definition.hpp"
-#include "preload_environment.hpp"
 
 namespace tcemu::preload {
 namespace {
+
+using session::HandleCache;
+using session::Routing;
 
 // Set while this thread runs a scheme: the GPU backend's own cuBLAS calls (the int8 GEMMs of
 // dgemm-int8 and dgemm-crt) reach the definitions below too, and must go to cuBLAS.
@@ -56,7 +58,8 @@ Engines& engines() {
 Engine& engine_for(int device) {
   Engine& e = engines().devices[device];
   if (!e.backend) {
-    e.backend = gpu::make_gpu_backend({.device = device, .engine = gpu::GemmEngine::fastest});
+    e.backend = session::make_backend(session::backend_choice("gpu"),
+                                      {.device = device, .engine = session::Engine::fastest});
     e.arch = gpu::require_device(device).arch_preset();
   }
   return e;
@@ -89,23 +92,18 @@ std::size_t span_bytes(std::int64_t rows, std::int64_t cols, std::int64_t ld) {
   return static_cast<std::size_t>((cols - 1) * ld + rows) * sizeof(double);
 }
 
+// The call's shape, as the checks and the log take it.
+session::DgemmCall shape(const Call& c) {
+  auto op = [](cublasOperation_t o) -> char {
+    return o == CUBLAS_OP_N ? 'N' : transposes(o) ? 'T' : 0;
+  };
+  return {c.entry, op(c.transa), op(c.transb), c.m, c.n, c.k, c.lda, c.ldb, c.ldc};
+}
+
 // Why `call` is not a DGEMM the scheme takes, or nothing. Invalid arguments go to cuBLAS, which
 // returns its error for them.
 std::optional<std::string> refusal(const Call& c, const Routing& r) {
-  auto is_op = [](cublasOperation_t op) { return op == CUBLAS_OP_N || transposes(op); };
-  if (!is_op(c.transa) || !is_op(c.transb)) return "an operation other than N, T, C";
-  if (c.m < 0 || c.n < 0 || c.k < 0) return "a negative dimension";
-  const std::int64_t a_rows = transposes(c.transa) ? c.k : c.m;
-  const std::int64_t b_rows = transposes(c.transb) ? c.n : c.k;
-  if (c.lda < std::max<std::int64_t>(1, a_rows) || c.ldb < std::max<std::int64_t>(1, b_rows) ||
-      c.ldc < std::max<std::int64_t>(1, c.m)) {
-    return "a leading dimension too small";
-  }
-  if (c.alpha == nullptr || c.beta == nullptr) return "a null alpha or beta";
-  if (c.m < r.min_size || c.n < r.min_size || c.k < r.min_size) {
-    return "below TCEMU_PRELOAD_MIN_SIZE=" + std::to_string(r.min_size);
-  }
-  return std::nullopt;
+  return session::refusal(shape(c), r, c.alpha == nullptr || c.beta == nullptr);
 }
 
 void cuda_check(cudaError_t e, const char* what) {
@@ -191,30 +189,12 @@ std::string route(const Call& call, const Routing& r) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (saved != nullptr) cudaFree(saved);
-  const ozaki::Report& rep = h.report();
-  std::ostringstream line;
-  line << "routed to " << scheme_name(r.scheme) << " mode " << mode_name(r.mode);
-  if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
-  line << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ") << rep.slices_a;
-  if (r.scheme != Scheme::dgemm_crt) line << "/" << rep.slices_b;
-  line << ", GEMMs " << rep.gemms << ", blocks " << rep.blocks << "), alpha " << alpha << " beta "
-       << beta << ", " << seconds << " s";
+  const ozaki::Report report = h.report();  // after_call may replace the handle
   // Half of the device memory still free for the workspace of the calls to come.
   std::size_t free = 0, total = 0;
   cuda_check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
-  if (const std::string note = engine.handles.after_call(backend, r, engine.arch, free / 2);
-      !note.empty()) {
-    line << "; " << note;
-  }
-  return line.str();
-}
-
-std::string shape(const Call& c) {
-  auto op = [](cublasOperation_t o) { return transposes(o) ? 'T' : 'N'; };
-  std::ostringstream s;
-  s << c.entry << " " << op(c.transa) << op(c.transb) << " m " << c.m << " n " << c.n << " k "
-    << c.k << " lda " << c.lda << " ldb " << c.ldb << " ldc " << c.ldc;
-  return s.str();
+  const std::string note = engine.handles.after_call(backend, r, engine.arch, free / 2);
+  return session::routed_line(shape(call), r, "", report, alpha, beta, seconds, note);
 }
 
 // Routes `call` or passes it to `fall_through`, logging which.
@@ -222,13 +202,13 @@ template <class FallThrough>
 cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
   if (inside_scheme) return fall_through();
   std::string why;
-  const std::optional<Routing> r = routing_from_environment(why);
+  const std::optional<Routing> r = session::routing_from_environment(why);
   if (r) {
     if (auto refused = refusal(call, *r)) {
       why = *refused;
     } else {
       try {
-        log_line(shape(call) + ": " + route(call, *r));
+        session::log_line(route(call, *r));
         return CUBLAS_STATUS_SUCCESS;
       } catch (const std::exception& e) {
         why = std::string("not routed: ") + e.what();
@@ -238,7 +218,7 @@ cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
   const auto start = std::chrono::steady_clock::now();
   const cublasStatus_t status = fall_through();
   std::ostringstream line;
-  line << shape(call) << ": fell through to cuBLAS (" << why << "), status " << status;
+  line << session::fell_through_line(shape(call), "cuBLAS", why) << ", status " << status;
   if (status == CUBLAS_STATUS_SUCCESS) {
     cudaStream_t stream = nullptr;
     cublasGetStream(call.handle, &stream);
@@ -246,7 +226,7 @@ cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
     line << ", " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
          << " s";
   }
-  log_line(line.str());
+  session::log_line(line.str());
   return status;
 }
 

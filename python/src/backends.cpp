@@ -4,36 +4,12 @@
 
 #include <nanobind/nanobind.h>
 
-#include <tcemu/host/host_backends.hpp>
-#if TCEMU_WITH_GPU
-#include <tcemu/gpu/gpu_backend.hpp>
-#endif
+#include <tcemu/session/backends.hpp>
 
 namespace tcemu::python {
-namespace {
-
-#if TCEMU_WITH_GPU
-gpu::GemmEngine engine_named(const std::string& engine) {
-  if (engine == "mma_sync") return gpu::GemmEngine::mma_sync;
-  if (engine == "wgmma") return gpu::GemmEngine::wgmma;
-  if (engine == "fastest") return gpu::GemmEngine::fastest;
-  if (engine == "cublas") return gpu::GemmEngine::cublas;
-  if (engine == "emulated") return gpu::GemmEngine::emulated;
-  throw nanobind::value_error(("engine must be 'mma_sync', 'wgmma', 'fastest', 'cublas' or "
-                               "'emulated', got '" +
-                               engine + "'")
-                                  .c_str());
-}
-#endif
-
-}  // namespace
 
 bool gpu_built() {
-#if TCEMU_WITH_GPU
-  return true;
-#else
-  return false;
-#endif
+  return session::gpu_built();
 }
 
 void no_gpu_build(const std::string& what) {
@@ -42,21 +18,33 @@ void no_gpu_build(const std::string& what) {
                            "toolkit was found when it was installed)");
 }
 
+const session::BackendChoice& backend_named(const std::string& name) {
+  const session::BackendChoice* choice = session::find_backend_choice(name);
+  if (choice == nullptr) {
+    throw nanobind::value_error(("backend must be " +
+                                 session::word_list(session::backend_names(), "'") + ", got '" +
+                                 name + "'")
+                                    .c_str());
+  }
+  return *choice;
+}
+
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads, int device,
                                       const std::string& engine) {
-  if (name == "emulator") return host::make_emulator_backend(threads);
-  if (name == "cpu64") return host::make_cpu64_backend(threads);
-  if (name == "gpu") {
-#if TCEMU_WITH_GPU
-    return gpu::make_gpu_backend({.device = device, .engine = engine_named(engine)});
-#else
-    (void)device;
-    (void)engine;
-    no_gpu_build("backend 'gpu'");
-#endif
+  const session::BackendChoice* choice = &backend_named(name);
+  if (!choice->built) no_gpu_build("backend '" + name + "'");
+  session::BackendSettings settings{.threads = threads, .device = device};
+  if (choice->gpu) {
+    const session::EngineChoice* e = session::find_engine_choice(engine);
+    if (e == nullptr) {
+      throw nanobind::value_error(("engine must be " +
+                                   session::word_list(session::engine_names(), "'") + ", got '" +
+                                   engine + "'")
+                                      .c_str());
+    }
+    settings.engine = e->engine;
   }
-  throw nanobind::value_error(
-      ("backend must be 'emulator', 'cpu64' or 'gpu', got '" + name + "'").c_str());
+  return session::make_backend(*choice, settings);
 }
 
 }  // namespace tcemu::python

@@ -1,20 +1,26 @@
-// The backends a scheme or a GEMM runs on, by the words of `tcemu gemm --backend`.
+// The backends a scheme or a GEMM runs on, by the words of `tcemu gemm --backend` (the table of
+// tcemu/session/backends.hpp), with Python's exceptions.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include <tcemu/backend/backend.hpp>
+#include <tcemu/session/backends.hpp>
 
 namespace tcemu::python {
 
 // "emulator": host memory, the emulated tensor cores (any datapath); "cpu64": the same host
 // backend whose Ozaki products are binary64 (DGEMM-DP-CR); "gpu": CUDA device `device` with our
-// kernels (the emulator's bits; `engine` "mma_sync", "wgmma", "fastest" or "cublas"). ValueError
+// kernels (the emulator's bits; `engine` one of session::engine_names(): "fastest", "mma_sync",
+// "wgmma", "cublas" or "emulated"). ValueError
 // for another word; RuntimeError for "gpu" in a build without the CUDA backend or on a machine
 // without a GPU.
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads, int device = 0,
                                       const std::string& engine = "fastest");
+
+// The table's entry for the backend word `name`; ValueError for another word.
+const session::BackendChoice& backend_named(const std::string& name);
 
 // Whether this build has the CUDA backend.
 bool gpu_built();

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -13,6 +14,7 @@
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/gemm.hpp>
+#include <tcemu/session/probe.hpp>
 
 namespace tcemu::python {
 
@@ -30,10 +32,13 @@ void bind_devices(nb::module_& m);   // devices(), has_gpu()
 void bind_probe(nb::module_& m);     // probe(): cases through the GPU's own instructions
 void bind_detect(nb::module_& m);    // detect(): the datapath that reproduces recorded results
 
-// ValueError unless `instr` is "mma.sync" or a dense shape the GPU probe runners issue
-// (tcemu/gpu/mma_runner.hpp probe_instructions and wide_wgmma_instructions of sm_90a), listing
-// them; defined in GPU builds only (probe.cpp), where probe(), gpu_mma() and detect_gpu() call it.
-void check_instruction(const std::string& instr);
+// The present GPU for the call `what` (probe(), gpu_mma(), detect_gpu()); RuntimeError in a
+// build without the CUDA backend or where there is no GPU (probe.cpp).
+session::ProbeDevice probe_device_for(const std::string& what);
+
+// The instruction shapes `instr` names on `device` (session::probe_instructions: "mma.sync",
+// "all", or a shape the probe runners issue there); ValueError listing them otherwise.
+std::vector<std::string> probe_shapes(const session::ProbeDevice& device, const std::string& instr);
 
 // The format called `name`; ValueError listing the names otherwise.
 FloatFormat format_named(std::string_view name);

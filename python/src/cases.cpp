@@ -67,4 +67,24 @@ nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint
   return out;
 }
 
+nb::dict sparse_cases_to(const std::vector<SparseMmaCase>& cases, const FloatFormat& input,
+                         const FloatFormat& accumulator) {
+  const std::size_t n = cases.size(), k = n == 0 ? 0 : cases.front().b.size();
+  nb::dict out;
+  out["a"] =
+      bits_array(n, k / 2, input, [&](std::size_t i, std::size_t j) { return cases[i].a[j]; });
+  const NewArray index =
+      new_array({n, k / 2}, {static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt), 8, 1});
+  auto* positions = static_cast<std::uint8_t*>(index.data);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::copy(cases[i].index.begin(), cases[i].index.end(), positions + i * (k / 2));
+  }
+  out["index"] = index.object;
+  out["b"] = bits_array(n, k, input, [&](std::size_t i, std::size_t j) { return cases[i].b[j]; });
+  out["c"] = bits_array(n, 0, accumulator, [&](std::size_t i, std::size_t) { return cases[i].c; });
+  out["d"] =
+      bits_array(n, 0, accumulator, [&](std::size_t i, std::size_t) { return cases[i].d.value(); });
+  return out;
+}
+
 }  // namespace tcemu::python

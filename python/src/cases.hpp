@@ -8,6 +8,7 @@
 
 #include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/sparse_case.hpp>
 
 #include "arrays.hpp"
 
@@ -22,5 +23,11 @@ std::vector<MmaCase> cases_from(nb::handle a, nb::handle b, nb::handle c, nb::ha
 // from `d`.
 nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint32_t>& d,
                   const FloatFormat& input, const FloatFormat& accumulator);
+
+// The same for sparse cases with their results d: a [cases, K/2] (the kept values), index
+// [cases, K/2] (uint8: each kept value's position in its group of four), b [cases, K], c, d
+// [cases].
+nb::dict sparse_cases_to(const std::vector<SparseMmaCase>& cases, const FloatFormat& input,
+                         const FloatFormat& accumulator);
 
 }  // namespace tcemu::python

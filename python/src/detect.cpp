@@ -1,6 +1,6 @@
 // detect() and detect_gpu(): the datapath that reproduces recorded MMA results
-// (tcemu/emulator/detect.hpp fit_datapath), from arrays or from the present GPU's mma.sync, as
-// `tcemu detect` infers it.
+// (tcemu/emulator/detect.hpp fit_datapath), from arrays or from the present GPU's instructions by
+// the pipeline of `tcemu detect` (tcemu/session/probe.hpp).
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,12 +12,8 @@
 #include <tcemu/emulator/case_generator.hpp>
 #include <tcemu/emulator/detect.hpp>
 #include <tcemu/emulator/presets.hpp>
-#if TCEMU_WITH_GPU
-#include <tcemu/gpu/device.hpp>
-#include <tcemu/gpu/mma_runner.hpp>
-#endif
+#include <tcemu/session/probe.hpp>
 
-#include "backends.hpp"
 #include "bindings.hpp"
 #include "cases.hpp"
 
@@ -58,44 +54,32 @@ void bind_detect(nb::module_& m) {
         std::optional<FloatFormat> input, accumulator;
         if (input_arg) input = format_of(*input_arg);
         if (accumulator_arg) accumulator = format_of(*accumulator_arg);
-#if TCEMU_WITH_GPU
-        check_instruction(instr);
-        const gpu::DeviceInfo device = gpu::require_device();
-        const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-        const int cc = device.compute_major * 10 + device.compute_minor;
-        const auto pairs =
-            input || accumulator
-                ? std::vector<std::pair<FloatFormat, FloatFormat>>{{input.value_or(formats::fp16),
-                                                                    accumulator.value_or(
-                                                                        formats::fp32)}}
-            : instr == "mma.sync" ? gpu::mma_sync_pairs(cc)
-                                  : gpu::instruction_pairs(instr, cc);
+        const session::ProbeDevice device = probe_device_for("detect_gpu (" + instr + ")");
+        const std::vector<std::string> shapes = probe_shapes(device, instr);
         std::vector<DatapathFit> fits;
         nb::gil_scoped_release release;
-        for (const auto& [in, acc] : pairs) {
-          const int k = instruction_shape_k(arch, in, acc, instr);
-          ProbeCases probe = probe_cases(preset(arch, in, acc, instr), k, random, seed);
-          const std::vector<std::uint32_t> d =
-              instr == "mma.sync" ? gpu::run_mma_sync(in, acc, probe.cases)
-                                  : gpu::run_instruction(instr, in, acc, probe.cases);
-          for (std::size_t i = 0; i < d.size(); ++i) probe.cases[i].d = d[i];
-          fits.push_back(fit_datapath(baseline_datapath(in, acc, k), probe.cases));
+        for (const std::string& shape : shapes) {
+          const std::vector<session::FormatPair> pairs =
+              input || accumulator
+                  ? std::vector<session::FormatPair>{{input.value_or(formats::fp16),
+                                                      accumulator.value_or(formats::fp32)}}
+                  : session::instruction_pairs(device, shape);
+          for (const session::FormatPair& pair : pairs) {
+            fits.push_back(
+                session::is_sparse_instruction(shape)
+                    ? session::fit_probe(session::probe_sparse(device, shape, pair, random, seed))
+                    : session::fit_probe(session::probe_dense(device, shape, pair, random, seed)));
+          }
         }
         return fits;
-#else
-        (void)input;
-        (void)accumulator;
-        (void)random;
-        (void)seed;
-        no_gpu_build("detect_gpu (" + instr + ")");
-#endif
       },
       nb::arg("input") = nb::none(), nb::arg("accumulator") = nb::none(), nb::arg("random") = 20000,
       nb::arg("seed") = 1, nb::arg("instr") = "mma.sync",
-      "Infers the datapath of the present GPU's `instr` (mma.sync, or a dense shape as gpu_mma() "
-      "takes it) from `random` generated and the crafted cases, for every input and accumulator "
-      "format it has (or the one named), as `tcemu detect` does. Returns a DatapathFit per "
-      "format pair. ValueError for a name no runner issues, RuntimeError without a GPU.");
+      "Infers the datapath of the present GPU's `instr` (mma.sync, a shape as probe() takes it, "
+      "or 'all': every dense and sparse shape) from `random` generated and the crafted cases, for "
+      "every input and accumulator format it has (or the one named), as `tcemu detect` does; a "
+      "sparse shape's over the K/2 kept products of each case. Returns a DatapathFit per shape "
+      "and format pair. ValueError for a name no runner issues, RuntimeError without a GPU.");
 }
 
 }  // namespace tcemu::python

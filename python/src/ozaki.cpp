@@ -11,6 +11,7 @@
 
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/session/products.hpp>
 
 #include "arrays.hpp"
 #include "backends.hpp"
@@ -70,12 +71,12 @@ void bind_ozaki(nb::module_& m) {
           throw nb::value_error("int8=True and crt=True multiply int8 integers; no datapath");
         }
         if (int8 && crt) throw nb::value_error("int8=True and crt=True are two schemes: pick one");
-        const ozaki::Products products =
-            crt                  ? ozaki::Products(ozaki::CrtProducts{})
-            : int8               ? ozaki::Products(ozaki::IntegerProducts{})
-            : backend == "cpu64" ? ozaki::Products(ozaki::Fp64Products{})
-                                 : ozaki::Products(ozaki::TensorCoreProducts{datapath.value_or(
-                                       preset("sm90", formats::fp16, formats::fp32))});
+        const ozaki::Products products = session::ozaki_products(
+            backend_named(backend).products,
+            crt    ? session::OzakiSlices::crt
+            : int8 ? session::OzakiSlices::int8
+                   : session::OzakiSlices::floating,
+            [&] { return datapath.value_or(preset("sm90", formats::fp16, formats::fp32)); });
         const auto machine =
             make_backend(device >= 0 ? "gpu" : backend, threads, std::max(device, 0), engine);
         ozaki::Handle handle(*machine, products, options);

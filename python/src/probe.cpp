@@ -1,20 +1,15 @@
-// probe() and gpu_mma(): cases through one instruction of the present GPU (tcemu/gpu/
-// mma_runner.hpp: mma.sync, every dense shape the probe runners issue, wgmma), the GPU's own bits
-// to hold against the emulator's, as `tcemu probe` records them.
-#include <algorithm>
+// probe() and gpu_mma(): cases through one instruction of the present GPU (every dense shape the
+// probe runners issue, wgmma, and the sparse mma.sp shapes for probe()), the GPU's own bits to
+// hold against the emulator's, by the pipeline of `tcemu probe` (tcemu/session/probe.hpp).
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <tcemu/emulator/case_generator.hpp>
-#include <tcemu/emulator/presets.hpp>
-#if TCEMU_WITH_GPU
-#include <tcemu/gpu/device.hpp>
-#include <tcemu/gpu/mma_runner.hpp>
-#endif
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
+#include <tcemu/session/probe.hpp>
 
 #include "backends.hpp"
 #include "bindings.hpp"
@@ -22,36 +17,33 @@
 
 namespace tcemu::python {
 
-#if TCEMU_WITH_GPU
-void check_instruction(const std::string& instr) {
-  std::vector<std::string_view> names = gpu::probe_instructions(90);
-  for (std::string_view name : gpu::wide_wgmma_instructions(90)) names.push_back(name);
-  if (instr == "mma.sync" || std::find(names.begin(), names.end(), instr) != names.end()) return;
-  std::string list = "mma.sync";
-  for (std::string_view name : names) list += ", " + std::string(name);
-  throw nb::value_error(
-      ("instr '" + instr + "' is no dense shape the probe runners issue; they issue: " + list)
-          .c_str());
+session::ProbeDevice probe_device_for(const std::string& what) {
+  if (!session::gpu_built()) no_gpu_build(what);
+  return session::probe_device();
 }
-#endif
+
+std::vector<std::string> probe_shapes(const session::ProbeDevice& device,
+                                      const std::string& instr) {
+  try {
+    return session::probe_instructions(device, instr);
+  } catch (const session::UsageError& e) {
+    throw nb::value_error(e.what());
+  }
+}
 
 namespace {
 
-// D(0, 0) of one `instr` instruction per case, on the present GPU.
-std::vector<std::uint32_t> run(const std::string& instr, const FloatFormat& input,
-                               const FloatFormat& accumulator, const std::vector<MmaCase>& cases) {
-#if TCEMU_WITH_GPU
-  check_instruction(instr);
-  gpu::require_device();  // "no CUDA device (...)" before any CUDA call fails less clearly
-  nb::gil_scoped_release release;
-  return instr == "mma.sync" ? gpu::run_mma_sync(input, accumulator, cases)
-                             : gpu::run_instruction(instr, input, accumulator, cases);
-#else
-  (void)input;
-  (void)accumulator;
-  (void)cases;
-  no_gpu_build(instr);
-#endif
+// The one shape `instr` names on `device` (ValueError for "all", a sparse shape unless
+// `sparse_too`, or a name the runners do not issue).
+std::string one_shape(const session::ProbeDevice& device, const std::string& instr,
+                      bool sparse_too) {
+  const std::vector<std::string> shapes = probe_shapes(device, instr);
+  if (shapes.size() != 1 || (!sparse_too && session::is_sparse_instruction(instr))) {
+    throw nb::value_error(("instr '" + instr + "': this call takes one " +
+                           (sparse_too ? "" : "dense ") + "instruction shape")
+                              .c_str());
+  }
+  return shapes.front();
 }
 
 }  // namespace
@@ -63,8 +55,14 @@ void bind_probe(nb::module_& m) {
          const FormatArg& accumulator_arg, const std::string& instr) {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
         const std::vector<MmaCase> cases = cases_from(a, b, c, nb::none(), input, accumulator);
-        const nb::dict out =
-            cases_to(cases, run(instr, input, accumulator, cases), input, accumulator);
+        const session::ProbeDevice device = probe_device_for("gpu_mma (" + instr + ")");
+        const std::string shape = one_shape(device, instr, false);
+        std::vector<std::uint32_t> d;
+        {
+          nb::gil_scoped_release release;
+          d = session::run_cases(shape, {input, accumulator}, cases);
+        }
+        const nb::dict out = cases_to(cases, d, input, accumulator);
         return nb::object(out["d"]);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::kw_only(), nb::arg("input"),
@@ -79,35 +77,44 @@ void bind_probe(nb::module_& m) {
       [](const FormatArg& input_arg, const FormatArg& accumulator_arg, const std::string& instr,
          std::size_t random, std::uint64_t seed) -> nb::dict {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
-#if TCEMU_WITH_GPU
-        const gpu::DeviceInfo device = gpu::require_device();
-        const std::string arch = device.arch_preset().empty() ? "sm90" : device.arch_preset();
-        check_instruction(instr);
-        const ProbeCases probe =
-            probe_cases(preset(arch, input, accumulator, instr),
-                        instruction_shape_k(arch, input, accumulator, instr), random, seed);
-        nb::dict out =
-            cases_to(probe.cases, run(instr, input, accumulator, probe.cases), input, accumulator);
-        out["names"] = nb::cast(probe.names);
+        const session::ProbeDevice device = probe_device_for("probe (" + instr + ")");
+        const std::string shape = one_shape(device, instr, true);
+        nb::dict out;
+        if (session::is_sparse_instruction(shape)) {
+          session::SparseProbe p;
+          {
+            nb::gil_scoped_release release;
+            p = session::probe_sparse(device, shape, {input, accumulator}, random, seed);
+          }
+          out = sparse_cases_to(p.probe.cases, input, accumulator);
+          out["names"] = nb::cast(p.probe.names);
+        } else {
+          session::DenseProbe p;
+          {
+            nb::gil_scoped_release release;
+            p = session::probe_dense(device, shape, {input, accumulator}, random, seed);
+          }
+          std::vector<std::uint32_t> d;
+          d.reserve(p.probe.cases.size());
+          for (const MmaCase& c : p.probe.cases) d.push_back(c.d.value());
+          out = cases_to(p.probe.cases, d, input, accumulator);
+          out["names"] = nb::cast(p.probe.names);
+        }
         out["device"] = device.name;
-        out["arch"] = arch;
+        out["arch"] = device.arch;
         return out;
-#else
-        (void)input;
-        (void)accumulator;
-        (void)random;
-        (void)seed;
-        no_gpu_build("probe (" + instr + ")");
-#endif
       },
       nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32", nb::arg("instr") = "mma.sync",
       nb::arg("random") = 100000, nb::arg("seed") = 1,
       "Runs `random` generated cases and the crafted ones through the present GPU's `instr` "
-      "(mma.sync, or a dense shape as gpu_mma() takes it), one case per instruction, as `tcemu "
+      "(mma.sync, a dense shape as gpu_mma() takes it, or a sparse shape: mma.sp.m16n8k8, "
+      "mma.sp.m16n8k16, mma.sp.m16n8k32, mma.sp.m16n8k64), one case per instruction, as `tcemu "
       "probe` does; the cases are generated for that shape's preset and K. Returns a dict: a, b "
       "[cases, K] and c, d [cases] bit patterns (d: the GPU's results), names (the crafted cases' "
-      "names, '' for random ones), device, and arch (its preset). The sparse (mma.sp) and "
-      "integer shapes are `tcemu probe`'s only. RuntimeError without a GPU.");
+      "names, '' for random ones), device, and arch (its preset). A sparse shape's a holds the "
+      "K/2 kept values of each case and index [cases, K/2] (uint8) their positions in their "
+      "groups of four (tcemu/emulator/sparse_case.hpp); b holds all K. The integer shapes are "
+      "`tcemu probe`'s only. ValueError for a name no runner issues, RuntimeError without a GPU.");
 }
 
 }  // namespace tcemu::python

@@ -18,6 +18,7 @@ def test_gpu_calls_say_no_gpu():
     dp = tcemu.preset("sm90", "fp16", "fp32")
     calls = [
         lambda: tcemu.probe(random=10),
+        lambda: tcemu.probe(instr="mma.sp.m16n8k16", random=10),
         lambda: tcemu.detect_gpu(random=10),
         lambda: tcemu.gpu_mma(a, a, np.zeros(16, np.float32), input="fp16", accumulator="fp32"),
         lambda: tcemu.matmul(a, a, datapath=dp, backend="gpu"),
@@ -85,8 +86,31 @@ def test_probe_and_detect_take_every_dense_shape():
         np.testing.assert_array_equal(again, cases["d"])
         fits = tcemu.detect_gpu(fmt, "fp32", random=500, instr=instr)
         assert len(fits) == 1 and fits[0].mismatches == 0, instr
-    with pytest.raises(ValueError, match="no dense shape the probe runners issue"):
-        tcemu.probe("fp16", "fp32", instr="mma.sp.m16n8k16", random=10)
+    with pytest.raises(ValueError, match="has no probe runner for 'mma.m99'"):
+        tcemu.probe("fp16", "fp32", instr="mma.m99", random=10)
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present: the sparse probe runs mma.sp on one")
+def test_probe_and_detect_take_the_sparse_shapes():
+    # The sparse shapes of `tcemu probe` and `tcemu detect` (2:4 sparse A; tf32 1:2): K/2 kept
+    # values of A with their positions, all K of B; the datapath fitted over the kept products.
+    shapes = [("mma.sp.m16n8k16", "fp16", 16), ("mma.sp.m16n8k32", "bf16", 32),
+              ("mma.sp.m16n8k8", "tf32", 8)]
+    for instr, fmt, k in shapes:
+        cases = tcemu.probe(fmt, "fp32", instr=instr, random=300, seed=7)
+        n = cases["c"].shape[0]
+        assert n > 300, instr
+        assert cases["a"].shape == (n, k // 2), instr
+        assert cases["index"].shape == (n, k // 2) and cases["index"].max() <= 3, instr
+        assert cases["b"].shape == (n, k), instr
+        assert cases["d"].shape == (n,), instr
+        fits = tcemu.detect_gpu(fmt, "fp32", random=300, instr=instr)
+        assert len(fits) == 1 and fits[0].mismatches == 0, (instr, fits)
+        assert fits[0].datapath.instruction_k == k // 2, instr
+    with pytest.raises(ValueError, match="one dense instruction shape"):
+        a = np.zeros((4, 8), np.uint16)
+        tcemu.gpu_mma(a, a, np.zeros(4, np.uint32), input="fp16", accumulator="fp32",
+                      instr="mma.sp.m16n8k16")
 
 
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU present")

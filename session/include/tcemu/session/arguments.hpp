@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace tcemu::cli {
+namespace tcemu::session {
 
 // A usage error: the message says what is wrong; the program prints it with a pointer to --help.
 class UsageError : public std::runtime_error {
@@ -78,4 +78,4 @@ int usage_failure(const std::string& program, const std::string& message);
 int run_program(const Program& program, int argc, char** argv,
                 const std::function<int(const Arguments&)>& body);
 
-}  // namespace tcemu::cli
+}  // namespace tcemu::session

@@ -1,5 +1,6 @@
-// What the LD_PRELOAD library is told by its environment variables (docs/preload.md), read at
-// every intercepted call, and the log of what it did with each call.
+// The DGEMM check, route and log both LD_PRELOAD libraries (preload/: cuBLAS and the host BLAS)
+// share: what their environment variables ask (docs/preload.md), read at every intercepted call,
+// the checks a call passes before it is routed, and the log of what was done with each call.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,7 @@
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/ozaki/options.hpp>
 
-namespace tcemu::preload {
+namespace tcemu::session {
 
 // The schemes a call can be routed to (the names of `tcemu gemm --scheme`).
 enum class Scheme { dgemm_tc, dgemm_int8, dgemm_crt };
@@ -72,8 +73,41 @@ class HandleCache {
   std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t, bool>, Entry> entries_;
 };
 
+// The arguments of a DGEMM call as both libraries receive them, column major (a row-major
+// cblas_dgemm call turned into one); the matrices and scalars stay with each library.
+struct DgemmCall {
+  const char* entry;    // the entry point, as the log names it
+  char transa, transb;  // 'N' or 'T' ('C' is 'T' for real matrices); 0 for any other operation
+  std::int64_t m, n, k;
+  std::int64_t lda, ldb, ldc;
+};
+
+// Why `call` is not routed by r, or nothing. First the BLAS's own argument checks in the BLAS's
+// order: an operation other than N, T, C; a negative dimension; a leading dimension too small;
+// with `null_scalars`, a null alpha or beta (cuBLAS takes them by pointer). Such a call falls
+// through to the BLAS or cuBLAS, which reports it by its own error semantics (xerbla, a cuBLAS
+// status). Then r's TCEMU_PRELOAD_MIN_SIZE.
+std::optional<std::string> refusal(const DgemmCall& call, const Routing& r,
+                                   bool null_scalars = false);
+
+// "ENTRY OPS m M n N k K lda A ldb B ldc C", the start of every log line (an operation other than
+// N, T, C as '?').
+std::string call_shape(const DgemmCall& call);
+
+// The log line of a call routed by r on `where` ("" or " on the emulator"): its shape, the
+// scheme, mode and count, the report (slices or moduli, GEMMs, blocks), alpha, beta and the
+// seconds, then `note` (HandleCache::after_call's) after "; " where there is one.
+std::string routed_line(const DgemmCall& call, const Routing& r, const std::string& where,
+                        const ozaki::Report& report, double alpha, double beta, double seconds,
+                        const std::string& note);
+
+// The start of the log line of a call that fell through to `target` ("cuBLAS", "the BLAS") for
+// the reason `why`: "SHAPE: fell through to TARGET (WHY)"; each library adds what it measured.
+std::string fell_through_line(const DgemmCall& call, const std::string& target,
+                              const std::string& why);
+
 // Appends `line` and a newline to the log TCEMU_PRELOAD_LOG names (a file, appended to, or
 // "stderr"); nothing when it is unset. A file that cannot be opened is reported once on stderr.
 void log_line(const std::string& line);
 
-}  // namespace tcemu::preload
+}  // namespace tcemu::session

@@ -1,18 +1,21 @@
-// The environment variables and the log of the LD_PRELOAD library (preload_environment.hpp).
+// The DGEMM check, route and log of the LD_PRELOAD libraries (preload_route.hpp).
+#include <tcemu/session/preload_route.hpp>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
 #include <tcemu/backend/crt_moduli.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/session/products.hpp>
 
-#include "preload_environment.hpp"
-
-namespace tcemu::preload {
+namespace tcemu::session {
 namespace {
 
 constexpr const char* kPrefix = "tcemu preload: ";
@@ -155,13 +158,18 @@ std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
   options.mode = r.mode;
   options.splits = r.count;
   options.workspace_bytes = static_cast<std::size_t>(r.workspace_mib) << 20;
-  ozaki::Products products = ozaki::IntegerProducts{};
-  if (r.scheme == Scheme::dgemm_crt) products = ozaki::CrtProducts{};
-  if (r.scheme == Scheme::dgemm_tc) {
-    if (tensor_core_arch.empty()) throw std::runtime_error("no emulator preset for this device");
-    products = ozaki::TensorCoreProducts{
-        preset(tensor_core_arch, formats::fp16, formats::fp32, "mma.sync")};
-  }
+  // Both libraries' backends (the emulator, the GPU) multiply floating-point slices on tensor
+  // cores.
+  const ozaki::Products products =
+      ozaki_products(SliceProducts::tensor_cores,
+                     r.scheme == Scheme::dgemm_crt    ? OzakiSlices::crt
+                     : r.scheme == Scheme::dgemm_int8 ? OzakiSlices::int8
+                                                      : OzakiSlices::floating,
+                     [&] {
+                       if (tensor_core_arch.empty())
+                         throw std::runtime_error("no emulator preset for this device");
+                       return preset(tensor_core_arch, formats::fp16, formats::fp32, "mma.sync");
+                     });
   return std::make_unique<ozaki::Handle>(backend, products, options);
 }
 
@@ -204,6 +212,50 @@ std::string HandleCache::after_call(Backend& backend, const Routing& r,
   return "workspace grown to " + std::to_string(wanted_mib) + " MiB for the next calls";
 }
 
+std::optional<std::string> refusal(const DgemmCall& c, const Routing& r, bool null_scalars) {
+  if (c.transa == 0 || c.transb == 0) return "an operation other than N, T, C";
+  if (c.m < 0 || c.n < 0 || c.k < 0) return "a negative dimension";
+  const std::int64_t a_rows = c.transa == 'T' ? c.k : c.m;
+  const std::int64_t b_rows = c.transb == 'T' ? c.n : c.k;
+  if (c.lda < std::max<std::int64_t>(1, a_rows) || c.ldb < std::max<std::int64_t>(1, b_rows) ||
+      c.ldc < std::max<std::int64_t>(1, c.m)) {
+    return "a leading dimension too small";
+  }
+  if (null_scalars) return "a null alpha or beta";
+  if (c.m < r.min_size || c.n < r.min_size || c.k < r.min_size) {
+    return "below TCEMU_PRELOAD_MIN_SIZE=" + std::to_string(r.min_size);
+  }
+  return std::nullopt;
+}
+
+std::string call_shape(const DgemmCall& c) {
+  std::ostringstream s;
+  s << c.entry << " " << (c.transa ? c.transa : '?') << (c.transb ? c.transb : '?') << " m " << c.m
+    << " n " << c.n << " k " << c.k << " lda " << c.lda << " ldb " << c.ldb << " ldc " << c.ldc;
+  return s.str();
+}
+
+std::string routed_line(const DgemmCall& call, const Routing& r, const std::string& where,
+                        const ozaki::Report& report, double alpha, double beta, double seconds,
+                        const std::string& note) {
+  std::ostringstream line;
+  line << call_shape(call) << ": routed to " << scheme_name(r.scheme) << " mode "
+       << mode_name(r.mode);
+  if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
+  line << where << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ")
+       << report.slices_a;
+  if (r.scheme != Scheme::dgemm_crt) line << "/" << report.slices_b;
+  line << ", GEMMs " << report.gemms << ", blocks " << report.blocks << "), alpha " << alpha
+       << " beta " << beta << ", " << seconds << " s";
+  if (!note.empty()) line << "; " << note;
+  return line.str();
+}
+
+std::string fell_through_line(const DgemmCall& call, const std::string& target,
+                              const std::string& why) {
+  return call_shape(call) + ": fell through to " + target + " (" + why + ")";
+}
+
 void log_line(const std::string& line) {
   const auto target = variable("TCEMU_PRELOAD_LOG");
   if (!target || target->empty()) return;
@@ -224,4 +276,4 @@ void log_line(const std::string& line) {
   std::fclose(f);
 }
 
-}  // namespace tcemu::preload
+}  // namespace tcemu::session

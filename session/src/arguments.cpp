@@ -1,4 +1,4 @@
-#include "arguments.hpp"
+#include <tcemu/session/arguments.hpp>
 
 #include <charconv>
 #include <exception>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <sstream>
 
-namespace tcemu::cli {
+namespace tcemu::session {
 
 Arguments::Arguments(const std::vector<std::string>& words,
                      const std::set<std::string>& value_options,
@@ -129,4 +129,4 @@ int run_program(const Program& program, int argc, char** argv,
   }
 }
 
-}  // namespace tcemu::cli
+}  // namespace tcemu::session

@@ -1,0 +1,86 @@
+// The probe-and-fit pipeline of `tcemu probe`, `tcemu detect` and Python's tcemu.probe,
+// tcemu.detect_gpu and tcemu.gpu_mma: the present GPU's instruction shapes, cases run through one
+// of them (the GPU's results recorded in the cases), and the datapath fitted to those results.
+// Every function that touches the GPU throws NotBuilt (backends.hpp) in a build without the CUDA
+// backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/detect.hpp>
+#include <tcemu/emulator/format.hpp>
+#include <tcemu/emulator/sparse_probe_cases.hpp>
+
+namespace tcemu::session {
+
+using FormatPair = std::pair<FloatFormat, FloatFormat>;  // input, accumulator
+
+// The GPU the probe runs on (device 0).
+struct ProbeDevice {
+  std::string name;
+  int compute_major = 0;
+  int compute_minor = 0;
+  std::string arch;  // the emulator's preset of its architecture; "sm90" where it has none
+
+  int compute_capability() const { return compute_major * 10 + compute_minor; }
+};
+
+// Device 0. Throws std::runtime_error ("no CUDA device (REASON)") where there is none.
+ProbeDevice probe_device();
+
+// The instruction shapes `name` selects on `device`: "mma.sync" (itself: the largest-K mma.sync
+// shape of each format), "all" (every dense shape the probe runners issue, then the sparse
+// mma.sp shapes; not the wgmma of N > 8), or one shape the runners issue there (the wide wgmma
+// shapes included). Throws UsageError ("--instr: DEVICE has no probe runner for 'NAME'; it has:
+// mma.sync all ...") for another name.
+std::vector<std::string> probe_instructions(const ProbeDevice& device, const std::string& name);
+
+// Whether `instruction` is a sparse shape (mma.sp.mMnNkK): its cases are SparseMmaCase.
+bool is_sparse_instruction(const std::string& instruction);
+
+// The (input, accumulator) pairs `instruction` takes on `device`.
+std::vector<FormatPair> instruction_pairs(const ProbeDevice& device,
+                                          const std::string& instruction);
+
+// D(0, 0) of one `instruction` (a dense shape, "mma.sync" included) per case on device 0. Throws
+// std::invalid_argument for a shape or pair the runners do not cover.
+std::vector<std::uint32_t> run_cases(const std::string& instruction, const FormatPair& pair,
+                                     std::span<const MmaCase> cases);
+
+// A dense shape's probe: `random` generated cases (seed `seed`) and the crafted ones, run on the
+// GPU, each case's d its result.
+struct DenseProbe {
+  // The datapath the cases are generated for and compared with. The sm90 mma.sync.m8n8k4 fp16 ->
+  // fp16 (pair_fma) has no preset: its cases are generated as for the fp32 accumulator's shape,
+  // with fp16 results, and compared with the fp32 pair-FMA emulation (pair_fma_emulation.hpp).
+  Datapath datapath;
+  bool pair_fma = false;
+  int k = 0;
+  ProbeCases probe;
+};
+DenseProbe probe_dense(const ProbeDevice& device, const std::string& instruction,
+                       const FormatPair& pair, std::size_t random, std::uint64_t seed);
+
+// A sparse shape's probe, the same with sparse cases; `datapath` is the architecture's sparse
+// preset (over the K/2 kept products).
+struct SparseProbe {
+  Datapath datapath;
+  int k = 0;
+  SparseProbeCases probe;
+};
+SparseProbe probe_sparse(const ProbeDevice& device, const std::string& instruction,
+                         const FormatPair& pair, std::size_t random, std::uint64_t seed);
+
+// The datapath fitted (detect.hpp, fit_datapath from the baseline of the shape's K) to a probe's
+// results; a sparse probe's over the K/2 kept products of each case (dense_case()).
+DatapathFit fit_probe(const DenseProbe& probe);
+DatapathFit fit_probe(const SparseProbe& probe);
+
+}  // namespace tcemu::session

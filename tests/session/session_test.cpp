@@ -1,0 +1,112 @@
+// tcemu::session: the backend and engine tables, the products a backend implies, and the DGEMM
+// checks and log lines of the LD_PRELOAD libraries (the option parser and the probe pipeline are
+// exercised through the tcemu command, tests/cli/).
+#include <gtest/gtest.h>
+
+#include <variant>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/session/arguments.hpp>
+#include <tcemu/session/backends.hpp>
+#include <tcemu/session/preload_route.hpp>
+#include <tcemu/session/products.hpp>
+
+namespace tcemu::session {
+namespace {
+
+TEST(BackendTable, NamesItsWordsAndRefusesOthersListingThem) {
+  EXPECT_EQ(backend_names(), (std::vector<std::string>{"emulator", "cpu64", "gpu"}));
+  EXPECT_EQ(engine_names(),
+            (std::vector<std::string>{"fastest", "mma_sync", "wgmma", "cublas", "emulated"}));
+  EXPECT_EQ(find_backend_choice("tpu"), nullptr);
+  try {
+    backend_choice("tpu");
+    FAIL() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--backend must be emulator, cpu64 or gpu, got 'tpu'");
+  }
+  EXPECT_THROW(engine_choice("tensor"), UsageError);
+  EXPECT_EQ(word_list({"a", "b", "c"}, "'"), "'a', 'b' or 'c'");
+}
+
+TEST(BackendTable, SaysWhatEachWordImpliesAndWhetherThisBuildHasIt) {
+  const BackendChoice& cpu64 = backend_choice("cpu64");
+  EXPECT_EQ(cpu64.products, SliceProducts::binary64);
+  EXPECT_FALSE(cpu64.gpu);
+  const BackendChoice& gpu = backend_choice("gpu");
+  EXPECT_TRUE(gpu.gpu);
+  EXPECT_EQ(gpu.built, gpu_built());
+  EXPECT_TRUE(backend_choice("emulator").built);
+  EXPECT_NE(make_backend(backend_choice("emulator"), {.threads = 1}), nullptr);
+  if (!gpu.built) {
+    try {
+      make_backend(gpu);
+      FAIL() << "no NotBuilt";
+    } catch (const NotBuilt& e) {
+      EXPECT_NE(std::string(e.what()).find("built without the CUDA backend"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Products, FollowTheSlicesThenTheBackend) {
+  const Datapath dp = preset("sm90", formats::fp16, formats::fp32);
+  const auto tc = [&] { return dp; };
+  const auto never = []() -> Datapath { throw std::logic_error("no datapath wanted"); };
+  EXPECT_TRUE(std::holds_alternative<ozaki::CrtProducts>(
+      ozaki_products(SliceProducts::binary64, OzakiSlices::crt, never)));
+  EXPECT_TRUE(std::holds_alternative<ozaki::IntegerProducts>(
+      ozaki_products(SliceProducts::tensor_cores, OzakiSlices::int8, never)));
+  EXPECT_TRUE(std::holds_alternative<ozaki::Fp64Products>(
+      ozaki_products(SliceProducts::binary64, OzakiSlices::floating, never)));
+  const ozaki::Products on_tc =
+      ozaki_products(SliceProducts::tensor_cores, OzakiSlices::floating, tc);
+  ASSERT_TRUE(std::holds_alternative<ozaki::TensorCoreProducts>(on_tc));
+  EXPECT_EQ(std::get<ozaki::TensorCoreProducts>(on_tc).datapath, dp);
+}
+
+TEST(PreloadRoute, ChecksADgemmInTheBlasOrderThenTheMinimumSize) {
+  const Routing r{.min_size = 8};
+  const DgemmCall ok{"dgemm_", 'N', 'T', 10, 9, 8, 10, 9, 10};
+  EXPECT_EQ(refusal(ok, r), std::nullopt);
+  DgemmCall bad = ok;
+  bad.transa = 0;
+  bad.m = -1;
+  EXPECT_EQ(refusal(bad, r), "an operation other than N, T, C");
+  bad.transa = 'N';
+  bad.lda = 0;
+  EXPECT_EQ(refusal(bad, r), "a negative dimension");
+  bad.m = 10;
+  EXPECT_EQ(refusal(bad, r), "a leading dimension too small");
+  EXPECT_EQ(refusal(ok, r, true), "a null alpha or beta");
+  DgemmCall small = ok;
+  small.k = 7;
+  EXPECT_EQ(refusal(small, r), "below TCEMU_PRELOAD_MIN_SIZE=8");
+  // B is op(B) = B^T: n x k stored, so ldb must hold n rows.
+  DgemmCall short_b = ok;
+  short_b.ldb = 8;
+  EXPECT_EQ(refusal(short_b, r), "a leading dimension too small");
+}
+
+TEST(PreloadRoute, WritesTheLogLinesOfBothLibraries) {
+  const DgemmCall call{"cblas_dgemm", 'T', 0, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(call_shape(call), "cblas_dgemm T? m 4 n 5 k 6 lda 7 ldb 8 ldc 9");
+  EXPECT_EQ(fell_through_line(call, "the BLAS", "why"),
+            "cblas_dgemm T? m 4 n 5 k 6 lda 7 ldb 8 ldc 9: fell through to the BLAS (why)");
+  ozaki::Report report;
+  report.slices_a = 14;
+  report.slices_b = 14;
+  report.gemms = 14;
+  report.blocks = 1;
+  const Routing crt{.scheme = Scheme::dgemm_crt, .mode = ozaki::Mode::tunable, .count = 14};
+  EXPECT_EQ(routed_line(call, crt, " on the emulator", report, 1, 0, 0.5, ""),
+            "cblas_dgemm T? m 4 n 5 k 6 lda 7 ldb 8 ldc 9: routed to dgemm-crt mode tunable count "
+            "14 on the emulator (moduli 14, GEMMs 14, blocks 1), alpha 1 beta 0, 0.5 s");
+  const Routing tc{.scheme = Scheme::dgemm_tc};
+  EXPECT_EQ(routed_line(call, tc, "", report, 2, 1, 0.25, "workspace grown"),
+            "cblas_dgemm T? m 4 n 5 k 6 lda 7 ldb 8 ldc 9: routed to dgemm-tc mode dp (slices "
+            "14/14, GEMMs 14, blocks 1), alpha 2 beta 1, 0.25 s; workspace grown");
+}
+
+}  // namespace
+}  // namespace tcemu::session
