@@ -1,4 +1,4 @@
-// MMA cases (tcemu/emulator/case_file.hpp MmaCase) between arrays and the libraries (the cases
+// MMA cases (tcemu/cases/case_file.hpp MmaCase) between arrays and the libraries (the cases
 // probe() and detect_gpu() run are the emulator's probe_cases, case_generator.hpp).
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/datapath.hpp>
 
 #include "arrays.hpp"

@@ -9,7 +9,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/cases/case_generator.hpp>
 #include <tcemu/emulator/presets.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>
