@@ -1,4 +1,4 @@
-// The formats `tcemu probe` and `tcemu detect` probe (the cases they run are the emulator's
+// The formats `tcemu probe` and `tcemu detect` probe (the cases they run are tcemu::cases'
 // probe_cases, tcemu/cases/case_generator.hpp).
 #pragma once
 

@@ -1,5 +1,5 @@
 // MMA cases (tcemu/cases/case_file.hpp MmaCase) between arrays and the libraries (the cases
-// probe() and detect_gpu() run are the emulator's probe_cases, case_generator.hpp).
+// probe() and detect_gpu() run are tcemu::cases' probe_cases, case_generator.hpp).
 #pragma once
 
 #include <cstdint>
