@@ -2,8 +2,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include <tcemu/emulator/capture_set.hpp>
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/capture_set.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/arguments.hpp>
 

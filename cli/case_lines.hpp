@@ -6,7 +6,7 @@
 #include <iostream>
 #include <string>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 
 namespace tcemu::cli {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>

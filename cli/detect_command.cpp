@@ -3,13 +3,14 @@
 #include <fstream>
 #include <iostream>
 
-#include <tcemu/emulator/case_file.hpp>
-#include <tcemu/emulator/case_generator.hpp>
-#include <tcemu/emulator/detect.hpp>
+#include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/case_generator.hpp>
+#include <tcemu/cases/detect.hpp>
+#include <tcemu/cases/sparse_case.hpp>
+#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/emulator/presets.hpp>
-#include <tcemu/emulator/sparse_case.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
-#include <tcemu/emulator/sparse_probe_cases.hpp>
+#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>
 #include <tcemu/session/probe.hpp>

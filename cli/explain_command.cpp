@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <tcemu/backend/backend.hpp>
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/matrix.hpp>
 #include <tcemu/host/host_backends.hpp>

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <iostream>
 
-#include <tcemu/emulator/integer_case_file.hpp>
+#include <tcemu/cases/integer_case_file.hpp>
+#include <tcemu/cases/integer_probe_cases.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
-#include <tcemu/emulator/integer_probe_cases.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>

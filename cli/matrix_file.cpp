@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include <tcemu/emulator/printable.hpp>
+#include <tcemu/cases/printable.hpp>
 
 #include "input_file.hpp"
 #include "npy_file.hpp"

@@ -2,7 +2,8 @@
 #include <fstream>
 #include <iostream>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <tcemu/emulator/printable.hpp>
+#include <tcemu/cases/printable.hpp>
 
 namespace tcemu::cli {
 namespace {

@@ -1,5 +1,5 @@
-// The formats `tcemu probe` and `tcemu detect` probe (the cases they run are the emulator's
-// probe_cases, tcemu/emulator/case_generator.hpp).
+// The formats `tcemu probe` and `tcemu detect` probe (the cases they run are tcemu::cases'
+// probe_cases, tcemu/cases/case_generator.hpp).
 #pragma once
 
 #include <optional>

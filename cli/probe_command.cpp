@@ -6,14 +6,15 @@
 #include <fstream>
 #include <iostream>
 
-#include <tcemu/emulator/case_file.hpp>
-#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/case_generator.hpp>
+#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
-#include <tcemu/emulator/sparse_probe_cases.hpp>
+#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/probe.hpp>
 
@@ -48,7 +49,7 @@ mma.sp.m16n8k32 (fp16 -> fp32, fp16 -> fp16, bf16 -> fp32), mma.sp.m16n8k8, mma.
 N > 8, one file per shape and format pair.
 
 The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA
-b_0..b_{K-1} c d' (emulator/include/tcemu/emulator/sparse_case.hpp: the K/2 kept values of A,
+b_0..b_{K-1} c d' (cases/include/tcemu/cases/sparse_case.hpp: the K/2 kept values of A,
 one digit 0-3 per kept value giving its position in its group of four, all K values of B): the
 dense cases of the K/2 kept products given random metadata (the crafted ones also with indices
 01 and 23 in every group; tf32, 1:2 sparse: 02 and 13) and random bits in B's dropped rows. They are compared with the

@@ -1,12 +1,13 @@
 // tcemu validate: replays recorded cases (lines with a d, as `tcemu probe` writes them) through a
 // datapath and reports the mismatches; or compares a recorded whole D with the emulated GEMM of
-// its A, B and C (tcemu/emulator/gemm_check.hpp).
+// its A, B and C (tcemu/cases/gemm_check.hpp).
 #include <fstream>
 #include <functional>
 #include <iostream>
 
-#include <tcemu/emulator/case_file.hpp>
-#include <tcemu/emulator/gemm_check.hpp>
+#include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/gemm_check.hpp>
+#include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>

@@ -1,4 +1,4 @@
-// libFuzzer target: the case-file parser (tcemu/emulator/case_file.hpp).
+// libFuzzer target: the case-file parser (tcemu/cases/case_file.hpp).
 //
 // Input: one byte choosing the input and accumulator formats, then the text of a case file.
 // Every line goes through parse_case_line; a malformed line (CaseFileError, a std::runtime_error)
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/format.hpp>
 
 namespace {

@@ -11,12 +11,14 @@ Checks that another project can use tcemu, with the consumer project tests/consu
   1. installs the existing build tree DIR: cmake --install DIR --prefix WORK/prefix, and runs
      the installed command WORK/prefix/bin/tcemu (tcemu presets)
   2. configures tests/consumer/ against it (find_package(tcemu), CMAKE_PREFIX_PATH=WORK/prefix)
-     in WORK/find-package, builds it and runs its ctest: the emulated GEMM from C++ and, where
-     CUDA is found and the install has tcemu::gpu, its own mma.sync kernel checked through
-     tcemu/gpu/check_gemm.hpp (reported as skipped where no GPU is present)
+     in WORK/find-package, builds it and runs its ctest: the emulated GEMM from C++, the
+     kernel-test check on host views (tcemu::cases) and, where CUDA is found and the install has
+     tcemu::gpu, its own mma.sync kernel checked through tcemu/gpu/check_gemm.hpp (reported as
+     skipped where no GPU is present)
   3. configures it again with -DTCEMU_SOURCE_DIR=<this tree> (add_subdirectory, TCEMU_GPU=OFF) in
      WORK/add-subdirectory, builds it (only the tcemu libraries it links), runs its ctest, and
-     fails if any tcemu test was configured or any tcemu library besides tcemu::emulator built
+     fails if any tcemu test was configured or any tcemu library besides tcemu::emulator and
+     tcemu::cases built
 
   --build DIR          the tcemu build tree to install (default build)
   --work DIR           where the install and the consumer's builds go (default build-consumer)
@@ -73,7 +75,7 @@ if ctest --test-dir "$sub" -N | grep 'Test *#' | grep -v ' Consumer'; then
 fi
 built=$(find "$sub/tcemu" -name 'libtcemu_*' -printf '%f\n' | sed 's/\..*//' | sort | tr '\n' ' ')
 echo "tcemu libraries built under add_subdirectory: $built"
-if [[ $built != "libtcemu_emulator " ]]; then
-  echo "consumer_check.sh: expected only tcemu::emulator to be built" >&2
+if [[ $built != "libtcemu_cases libtcemu_emulator " ]]; then
+  echo "consumer_check.sh: expected only tcemu::cases and tcemu::emulator to be built" >&2
   exit 1
 fi

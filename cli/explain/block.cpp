@@ -1,18 +1,19 @@
 // explain block: one fused Tensor Core block (block_fma.hpp) on any datapath, step by step from
-// the library's own trace of it (BlockTrace): the exact products, the alignment exponent, each
+// its trace (traced_block_fma.hpp): the exact products, the alignment exponent, each
 // term truncated to the grid with its dropped bits marked, the exact sum of what was kept, and
 // its one rounding; beside the same block on other datapaths (--compare), bit by bit.
 #include <bit>
 #include <cmath>
 #include <sstream>
 
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/block_fma.hpp>
-#include <tcemu/emulator/case_file.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/presets.hpp>
 
 #include "datapath_options.hpp"
 #include "topics.hpp"
+#include "traced_block_fma.hpp"
 #include "values.hpp"
 
 namespace tcemu::cli::explain {
@@ -127,7 +128,7 @@ Run run_block(const std::string& name, const Datapath& dp, const Block& x) {
   for (const std::uint32_t v : x.b) b.push_back(decode(dp.input, v));
   Run r{name, dp, {}, 0};
   const bool after = dp.c_entry == AccumulatorEntry::added_after_blocks;
-  r.result = block_fma(dp, a, b, after ? encode_zero(dp.accumulator, false) : x.c, r.trace);
+  r.result = traced_block_fma(dp, a, b, after ? encode_zero(dp.accumulator, false) : x.c, r.trace);
   if (after) r.result = accumulator_add(dp, r.result, x.c);
   return r;
 }

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include <tcemu/backend/fp32_split_elements.hpp>
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/markidis/presets.hpp>
 

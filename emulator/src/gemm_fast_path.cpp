@@ -19,7 +19,6 @@
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/convert.hpp>
-#include <tcemu/emulator/exact_block.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/round.hpp>
 

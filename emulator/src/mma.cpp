@@ -7,7 +7,6 @@
 
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/decode.hpp>
-#include <tcemu/emulator/exact_block.hpp>
 #include <tcemu/emulator/mma.hpp>
 
 namespace tcemu {

@@ -3,7 +3,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 
 namespace tcemu {
@@ -86,16 +85,6 @@ Datapath sparse_preset(std::string_view arch, const FloatFormat& input,
                               std::string(instruction) + " " + std::string(input.name) + " -> " +
                               std::string(accumulator.name) + "; " + std::string(arch) +
                               (have.empty() ? " has no mma.sp preset" : " has: " + have));
-}
-
-std::uint32_t sparse_mma_element(const Datapath& kept, const SparseMmaCase& c) {
-  if (c.b.size() != 2 * static_cast<std::size_t>(kept.instruction_k)) {
-    throw std::invalid_argument(
-        "sparse case of K = " + std::to_string(c.b.size()) +
-        " for a sparse instruction of K = " + std::to_string(2 * kept.instruction_k));
-  }
-  const MmaCase dense = dense_case(c);
-  return mma_element(kept, dense.a, dense.b, dense.c);
 }
 
 }  // namespace tcemu

@@ -1,14 +1,14 @@
-// MMA cases (tcemu/emulator/case_file.hpp MmaCase) between arrays and the libraries (the cases
-// probe() and detect_gpu() run are the emulator's probe_cases, case_generator.hpp).
+// MMA cases (tcemu/cases/case_file.hpp MmaCase) between arrays and the libraries (the cases
+// probe() and detect_gpu() run are tcemu::cases' probe_cases, case_generator.hpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/datapath.hpp>
-#include <tcemu/emulator/sparse_case.hpp>
+#include <tcemu/cases/sparse_case.hpp>
 
 #include "arrays.hpp"
 

@@ -1,5 +1,5 @@
 // detect() and detect_gpu(): the datapath that reproduces recorded MMA results
-// (tcemu/emulator/detect.hpp fit_datapath), from arrays or from the present GPU's instructions by
+// (tcemu/cases/detect.hpp fit_datapath), from arrays or from the present GPU's instructions by
 // the pipeline of `tcemu detect` (tcemu/session/probe.hpp).
 #include <string>
 #include <utility>
@@ -9,8 +9,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <tcemu/emulator/case_generator.hpp>
-#include <tcemu/emulator/detect.hpp>
+#include <tcemu/cases/case_generator.hpp>
+#include <tcemu/cases/detect.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/probe.hpp>
 

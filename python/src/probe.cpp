@@ -113,7 +113,7 @@ void bind_probe(nb::module_& m) {
       "[cases, K] and c, d [cases] bit patterns (d: the GPU's results), names (the crafted cases' "
       "names, '' for random ones), device, and arch (its preset). A sparse shape's a holds the "
       "K/2 kept values of each case and index [cases, K/2] (uint8) their positions in their "
-      "groups of four (tcemu/emulator/sparse_case.hpp); b holds all K. The integer shapes are "
+      "groups of four (tcemu/cases/sparse_case.hpp); b holds all K. The integer shapes are "
       "`tcemu probe`'s only. ValueError for a name no runner issues, RuntimeError without a GPU.");
 }
 

@@ -1,6 +1,6 @@
-// Mismatch reports: compare() of two matrices bit for bit (tcemu/emulator/matrix_comparison.hpp)
+// Mismatch reports: compare() of two matrices bit for bit (tcemu/cases/matrix_comparison.hpp)
 // and validate() of a GEMM result computed elsewhere against the emulated GEMM of its inputs
-// (tcemu/emulator/gemm_check.hpp).
+// (tcemu/cases/gemm_check.hpp).
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,8 +10,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <tcemu/emulator/gemm_check.hpp>
-#include <tcemu/emulator/matrix_comparison.hpp>
+#include <tcemu/cases/gemm_check.hpp>
+#include <tcemu/cases/matrix_comparison.hpp>
 #include <tcemu/emulator/mma.hpp>
 
 #include "arrays.hpp"

@@ -5,7 +5,7 @@
 
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
-#include <tcemu/emulator/sparse_case.hpp>
+#include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/cases/integer_probe_cases.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
-#include <tcemu/emulator/integer_probe_cases.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/imma_runner.hpp>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/cases/case_generator.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
-#include <tcemu/emulator/sparse_probe_cases.hpp>
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/sparse_runner.hpp>
 

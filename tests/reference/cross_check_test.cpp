@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/cases/case_generator.hpp>
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/mma.hpp>

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include <tcemu/emulator/binary64_block.hpp>
-#include <tcemu/emulator/exact_block.hpp>
+#include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/fp32_bits.hpp>
 
 #include "cuda_check.hpp"

@@ -6,7 +6,7 @@
 //    binary64_applies() holds and A and B hold no Inf or NaN: shared-memory tiles of 64 x 64
 //    outputs, 4 x 4 per thread, the operands decoded once per tile into (value, alignment
 //    exponent), looked up in a table of every pattern for inputs of at most 16 bits;
-//  * the exact kernel (exact_block.hpp: integer terms in a WideSum, round_pack) everywhere else:
+//  * the exact kernel (block_fma.hpp: integer terms in a WideSum, round_pack) everywhere else:
 //    exact alignment, grids too wide for binary64, inputs wider than 11 significant bits, Inf or
 //    NaN operands, and k = 0 (C passes through untouched). One output per thread.
 // Both follow emulated_gemm step for step: the k order of mma_element (instructions in k order,

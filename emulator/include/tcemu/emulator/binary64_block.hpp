@@ -3,7 +3,7 @@
 // (emulator/src/gemm_fast_path.cpp, eight columns per AVX-512 vector) and the GPU backend's
 // emulated engine (gpu/src/gemm/emulated_gemm.cu, one element per thread) call these functions and
 // no other copy of the arithmetic. Where binary64_applies() is false, or an operand is Inf or NaN,
-// both fall back to exact_block.hpp.
+// both fall back to block_fma.hpp.
 //
 // Why binary64 arithmetic gives the bits of exact_block (for the datapaths binary64_applies
 // accepts):

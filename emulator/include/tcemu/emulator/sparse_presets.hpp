@@ -1,7 +1,8 @@
-// Sparse MMA presets (PTX mma.sp.mMnNkK, 2:4 structured sparsity of A, sparse_case.hpp): a sparse
-// instruction of K computes the K/2 kept products; its datapath is a dense datapath over those
-// K/2 terms in the order of their positions, which runs on dense_case(). docs/presets.md gives
-// the measurement behind each row.
+// Sparse MMA presets (PTX mma.sp.mMnNkK, 2:4 structured sparsity of A): a sparse instruction of K
+// computes the K/2 kept products; its datapath is a dense datapath over those K/2 terms in the
+// order of their positions, which runs on the dense case of the kept products (tcemu::cases'
+// sparse_case.hpp: dense_case, sparse_mma_element). docs/presets.md gives the measurement behind
+// each row.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,6 @@
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/presets.hpp>
-#include <tcemu/emulator/sparse_case.hpp>
 
 namespace tcemu {
 
@@ -29,9 +29,5 @@ int sparse_instruction_k(std::string_view instruction);
 // The datapath of the kept products, or std::invalid_argument naming what the architecture has.
 Datapath sparse_preset(std::string_view arch, const FloatFormat& input,
                        const FloatFormat& accumulator, std::string_view instruction);
-
-// d of one sparse case (the datapath from sparse_preset; the case's K must be twice its
-// instruction_k).
-std::uint32_t sparse_mma_element(const Datapath& kept, const SparseMmaCase& c);
 
 }  // namespace tcemu

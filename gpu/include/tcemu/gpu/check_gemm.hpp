@@ -1,4 +1,4 @@
-// Kernel tests on the GPU: tcemu::check_gemm (tcemu/emulator/gemm_check.hpp) for views whose data
+// Kernel tests on the GPU: tcemu::check_gemm (tcemu/cases/gemm_check.hpp) for views whose data
 // live in device memory. A, B, C and the kernel's D are copied to the host and checked there:
 //
 //   kernel<<<grid, block>>>(a_device, b_device, c_device, d_device);
@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <optional>
 
+#include <tcemu/cases/gemm_check.hpp>
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/gemm.hpp>
-#include <tcemu/emulator/gemm_check.hpp>
 #include <tcemu/emulator/matrix.hpp>
 
 namespace tcemu::gpu {

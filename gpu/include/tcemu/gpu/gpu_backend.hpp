@@ -42,7 +42,7 @@ enum class GemmEngine {
   // Any datapath: tcemu::emulated_gemm computed on the CUDA cores, with the emulator's bits on
   // every element (every preset and every field overridden, both ways of C entering, take-out,
   // any layout). The binary64 formulation of the CPU fast path (binary64_block.hpp) where it is
-  // exact and A and B are finite, the exact integer one (exact_block.hpp) otherwise; both are the
+  // exact and A and B are finite, the exact integer one (block_fma.hpp) otherwise; both are the
   // emulator's own functions compiled for the device (gpu/src/gemm/emulated_gemm.hpp).
   emulated,
 };

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <tcemu/emulator/integer_case_file.hpp>
+#include <tcemu/cases/integer_case_file.hpp>
 #include <tcemu/emulator/integer_mma.hpp>
 
 namespace tcemu::gpu {

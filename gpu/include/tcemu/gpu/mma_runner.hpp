@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <tcemu/emulator/case_file.hpp>
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/format.hpp>
 
 namespace tcemu::gpu {

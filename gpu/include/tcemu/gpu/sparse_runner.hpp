@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/format.hpp>
-#include <tcemu/emulator/sparse_case.hpp>
 
 namespace tcemu::gpu {
 

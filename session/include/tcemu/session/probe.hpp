@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include <tcemu/emulator/case_generator.hpp>
+#include <tcemu/cases/case_generator.hpp>
 #include <tcemu/emulator/datapath.hpp>
-#include <tcemu/emulator/detect.hpp>
+#include <tcemu/cases/detect.hpp>
 #include <tcemu/emulator/format.hpp>
-#include <tcemu/emulator/sparse_probe_cases.hpp>
+#include <tcemu/cases/sparse_probe_cases.hpp>
 
 namespace tcemu::session {
 
