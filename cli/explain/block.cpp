@@ -202,7 +202,7 @@ void show_run(Document& d, const Run& r, const Block& x) {
   d.bits(rows);
   if (!is_number(result)) d.paragraph("d = " + result_text + ": the rounding overflowed.");
   d.why(
-      "the kept terms are summed exactly (block_fma.cpp's WideSum), then rounded once " +
+      "the kept terms are summed exactly (block_fma.hpp's WideSum), then rounded once " +
       std::string(dp.block_rounding == Rounding::toward_zero ? "toward zero" : "to nearest even") +
       " to " + std::to_string(precision) + " significant bits (" +
       std::string(dp.accumulator.name) + ").");
@@ -246,7 +246,7 @@ Document run(const session::Arguments& args) {
   const int bits = dp.input.fraction_bits + 1;
   d.why("two " + std::string(dp.input.name) + " significands of at most " + std::to_string(bits) +
         " bits multiply into at most " + std::to_string(2 * bits) +
-        " bits: every product is exact (block_fma.cpp, TermList::add_product).");
+        " bits: every product is exact (block_fma.hpp, TermList::add_product).");
   for (const Run& r : runs) show_run(d, r, x);
 
   d.heading("Side by side");
