@@ -30,10 +30,10 @@ TEST(BackendTable, NamesItsWordsAndRefusesOthersListingThem) {
 }
 
 TEST(BackendTable, SaysWhatEachWordImpliesAndWhetherThisBuildHasIt) {
-  const BackendChoice& cpu64 = backend_choice("cpu64");
+  const BackendChoice cpu64 = backend_choice("cpu64");  // a copy: GCC 13 warns of a reference
   EXPECT_EQ(cpu64.products, SliceProducts::binary64);
   EXPECT_FALSE(cpu64.gpu);
-  const BackendChoice& gpu = backend_choice("gpu");
+  const BackendChoice gpu = backend_choice("gpu");
   EXPECT_TRUE(gpu.gpu);
   EXPECT_EQ(gpu.built, gpu_built());
   EXPECT_TRUE(backend_choice("emulator").built);
