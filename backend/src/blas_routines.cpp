@@ -1,4 +1,5 @@
 #include <tcemu/backend/blas_routines.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 namespace tcemu {
 
@@ -18,6 +19,7 @@ void BlasRoutines::run(BlasCall call) {
 
 double BlasRoutines::ddot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
                           std::int64_t incy) {
+  const FloatingPointScope scope;
   prepare("ddot", true);
   double result = 0;
   run(BlasCall::dot(backend_, "ddot", n, x, incx, y, incy, &result));
@@ -26,6 +28,7 @@ double BlasRoutines::ddot(std::int64_t n, const double* x, std::int64_t incx, co
 
 float BlasRoutines::sdot(std::int64_t n, const float* x, std::int64_t incx, const float* y,
                          std::int64_t incy) {
+  const FloatingPointScope scope;
   prepare("sdot", false);
   float result = 0;
   run(BlasCall::dot(backend_, "sdot", n, x, incx, y, incy, &result));
@@ -35,6 +38,7 @@ float BlasRoutines::sdot(std::int64_t n, const float* x, std::int64_t incx, cons
 void BlasRoutines::dgemv(char trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
                          std::int64_t lda, const double* x, std::int64_t incx, double beta,
                          double* y, std::int64_t incy) {
+  const FloatingPointScope scope;
   prepare("dgemv", true);
   run(BlasCall::gemv(backend_, "dgemv", trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
 }
@@ -42,6 +46,7 @@ void BlasRoutines::dgemv(char trans, std::int64_t m, std::int64_t n, double alph
 void BlasRoutines::sgemv(char trans, std::int64_t m, std::int64_t n, float alpha, const float* a,
                          std::int64_t lda, const float* x, std::int64_t incx, float beta, float* y,
                          std::int64_t incy) {
+  const FloatingPointScope scope;
   prepare("sgemv", false);
   run(BlasCall::gemv(backend_, "sgemv", trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
 }
@@ -49,6 +54,7 @@ void BlasRoutines::sgemv(char trans, std::int64_t m, std::int64_t n, float alpha
 void BlasRoutines::dgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                          double alpha, const double* a, std::int64_t lda, const double* b,
                          std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
+  const FloatingPointScope scope;
   prepare("dgemm", true);
   run(BlasCall::gemm(backend_, "dgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                      ldc));
@@ -57,6 +63,7 @@ void BlasRoutines::dgemm(char transa, char transb, std::int64_t m, std::int64_t 
 void BlasRoutines::sgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                          float alpha, const float* a, std::int64_t lda, const float* b,
                          std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
+  const FloatingPointScope scope;
   prepare("sgemm", false);
   run(BlasCall::gemm(backend_, "sgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                      ldc));

@@ -11,6 +11,7 @@
 #include <tcemu/backend/crt_scaling.hpp>
 #include <tcemu/backend/crt_steps.hpp>
 #include <tcemu/backend/integer_gemm_steps.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 #include "step_checks.hpp"
 
@@ -38,6 +39,7 @@ void check_vector(const MemorySpace& backend, const ExponentVector& v, std::int6
 
 ScaleSummary CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bits,
                                  const ExponentVector& shifts) {
+  const FloatingPointScope scope;
   check(x, "x");
   if (max_bits < 1 || max_bits > 4096) {
     refuse(name(), "crt_scale: max_bits = " + std::to_string(max_bits) + " (1 to 4096)");
@@ -49,6 +51,7 @@ ScaleSummary CrtSteps::crt_scale(const RealMatrix& x, SplitAxis axis, int max_bi
 ScaleSummary CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int bound_bits,
                                       int gamma, const ExponentVector& shifts,
                                       const VectorNorms* norms) {
+  const FloatingPointScope scope;
   check(x, "x");
   const std::int64_t length = axis == SplitAxis::rows ? x.cols : x.rows;
   if (bound_bits < 1 || bound_bits > crt_elements::kNormBoundBits) {
@@ -83,6 +86,7 @@ ScaleSummary CrtSteps::crt_norm_scale(const RealMatrix& x, SplitAxis axis, int b
 
 void CrtSteps::crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentVector& shifts,
                             std::span<const IntegerMatrix> out) {
+  const FloatingPointScope scope;
   check(x, "x");
   check_vector(*this, shifts, axis == SplitAxis::rows ? x.rows : x.cols, "of crt_residues");
   if (out.empty() || out.size() > static_cast<std::size_t>(crt_elements::kMaxModuli)) {
@@ -99,6 +103,7 @@ void CrtSteps::crt_residues(const RealMatrix& x, SplitAxis axis, const ExponentV
 
 void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix& b, int modulus,
                                     const IntegerMatrix& dst) {
+  const FloatingPointScope scope;
   check(a, "A");
   check(b, "B");
   check(dst, "destination");
@@ -128,6 +133,7 @@ void CrtSteps::crt_product_residues(const IntegerMatrix& a, const IntegerMatrix&
 void CrtSteps::crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int depth,
                                    const VectorNorms& norms, const IntegerMatrix& out,
                                    const BoundExponents& exponents) {
+  const FloatingPointScope scope;
   check(x, "x");
   detail::require_fp64(name(), x, "x of crt_magnitude_bound");
   check(out, "quanta");
@@ -151,6 +157,7 @@ void CrtSteps::crt_magnitude_bound(const RealMatrix& x, SplitAxis axis, int dept
 }
 
 int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels, std::int64_t k) {
+  const FloatingPointScope scope;
   if (levels.empty() || levels.size() > 2) {
     refuse(name(), "crt_bound_need: " + std::to_string(levels.size()) + " levels (1 or 2)");
   }
@@ -189,6 +196,7 @@ int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels, std::int64_t k)
 
 void CrtSteps::crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
                                const RealMatrix& dst) {
+  const FloatingPointScope scope;
   if (residues.count < 1 || residues.count > crt_elements::kMaxModuli) {
     refuse(name(), "crt_reconstruct: " + std::to_string(residues.count) + " residues (1 to " +
                        std::to_string(crt_elements::kMaxModuli) + ")");

@@ -4,6 +4,7 @@
 
 #include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/backend/fp32_split_steps.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 #include "step_checks.hpp"
 
@@ -18,6 +19,7 @@ void Fp32SplitSteps::check_fp32(const BufferMatrix& m, const char* name_of) cons
 }
 
 Fp32Summary Fp32SplitSteps::summarize_fp32(const BufferMatrix& x) {
+  const FloatingPointScope scope;
   check_fp32(x, "x");
   return summarize_fp32_checked(x);
 }
@@ -25,6 +27,7 @@ Fp32Summary Fp32SplitSteps::summarize_fp32(const BufferMatrix& x) {
 std::int64_t Fp32SplitSteps::split_fp32(const BufferMatrix& x, const BufferMatrix& part,
                                         const std::optional<BufferMatrix>& residual,
                                         Rounding rounding, int scale_exponent) {
+  const FloatingPointScope scope;
   check_fp32(x, "x");
   check(part, "part");
   detail::same_shape(name(), part, "split_fp32: part", x.rows, x.cols);
@@ -43,6 +46,7 @@ std::int64_t Fp32SplitSteps::split_fp32(const BufferMatrix& x, const BufferMatri
 void Fp32SplitSteps::combine_fp32(const BufferMatrix& x, const std::optional<BufferMatrix>& y,
                                   const std::optional<BufferMatrix>& c, const BufferMatrix& d,
                                   const CombineOptions& options) {
+  const FloatingPointScope scope;
   check_fp32(x, "x");
   check_fp32(d, "d");
   detail::same_shape(name(), d, "combine_fp32: d", x.rows, x.cols);
@@ -62,6 +66,7 @@ void Fp32SplitSteps::combine_fp32(const BufferMatrix& x, const std::optional<Buf
 
 void Fp32SplitSteps::propagate_nonfinite_fp32(const BufferMatrix& a, const BufferMatrix& b,
                                               const BufferMatrix& d) {
+  const FloatingPointScope scope;
   check_fp32(a, "A");
   check_fp32(b, "B");
   check_fp32(d, "D");

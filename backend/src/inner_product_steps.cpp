@@ -3,6 +3,7 @@
 #include <string>
 
 #include <tcemu/backend/inner_product_steps.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 #include "step_checks.hpp"
 
@@ -14,6 +15,7 @@ using detail::same_shape;
 void InnerProductSteps::inner_products(InnerProduct method, const RealMatrix& a,
                                        const RealMatrix& b, double alpha, double beta,
                                        const RealMatrix& c) {
+  const FloatingPointScope scope;
   check(a, "A");
   check(b, "B");
   check(c, "C");

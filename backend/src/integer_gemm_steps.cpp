@@ -2,6 +2,7 @@
 #include <string>
 
 #include <tcemu/backend/integer_gemm_steps.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 #include "step_checks.hpp"
 
@@ -9,6 +10,7 @@ namespace tcemu {
 
 void IntegerGemmSteps::integer_gemm(const IntegerMatrix& a, const IntegerMatrix& b,
                                     const RealMatrix& c) {
+  const FloatingPointScope scope;
   using detail::refuse;
   check(a, "A");
   check(b, "B");

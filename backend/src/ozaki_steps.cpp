@@ -2,6 +2,7 @@
 #include <string>
 
 #include <tcemu/backend/ozaki_steps.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 #include "step_checks.hpp"
 
@@ -28,6 +29,7 @@ void OzakiSteps::check_exponents(const ExponentVector& v, std::int64_t size,
 }
 
 void OzakiSteps::copy_real(const RealMatrix& src, const RealMatrix& dst) {
+  const FloatingPointScope scope;
   check(src, "source");
   check(dst, "destination");
   same_shape(name(), dst, "destination", src.rows, src.cols);
@@ -71,6 +73,7 @@ void OzakiSteps::check_split(const RealMatrix& x, SplitAxis axis, int bits,
 
 void OzakiSteps::split_level(const RealMatrix& x, SplitAxis axis, int bits,
                              const SliceMatrix& slice, const ExponentVector& exponents) {
+  const FloatingPointScope scope;
   check(x, "remainder");
   require_fp64(name(), x, "the remainder");
   if (bits < 1 || bits > 51) refuse(name(), "split_level: bits = " + std::to_string(bits));
@@ -81,6 +84,7 @@ void OzakiSteps::split_level(const RealMatrix& x, SplitAxis axis, int bits,
 int OzakiSteps::split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
                       std::span<const SliceMatrix> slices,
                       std::span<const ExponentVector> exponents) {
+  const FloatingPointScope scope;
   check(x, "remainder");
   require_fp64(name(), x, "the remainder");
   if (bits < 1 || bits > 51) refuse(name(), "split: bits = " + std::to_string(bits));
@@ -97,12 +101,14 @@ int OzakiSteps::split(const RealMatrix& x, SplitAxis axis, int bits, int levels,
 }
 
 bool OzakiSteps::all_zero(const RealMatrix& x) {
+  const FloatingPointScope scope;
   check(x, "tested");
   require_fp64(name(), x, "the tested matrix");
   return all_zero_checked(x);
 }
 
 void OzakiSteps::fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c) {
+  const FloatingPointScope scope;
   check(a, "A");
   check(b, "B");
   check(c, "C");
@@ -124,6 +130,7 @@ void OzakiSteps::accumulate_scaled(const RealMatrixStack& products,
                                    std::span<const OuterExponents> scales,
                                    const OuterExponents& base, const RealMatrix& dst,
                                    bool overwrite) {
+  const FloatingPointScope scope;
   if (products.count < 1 || scales.size() != static_cast<std::size_t>(products.count)) {
     refuse(name(), "accumulate_scaled: " + std::to_string(products.count) + " products and " +
                        std::to_string(scales.size()) + " scales");
@@ -142,6 +149,7 @@ void OzakiSteps::accumulate_scaled(const RealMatrixStack& products,
 
 void OzakiSteps::exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
                            const RealMatrix& dst) {
+  const FloatingPointScope scope;
   if (stack.count < 1) refuse(name(), "exact_sum of an empty stack");
   RealMatrix last = stack.first;
   last.offset_bytes += static_cast<std::size_t>(stack.count - 1) * stack.stride_bytes;
@@ -159,6 +167,7 @@ void OzakiSteps::epilogue(const std::optional<RealMatrix>& v,
                           const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                           const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                           const std::optional<RealMatrix>& b, const RealMatrix& out) {
+  const FloatingPointScope scope;
   check(out, "out");
   if (v) {
     check(*v, "value");

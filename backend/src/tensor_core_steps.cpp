@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <tcemu/backend/tensor_core_steps.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 namespace tcemu {
 namespace {
@@ -73,6 +74,7 @@ void check_batch_overlaps(const std::string& backend_name, std::span<const GemmP
 void TensorCoreSteps::mma_gemm(const Datapath& datapath, const GemmOptions& options,
                                const BufferMatrix& a, const BufferMatrix& b,
                                const std::optional<BufferMatrix>& c, const BufferMatrix& d) {
+  const FloatingPointScope scope;
   check(a, "A");
   check(b, "B");
   if (c) check(*c, "C");
@@ -102,6 +104,7 @@ void TensorCoreSteps::check_operands(const Datapath& datapath, const GemmOptions
 
 void TensorCoreSteps::mma_gemm_batch(const Datapath& datapath, const GemmOptions& options,
                                      std::span<const GemmProduct> batch) {
+  const FloatingPointScope scope;
   if (options.beta != 0.0f || options.c_input != CInput::epilogue) {
     throw std::invalid_argument(
         name() + ": mma_gemm_batch: the options read C (beta = " + std::to_string(options.beta) +
@@ -135,6 +138,7 @@ void TensorCoreSteps::mma_gemm_batch_checked(const Datapath& datapath, const Gem
 }
 
 void TensorCoreSteps::convert(const BufferMatrix& src, const BufferMatrix& dst, Rounding rounding) {
+  const FloatingPointScope scope;
   check(src, "source");
   check(dst, "destination");
   if (src.rows != dst.rows || src.cols != dst.cols) {

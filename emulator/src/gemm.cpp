@@ -9,6 +9,7 @@
 
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/emulator/fp32_bits.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/mma.hpp>
@@ -142,6 +143,7 @@ void check_gemm_operands(std::string_view caller, const Datapath& dp, const Gemm
 
 void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
                    ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d) {
+  const FloatingPointScope scope;
   validate(dp);
   check_gemm_operands("emulated_gemm", dp, options, a, b, c, d);
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;

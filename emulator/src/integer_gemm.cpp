@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 
 namespace tcemu {
@@ -145,6 +146,7 @@ void check_integer_gemm_operands(std::string_view caller, const IntegerDatapath&
 
 void emulated_integer_gemm(const IntegerDatapath& dp, IntegerOperandView a, IntegerOperandView b,
                            std::optional<ConstInt32MatrixView> c, Int32MatrixView d, int threads) {
+  const FloatingPointScope scope;
   check_integer_gemm_operands("emulated_integer_gemm", dp, a, b, c, d);
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   if (m == 0 || n == 0) return;

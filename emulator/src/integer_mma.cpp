@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <tcemu/emulator/floating_point_scope.hpp>
+
 namespace tcemu {
 namespace {
 
@@ -79,6 +81,7 @@ void validate(const IntegerDatapath& dp) {
 
 std::int32_t integer_mma_element(const IntegerDatapath& dp, std::span<const std::int32_t> a,
                                  std::span<const std::int32_t> b, std::int32_t c) {
+  const FloatingPointScope scope;
   validate(dp);
   if (a.size() != b.size()) {
     throw std::invalid_argument("integer_mma_element: a has " + std::to_string(a.size()) +

@@ -7,6 +7,7 @@
 
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/emulator/mma.hpp>
 
 namespace tcemu {
@@ -65,6 +66,7 @@ void validate(const Datapath& dp) {
 
 std::uint32_t mma_element_decoded(const Datapath& dp, std::span<const Decoded> a,
                                   std::span<const Decoded> b, std::uint32_t c) {
+  const FloatingPointScope scope;
   if (a.size() != b.size()) throw std::invalid_argument("mma_element: a and b differ in length");
   struct Pair {
     Decoded a, b;
@@ -76,6 +78,7 @@ std::uint32_t mma_element_decoded(const Datapath& dp, std::span<const Decoded> a
 
 std::uint32_t mma_element(const Datapath& dp, std::span<const std::uint32_t> a,
                           std::span<const std::uint32_t> b, std::uint32_t c) {
+  const FloatingPointScope scope;
   if (a.size() != b.size()) throw std::invalid_argument("mma_element: a and b differ in length");
   std::vector<Decoded> da(a.size());
   std::vector<Decoded> db(b.size());

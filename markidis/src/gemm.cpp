@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <tcemu/backend/fp32_split_elements.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/markidis/gemm.hpp>
 
 namespace tcemu::markidis {
@@ -151,6 +152,7 @@ void check_operands(const Scheme& scheme, const BufferMatrix& a, const BufferMat
 void gemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, const BufferMatrix& a,
           const BufferMatrix& b, const std::optional<BufferMatrix>& c, const BufferMatrix& d,
           const RunOptions& options) {
+  const FloatingPointScope scope;
   validate(scheme, datapath);
   check_operands(scheme, a, b, c, d, options);
   const std::int64_t m = a.rows, n = b.cols;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include <tcemu/backend/blas_call.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/markidis/gemm.hpp>
 
 namespace tcemu::markidis {
@@ -21,6 +22,7 @@ void sgemm(Backend& backend, const Scheme& scheme, const Datapath& datapath, cha
            char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
            std::int64_t ldc, int threads) {
+  const FloatingPointScope scope;
   BlasCall call = BlasCall::gemm(backend, "sgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb,
                                  beta, c, ldc);
   validate(scheme, datapath);

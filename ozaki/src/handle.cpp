@@ -5,6 +5,7 @@
 #include <string>
 #include <variant>
 
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 
 #include "crt_scheme.hpp"
@@ -28,6 +29,7 @@ void run_chosen_scheme(Backend& backend, const Products& products, const Options
 
 Handle::Handle(Backend& backend, Products products, Options options)
     : BlasRoutines(backend), products_(std::move(products)), options_(options) {
+  const FloatingPointScope scope;
   exact_product_bits(products_);  // refuses products that cannot be exact
   if (options_.mode == Mode::tunable && options_.splits < 1) {
     throw std::invalid_argument("ozaki: tunable mode needs splits >= 1, got " +
@@ -57,6 +59,7 @@ void Handle::compute(const BlasCall& call) {
 
 void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
                   const RealMatrix& c) {
+  const FloatingPointScope scope;
   constexpr const char* kRoutine = "ozaki::Handle::gemm";
   auto shape = [](const RealMatrix& x) {
     return std::to_string(x.rows) + " x " + std::to_string(x.cols);

@@ -1,6 +1,7 @@
 // The column loop of the reference GEMMs (exact_gemm.cpp, accumulator_gemm.cpp): each column of C
 // is one piece of work, handed to whichever worker is free. Every element is computed on its own,
-// so the result does not depend on the number of workers.
+// so the result does not depend on the number of workers. Each worker runs in the default
+// floating-point state (tcemu/emulator/floating_point_scope.hpp).
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <cstdint>
 #include <thread>
 #include <vector>
+
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 namespace tcemu::reference::detail {
 
@@ -17,6 +20,7 @@ template <class Column>
 void for_each_column(std::int64_t n, int threads, const Column& column) {
   std::atomic<std::int64_t> next{0};
   const auto work = [&] {
+    const FloatingPointScope scope;
     for (std::int64_t j; (j = next.fetch_add(1)) < n;) column(j);
   };
   const int workers =

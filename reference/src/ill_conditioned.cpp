@@ -7,6 +7,7 @@
 #include <string>
 
 #include <tcemu/backend/exact_dot.hpp>
+#include <tcemu/emulator/floating_point_scope.hpp>
 
 namespace tcemu::reference {
 namespace {
@@ -20,6 +21,7 @@ double exact_dot(const std::vector<double>& x, const std::vector<double>& y, std
 }  // namespace
 
 IllConditionedDot ill_conditioned_dot(std::int64_t n, double target_condition, std::uint64_t seed) {
+  const FloatingPointScope scope;
   if (n < 6) throw std::invalid_argument("ill_conditioned_dot: n = " + std::to_string(n) + " < 6");
   if (!(target_condition >= 1)) throw std::invalid_argument("ill_conditioned_dot: condition < 1");
   std::mt19937_64 rng(seed);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/reference/format_value.hpp>
 #include <tcemu/reference/mma_oracle.hpp>
 #include <tcemu/reference/mpfr_number.hpp>
@@ -188,6 +189,7 @@ void check(const Datapath& dp, std::size_t a_size, std::size_t b_size) {
 
 std::uint32_t oracle_mma_element(const Datapath& dp, std::span<const std::uint32_t> a,
                                  std::span<const std::uint32_t> b, std::uint32_t c) {
+  const FloatingPointScope scope;
   check(dp, a.size(), b.size());
   std::vector<ExactValue> av;
   std::vector<ExactValue> bv;

@@ -2,7 +2,8 @@
 // thread). Chunks are handed out dynamically; each index is processed exactly once, so results
 // that depend only on the index are independent of the thread count. The threads are the
 // process's persistent workers (worker_pool.hpp), or threads of this call's own when those are
-// busy.
+// busy. Each of them runs its chunks in the default floating-point state
+// (floating_point_scope.hpp), whatever state the caller or the thread's creator had.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/emulator/worker_pool.hpp>
 
 namespace tcemu::detail {
@@ -32,6 +34,7 @@ void parallel_for(int threads, std::int64_t count, std::int64_t chunk, Body body
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto work = [&] {
+    const FloatingPointScope scope;
     try {
       for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) {
         body(c * chunk, std::min(count, (c + 1) * chunk));

@@ -1,0 +1,92 @@
+// The Ozaki schemes (ozaki::Handle) in every caller state: dgemm-tc (dp, cr, tunable; sgemm in
+// sp and tunable), dgemm-int8 and dgemm-crt (dp, cr), through the emulator backend and cpu64.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
+#include <tcemu/ozaki/handle.hpp>
+#include <tcemu/reference/phi_values.hpp>
+
+#include "caller_state.hpp"
+
+namespace tcemu::ozaki {
+namespace {
+
+constexpr std::int64_t kM = 9, kN = 7, kK = 20;
+
+// A with its first row subnormal and B with its last column subnormal (so that DAZ would change
+// row 0 and column n - 1 of C; whole rows and columns, so that CR modes hold them exactly); the
+// rest spread over phi = 1.
+struct Inputs {
+  std::vector<double> a, b;
+  Inputs()
+      : a(reference::phi_values(kM * kK, 1.0, 11)), b(reference::phi_values(kK * kN, 1.0, 12)) {
+    for (std::int64_t p = 0; p < kK; ++p) a[static_cast<std::size_t>(p * kM)] *= 0x1p-1040;
+    for (std::int64_t p = 0; p < kK; ++p)
+      b[static_cast<std::size_t>(p + (kN - 1) * kK)] *= 0x1p-1030;
+  }
+};
+
+struct Case {
+  std::string name;
+  Products products;
+  Options options;
+  bool cpu64;  // also on the cpu64 backend (FP64 products only there)
+};
+
+std::vector<Case> cases() {
+  const Products tc = TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32)};
+  return {
+      {"tc dp", tc, {.mode = Mode::dp}, false},
+      {"tc cr", tc, {.mode = Mode::cr}, false},
+      {"tc tunable", tc, {.mode = Mode::tunable, .splits = 4}, false},
+      {"fp64 dp", Fp64Products{}, {.mode = Mode::dp}, true},
+      {"int8 dp", IntegerProducts{}, {.mode = Mode::dp}, false},
+      {"int8 cr", IntegerProducts{}, {.mode = Mode::cr}, false},
+      {"crt dp", CrtProducts{}, {.mode = Mode::dp}, true},
+      {"crt cr", CrtProducts{}, {.mode = Mode::cr}, true},
+  };
+}
+
+TEST(CallerState, OzakiDgemm) {
+  const Inputs in;
+  for (const Case& c : cases()) {
+    for (const bool cpu64 : {false, true}) {
+      if (cpu64 && !c.cpu64) continue;
+      SCOPED_TRACE(c.name + (cpu64 ? " on cpu64" : " on the emulator"));
+      test::expect_same_in_every_caller_state([&] {
+        const auto backend = cpu64 ? host::make_cpu64_backend(2) : host::make_emulator_backend(2);
+        Handle h(*backend, c.products, c.options);
+        std::vector<double> out(kM * kN, 0.25);
+        h.dgemm('N', 'N', kM, kN, kK, 1.5, in.a.data(), kM, in.b.data(), kK, 0.5, out.data(), kM);
+        out.push_back(h.ddot(kK, in.a.data(), kM, in.b.data(), 1));
+        return test::words(out);
+      });
+    }
+  }
+}
+
+TEST(CallerState, OzakiSgemm) {
+  const Inputs in;
+  std::vector<float> a(in.a.begin(), in.a.end()), b(in.b.begin(), in.b.end());
+  for (std::int64_t p = 0; p < kK; ++p) a[static_cast<std::size_t>(p * kM)] = 0x1p-140f;
+  const Products tc = TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32)};
+  for (const Options& options :
+       {Options{.mode = Mode::sp}, Options{.mode = Mode::tunable, .splits = 3}}) {
+    test::expect_same_in_every_caller_state([&] {
+      const auto backend = host::make_emulator_backend(2);
+      Handle h(*backend, tc, options);
+      std::vector<float> out(kM * kN, 0.25f);
+      h.sgemm('N', 'N', kM, kN, kK, 1.5f, a.data(), kM, b.data(), kK, 0.5f, out.data(), kM);
+      return test::words(out);
+    });
+  }
+}
+
+}  // namespace
+}  // namespace tcemu::ozaki

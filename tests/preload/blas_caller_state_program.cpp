@@ -1,0 +1,40 @@
+// The caller's floating-point state through libtcemu_blas_preload.so (caller_state_checks.hpp):
+// dgemm_ and cblas_dgemm, 64 x 64 x 64, under each rounding mode, FTZ and DAZ, and from several
+// threads, against the bits of round-to-nearest. Run by CTest with TCEMU_PRELOAD_SCHEME and
+// TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds, 1 otherwise.
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "caller_state_checks.hpp"
+
+extern "C" {
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
+            const double* beta, double* c, const int* ldc, std::size_t transa_length,
+            std::size_t transb_length);
+void cblas_dgemm(int order, int transa, int transb, int m, int n, int k, double alpha,
+                 const double* a, int lda, const double* b, int ldb, double beta, double* c,
+                 int ldc);
+}
+
+int main() {
+  using namespace tcemu_preload_test;
+  constexpr int n = 64;
+  clear_log();
+  std::vector<double> a, b;
+  caller_state_inputs(a, b, n);
+  const int fortran = check_caller_states([&] {
+    std::vector<double> c(a.size(), 0.25);
+    const double alpha = 1.5, beta = 0.5;
+    dgemm_("N", "N", &n, &n, &n, &alpha, a.data(), &n, b.data(), &n, &beta, c.data(), &n, 1, 1);
+    return c;
+  });
+  const int cblas = check_caller_states([&] {
+    std::vector<double> c(a.size(), 0.25);
+    cblas_dgemm(102, 111, 111, n, n, n, 1.5, a.data(), n, b.data(), n, 0.5, c.data(), n);
+    return c;
+  });
+  const int fell_through = calls_fell_through();
+  return fortran + cblas + fell_through == 0 ? 0 : 1;
+}
