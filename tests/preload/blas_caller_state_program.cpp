@@ -6,17 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "blas_declarations.hpp"
 #include "caller_state_checks.hpp"
-
-extern "C" {
-void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
-            const double* beta, double* c, const int* ldc, std::size_t transa_length,
-            std::size_t transb_length);
-void cblas_dgemm(int order, int transa, int transb, int m, int n, int k, double alpha,
-                 const double* a, int lda, const double* b, int ldb, double beta, double* c,
-                 int ldc);
-}
 
 int main() {
   using namespace tcemu_preload_test;
