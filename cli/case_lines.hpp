@@ -7,24 +7,40 @@
 #include <string>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
 
-// Calls `evaluate(text, line)` for every line of `in` (line numbers from 1). A CaseFileError
-// thrown by it stops the reading: "tcemu COMMAND: NAME: line L: ..." goes to stderr after what
+// Throws session::InputError "NAME: no cases (...)" when `cases` is 0, unless `allow_empty`
+// (--allow-empty): an input without cases is an error of every command that reads cases.
+inline void check_not_empty(const std::string& name, std::size_t cases, bool allow_empty) {
+  if (cases == 0 && !allow_empty) {
+    throw session::InputError(name + ": no cases (--allow-empty accepts an input without any)");
+  }
+}
+
+// Calls `evaluate(text, line)` for every line of `in` (line numbers from 1); it returns whether
+// the line was a case. A CaseFileError thrown by it, or an input without cases (unless
+// `allow_empty`), stops the reading: "tcemu COMMAND: NAME: line L: ..." goes to stderr after what
 // was already printed to stdout, and the result is false; otherwise true.
 template <typename Evaluate>
 bool for_each_case_line(std::istream& in, const std::string& command, const std::string& name,
-                        Evaluate&& evaluate) {
+                        bool allow_empty, Evaluate&& evaluate) {
   std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
-    try {
-      evaluate(text, line);
-    } catch (const CaseFileError& e) {
-      std::cout.flush();
-      std::cerr << "tcemu " << command << ": " << name << ": " << e.what() << '\n';
-      return false;
+  std::size_t cases = 0;
+  try {
+    for (std::size_t line = 1; std::getline(in, text); ++line) {
+      if (evaluate(text, line)) ++cases;
     }
+    check_not_empty(name, cases, allow_empty);
+  } catch (const CaseFileError& e) {
+    std::cout.flush();
+    std::cerr << "tcemu " << command << ": " << name << ": " << e.what() << '\n';
+    return false;
+  } catch (const session::InputError& e) {
+    std::cout.flush();
+    std::cerr << "tcemu " << command << ": " << e.what() << '\n';
+    return false;
   }
   return true;
 }

@@ -1,6 +1,7 @@
 #include "gemm_operands.hpp"
 
 #include <limits>
+#include <stdexcept>
 
 namespace tcemu::cli {
 
@@ -46,8 +47,27 @@ GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& 
                         .b = read_bit_matrix_file(*b_file, element_type(datapath.input)),
                         .c = std::nullopt,
                         .options = options};
-  if (c_file) operands.c = read_bit_matrix_file(*c_file, element_type(datapath.accumulator));
+  const BitMatrix& a = operands.a;
+  if (operands.b.rows != a.cols) {
+    throw std::runtime_error("--b " + *b_file + " is " + std::to_string(operands.b.rows) + " x " +
+                             std::to_string(operands.b.cols) + ", expected " +
+                             std::to_string(a.cols) + " rows (the columns of --a)");
+  }
+  if (c_file) {
+    operands.c = read_bit_matrix_file(*c_file, element_type(datapath.accumulator));
+    check_matrix_shape("c", *c_file, *operands.c, a.rows, operands.b.cols,
+                       "the rows of --a and the columns of --b");
+  }
   return operands;
+}
+
+void check_matrix_shape(const std::string& option, const std::string& path, const BitMatrix& m,
+                        std::int64_t rows, std::int64_t cols, const std::string& why) {
+  if (m.rows != rows || m.cols != cols) {
+    throw std::runtime_error("--" + option + " " + path + " is " + std::to_string(m.rows) + " x " +
+                             std::to_string(m.cols) + ", expected " + std::to_string(rows) + " x " +
+                             std::to_string(cols) + " (" + why + ")");
+  }
 }
 
 }  // namespace tcemu::cli

@@ -17,6 +17,7 @@
 
 #include "case_lines.hpp"
 #include "input_file.hpp"
+#include "output_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -60,12 +61,15 @@ void check_case_k(const session::Arguments& args, const IntegerDatapath& dp, std
 
 bool mma_stream(std::istream& in, const std::string& name, const session::Arguments& args,
                 const IntegerDatapath& dp) {
-  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
-    const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
-    if (!c) return;
-    check_case_k(args, dp, c->a.size(), line);
-    std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c)) << '\n';
-  });
+  return for_each_case_line(
+      in, "mma", name, args.flag("allow-empty"), [&](const std::string& text, std::size_t line) {
+        const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
+        if (!c) return false;
+        check_case_k(args, dp, c->a.size(), line);
+        std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c))
+                  << '\n';
+        return true;
+      });
 }
 
 }  // namespace
@@ -213,6 +217,7 @@ int integer_validate(const session::Arguments& args, std::size_t show) {
       }
       name.clear();
     }
+    check_not_empty(file, cases, args.flag("allow-empty"));
     std::cout << file << ": " << cases << " cases, " << mismatches << " mismatches\n";
     total += mismatches;
   }
@@ -301,7 +306,8 @@ int integer_probe(const session::Arguments& args) {
         const std::size_t random_kept =
             std::min<std::size_t>(keep, static_cast<std::size_t>(random));
         const std::size_t crafted_kept = std::min(keep, crafted);
-        std::ofstream out(path);
+        OutputFile file(path);
+        std::ostream& out = file.stream();
         out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major
             << device.compute_minor << "), " << ptx << ", " << random << " random cases (seed "
             << seed << ") and " << crafted << " crafted, " << mismatches
@@ -320,7 +326,7 @@ int integer_probe(const session::Arguments& args) {
         for (std::size_t j = 0; j < crafted_kept; ++j) {
           write(static_cast<std::size_t>(random) + j * crafted / crafted_kept);  // evenly spaced
         }
-        if (!out) throw std::runtime_error("cannot write " + path.string());
+        file.close();
         std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random
                   << " random, " << crafted << " crafted), " << mismatches << " mismatches against "
                   << arch << " " << shape << ": " << describe(dp) << std::endl;

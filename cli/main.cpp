@@ -1,5 +1,4 @@
 // tcemu: the command-line face of the emulator.
-#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -34,12 +33,14 @@ Run 'tcemu COMMAND --help' for the options of a command.
 int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
-    std::cout << kUsage;
-    return all.empty() ? 2 : 0;
+    return tcemu::session::run_reporting("tcemu", [&] {
+      std::cout << kUsage;
+      return all.empty() ? 2 : 0;
+    });
   }
   const std::string command = all[0];
   const std::vector<std::string> words(all.begin() + 1, all.end());
-  try {
+  return tcemu::session::run_reporting("tcemu " + command, [&] {
     if (command == "mma") return tcemu::cli::mma_command(words);
     if (command == "matmul") return tcemu::cli::matmul_command(words);
     if (command == "captures") return tcemu::cli::captures_command(words);
@@ -51,10 +52,5 @@ int main(int argc, char** argv) {
     if (command == "explain") return tcemu::cli::explain_command(words);
     std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
-  } catch (const tcemu::session::UsageError& e) {
-    return tcemu::session::usage_failure("tcemu " + command, e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "tcemu " << command << ": " << e.what() << '\n';
-    return 1;
-  }
+  });
 }

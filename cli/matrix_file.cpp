@@ -15,6 +15,7 @@
 
 #include "input_file.hpp"
 #include "npy_file.hpp"
+#include "output_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -79,14 +80,13 @@ BitMatrix read_bit_matrix_file(const std::string& path, const ElementType& type)
 }
 
 void write_bit_matrix_file(const std::string& path, const BitMatrix& m) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot write " + path);
+  OutputFile out(path);
   if (is_npy(path)) {
-    write_npy(out, m);
+    write_npy(out.stream(), m);
   } else {
-    write_text_matrix(out, m);
+    write_text_matrix(out.stream(), m);
   }
-  if (!out) throw std::runtime_error("error writing " + path);
+  out.close();
 }
 
 BitMatrix read_text_matrix(std::istream& in, const std::string& path, const ElementType& type) {

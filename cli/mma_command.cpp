@@ -29,7 +29,8 @@ Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digit
 accumulator, 4 for fp16; integer formats: 2 digits per s8/u8 operand, 1 per s4/u4, 8 for an
 s32 c and result). A line is one output element of one MMA instruction with that K; a
 larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
-A malformed line stops the run with an error naming the file and line.
+A malformed line stops the run with an error naming the file and line, and so does an input
+without any case (empty, or only comments) unless --allow-empty is given.
 
 Sparse MMA (--instr mma.sp.m16n8k16 or mma.sp.m16n8k32: PTX mma.sp, 2:4 structured sparsity of
 A; sm90, fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; tf32 -> fp32 on mma.sp.m16n8k8 and
@@ -58,41 +59,47 @@ model (emulator pair_fma_emulation.hpp, measured on the H100), and datapath opti
 )";
 
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
-bool run_stream(std::istream& in, const std::string& name, const session::Arguments& args,
-                const Datapath& dp) {
-  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
-    const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
-    if (!c) return;
-    check_case_k(args, dp, c->a.size(), line);
-    std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
-  });
+bool run_stream(std::istream& in, const std::string& name, bool allow_empty,
+                const session::Arguments& args, const Datapath& dp) {
+  return for_each_case_line(
+      in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
+        const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
+        if (!c) return false;
+        check_case_k(args, dp, c->a.size(), line);
+        std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
+        return true;
+      });
 }
 
 // The same for sparse case lines through a sparse shape's datapath.
-bool run_sparse_stream(std::istream& in, const std::string& name, std::size_t k,
+bool run_sparse_stream(std::istream& in, const std::string& name, bool allow_empty, std::size_t k,
                        const Datapath& dp) {
-  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
-    const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
-    if (!c) return;
-    if (c->b.size() != k) {
-      throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
-                                    ", but the sparse shape takes K = " + std::to_string(k));
-    }
-    std::cout << to_hex(dp.accumulator, sparse_mma_element(dp, *c)) << '\n';
-  });
+  return for_each_case_line(
+      in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
+        const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
+        if (!c) return false;
+        if (c->b.size() != k) {
+          throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
+                                        ", but the sparse shape takes K = " + std::to_string(k));
+        }
+        std::cout << to_hex(dp.accumulator, sparse_mma_element(dp, *c)) << '\n';
+        return true;
+      });
 }
 
 // The same for sm90 mma.sync.m8n8k4 fp16 -> fp16 through its pair-FMA model (K a multiple of 4).
-bool run_pair_fma_stream(std::istream& in, const std::string& name) {
-  return for_each_case_line(in, "mma", name, [&](const std::string& text, std::size_t line) {
-    const auto c = parse_case_line(text, line, formats::fp16, formats::fp16);
-    if (!c) return;
-    if (c->a.size() % 4 != 0) {
-      throw CaseFileError(line, "K = " + std::to_string(c->a.size()) +
-                                    " is not a multiple of mma.sync.m8n8k4's K = 4");
-    }
-    std::cout << to_hex(formats::fp16, sm90_m8n8k4_fp16_element(c->a, c->b, c->c)) << '\n';
-  });
+bool run_pair_fma_stream(std::istream& in, const std::string& name, bool allow_empty) {
+  return for_each_case_line(
+      in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
+        const auto c = parse_case_line(text, line, formats::fp16, formats::fp16);
+        if (!c) return false;
+        if (c->a.size() % 4 != 0) {
+          throw CaseFileError(line, "K = " + std::to_string(c->a.size()) +
+                                        " is not a multiple of mma.sync.m8n8k4's K = 4");
+        }
+        std::cout << to_hex(formats::fp16, sm90_m8n8k4_fp16_element(c->a, c->b, c->c)) << '\n';
+        return true;
+      });
 }
 
 }  // namespace
@@ -102,6 +109,7 @@ int mma_command(const std::vector<std::string>& words) {
   names.merge(integer_value_option_names());
   auto flags = integer_flag_names();
   flags.insert("help");
+  flags.insert("allow-empty");
   const session::Arguments args(words, names, flags);
   if (args.flag("help")) {
     std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
@@ -114,8 +122,10 @@ int mma_command(const std::vector<std::string>& words) {
   const std::size_t sparse_k =
       sparse ? static_cast<std::size_t>(sparse_instruction_k(*args.value("instr"))) : 0;
   const auto run = [&](std::istream& in, const std::string& name) {
-    if (pair_fma) return run_pair_fma_stream(in, name);
-    return sparse ? run_sparse_stream(in, name, sparse_k, dp) : run_stream(in, name, args, dp);
+    const bool allow_empty = args.flag("allow-empty");
+    if (pair_fma) return run_pair_fma_stream(in, name, allow_empty);
+    return sparse ? run_sparse_stream(in, name, allow_empty, sparse_k, dp)
+                  : run_stream(in, name, allow_empty, args, dp);
   };
   std::vector<std::string> files = args.positional();
   if (files.empty()) files.push_back("-");

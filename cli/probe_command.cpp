@@ -14,12 +14,12 @@
 #include <tcemu/emulator/parallel_for.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
-#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/probe.hpp>
 
 #include "commands.hpp"
 #include "integer_commands.hpp"
+#include "output_file.hpp"
 #include "probe_cases.hpp"
 
 namespace tcemu::cli {
@@ -115,7 +115,8 @@ std::size_t probe_pair(const session::ProbeDevice& device, const std::string& in
                          differing += local;
                        });
   const std::size_t mismatches = differing;
-  std::ofstream out(path);
+  OutputFile file(path);
+  std::ostream& out = file.stream();
   const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device_words(device) << ", "
       << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
@@ -131,7 +132,7 @@ std::size_t probe_pair(const session::ProbeDevice& device, const std::string& in
     if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
     out << format_case_line(probe.cases[i], input, accumulator) << '\n';
   }
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  file.close();
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
             << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
             << model << ", " << instruction << " " << input.name << " -> " << accumulator.name
@@ -166,7 +167,8 @@ std::size_t probe_sparse_pair(const session::ProbeDevice& device, const std::str
                          differing_quarter += local_quarter;
                        });
   const std::size_t mismatches = differing;
-  std::ofstream out(path);
+  OutputFile file(path);
+  std::ostream& out = file.stream();
   const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device_words(device) << ", " << instruction << ", input "
       << input.name << ", accumulator " << accumulator.name << ", " << kept << " of " << random
@@ -180,7 +182,7 @@ std::size_t probe_sparse_pair(const session::ProbeDevice& device, const std::str
     if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
     out << format_sparse_case_line(probe.cases[i], input, accumulator) << '\n';
   }
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  file.close();
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
             << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
             << model << ", " << instruction << " " << input.name << " -> " << accumulator.name

@@ -13,6 +13,7 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 
+#include "case_lines.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
 #include "gemm_operands.hpp"
@@ -22,7 +23,8 @@
 namespace tcemu::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: tcemu validate [datapath options] [--show N] FILE ...
+constexpr const char* kUsage =
+    R"(usage: tcemu validate [datapath options] [--show N] [--allow-empty] FILE ...
        tcemu validate [datapath options] [--show N] --a FILE --b FILE [--c FILE] --d FILE
                       [--alpha x --beta y --c-input MODE --takeout KB --threads N]
 
@@ -35,7 +37,8 @@ lines (tcemu mma --help), as
 `tcemu probe --instr mma.sp.*` writes them. sm90 mma.sync.m8n8k4 fp16 -> fp16 (--instr
 mma.sync.m8n8k4 --type fp16 --acc fp16) has no preset; its cases replay through its exact model,
 the fp32 pair-FMA emulation of ptxas's SASS (emulator/include/tcemu/emulator/
-pair_fma_emulation.hpp), and no datapath option applies.
+pair_fma_emulation.hpp), and no datapath option applies. A file without any case is an error
+(a probe run that wrote nothing passes no check) unless --allow-empty is given.
 
 Whole matrices (--d): compares the recorded D (M x N, the accumulator format, hex text or .npy)
 with the emulated GEMM of A, B and C, bit for bit, and prints a summary: how many elements
@@ -43,7 +46,10 @@ differ and their share, the largest distance in ulps and a histogram of the dist
 first N differing elements with their (row, column), expected and recorded bits and values, and
 what each was computed from (C's element and, for K <= 16, its `tcemu mma` case line).
 
-Exits 1 if any case or element differs.
+Exit status: 0 every case or element is equal; 1 some differ (or standard output could not be
+written); 2 a usage or input error: an unknown or malformed option, a file that is missing or
+malformed, a matrix of the wrong shape or type, a case file without cases (unless
+--allow-empty).
 
 )";
 
@@ -121,6 +127,8 @@ int validate_matrices(const session::Arguments& args, const Datapath& dp, std::i
   }
   const GemmOperands operands = gemm_operands_from(args, dp);
   const BitMatrix d = read_bit_matrix_file(*args.value("d"), element_type(dp.accumulator));
+  check_matrix_shape("d", *args.value("d"), d, operands.a.rows, operands.b.cols,
+                     "the rows of --a and the columns of --b");
   const GemmCheck check = check_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
                                      operands.c_view(dp), d.view(dp.accumulator), show);
   std::cout << *args.value("d") << ": " << check.report;
@@ -153,15 +161,14 @@ int validate_pair_fma(const session::Arguments& args, std::size_t show) {
     } catch (const CaseFileError& e) {
       throw std::runtime_error(file + ": " + e.what());
     }
+    check_not_empty(file, counts.cases, args.flag("allow-empty"));
     std::cout << file << ": " << counts.cases << " cases, " << counts.mismatches << " mismatches\n";
     total_mismatches += counts.mismatches;
   }
   return total_mismatches == 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int validate_command(const std::vector<std::string>& words) {
+int validate(const std::vector<std::string>& words) {
   auto names = datapath_option_names();
   names.merge(gemm_operand_option_names());
   names.insert("show");
@@ -169,6 +176,7 @@ int validate_command(const std::vector<std::string>& words) {
   names.merge(integer_value_option_names());
   auto flags = integer_flag_names();
   flags.insert("help");
+  flags.insert("allow-empty");
   const session::Arguments args(words, names, flags);
   if (args.flag("help")) {
     std::cout << kUsage << gemm_operand_options_help() << '\n'
@@ -212,10 +220,27 @@ int validate_command(const std::vector<std::string>& words) {
     } catch (const CaseFileError& e) {
       throw std::runtime_error(file + ": " + e.what());
     }
+    check_not_empty(file, counts.cases, args.flag("allow-empty"));
     std::cout << file << ": " << counts.cases << " cases, " << counts.mismatches << " mismatches\n";
     total_mismatches += counts.mismatches;
   }
   return total_mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+// Exits 2 for every error (a usage error stays one; any other is an input error: a missing,
+// malformed or empty file, a wrong shape), 1 only for results that differ.
+int validate_command(const std::vector<std::string>& words) {
+  try {
+    return validate(words);
+  } catch (const session::UsageError&) {
+    throw;
+  } catch (const session::InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw session::InputError(e.what());
+  }
 }
 
 }  // namespace tcemu::cli

@@ -1,6 +1,9 @@
 #include <tcemu/session/arguments.hpp>
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <limits>
@@ -110,23 +113,48 @@ int usage_failure(const std::string& program, const std::string& message) {
   return 2;
 }
 
+int run_reporting(const std::string& program, const std::function<int()>& body) {
+  int status = 1;
+  try {
+    status = body();
+  } catch (const UsageError& e) {
+    status = usage_failure(program, e.what());
+  } catch (const InputError& e) {
+    std::cerr << program << ": " << e.what() << '\n';
+    status = 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": " << e.what() << '\n';
+    status = 1;
+  }
+  // A write that failed earlier left its errno; otherwise the flush may fail now.
+  bool written = std::cout.good() && !std::ferror(stdout);
+  int error = errno;
+  if (written) {
+    errno = 0;
+    std::cout.flush();
+    written = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+    error = errno;
+  }
+  if (!written) {
+    std::cerr << program << ": error writing standard output"
+              << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    if (status == 0) status = 1;
+  }
+  return status;
+}
+
 int run_program(const Program& program, int argc, char** argv,
                 const std::function<int(const Arguments&)>& body) {
   const std::vector<std::string> words(argv + 1, argv + argc);
-  for (const std::string& word : words) {
-    if (word == "--help" || word == "-h") {
-      std::cout << program.usage;
-      return 0;
+  return run_reporting(program.name, [&] {
+    for (const std::string& word : words) {
+      if (word == "--help" || word == "-h") {
+        std::cout << program.usage;
+        return 0;
+      }
     }
-  }
-  try {
     return body(Arguments(words, program.value_options, program.flags));
-  } catch (const UsageError& e) {
-    return usage_failure(program.name, e.what());
-  } catch (const std::exception& e) {
-    std::cerr << program.name << ": " << e.what() << '\n';
-    return 1;
-  }
+  });
 }
 
 }  // namespace tcemu::session

@@ -1,7 +1,8 @@
 // The command-line parser of every program (the tcemu command, the experiments, the benchmarks):
 // `--name value`, `--name=value`, `--flag` and positional words. Every option a program reads
 // must be declared; anything else is an error naming it. run_program is the common main: --help,
-// usage errors (exit 2) and other failures (exit 1) alike in every program.
+// usage and input errors (exit 2), other failures (exit 1) and a standard output that could not
+// be written (exit 1) alike in every program.
 #pragma once
 
 #include <functional>
@@ -16,6 +17,14 @@ namespace tcemu::session {
 
 // A usage error: the message says what is wrong; the program prints it with a pointer to --help.
 class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An input error: a file that is missing, malformed, empty or of the wrong shape or type, for a
+// program whose exit status tells it apart from its result (tcemu validate: 0 equal, 1 differs, 2
+// usage or input error). The message names the file or option; reported as "PROGRAM: message".
+class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -71,10 +80,15 @@ struct Program {
 // status of a usage error.
 int usage_failure(const std::string& program, const std::string& message);
 
+// Returns body's status, or reports what it throws: a UsageError by usage_failure (2), an
+// InputError as "PROGRAM: message" (2), any other exception as "PROGRAM: message" (1). Then
+// flushes standard output (std::cout and stdout): if it could not be written, says so as
+// "PROGRAM: error writing standard output: REASON" and returns 1 where the status was 0.
+int run_reporting(const std::string& program, const std::function<int()>& body);
+
 // A program's main: with --help (or -h) anywhere, prints the usage on stdout and returns 0;
-// otherwise parses the words after argv[0] and returns body's status. A UsageError, from the
-// parse or from body, is reported by usage_failure (2); any other exception as
-// "PROGRAM: message" (1).
+// otherwise parses the words after argv[0] and returns body's status; both through
+// run_reporting.
 int run_program(const Program& program, int argc, char** argv,
                 const std::function<int(const Arguments&)>& body);
 
