@@ -152,6 +152,13 @@ TEST(Validate, ExitStatusTellsDifferencesFromInputErrors) {
                                   " is 2 x 3, expected 3 rows (the columns of --a)\n"))
       << inner.output;
   EXPECT_FALSE(contains(inner, "emulated_gemm")) << inner.output;
+  const Result c_shape = run(operands + b.path.string() + " --c " + d_shape.path.string() +
+                             " --beta 1 --d " + d.path.string());
+  EXPECT_EQ(c_shape.status, 2) << c_shape.output;
+  EXPECT_TRUE(contains(c_shape, "tcemu validate: --c " + d_shape.path.string() +
+                                    " is 2 x 2, expected 2 x 3 (the rows of --a and the columns "
+                                    "of --b)\n"))
+      << c_shape.output;
   const Result type = run(operands + b.path.string() + " --d " + d_type.path.string());
   EXPECT_EQ(type.status, 2) << type.output;
   EXPECT_EQ(run(operands + b.path.string() + " --d /nonexistent/D.npy").status, 2);
