@@ -7,23 +7,25 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/arguments.hpp>
 
+#include "case_lines.hpp"
 #include "commands.hpp"
 
 namespace tcemu::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: tcemu captures [--verbose] [DIR]
+constexpr const char* kUsage = R"(usage: tcemu captures [--verbose] [--allow-empty] [DIR]
 
 Replays every capture set recorded on real GPUs (Khattak and Mikaitis; DIR defaults to the copy
 unpacked into the build tree) through the preset of its architecture and prints, per GPU, input
 format and accumulator, the number of cases and of results that differ from the GPU's bits.
---verbose also prints the datapath and the first mismatches. Exits 1 if any result differs.
+--verbose also prints the datapath and the first mismatches. Exits 1 if any result differs, 2
+for a usage or input error: a DIR without capture sets (or cases) is one unless --allow-empty.
 )";
 
 }  // namespace
 
 int captures_command(const std::vector<std::string>& words) {
-  const session::Arguments args(words, {}, {"help", "verbose"});
+  const session::Arguments args(words, {}, {"help", "verbose", "allow-empty"});
   if (args.flag("help")) {
     std::cout << kUsage;
     return 0;
@@ -32,6 +34,9 @@ int captures_command(const std::vector<std::string>& words) {
   const std::string dir =
       args.positional().empty() ? std::string(TCEMU_DEFAULT_CAPTURES_DIR) : args.positional()[0];
   const auto sets = load_capture_sets(dir);
+  std::size_t recorded = 0;
+  for (const CaptureSet& set : sets) recorded += set.cases.size();
+  check_not_empty(dir, recorded, args.flag("allow-empty"));
   std::cout << "Replaying " << sets.size() << " capture sets from " << dir << "\n\n"
             << "| GPU | preset | instruction | input | accumulator | K | cases | mismatches |\n"
             << "|---|---|---|---|---|---|---|---|\n";

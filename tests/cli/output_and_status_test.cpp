@@ -3,6 +3,7 @@
 // is an error unless --allow-empty; tcemu validate's exit status tells results that differ (1)
 // from a usage or input error (2).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -112,6 +113,21 @@ TEST(Validate, AnInputWithoutCasesIsAnErrorUnlessAllowed) {
   const Result from_stdin = run("mma", "# nothing\n");
   EXPECT_EQ(from_stdin.status, 1) << from_stdin.output;
   EXPECT_TRUE(contains(from_stdin, "tcemu mma: <stdin>: no cases")) << from_stdin.output;
+}
+
+// tcemu captures on a directory without capture sets replays nothing: an input error.
+TEST(Validate, CapturesOfAnEmptyDirectoryAreAnError) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tcemu_no_captures_" + std::to_string(::getpid()));
+  std::filesystem::create_directory(dir);
+  const Result r = run("captures " + dir.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(r.output, "tcemu captures: " + dir.string() +
+                          ": no cases (--allow-empty accepts an input without any)\n");
+  const Result allowed = run("captures --allow-empty " + dir.string());
+  EXPECT_EQ(allowed.status, 0) << allowed.output;
+  EXPECT_TRUE(contains(allowed, "0 mismatches in 0 cases.")) << allowed.output;
+  std::filesystem::remove(dir);
 }
 
 // 0: equal, 1: results differ, 2: usage or input error, with messages naming the file or option.
