@@ -25,7 +25,6 @@ OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) {
   errno = 0;
   out_.open(path_, std::ios::binary);
   if (!out_) {
-    done_ = true;  // nothing was created
     throw std::runtime_error("cannot write " + path_.string() + reason(errno));
   }
 }
