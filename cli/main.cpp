@@ -40,17 +40,20 @@ int main(int argc, char** argv) {
   }
   const std::string command = all[0];
   const std::vector<std::string> words(all.begin() + 1, all.end());
-  return tcemu::session::run_reporting("tcemu " + command, [&] {
-    if (command == "mma") return tcemu::cli::mma_command(words);
-    if (command == "matmul") return tcemu::cli::matmul_command(words);
-    if (command == "captures") return tcemu::cli::captures_command(words);
-    if (command == "presets") return tcemu::cli::presets_command(words);
-    if (command == "probe") return tcemu::cli::probe_command(words);
-    if (command == "validate") return tcemu::cli::validate_command(words);
-    if (command == "detect") return tcemu::cli::detect_command(words);
-    if (command == "gemm") return tcemu::cli::gemm_command(words);
-    if (command == "explain") return tcemu::cli::explain_command(words);
-    std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
-    return 2;
-  });
+  return tcemu::session::run_reporting(
+      "tcemu " + command,
+      [&] {
+        if (command == "mma") return tcemu::cli::mma_command(words);
+        if (command == "matmul") return tcemu::cli::matmul_command(words);
+        if (command == "captures") return tcemu::cli::captures_command(words);
+        if (command == "presets") return tcemu::cli::presets_command(words);
+        if (command == "probe") return tcemu::cli::probe_command(words);
+        if (command == "validate") return tcemu::cli::validate_command(words);
+        if (command == "detect") return tcemu::cli::detect_command(words);
+        if (command == "gemm") return tcemu::cli::gemm_command(words);
+        if (command == "explain") return tcemu::cli::explain_command(words);
+        std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
+        return 2;
+      },
+      command == "validate" ? 2 : 1);
 }

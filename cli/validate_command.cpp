@@ -46,10 +46,10 @@ differ and their share, the largest distance in ulps and a histogram of the dist
 first N differing elements with their (row, column), expected and recorded bits and values, and
 what each was computed from (C's element and, for K <= 16, its `tcemu mma` case line).
 
-Exit status: 0 every case or element is equal; 1 some differ (or standard output could not be
-written); 2 a usage or input error: an unknown or malformed option, a file that is missing or
-malformed, a matrix of the wrong shape or type, a case file without cases (unless
---allow-empty).
+Exit status: 0 every case or element is equal; 1 some differ; 2 a usage, input or output error:
+an unknown or malformed option, a file that is missing or malformed, a matrix of the wrong shape
+or type, a case file without cases (unless --allow-empty), standard output that could not be
+written.
 
 )";
 

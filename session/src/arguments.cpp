@@ -1,5 +1,6 @@
 #include <tcemu/session/arguments.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -113,7 +114,8 @@ int usage_failure(const std::string& program, const std::string& message) {
   return 2;
 }
 
-int run_reporting(const std::string& program, const std::function<int()>& body) {
+int run_reporting(const std::string& program, const std::function<int()>& body,
+                  int output_error_status) {
   int status = 1;
   try {
     status = body();
@@ -138,7 +140,7 @@ int run_reporting(const std::string& program, const std::function<int()>& body) 
   if (!written) {
     std::cerr << program << ": error writing standard output"
               << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
-    if (status == 0) status = 1;
+    status = std::max(status, output_error_status);
   }
   return status;
 }

@@ -83,8 +83,10 @@ int usage_failure(const std::string& program, const std::string& message);
 // Returns body's status, or reports what it throws: a UsageError by usage_failure (2), an
 // InputError as "PROGRAM: message" (2), any other exception as "PROGRAM: message" (1). Then
 // flushes standard output (std::cout and stdout): if it could not be written, says so as
-// "PROGRAM: error writing standard output: REASON" and returns 1 where the status was 0.
-int run_reporting(const std::string& program, const std::function<int()>& body);
+// "PROGRAM: error writing standard output: REASON" and returns at least `output_error_status`
+// (tcemu validate passes 2, since its 1 means that results differ).
+int run_reporting(const std::string& program, const std::function<int()>& body,
+                  int output_error_status = 1);
 
 // A program's main: with --help (or -h) anywhere, prints the usage on stdout and returns 0;
 // otherwise parses the words after argv[0] and returns body's status; both through
