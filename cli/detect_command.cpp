@@ -10,7 +10,6 @@
 #include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
-#include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>
 #include <tcemu/session/probe.hpp>

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include <tcemu/cases/case_file.hpp>
-#include <tcemu/emulator/datapath.hpp>
 #include <tcemu/cases/sparse_case.hpp>
+#include <tcemu/emulator/datapath.hpp>
 
 #include "arrays.hpp"
 

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
-#include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>

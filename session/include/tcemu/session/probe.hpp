@@ -13,10 +13,10 @@
 #include <vector>
 
 #include <tcemu/cases/case_generator.hpp>
-#include <tcemu/emulator/datapath.hpp>
 #include <tcemu/cases/detect.hpp>
-#include <tcemu/emulator/format.hpp>
 #include <tcemu/cases/sparse_probe_cases.hpp>
+#include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/format.hpp>
 
 namespace tcemu::session {
 
