@@ -12,12 +12,12 @@ version. Needs the tcemu package installed (pip install .), matplotlib, nbclient
 ipykernel.
 """
 
+import argparse
 import base64
 import json
 import math
 import pathlib
 import re
-import sys
 
 import nbformat
 from nbclient import NotebookClient
@@ -129,7 +129,12 @@ def compare(data, stored):
 
 
 def main():
-    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT
+    parser = argparse.ArgumentParser(
+        description="Run the notebooks of python/notebooks and render their figures (PNG) and the "
+        "data behind them (JSON).")
+    parser.add_argument("out", nargs="?", type=pathlib.Path, default=DEFAULT_OUT,
+                        help=f"the folder to write into (default: {DEFAULT_OUT})")
+    out = parser.parse_args().out
     out.mkdir(parents=True, exist_ok=True)
     for path in notebooks():
         figures, data = execute(path, out)
