@@ -61,36 +61,49 @@ std::uint32_t from_float(const FloatFormat& format, float value) {
                                  : convert(formats::fp32, format, bits, Rounding::nearest_even);
 }
 
+// The rows (by_rows) or columns of x decoded in `f`, each `length` long and stored contiguously.
+std::vector<Decoded> decode_lines(const FloatFormat& f, const ConstMatrixView& x, bool by_rows) {
+  const std::int64_t lines = by_rows ? x.rows : x.cols, length = by_rows ? x.cols : x.rows;
+  std::vector<Decoded> out(static_cast<std::size_t>(lines * length));
+  for (std::int64_t l = 0; l < lines; ++l) {
+    for (std::int64_t p = 0; p < length; ++p)
+      out[l * length + p] = decode(f, by_rows ? x.get(l, p) : x.get(p, l));
+  }
+  return out;
+}
+
 // The reference evaluation: every element through mma_element_decoded, A decoded by rows and B
-// by columns once.
+// by columns once (and their scales, for a block-scaled datapath).
 void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
-                       std::span<std::uint32_t> acc, int threads) {
+                       const BlockScales* scales, std::span<std::uint32_t> acc, int threads) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
-  std::vector<Decoded> rows(static_cast<std::size_t>(m * k));
-  std::vector<Decoded> cols(static_cast<std::size_t>(n * k));
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t p = 0; p < k; ++p) rows[i * k + p] = decode(dp.input, a.get(i, p));
-  }
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t p = 0; p < k; ++p) cols[j * k + p] = decode(dp.input, b.get(p, j));
-  }
+  const std::vector<Decoded> rows = decode_lines(dp.input, a, true);
+  const std::vector<Decoded> cols = decode_lines(dp.b_format(), b, false);
+  const std::int64_t s = scales ? scales->a.cols : 0;
+  const std::vector<Decoded> row_scales =
+      scales ? decode_lines(dp.block_scaling.scale_a, scales->a, true) : std::vector<Decoded>{};
+  const std::vector<Decoded> col_scales =
+      scales ? decode_lines(dp.block_scaling.scale_b, scales->b, false) : std::vector<Decoded>{};
+  const auto line = [](const std::vector<Decoded>& all, std::int64_t index, std::int64_t length) {
+    return std::span<const Decoded>(all.data() + index * length, static_cast<std::size_t>(length));
+  };
   detail::parallel_for(threads, m, 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
-      const std::span<const Decoded> row(rows.data() + i * k, static_cast<std::size_t>(k));
       for (std::int64_t j = 0; j < n; ++j) {
-        const std::span<const Decoded> col(cols.data() + j * k, static_cast<std::size_t>(k));
         std::uint32_t& d = acc[static_cast<std::size_t>(i * n + j)];
-        d = mma_element_decoded(dp, row, col, d);
+        d = scales ? mma_element_decoded(dp, line(rows, i, k), line(cols, j, k), d,
+                                         line(row_scales, i, s), line(col_scales, j, s))
+                   : mma_element_decoded(dp, line(rows, i, k), line(cols, j, k), d);
       }
     }
   });
 }
 
 // acc becomes the chain of MMA instructions over all of a's columns and b's rows, from acc.
-void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, const BlockScales* scales,
                std::span<std::uint32_t> acc, int threads) {
   if (!detail::fast_path_applies(dp) || !detail::fast_mma_chain(dp, a, b, acc, threads)) {
-    general_mma_chain(dp, a, b, acc, threads);
+    general_mma_chain(dp, a, b, scales, acc, threads);
   }
 }
 
@@ -103,15 +116,25 @@ ConstMatrixView rows(ConstMatrixView x, std::int64_t first, std::int64_t count) 
 }
 
 // acc (fp32 bits) += the chain of each chunk of kb values of k, taken out of the tensor core
-// after the chunk (GemmOptions::takeout_every_k).
-void mma_chain_taken_out(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, std::int64_t kb,
-                         std::span<std::uint32_t> acc, int threads) {
+// after the chunk (GemmOptions::takeout_every_k). kb is a multiple of instruction_k, which
+// scale_block divides: a chunk's scales are whole columns of scales->a and rows of scales->b.
+void mma_chain_taken_out(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+                         const BlockScales* scales, std::int64_t kb, std::span<std::uint32_t> acc,
+                         int threads) {
   const std::int64_t k = a.cols;
   std::vector<std::uint32_t> chunk(acc.size());
   for (std::int64_t first = 0; first < k; first += kb) {
     const std::int64_t count = std::min(kb, k - first);
     std::fill(chunk.begin(), chunk.end(), encode_zero(dp.accumulator, false));
-    mma_chain(dp, columns(a, first, count), rows(b, first, count), chunk, threads);
+    std::optional<BlockScales> chunk_scales;
+    if (scales) {
+      const std::int64_t block = dp.block_scaling.scale_block;
+      const std::int64_t scale_first = first / block, scale_count = (count + block - 1) / block;
+      chunk_scales = BlockScales{columns(scales->a, scale_first, scale_count),
+                                 rows(scales->b, scale_first, scale_count)};
+    }
+    mma_chain(dp, columns(a, first, count), rows(b, first, count),
+              chunk_scales ? &*chunk_scales : nullptr, chunk, threads);
     const auto size = static_cast<std::int64_t>(acc.size());
     detail::parallel_for(threads, size, 4096, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) acc[i] = fp32_add_rn(acc[i], chunk[i]);
@@ -123,14 +146,26 @@ void mma_chain_taken_out(const Datapath& dp, ConstMatrixView a, ConstMatrixView 
 
 void check_gemm_operands(std::string_view caller, const Datapath& dp, const GemmOptions& options,
                          const ConstMatrixView& a, const ConstMatrixView& b,
-                         const std::optional<ConstMatrixView>& c, const ConstMatrixView& d) {
+                         const std::optional<ConstMatrixView>& c, const ConstMatrixView& d,
+                         const BlockScales* scales) {
   const auto refuse = [&](const std::string& what) {
     throw std::invalid_argument(std::string(caller) + ": " + what);
   };
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   if (m < 0 || n < 0 || k < 0) refuse("negative dimension");
   check_shape(caller, "A", a, m, k, dp.input, "input");
-  check_shape(caller, "B", b, k, n, dp.input, "input");
+  check_shape(caller, "B", b, k, n, dp.b_format(), dp.has_input_b ? "b input" : "input");
+  if (dp.block_scaled() && scales == nullptr) {
+    refuse("the datapath is block-scaled (" + std::string(dp.block_scaling.scale_a.name) +
+           " scales per " + std::to_string(dp.block_scaling.scale_block) +
+           " k): the scales of A and B are required");
+  }
+  if (!dp.block_scaled() && scales != nullptr) refuse("scales given to a datapath without scaling");
+  if (scales) {
+    const auto s = static_cast<std::int64_t>(scale_count(dp, static_cast<std::size_t>(k)));
+    check_shape(caller, "the scales of A", scales->a, m, s, dp.block_scaling.scale_a, "A scale");
+    check_shape(caller, "the scales of B", scales->b, s, n, dp.block_scaling.scale_b, "B scale");
+  }
   check_shape(caller, "D", d, m, n, dp.accumulator, "accumulator");
   const bool reads_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
   if (reads_c && !c) refuse("C is required (beta != 0 or C is the initial accumulator)");
@@ -141,11 +176,14 @@ void check_gemm_operands(std::string_view caller, const Datapath& dp, const Gemm
   }
 }
 
-void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
-                   ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d) {
+namespace {
+
+void scaled_or_plain_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
+                          ConstMatrixView b, const BlockScales* scales,
+                          std::optional<ConstMatrixView> c, MatrixView d) {
   const FloatingPointScope scope;
   validate(dp);
-  check_gemm_operands("emulated_gemm", dp, options, a, b, c, d);
+  check_gemm_operands("emulated_gemm", dp, options, a, b, c, d, scales);
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   if (options.takeout_every_k < 0) {
     bad_argument("takeout_every_k = " + std::to_string(options.takeout_every_k) + " must be >= 0");
@@ -177,9 +215,9 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
   });
   if (k > 0) {
     if (options.takeout_every_k > 0) {
-      mma_chain_taken_out(dp, a, b, options.takeout_every_k, acc, options.threads);
+      mma_chain_taken_out(dp, a, b, scales, options.takeout_every_k, acc, options.threads);
     } else {
-      mma_chain(dp, a, b, acc, options.threads);
+      mma_chain(dp, a, b, scales, acc, options.threads);
     }
   }
 
@@ -208,6 +246,19 @@ void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixVi
       }
     }
   });
+}
+
+}  // namespace
+
+void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
+                   ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d) {
+  scaled_or_plain_gemm(dp, options, a, b, nullptr, c, d);
+}
+
+void emulated_gemm(const Datapath& dp, const GemmOptions& options, ConstMatrixView a,
+                   ConstMatrixView b, const BlockScales& scales, std::optional<ConstMatrixView> c,
+                   MatrixView d) {
+  scaled_or_plain_gemm(dp, options, a, b, &scales, c, d);
 }
 
 }  // namespace tcemu

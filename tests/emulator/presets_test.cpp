@@ -19,7 +19,10 @@ TEST(Presets, EveryPresetIsAValidDatapath) {
   EXPECT_GE(entries.size(), 90u);
   // Each entry is the preset of its own key.
   for (const PresetEntry& e : entries) {
-    EXPECT_EQ(preset(e.arch, e.datapath.input, e.datapath.accumulator, e.instruction), e.datapath);
+    EXPECT_EQ(preset(e.arch, e.datapath.input, e.datapath.b_format(), e.datapath.accumulator,
+                     e.instruction),
+              e.datapath)
+        << e.arch << " " << e.instruction;
   }
 }
 

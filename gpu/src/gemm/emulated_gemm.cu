@@ -465,14 +465,12 @@ __global__ void __launch_bounds__(kExactThreads) exact_gemm_kernel(Datapath dp, 
       static_cast<std::int64_t>(blockIdx.x) * kExactThreads + static_cast<int>(threadIdx.x);
   if (element >= static_cast<std::int64_t>(p.m) * p.n) return;
   const int i = static_cast<int>(element % p.m), j = static_cast<int>(element / p.m);
-  struct Pair {
-    Decoded a, b;
-  };
+  using tcemu::detail::Operands;
   const std::uint32_t initial = initial_bits(dp, p, i, j);
   std::uint32_t out;
   if (p.takeout_instructions == 0) {
     out = tcemu::detail::exact_mma_chain(dp, p.k, initial, [&](std::int64_t kk) {
-      return Pair{decode(dp.input, p.a.get(i, kk)), decode(dp.input, p.b.get(kk, j))};
+      return Operands{decode(dp.input, p.a.get(i, kk)), decode(dp.b_format(), p.b.get(kk, j))};
     });
   } else {
     const std::int64_t chunk = static_cast<std::int64_t>(p.takeout_instructions) * dp.instruction_k;
@@ -481,8 +479,8 @@ __global__ void __launch_bounds__(kExactThreads) exact_gemm_kernel(Datapath dp, 
       const std::int64_t count = std::min<std::int64_t>(chunk, p.k - first);
       const std::uint32_t part = tcemu::detail::exact_mma_chain(
           dp, count, encode_zero(dp.accumulator, false), [&](std::int64_t kk) {
-            return Pair{decode(dp.input, p.a.get(i, first + kk)),
-                        decode(dp.input, p.b.get(first + kk, j))};
+            return Operands{decode(dp.input, p.a.get(i, first + kk)),
+                            decode(dp.b_format(), p.b.get(first + kk, j))};
           });
       out = fp32_add_rn(out, part);
     }

@@ -48,7 +48,10 @@ inline constexpr int kLowestGrid = -600;  // emax never needs to be lower (all t
 
 // True when the datapath truncates on a grid narrow enough for binary64 sums (the proof above).
 // A floor above every real exponent would push the scale out of binary64's range.
+// The block functions decode both operands in `input` and take no scales: a datapath with a
+// separate b format or block scales runs through block_fma.hpp.
 TCEMU_HOST_DEVICE inline bool binary64_applies(const Datapath& dp) {
+  if (dp.has_input_b || dp.block_scaled()) return false;
   if (!dp.alignment_fraction_bits.has_value() || dp.input.fraction_bits > 10) return false;
   const int sum_bits =
       *dp.alignment_fraction_bits + 2 + bit_width(static_cast<std::uint64_t>(dp.block_terms + 1));

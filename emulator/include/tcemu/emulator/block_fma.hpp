@@ -6,10 +6,12 @@
 // operands.
 //
 // Exactness: every product of two decoded inputs (at most 24-bit significands) is an exact 48-bit
-// integer times a power of two; each term is truncated on the grid by a right shift of its
-// magnitude (the model's truncation toward zero), and the kept terms are summed in a WideSum
-// (wide_sum.hpp), which holds every validated datapath's terms without loss. One round_pack call
-// rounds the exact sum.
+// integer times a power of two; a block-scaled product times its two scales (at most 4-bit
+// significands each) fits 56 bits, and a group sum times its scales fits 63 bits for the formats
+// validate() accepts with groups (mma.cpp: group_sum_bits). Each term is truncated on the grid by a
+// right shift of its magnitude (the model's truncation toward zero), and the kept terms are summed
+// in a WideSum (wide_sum.hpp), which holds every validated datapath's terms without loss. One
+// round_pack call rounds the exact sum.
 #pragma once
 
 #include <array>
@@ -18,6 +20,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/decode.hpp>
@@ -32,9 +36,11 @@ inline constexpr int kMaxBlockTerms = 64;
 
 namespace detail {
 
-// A finite nonzero term: (-1)^negative * significand * 2^lsb_exponent, aligned on
-// alignment_exponent (the exponent its format's leading bit would have; products add their
-// factors' alignment exponents, so their significand lies in [0, 4) times 2^alignment_exponent).
+// A finite term: (-1)^negative * significand * 2^lsb_exponent, aligned on alignment_exponent (the
+// exponent its format's leading bit would have; products add their factors' alignment exponents,
+// so their value lies in [0, 4) times 2^alignment_exponent, times [0, 4) more per pair of scales).
+// A block-scaled group is aligned on its scales' exponents alone: its value may lie far above
+// 2^alignment_exponent, and a cancelled group has significand 0 (it still sets the grid).
 struct Term {
   bool negative;
   std::uint64_t significand;
@@ -43,25 +49,102 @@ struct Term {
 };
 
 // Terms of one sum plus what the special-value rules need.
+// The class of a product x * y from its factors' classes: NaN for a NaN factor or 0 * Inf.
+TCEMU_HOST_DEVICE constexpr ValueClass product_class(ValueClass x, ValueClass y) {
+  if (x == ValueClass::nan || y == ValueClass::nan) return ValueClass::nan;
+  if (x == ValueClass::infinity || y == ValueClass::infinity) {
+    return x == ValueClass::zero || y == ValueClass::zero ? ValueClass::nan : ValueClass::infinity;
+  }
+  if (x == ValueClass::zero || y == ValueClass::zero) return ValueClass::zero;
+  return ValueClass::finite;
+}
+
+// The two scales of a block-scaled term (unsigned: decoded from ue8m0 or ue4m3).
+struct ScalePair {
+  const Decoded& a;
+  const Decoded& b;
+  const BlockScaling& rule;
+};
+
 class TermList {
  public:
-  TCEMU_HOST_DEVICE void add_product(const FloatFormat& input, const Decoded& a, const Decoded& b) {
+  TCEMU_HOST_DEVICE void add_product(const FloatFormat& format_a, const FloatFormat& format_b,
+                                     const Decoded& a, const Decoded& b) {
     const bool negative = a.negative != b.negative;
-    if (a.value_class == ValueClass::nan || b.value_class == ValueClass::nan) {
-      nan_ = true;
-    } else if (a.value_class == ValueClass::infinity || b.value_class == ValueClass::infinity) {
-      if (a.value_class == ValueClass::zero || b.value_class == ValueClass::zero) {
-        nan_ = true;  // 0 * Inf
-      } else {
+    switch (product_class(a.value_class, b.value_class)) {
+      case ValueClass::nan:
+        nan_ = true;
+        break;
+      case ValueClass::infinity:
         (negative ? negative_infinity_ : positive_infinity_) = true;
-      }
-    } else if (a.value_class == ValueClass::zero || b.value_class == ValueClass::zero) {
-      note_zero(negative);
-    } else {
-      // Exact: significands have at most 24 bits each, so the product fits in 48 bits.
-      push({negative, a.significand * b.significand, a.lsb_exponent + b.lsb_exponent,
-            a.alignment_exponent(input) + b.alignment_exponent(input)});
+        break;
+      case ValueClass::zero:
+        note_zero(negative);
+        break;
+      case ValueClass::finite:
+        // Exact: significands have at most 24 bits each, so the product fits in 48 bits.
+        push({negative, a.significand * b.significand, a.lsb_exponent + b.lsb_exponent,
+              a.alignment_exponent(format_a) + b.alignment_exponent(format_b)});
+        break;
     }
+  }
+
+  // a * b * scale_a * scale_b as one term (group_terms == 1: kind::mxf8f6f4): the scales'
+  // exponents add to the product's, their significands (1 for ue8m0, at most 4 bits for ue4m3)
+  // multiply its significand: at most 24 + 24 + 4 + 4 bits.
+  TCEMU_HOST_DEVICE void add_scaled_product(const FloatFormat& format_a,
+                                            const FloatFormat& format_b, const Decoded& a,
+                                            const Decoded& b, const ScalePair& scales) {
+    const ValueClass product = product_class(a.value_class, b.value_class);
+    if (!apply_scales(product, a.negative != b.negative, scales)) return;
+    push({a.negative != b.negative,
+          a.significand * b.significand * scales.a.significand * scales.b.significand,
+          a.lsb_exponent + b.lsb_exponent + scales.a.lsb_exponent + scales.b.lsb_exponent,
+          a.alignment_exponent(format_a) + b.alignment_exponent(format_b) +
+              scale_alignment(scales)});
+  }
+
+  // The exact sum of the n products a[i] * b[i] times both scales as one term, aligned on the
+  // scales' exponents (group_terms > 1: kind::mxf4, mxf4nvf4). A group whose products are all zero
+  // is a zero term; one that cancels is a term of value 0 that still sets the grid (MMA-Sim
+  // 2.1.1's GST_FDPA). The sum fits an int64: validate() bounds the products' span (mma.cpp).
+  TCEMU_HOST_DEVICE void add_scaled_group(const Decoded* a, const Decoded* b, int n,
+                                          const ScalePair& scales) {
+    ValueClass group = ValueClass::zero;
+    bool every_zero_negative = true;
+    bool positive_infinity = false;
+    bool negative_infinity = false;
+    int lsb = 0;
+    for (int i = 0; i < n; ++i) {
+      const ValueClass product = product_class(a[i].value_class, b[i].value_class);
+      const bool negative = a[i].negative != b[i].negative;
+      if (product == ValueClass::nan) group = ValueClass::nan;
+      if (product == ValueClass::infinity)
+        (negative ? negative_infinity : positive_infinity) = true;
+      if (product == ValueClass::zero) every_zero_negative = every_zero_negative && negative;
+      if (product == ValueClass::finite) {
+        const int product_lsb = a[i].lsb_exponent + b[i].lsb_exponent;
+        lsb = group == ValueClass::zero || product_lsb < lsb ? product_lsb : lsb;
+        if (group == ValueClass::zero) group = ValueClass::finite;
+      }
+    }
+    if (group != ValueClass::nan && (positive_infinity || negative_infinity)) {
+      group = positive_infinity && negative_infinity ? ValueClass::nan : ValueClass::infinity;
+    }
+    if (!apply_scales(
+            group, negative_infinity || (group == ValueClass::zero && every_zero_negative), scales))
+      return;
+    std::int64_t sum = 0;
+    for (int i = 0; i < n; ++i) {
+      if (product_class(a[i].value_class, b[i].value_class) != ValueClass::finite) continue;
+      const auto magnitude = static_cast<std::int64_t>(a[i].significand * b[i].significand)
+                             << (a[i].lsb_exponent + b[i].lsb_exponent - lsb);
+      sum += a[i].negative != b[i].negative ? -magnitude : magnitude;
+    }
+    const std::uint64_t magnitude =
+        sum < 0 ? static_cast<std::uint64_t>(-sum) : static_cast<std::uint64_t>(sum);
+    push({sum < 0, magnitude * scales.a.significand * scales.b.significand,
+          lsb + scales.a.lsb_exponent + scales.b.lsb_exponent, scale_alignment(scales)});
   }
 
   TCEMU_HOST_DEVICE void add_value(const FloatFormat& format, const Decoded& x) {
@@ -102,6 +185,39 @@ class TermList {
  private:
   TCEMU_HOST_DEVICE void note_zero(bool negative) {
     every_zero_negative_ = every_zero_negative_ && negative;
+  }
+  TCEMU_HOST_DEVICE static int scale_alignment(const ScalePair& scales) {
+    return scales.a.alignment_exponent(scales.rule.scale_a) +
+           scales.b.alignment_exponent(scales.rule.scale_b);
+  }
+  // Applies the scales to a product or group of class `value`; true when a finite nonzero term
+  // remains to be pushed. A NaN scale poisons (or, under ignored_for_zero_products, leaves a zero
+  // alone); a zero scale (ue4m3 0) makes a finite product a zero term and an infinite one NaN.
+  TCEMU_HOST_DEVICE bool apply_scales(ValueClass value, bool negative, const ScalePair& scales) {
+    const bool nan_scale =
+        scales.a.value_class == ValueClass::nan || scales.b.value_class == ValueClass::nan;
+    const bool zero_scale =
+        scales.a.value_class == ValueClass::zero || scales.b.value_class == ValueClass::zero;
+    if (nan_scale &&
+        (scales.rule.nan_scale == NanScale::poisons_result || value != ValueClass::zero)) {
+      value = ValueClass::nan;
+    }
+    if (zero_scale && value == ValueClass::infinity) value = ValueClass::nan;
+    if (zero_scale && value == ValueClass::finite) value = ValueClass::zero;
+    switch (value) {
+      case ValueClass::nan:
+        nan_ = true;
+        return false;
+      case ValueClass::infinity:
+        (negative ? negative_infinity_ : positive_infinity_) = true;
+        return false;
+      case ValueClass::zero:
+        note_zero(negative);
+        return false;
+      case ValueClass::finite:
+        break;
+    }
+    return true;
   }
   TCEMU_HOST_DEVICE void push(const Term& t) { terms_[count_++] = t; }
 
@@ -190,7 +306,32 @@ template <class Record = NoRecord>
 TCEMU_HOST_DEVICE std::uint32_t exact_block(const Datapath& dp, const Decoded* a, const Decoded* b,
                                             std::size_t n, std::uint32_t c, Record record = {}) {
   TermList list;
-  for (std::size_t i = 0; i < n; ++i) list.add_product(dp.input, a[i], b[i]);
+  for (std::size_t i = 0; i < n; ++i) list.add_product(dp.input, dp.b_format(), a[i], b[i]);
+  list.add_value(dp.accumulator, decode(dp.accumulator, c));
+  const bool exact = !dp.alignment_fraction_bits.has_value();
+  return round_sum(dp, list, exact, exact ? 0 : *dp.alignment_fraction_bits, dp.alignment_floor,
+                   dp.block_rounding, dp.block_result_precision, record);
+}
+
+// One block of a block-scaled datapath: products a[i] * b[i] with the scales scale_a[i] and
+// scale_b[i] that cover their k, in k order (validate(): groups never straddle a scale).
+template <class Record = NoRecord>
+TCEMU_HOST_DEVICE std::uint32_t exact_scaled_block(const Datapath& dp, const Decoded* a,
+                                                   const Decoded* b, const Decoded* scale_a,
+                                                   const Decoded* scale_b, std::size_t n,
+                                                   std::uint32_t c, Record record = {}) {
+  TermList list;
+  const BlockScaling& rule = dp.block_scaling;
+  const auto group = static_cast<std::size_t>(rule.group_terms);
+  for (std::size_t i = 0; i < n; i += group) {
+    const ScalePair scales{scale_a[i], scale_b[i], rule};
+    if (group == 1) {
+      list.add_scaled_product(dp.input, dp.b_format(), a[i], b[i], scales);
+    } else {
+      const int count = static_cast<int>(n - i < group ? n - i : group);
+      list.add_scaled_group(a + i, b + i, count, scales);
+    }
+  }
   list.add_value(dp.accumulator, decode(dp.accumulator, c));
   const bool exact = !dp.alignment_fraction_bits.has_value();
   return round_sum(dp, list, exact, exact ? 0 : *dp.alignment_fraction_bits, dp.alignment_floor,
@@ -225,16 +366,29 @@ TCEMU_HOST_DEVICE constexpr int term_of_slot(const Datapath& dp, int block, int 
   return ((position / dp.k_group) * blocks + block) * dp.k_group + position % dp.k_group;
 }
 
+// The decoded operands of term p of a chain: a_p and b_p, and for a block-scaled datapath the
+// scales that cover k = p (ScaledOperands).
+struct Operands {
+  Decoded a, b;
+};
+struct ScaledOperands {
+  Decoded a, b, scale_a, scale_b;
+};
+
 // One element's chain of MMA instructions over k terms from c (mma.hpp's mma_element_decoded):
-// operand(p) gives the decoded pair (a_p, b_p). A partial last instruction has fewer terms and
-// skips its empty blocks after the first.
+// operand(p) gives term p's Operands, or its ScaledOperands for a block-scaled datapath. A partial
+// last instruction has fewer terms and skips its empty blocks after the first.
 template <class Operand>
 TCEMU_HOST_DEVICE std::uint32_t exact_mma_chain(const Datapath& dp, std::int64_t k, std::uint32_t c,
                                                 Operand operand) {
+  constexpr bool kScaled =
+      std::is_same_v<decltype(std::declval<Operand&>()(std::int64_t{})), ScaledOperands>;
   const int blocks = dp.instruction_k / dp.block_terms;
   const bool aligned = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
   std::array<Decoded, kMaxBlockTerms> block_a{};
   std::array<Decoded, kMaxBlockTerms> block_b{};
+  std::array<Decoded, kScaled ? kMaxBlockTerms : 0> block_scale_a{};
+  std::array<Decoded, kScaled ? kMaxBlockTerms : 0> block_scale_b{};
   std::uint32_t d = c;
   for (std::int64_t start = 0; start < k; start += dp.instruction_k) {
     const std::int64_t left = k - start;
@@ -245,13 +399,22 @@ TCEMU_HOST_DEVICE std::uint32_t exact_mma_chain(const Datapath& dp, std::int64_t
       for (int position = 0; position < dp.block_terms; ++position) {
         const int j = term_of_slot(dp, block, position);
         if (j >= terms) continue;
-        const auto [a, b] = operand(start + j);
-        block_a[n] = a;
-        block_b[n] = b;
+        const auto term = operand(start + j);
+        block_a[n] = term.a;
+        block_b[n] = term.b;
+        if constexpr (kScaled) {
+          block_scale_a[n] = term.scale_a;
+          block_scale_b[n] = term.scale_b;
+        }
         ++n;
       }
       if (n == 0 && block > 0) continue;  // a partial instruction leaves trailing blocks empty
-      chain = exact_block(dp, block_a.data(), block_b.data(), n, chain);
+      if constexpr (kScaled) {
+        chain = exact_scaled_block(dp, block_a.data(), block_b.data(), block_scale_a.data(),
+                                   block_scale_b.data(), n, chain);
+      } else {
+        chain = exact_block(dp, block_a.data(), block_b.data(), n, chain);
+      }
     }
     d = aligned ? chain : exact_accumulator_add(dp, chain, d);
   }

@@ -15,8 +15,10 @@ namespace tcemu {
 
 namespace detail {
 
-// The canonical quiet NaN of a format: positive, every fraction bit set.
+// The canonical quiet NaN of a format: positive, every fraction bit set (E8M0: 0xFF). FP6 and FP4
+// hold no NaN: a NaN becomes their largest positive value.
 TCEMU_HOST_DEVICE constexpr std::uint32_t canonical_nan(const FloatFormat& f) {
+  if (f.special == SpecialEncoding::finite) return encode_max_finite(f, false);
   const std::uint32_t exponent = (std::uint32_t{1} << f.exponent_bits) - 1;
   const std::uint32_t fraction = (std::uint32_t{1} << f.fraction_bits) - 1;
   return ((exponent << f.fraction_bits) | fraction) << f.padding_bits;
@@ -25,7 +27,9 @@ TCEMU_HOST_DEVICE constexpr std::uint32_t canonical_nan(const FloatFormat& f) {
 }  // namespace detail
 
 // Converts `bits` of `from` to `to`. NaN becomes `to`'s canonical quiet NaN (all fraction bits
-// set, positive), Inf stays Inf (E4M3, which has none, gives NaN), zeros keep their sign.
+// set, positive), Inf stays Inf (E4M3 and E8M0, which have none, give NaN; FP6 and FP4 their
+// largest value), zeros keep their sign. The unsigned formats (ue8m0, ue4m3) take the magnitude;
+// E8M0 has no zero, so a zero (or a value rounding below 2^-127) gives its field 0, 2^-127.
 TCEMU_HOST_DEVICE inline std::uint32_t convert(const FloatFormat& from, const FloatFormat& to,
                                                std::uint32_t bits, Rounding rounding,
                                                Overflow overflow = Overflow::ieee) {

@@ -28,16 +28,23 @@ struct Decoded {
 };
 
 // Decodes the low container_bits() of `bits`. TF32's padding bits are dropped (truncation), as the
-// hardware ignores them.
+// hardware ignores them. Formats with SpecialEncoding::finite (FP6, FP4) never decode to Inf or
+// NaN.
 TCEMU_HOST_DEVICE constexpr Decoded decode(const FloatFormat& format, std::uint32_t bits) {
   const std::uint32_t stored = bits >> format.padding_bits;
   const int f = format.fraction_bits;
   const std::uint32_t fraction = stored & ((std::uint32_t{1} << f) - 1);
   const std::uint32_t exponent_field =
       (stored >> f) & ((std::uint32_t{1} << format.exponent_bits) - 1);
-  const bool negative = ((stored >> (f + format.exponent_bits)) & 1) != 0;
+  // An unsigned format (ue8m0, ue4m3) ignores the bit above its fields, as the PTX ISA reads them.
+  const bool negative = format.is_signed && ((stored >> (f + format.exponent_bits)) & 1) != 0;
   const std::uint32_t all_ones = (std::uint32_t{1} << format.exponent_bits) - 1;
 
+  if (format.special == SpecialEncoding::e8m0) {
+    // Every field but all ones is 2^(field - bias): significand 1, no zero, no subnormal.
+    if (exponent_field == all_ones) return {ValueClass::nan, false, 0, 0};
+    return {ValueClass::finite, false, 1, static_cast<int>(exponent_field) - format.bias()};
+  }
   if (format.special == SpecialEncoding::ieee && exponent_field == all_ones) {
     return {fraction == 0 ? ValueClass::infinity : ValueClass::nan, negative, 0, 0};
   }

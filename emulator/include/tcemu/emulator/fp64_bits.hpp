@@ -1,9 +1,9 @@
 // IEEE 754 binary64 by its bit fields, the same code on the host and on the device
 // (TCEMU_HOST_DEVICE): the element functions of the Ozaki steps and the long accumulator
 // (tcemu/backend/ozaki_elements.hpp, long_accumulator.hpp) are built on these, so that the host
-// backends and the GPU backend compute the same bits. Power-of-two scaling, the fp32 widening and the rounding of an
-// exact value to binary64 are integer arithmetic on the fields; the rounded operations are
-// rounded_arithmetic.hpp's.
+// backends and the GPU backend compute the same bits. Power-of-two scaling, the fp32 widening and
+// the rounding of an exact value to binary64 are integer arithmetic on the fields; the rounded
+// operations are rounded_arithmetic.hpp's.
 #pragma once
 
 #include <algorithm>

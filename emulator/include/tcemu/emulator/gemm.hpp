@@ -47,17 +47,34 @@ struct GemmOptions {
 void emulated_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
                    ConstMatrixView b, std::optional<ConstMatrixView> c, MatrixView d);
 
+// The scales of a block-scaled product (datapath.block_scaled()): `a` is m x s, one scale per row
+// of A and scale_block consecutive k, `b` is s x n, one per column of B, with s =
+// scale_count(datapath, k) (mma.hpp), in the datapath's scale formats (one byte each).
+struct BlockScales {
+  ConstMatrixView a;
+  ConstMatrixView b;
+};
+
+// The block-scaled GEMM: as above, each k of A and B times the scales that cover it.
+// takeout_every_k must then also be a multiple of scale_block (it is one of instruction_k, which
+// scale_block divides). The overload without scales refuses a block-scaled datapath.
+void emulated_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
+                   ConstMatrixView b, const BlockScales& scales, std::optional<ConstMatrixView> c,
+                   MatrixView d);
+
 // The operand contract of the GEMM, written once for every caller: emulated_gemm and every
 // backend's mma_gemm (tcemu/backend/tensor_core_steps.hpp) call it. Throws std::invalid_argument
 // "<caller>: ..." naming the offending argument: a negative dimension; A (m x k), B (k x n), C or
-// D (m x n) of another shape, or not holding the datapath's input (A, B) or accumulator (C, D)
-// format; a leading dimension too small; C missing where the options read it (beta != 0 or C as
-// the initial accumulator); alpha or beta other than 1 with C as the initial accumulator. The views
-// are not dereferenced (a backend passes its own addresses). takeout_every_k is checked by
-// whoever computes the product, since its unit is the instruction the product runs on.
+// D (m x n) of another shape, or not holding the datapath's input (A: input, B: b_format()) or
+// accumulator (C, D) format; scales missing for a block-scaled datapath, given to another, or of
+// another shape or format than BlockScales says; a leading dimension too small; C missing where the
+// options read it (beta != 0 or C as the initial accumulator); alpha or beta other than 1 with C as
+// the initial accumulator. The views are not dereferenced (a backend passes its own addresses).
+// takeout_every_k is checked by whoever computes the product, since its unit is the instruction the
+// product runs on.
 void check_gemm_operands(std::string_view caller, const Datapath& datapath,
                          const GemmOptions& options, const ConstMatrixView& a,
                          const ConstMatrixView& b, const std::optional<ConstMatrixView>& c,
-                         const ConstMatrixView& d);
+                         const ConstMatrixView& d, const BlockScales* scales = nullptr);
 
 }  // namespace tcemu

@@ -8,7 +8,11 @@
 //   wmma.mMnNkK       a WMMA fragment shape; it has the datapath of the mma.sync shape it
 //                     compiles to on that architecture (wmma_target())
 //   wgmma, wgmma.m64nNkK   sm90's warpgroup MMA (the same datapath for every N)
-//   tcgen05           sm100's MMA
+//   tcgen05           sm100's MMA: kind::f16, kind::tf32, kind::f8f6f4 (by the input formats)
+//   tcgen05.KIND.blockS[.SCALE]   sm100's block-scaled MMA: tcgen05.mxf8f6f4.block32,
+//                     tcgen05.mxf4.block32, tcgen05.mxf4nvf4.block32 (ue8m0 scales),
+//                     tcgen05.mxf4nvf4.block16.ue8m0 and .ue4m3 (NVFP4)
+//   mma.sync.mMnNkK.KIND.blockS[.SCALE]   sm120's block-scaled mma.sync, the same kinds
 #pragma once
 
 #include <cstddef>
@@ -22,8 +26,8 @@
 namespace tcemu {
 
 // Architecture presets: sm70 (V100), sm75 (T4), sm80 (A100/A30/A2), sm89 (Ada/L40S),
-// sm90 (H100/H200), sm100 (B200); idealised: exact-rn and exact-rz (the exact block sum of
-// all K terms and c, rounded once to nearest or toward zero).
+// sm90 (H100/H200), sm100 (B200), sm120 (RTX 50, RTX PRO 6000 Blackwell); idealised: exact-rn and
+// exact-rz (the exact block sum of all K terms and c, rounded once to nearest or toward zero).
 std::vector<std::string_view> preset_names();
 
 // Every instruction name an architecture accepts, in the order above: "mma.sync", its
@@ -31,8 +35,12 @@ std::vector<std::string_view> preset_names();
 // (sm100). (wgmma.m64nNkK is accepted for every N the PTX ISA allows and is not listed.)
 std::vector<std::string_view> instruction_names(std::string_view arch);
 
-// The same, restricted to the instructions that take `input` with an `accumulator` accumulator.
+// The same, restricted to the instructions that take `input` with an `accumulator` accumulator
+// (and b in `input_b`: kind::f8f6f4 takes any pair of e5m2, e4m3, e3m2, e2m3, e2m1).
 std::vector<std::string_view> instruction_names(std::string_view arch, const FloatFormat& input,
+                                                const FloatFormat& accumulator);
+std::vector<std::string_view> instruction_names(std::string_view arch, const FloatFormat& input,
+                                                const FloatFormat& input_b,
                                                 const FloatFormat& accumulator);
 
 // The mma.sync shape a WMMA shape compiles to on `arch` for `input` (e.g. "mma.sync.m16n8k16"
@@ -56,6 +64,9 @@ void check_shape_k(std::string_view arch, const FloatFormat& input, const FloatF
 // accumulator. Throws std::invalid_argument naming the combination that the hardware lacks.
 Datapath preset(std::string_view arch, const FloatFormat& input, const FloatFormat& accumulator,
                 std::string_view instruction = "mma.sync");
+// The same with b in `input_b` (a in `input`), for the instructions that take two formats.
+Datapath preset(std::string_view arch, const FloatFormat& input, const FloatFormat& input_b,
+                const FloatFormat& accumulator, std::string_view instruction = "mma.sync");
 
 // Every (architecture, instruction, input, accumulator) combination the hardware has, with its
 // datapath, in the order of preset_names() and instruction_names(): the rows of the one preset

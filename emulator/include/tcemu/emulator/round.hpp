@@ -64,22 +64,31 @@ TCEMU_HOST_DEVICE constexpr std::uint32_t encode_zero(const FloatFormat& format,
   return detail::pack(format, negative, 0, 0);
 }
 
-TCEMU_HOST_DEVICE constexpr std::uint32_t encode_infinity(const FloatFormat& format,
-                                                          bool negative) {
-  const std::uint32_t all_ones = (std::uint32_t{1} << format.exponent_bits) - 1;
-  if (format.special == SpecialEncoding::fn_e4m3) {
-    // E4M3 has no Inf: an infinite result is NaN (S.1111.111), as cvt without .satfinite gives.
-    return detail::pack(format, negative, all_ones, (std::uint64_t{1} << format.fraction_bits) - 1);
-  }
-  return detail::pack(format, negative, all_ones, 0);
-}
-
 TCEMU_HOST_DEVICE constexpr std::uint32_t encode_max_finite(const FloatFormat& format,
                                                             bool negative) {
   const std::uint64_t significand = format.max_significand();
   return detail::pack(format, negative,
                       static_cast<std::uint32_t>(format.max_exponent() + format.bias()),
                       significand & ((std::uint64_t{1} << format.fraction_bits) - 1));
+}
+
+TCEMU_HOST_DEVICE constexpr std::uint32_t encode_infinity(const FloatFormat& format,
+                                                          bool negative) {
+  const std::uint32_t all_ones = (std::uint32_t{1} << format.exponent_bits) - 1;
+  switch (format.special) {
+    case SpecialEncoding::fn_e4m3:
+      // E4M3 has no Inf: an infinite result is NaN (S.1111.111), as cvt without .satfinite gives.
+      return detail::pack(format, negative, all_ones,
+                          (std::uint64_t{1} << format.fraction_bits) - 1);
+    case SpecialEncoding::finite:
+      // FP6 and FP4 have neither Inf nor NaN: the largest finite value (cvt.satfinite's clamp).
+      return encode_max_finite(format, negative);
+    case SpecialEncoding::e8m0:
+      return detail::pack(format, false, all_ones, 0);  // E8M0 has no Inf: its NaN, 0xFF
+    case SpecialEncoding::ieee:
+      break;
+  }
+  return detail::pack(format, negative, all_ones, 0);
 }
 
 // Rounds (-1)^negative * magnitude to `format`, keeping at most `precision` significant bits
