@@ -73,22 +73,27 @@ void check_batch_overlaps(const std::string& backend_name, std::span<const GemmP
 
 void TensorCoreSteps::mma_gemm(const Datapath& datapath, const GemmOptions& options,
                                const BufferMatrix& a, const BufferMatrix& b,
-                               const std::optional<BufferMatrix>& c, const BufferMatrix& d) {
+                               const std::optional<BufferMatrix>& c, const BufferMatrix& d,
+                               const std::optional<ScaleBuffers>& scales) {
   const FloatingPointScope scope;
   check(a, "A");
   check(b, "B");
   if (c) check(*c, "C");
   check(d, "D");
-  check_operands(datapath, options, a, b, c, d);
-  mma_gemm_checked(datapath, options, a, b, c, d);
+  if (scales) {
+    check(scales->a, "the scales of A");
+    check(scales->b, "the scales of B");
+  }
+  check_operands(datapath, options, a, b, c, d, scales);
+  mma_gemm_checked(datapath, options, a, b, c, d, scales);
 }
 
 // The GEMM contract (check_gemm_operands, gemm.hpp) on the views' shapes and formats; the
 // addresses are the owner's and are not dereferenced.
 void TensorCoreSteps::check_operands(const Datapath& datapath, const GemmOptions& options,
                                      const BufferMatrix& a, const BufferMatrix& b,
-                                     const std::optional<BufferMatrix>& c,
-                                     const BufferMatrix& d) const {
+                                     const std::optional<BufferMatrix>& c, const BufferMatrix& d,
+                                     const std::optional<ScaleBuffers>& scales) const {
   const auto view = [](const BufferMatrix& m) {
     return ConstMatrixView{static_cast<const unsigned char*>(m.buffer->address()) + m.offset_bytes,
                            m.format,
@@ -99,7 +104,10 @@ void TensorCoreSteps::check_operands(const Datapath& datapath, const GemmOptions
   };
   std::optional<ConstMatrixView> c_view;
   if (c) c_view = view(*c);
-  check_gemm_operands(name() + ": mma_gemm", datapath, options, view(a), view(b), c_view, view(d));
+  std::optional<BlockScales> scale_views;
+  if (scales) scale_views = BlockScales{view(scales->a), view(scales->b)};
+  check_gemm_operands(name() + ": mma_gemm", datapath, options, view(a), view(b), c_view, view(d),
+                      scale_views ? &*scale_views : nullptr);
 }
 
 void TensorCoreSteps::mma_gemm_batch(const Datapath& datapath, const GemmOptions& options,
@@ -126,7 +134,7 @@ void TensorCoreSteps::mma_gemm_batch(const Datapath& datapath, const GemmOptions
     }
   }
   if (batch.empty()) return;
-  check_operands(datapath, options, batch[0].a, batch[0].b, std::nullopt, batch[0].d);
+  check_operands(datapath, options, batch[0].a, batch[0].b, std::nullopt, batch[0].d, std::nullopt);
   check_batch_overlaps(name(), batch);
   mma_gemm_batch_checked(datapath, options, batch);
 }
@@ -134,7 +142,7 @@ void TensorCoreSteps::mma_gemm_batch(const Datapath& datapath, const GemmOptions
 void TensorCoreSteps::mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
                                              std::span<const GemmProduct> batch) {
   for (const GemmProduct& p : batch)
-    mma_gemm_checked(datapath, options, p.a, p.b, std::nullopt, p.d);
+    mma_gemm_checked(datapath, options, p.a, p.b, std::nullopt, p.d, std::nullopt);
 }
 
 void TensorCoreSteps::convert(const BufferMatrix& src, const BufferMatrix& dst, Rounding rounding) {

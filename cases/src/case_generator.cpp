@@ -176,8 +176,11 @@ class CaseGenerator::Impl {
     }
     if (mode == 0) return;
     // c = -(exact sum of the products), or of the first one, rounded to the accumulator: the
-    // emulator's exact datapath computes the sum (only the inputs are chosen with it).
+    // emulator's exact datapath computes the sum (only the inputs are chosen with it). The
+    // unscaled sum of a and b, both in the input format, as this generator draws them.
     Datapath exact = dp_;
+    exact.has_input_b = false;
+    exact.block_scaling = {};
     exact.alignment_fraction_bits = std::nullopt;
     exact.alignment_floor = kNoAlignmentFloor;
     exact.instruction_k = exact.block_terms = exact.k_group = kMaxBlockTerms;

@@ -275,11 +275,27 @@ class GpuBackend final : public Backend {
 
   void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                         const BufferMatrix& b, const std::optional<BufferMatrix>& c,
-                        const BufferMatrix& d) override {
+                        const BufferMatrix& d, const std::optional<ScaleBuffers>& scales) override {
     check_dimensions(a, b);
     std::optional<DeviceMatrix> c_device;
     if (c) c_device = detail::device_matrix(*c);
     if (a.rows == 0 || b.cols == 0) return;
+    if (!hardware_formats(datapath)) {
+      // No kernel of ours and no cuBLAS call takes a b format of its own or block scales.
+      if (engine_ != GemmEngine::emulated && engine_ != GemmEngine::fastest) {
+        throw std::invalid_argument(
+            name() + ": only the emulated engine (or 'fastest', which then runs it) computes " +
+            std::string(datapath.input.name) + " x " + std::string(datapath.b_format().name) +
+            (datapath.block_scaled() ? " block-scaled" : "") + " products");
+      }
+      std::optional<detail::DeviceScales> device_scales;
+      if (scales) {
+        device_scales = detail::DeviceScales{detail::device_matrix(scales->a),
+                                             detail::device_matrix(scales->b)};
+      }
+      run_emulated(datapath, options, a, b, c_device, d, device_scales);
+      return;
+    }
     if (engine_ == GemmEngine::cublas) {
       detail::check_cublas_gemm(datapath, options);
       detail::cublas_gemm(cublas_, datapath, options, detail::device_matrix(a),
@@ -290,7 +306,7 @@ class GpuBackend final : public Backend {
     if (engine_ == GemmEngine::emulated ||
         (engine_ == GemmEngine::fastest && !fastest_on_wgmma(datapath) &&
          !mma_sync_computes(datapath))) {
-      run_emulated(datapath, options, a, b, c_device, d);
+      run_emulated(datapath, options, a, b, c_device, d, std::nullopt);
       return;
     }
     run_tiled(datapath, options, a, b, c_device, d);
@@ -327,6 +343,15 @@ class GpuBackend final : public Backend {
 
   // Whether the fastest engine runs this product on the wgmma kernel: where that kernel applies
   // and computes exactly `datapath`.
+  // Whether the datapath's operands are of the formats the hardware kernels and cuBLAS take:
+  // one input format of fp16, bf16, tf32, e4m3 or e5m2, no block scales.
+  static bool hardware_formats(const Datapath& datapath) {
+    const FloatFormat& in = datapath.input;
+    return !datapath.has_input_b && !datapath.block_scaled() &&
+           (in == formats::fp16 || in == formats::bf16 || in == formats::tf32 ||
+            in == formats::e4m3 || in == formats::e5m2);
+  }
+
   bool fastest_on_wgmma(const Datapath& datapath) const {
     return device_.compute_major == 9 && device_.compute_minor == 0 &&
            datapath.accumulator == formats::fp32 &&
@@ -351,7 +376,7 @@ class GpuBackend final : public Backend {
   // The emulated engine: any datapath, on the CUDA cores.
   void run_emulated(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                     const BufferMatrix& b, const std::optional<DeviceMatrix>& c,
-                    const BufferMatrix& d) {
+                    const BufferMatrix& d, const std::optional<detail::DeviceScales>& scales) {
     validate(datapath);
     if (options.takeout_every_k < 0 || options.takeout_every_k % datapath.instruction_k != 0) {
       throw std::invalid_argument(name() +
@@ -363,7 +388,7 @@ class GpuBackend final : public Backend {
       throw std::invalid_argument(name() + ": takeout_every_k needs an fp32 accumulator");
     }
     detail::launch_emulated_gemm(datapath, options, detail::device_matrix(a),
-                                 detail::device_matrix(b), c, detail::device_matrix(d),
+                                 detail::device_matrix(b), c, detail::device_matrix(d), scales,
                                  scratch(step_scratch_, detail::kEmulatedGemmScratchBytes));
   }
 

@@ -49,8 +49,8 @@ class HostBackend final : public Backend {
   // Tensor-core steps
   void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                         const BufferMatrix& b, const std::optional<BufferMatrix>& c,
-                        const BufferMatrix& d) override {
-    detail::host_mma_gemm(datapath, options, a, b, c, d, threads_);
+                        const BufferMatrix& d, const std::optional<ScaleBuffers>& scales) override {
+    detail::host_mma_gemm(datapath, options, a, b, c, d, scales, threads_);
   }
   void convert_checked(const BufferMatrix& src, const BufferMatrix& dst,
                        Rounding rounding) override {

@@ -10,12 +10,18 @@ namespace tcemu::detail {
 
 void host_mma_gemm(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                    const BufferMatrix& b, const std::optional<BufferMatrix>& c,
-                   const BufferMatrix& d, int threads) {
+                   const BufferMatrix& d, const std::optional<ScaleBuffers>& scales, int threads) {
   std::optional<ConstMatrixView> c_view;
   if (c) c_view = host_view(*c);
   GemmOptions threaded = options;
   if (threaded.threads == 0) threaded.threads = threads;
-  emulated_gemm(datapath, threaded, host_view(a), host_view(b), c_view, host_view_mutable(d));
+  if (scales) {
+    emulated_gemm(datapath, threaded, host_view(a), host_view(b),
+                  BlockScales{host_view(scales->a), host_view(scales->b)}, c_view,
+                  host_view_mutable(d));
+  } else {
+    emulated_gemm(datapath, threaded, host_view(a), host_view(b), c_view, host_view_mutable(d));
+  }
 }
 
 void host_convert(const BufferMatrix& src, const BufferMatrix& dst, Rounding rounding) {

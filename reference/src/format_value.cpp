@@ -22,7 +22,8 @@ Fields fields_of(const FloatFormat& format, std::uint32_t bits) {
   const std::uint64_t fraction_mask = (std::uint64_t{1} << format.fraction_bits) - 1;
   const std::uint64_t exponent_mask = (std::uint64_t{1} << format.exponent_bits) - 1;
   return Fields{
-      .negative = ((stored >> (format.exponent_bits + format.fraction_bits)) & 1) != 0,
+      .negative =
+          format.is_signed && ((stored >> (format.exponent_bits + format.fraction_bits)) & 1) != 0,
       .exponent_field =
           static_cast<std::uint32_t>((stored >> format.fraction_bits) & exponent_mask),
       .fraction = static_cast<std::uint32_t>(stored & fraction_mask),
@@ -75,7 +76,18 @@ ExactValue exact_value(const FloatFormat& format, std::uint32_t bits) {
   const int f = format.fraction_bits;
 
   MpfrNumber value(kValuePrecision);
-  if (x.exponent_field == all_ones) {
+  if (format.special == SpecialEncoding::e8m0) {
+    // OCP E8M0: 2^(field - bias) for every field but all ones (NaN); no zero, no subnormal.
+    if (x.exponent_field == all_ones) {
+      mpfr_set_nan(value.get());
+      return {ExactValue::Kind::nan, std::move(value), 0};
+    }
+    const int exponent = static_cast<int>(x.exponent_field) - bias;
+    value.set_scaled(false, 1, exponent);
+    return {ExactValue::Kind::finite, std::move(value), exponent};
+  }
+  // FP6 and FP4 (SpecialEncoding::finite) have no special patterns.
+  if (x.exponent_field == all_ones && format.special != SpecialEncoding::finite) {
     if (format.special == SpecialEncoding::ieee) {
       if (x.fraction == 0) {
         mpfr_set_inf(value.get(), x.negative ? -1 : 1);

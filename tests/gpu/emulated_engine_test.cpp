@@ -17,6 +17,7 @@
 #include <tcemu/backend/backend.hpp>
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/decode.hpp>
+#include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 
@@ -103,6 +104,22 @@ void fill_inputs(Inputs kind, HostMatrix& a, HostMatrix& b, std::mt19937_64& rng
   }
 }
 
+// Scale codes of one kind of input: random scales near 1, every code (wide spread and
+// cancellation), or every code with NaN (ue8m0 0xFF, ue4m3 0x7F) and zero scales made frequent.
+void fill_scales(Inputs kind, HostMatrix& x, std::mt19937_64& rng) {
+  const bool e8m0 = x.format == formats::ue8m0;
+  const std::uint32_t nan = e8m0 ? 0xFF : 0x7F, one = e8m0 ? 127 : 0x38;
+  const MatrixView v = x.view();
+  for (std::int64_t i = 0; i < x.rows; ++i) {
+    for (std::int64_t j = 0; j < x.cols; ++j) {
+      std::uint32_t code = static_cast<std::uint32_t>(rng() % (nan + 1));
+      if (kind == Inputs::random) code = one - 6 + static_cast<std::uint32_t>(rng() % 13);
+      if (kind == Inputs::special && rng() % 8 == 0) code = rng() % 2 == 0 ? nan : 0;
+      v.set(i, j, code);
+    }
+  }
+}
+
 // The shapes: odd sizes, a k with a partial last instruction and more than one instruction.
 struct Shape {
   std::int64_t m, n, k;
@@ -123,10 +140,19 @@ Layout layout_of(int bit) {
                                             std::optional<Shape> shape = std::nullopt) {
   const Shape s = shape.value_or(odd_shape(dp));
   HostMatrix a(dp.input, s.m, s.k, layout_of(case_index & 1), case_index % 3);
-  HostMatrix b(dp.input, s.k, s.n, layout_of(case_index & 2), (case_index + 1) % 3);
+  HostMatrix b(dp.b_format(), s.k, s.n, layout_of(case_index & 2), (case_index + 1) % 3);
   HostMatrix c(dp.accumulator, s.m, s.n, layout_of(case_index & 4), 1);
   HostMatrix d(dp.accumulator, s.m, s.n, layout_of((case_index >> 1) & 1));
   fill_inputs(kind, a, b, rng);
+  std::optional<HostScales> scales;
+  if (dp.block_scaled()) {
+    const auto count = static_cast<std::int64_t>(scale_count(dp, static_cast<std::size_t>(s.k)));
+    scales.emplace(
+        HostScales{HostMatrix(dp.block_scaling.scale_a, s.m, count, layout_of(case_index & 2)),
+                   HostMatrix(dp.block_scaling.scale_b, count, s.n, layout_of(case_index & 1))});
+    fill_scales(kind, scales->a, rng);
+    fill_scales(kind, scales->b, rng);
+  }
   fill(c, rng, 3.0, kind == Inputs::special ? 0.05 : 0.0);
   GemmOptions o;
   o.takeout_every_k = takeout_every_k;
@@ -137,7 +163,8 @@ Layout layout_of(int bit) {
     o.alpha = 1.5f;
     o.beta = case_index % 4 == 1 ? -0.75f : 0.0f;
   }
-  const test::BitComparison same = compare_gemms(gpu, dp, o, a, b, c, d);
+  const test::BitComparison same =
+      compare_gemms(gpu, dp, o, a, b, c, d, scales ? &*scales : nullptr);
   if (same.result) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << describe(dp) << ", " << name_of(kind) << " inputs, case " << case_index << ", " << s.m

@@ -132,9 +132,15 @@ inline std::string skip_reason() {
 }
 
 // D of one GEMM on both backends, compared bit for bit (the emulator's D expected).
+// The scales of a block-scaled product (m x s and s x n, BlockScales in gemm.hpp).
+struct HostScales {
+  HostMatrix a, b;
+};
+
 inline test::BitComparison compare_gemms(Backend& gpu, const Datapath& dp,
                                          const GemmOptions& options, const HostMatrix& a,
-                                         const HostMatrix& b, const HostMatrix& c, HostMatrix d) {
+                                         const HostMatrix& b, const HostMatrix& c, HostMatrix d,
+                                         const HostScales* scales = nullptr) {
   const auto emulator = host::make_emulator_backend();
   const bool with_c = options.c_input == CInput::initial_accumulator || options.beta != 0.0f;
   std::vector<unsigned char> results[2];
@@ -144,7 +150,17 @@ inline test::BitComparison compare_gemms(Backend& gpu, const Datapath& dp,
     const OnBackend ba = put(be, a), bb = put(be, b), bc = put(be, c), bd = put(be, d);
     std::optional<BufferMatrix> c_matrix;
     if (with_c) c_matrix = bc.matrix;
-    be.mma_gemm(dp, options, ba.matrix, bb.matrix, c_matrix, bd.matrix);
+    std::optional<OnBackend> sa, sb;
+    std::optional<ScaleBuffers> scale_buffers;
+    if (scales) {
+      sa.emplace(put(be, scales->a));
+      sb.emplace(put(be, scales->b));
+      // Each matrix must point at the buffer moved into the optional, not put()'s temporary.
+      sa->matrix.buffer = &sa->buffer;
+      sb->matrix.buffer = &sb->buffer;
+      scale_buffers = ScaleBuffers{sa->matrix, sb->matrix};
+    }
+    be.mma_gemm(dp, options, ba.matrix, bb.matrix, c_matrix, bd.matrix, scale_buffers);
     results[which] = take(be, bd);
   }
   HostMatrix got = d, want = d;

@@ -23,6 +23,7 @@
 #include <iostream>
 #include <iterator>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -75,8 +76,10 @@ std::string test_name(std::string text) {
 std::vector<Combination> combinations() {
   std::vector<Combination> out;
   for (const PresetEntry& e : all_presets()) {
+    const std::string b =
+        e.datapath.has_input_b ? "_" + std::string(e.datapath.input_b.name) : std::string();
     out.push_back({test_name(std::string(e.arch) + "_" + std::string(e.instruction) + "_" +
-                             std::string(e.datapath.input.name) + "_" +
+                             std::string(e.datapath.input.name) + b + "_" +
                              std::string(e.datapath.accumulator.name)),
                    e.datapath});
   }
@@ -131,6 +134,28 @@ std::vector<Combination> combinations() {
   variant("exact_rz_bf16_fp32_zero_positive", "exact-rz", bf16, fp32,
           [](Datapath& dp) { dp.zero_sign = ZeroSign::positive; });
   variant("sm89_e5m2_fp16_kgroup1", "sm89", e5m2, fp16, [](Datapath& dp) { dp.k_group = 1; });
+  const auto scaled = [&](std::string name, const FloatFormat& a, std::string_view instruction,
+                          const std::function<void(Datapath&)>& change) {
+    Datapath dp = preset("sm100", a, fp32, instruction);
+    change(dp);
+    out.push_back({test_name("variant_" + name), dp});
+  };
+  scaled("nvfp4_f30", e2m1, "tcgen05.mxf4nvf4.block16.ue4m3",
+         [](Datapath& dp) { dp.alignment_fraction_bits = 30; });
+  scaled("nvfp4_exact_rn", e2m1, "tcgen05.mxf4nvf4.block16.ue4m3", [](Datapath& dp) {
+    dp.alignment_fraction_bits = std::nullopt;
+    dp.block_rounding = Rounding::nearest_even;
+  });
+  scaled("nvfp4_group4_ignore_nan", e2m1, "tcgen05.mxf4nvf4.block16.ue4m3", [](Datapath& dp) {
+    dp.block_scaling.group_terms = 4;
+    dp.block_scaling.nan_scale = NanScale::ignored_for_zero_products;
+  });
+  scaled("mxf8_e4m3_group8", e4m3, "tcgen05.mxf8f6f4.block32",
+         [](Datapath& dp) { dp.block_scaling.group_terms = 8; });
+  scaled("mxf8_e4m3_blocks8", e4m3, "tcgen05.mxf8f6f4.block32", [](Datapath& dp) {
+    dp.block_terms = 8;
+    dp.k_group = 8;
+  });
   return out;
 }
 
@@ -170,6 +195,25 @@ ResultClass classify(std::uint32_t bits, const FloatFormat& f) {
     return (stored & f.sign_mask()) != 0 ? kNegativeZero : kPositiveZero;
   }
   return field == all_ones - 1 && fraction == (1u << f.fraction_bits) - 1 ? kMaxFinite : kNormal;
+}
+
+// A scale code: mostly near 1, often anywhere in the format, sometimes NaN or zero.
+std::uint32_t random_scale(const FloatFormat& f, std::mt19937_64& rng) {
+  const bool e8m0 = f == formats::ue8m0;
+  const std::uint32_t nan = e8m0 ? 0xFF : 0x7F, one = e8m0 ? 127 : 0x38;
+  switch (rng() % 16) {
+    case 0:
+      return nan;
+    case 1:
+      return 0;
+    case 2:
+    case 3:
+    case 4:
+    case 5:
+      return static_cast<std::uint32_t>(rng() % nan);
+    default:
+      return one - 4 + static_cast<std::uint32_t>(rng() % 9);
+  }
 }
 
 struct Mismatch {
@@ -215,19 +259,42 @@ void CrossCheck::TestBody() {
   const auto work = [&] {
     std::array<std::size_t, kResultClasses> counts{};
     MmaCase x;
+    MmaCase b_case;
+    std::vector<std::uint32_t> scale_a, scale_b;
     std::string_view scenario;
     for (std::size_t chunk = next_chunk++; chunk < chunks && found < kMaxReported;
          chunk = next_chunk++) {
       CaseGenerator generator(dp, seed, name_hash(combination.name), chunk);
+      // b of its own format (kind::f8f6f4 pairs): a second generator on that format.
+      Datapath b_datapath = dp;
+      b_datapath.input = dp.b_format();
+      CaseGenerator b_generator(b_datapath, seed, name_hash(combination.name) + 1, chunk);
+      std::mt19937_64 scale_rng(seed ^ name_hash(combination.name) ^ (chunk * 0x9E3779B97F4A7C15));
       const std::size_t end = std::min(cases, (chunk + 1) * kChunk);
       for (std::size_t index = chunk * kChunk; index < end && found < kMaxReported; ++index) {
         scenario = generator.next(x, generator.random_k());
+        if (dp.has_input_b) {
+          b_generator.next(b_case, x.a.size());
+          x.b = b_case.b;
+        }
+        if (dp.block_scaled()) {
+          const std::size_t count = scale_count(dp, x.a.size());
+          scale_a.resize(count);
+          scale_b.resize(count);
+          for (std::size_t s = 0; s < count; ++s) {
+            scale_a[s] = random_scale(dp.block_scaling.scale_a, scale_rng);
+            scale_b[s] = random_scale(dp.block_scaling.scale_b, scale_rng);
+          }
+        }
         std::string problem;
         std::uint32_t emulated = 0;
         std::uint32_t expected = 0;
         try {
-          emulated = mma_element(dp, x.a, x.b, x.c);
-          expected = reference::oracle_mma_element(dp, x.a, x.b, x.c);
+          emulated = dp.block_scaled() ? mma_element(dp, x.a, x.b, x.c, scale_a, scale_b)
+                                       : mma_element(dp, x.a, x.b, x.c);
+          expected = dp.block_scaled()
+                         ? reference::oracle_mma_element(dp, x.a, x.b, x.c, scale_a, scale_b)
+                         : reference::oracle_mma_element(dp, x.a, x.b, x.c);
           if (emulated != expected) {
             problem = "emulator " + value_of(emulated, dp.accumulator) + "\n  oracle   " +
                       value_of(expected, dp.accumulator);
@@ -241,8 +308,14 @@ void CrossCheck::TestBody() {
         message << "mismatch in " << combination.name << ", case " << index << " (seed 0x"
                 << std::hex << seed << std::dec << ", scenario " << scenario << ")\n"
                 << "  datapath " << describe(dp) << "\n  K = " << x.a.size()
-                << "\n  a = " << hex_list(x.a, dp.input) << "\n  b = " << hex_list(x.b, dp.input)
-                << "\n  c = " << hex(x.c, dp.accumulator) << "\n  " << problem;
+                << "\n  a = " << hex_list(x.a, dp.input)
+                << "\n  b = " << hex_list(x.b, dp.b_format())
+                << "\n  c = " << hex(x.c, dp.accumulator);
+        if (dp.block_scaled()) {
+          message << "\n  scales of a = " << hex_list(scale_a, dp.block_scaling.scale_a)
+                  << "\n  scales of b = " << hex_list(scale_b, dp.block_scaling.scale_b);
+        }
+        message << "\n  " << problem;
         ++found;
         const std::lock_guard lock(mutex);
         mismatches.push_back({index, message.str()});

@@ -184,7 +184,8 @@ void cublas_gemm_batch(cublasHandle_t handle, const Datapath& datapath, float al
 }
 
 void check_cublas_gemm(const Datapath& datapath, const GemmOptions& options) {
-  const bool formats_offered = datapath.accumulator == formats::fp32 &&
+  const bool formats_offered = datapath.accumulator == formats::fp32 && !datapath.has_input_b &&
+                               !datapath.block_scaled() &&
                                (datapath.input == formats::fp16 ||
                                 datapath.input == formats::bf16 || datapath.input == formats::tf32);
   if (!formats_offered) {

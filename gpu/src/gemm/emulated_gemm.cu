@@ -32,6 +32,7 @@ constexpr int kMaxLoads = kMaxBlockTerms * kTile / kThreads;
 // What both kernels need besides the datapath.
 struct Problem {
   DeviceMatrix a, b;
+  DeviceScales scales;  // read only by the exact kernel's Scaled instance
   int m, n, k;
   int takeout_instructions;  // 0: no take-out
   // C and D and the epilogue, as the tiled kernels' store_result reads them (gemm_epilogue.cuh).
@@ -459,29 +460,38 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-// The exact kernel: one output element per thread, exact_mma_chain over each take-out chunk.
+// The exact kernel: one output element per thread, exact_mma_chain over each take-out chunk;
+// Scaled: with the scales that cover each k (block-scaled datapaths).
+template <bool Scaled>
 __global__ void __launch_bounds__(kExactThreads) exact_gemm_kernel(Datapath dp, Problem p) {
   const std::int64_t element =
       static_cast<std::int64_t>(blockIdx.x) * kExactThreads + static_cast<int>(threadIdx.x);
   if (element >= static_cast<std::int64_t>(p.m) * p.n) return;
   const int i = static_cast<int>(element % p.m), j = static_cast<int>(element / p.m);
-  using tcemu::detail::Operands;
+  const auto operands = [&](std::int64_t kk) {
+    const Decoded a = decode(dp.input, p.a.get(i, kk));
+    const Decoded b = decode(dp.b_format(), p.b.get(kk, j));
+    if constexpr (Scaled) {
+      const std::int64_t s = kk / dp.block_scaling.scale_block;
+      return tcemu::detail::ScaledOperands{a, b,
+                                           decode(dp.block_scaling.scale_a, p.scales.a.get(i, s)),
+                                           decode(dp.block_scaling.scale_b, p.scales.b.get(s, j))};
+    } else {
+      return tcemu::detail::Operands{a, b};
+    }
+  };
   const std::uint32_t initial = initial_bits(dp, p, i, j);
   std::uint32_t out;
   if (p.takeout_instructions == 0) {
-    out = tcemu::detail::exact_mma_chain(dp, p.k, initial, [&](std::int64_t kk) {
-      return Operands{decode(dp.input, p.a.get(i, kk)), decode(dp.b_format(), p.b.get(kk, j))};
-    });
+    out = tcemu::detail::exact_mma_chain(dp, p.k, initial, operands);
   } else {
     const std::int64_t chunk = static_cast<std::int64_t>(p.takeout_instructions) * dp.instruction_k;
     out = initial;
     for (std::int64_t first = 0; first < p.k; first += chunk) {
       const std::int64_t count = std::min<std::int64_t>(chunk, p.k - first);
-      const std::uint32_t part = tcemu::detail::exact_mma_chain(
-          dp, count, encode_zero(dp.accumulator, false), [&](std::int64_t kk) {
-            return Operands{decode(dp.input, p.a.get(i, first + kk)),
-                            decode(dp.b_format(), p.b.get(first + kk, j))};
-          });
+      const std::uint32_t part =
+          tcemu::detail::exact_mma_chain(dp, count, encode_zero(dp.accumulator, false),
+                                         [&](std::int64_t kk) { return operands(first + kk); });
       out = fp32_add_rn(out, part);
     }
   }
@@ -514,10 +524,12 @@ bool has_nonfinite(const FloatFormat& format, const DeviceMatrix& a, const Devic
 
 bool launch_emulated_gemm(const Datapath& dp, const GemmOptions& options, const DeviceMatrix& a,
                           const DeviceMatrix& b, const std::optional<DeviceMatrix>& c,
-                          const DeviceMatrix& d, void* scratch) {
+                          const DeviceMatrix& d, const std::optional<DeviceScales>& scales,
+                          void* scratch) {
   Problem p{};
   p.a = a;
   p.b = b;
+  if (scales) p.scales = *scales;
   p.m = static_cast<int>(a.rows);
   p.n = static_cast<int>(b.cols);
   p.k = static_cast<int>(a.cols);
@@ -556,8 +568,12 @@ bool launch_emulated_gemm(const Datapath& dp, const GemmOptions& options, const 
     kernel<<<grid, kThreads, bytes>>>(dp, tcemu::detail::binary64_grid(dp), p, stage_slots, table);
   } else {
     const std::int64_t elements = static_cast<std::int64_t>(p.m) * p.n;
-    exact_gemm_kernel<<<static_cast<unsigned>((elements + kExactThreads - 1) / kExactThreads),
-                        kExactThreads>>>(dp, p);
+    const unsigned blocks = static_cast<unsigned>((elements + kExactThreads - 1) / kExactThreads);
+    if (scales) {
+      exact_gemm_kernel<true><<<blocks, kExactThreads>>>(dp, p);
+    } else {
+      exact_gemm_kernel<false><<<blocks, kExactThreads>>>(dp, p);
+    }
   }
   TCEMU_CUDA_CHECK(cudaGetLastError());
   return binary64;

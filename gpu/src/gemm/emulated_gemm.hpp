@@ -8,7 +8,8 @@
 //    exponent), looked up in a table of every pattern for inputs of at most 16 bits;
 //  * the exact kernel (block_fma.hpp: integer terms in a WideSum, round_pack) everywhere else:
 //    exact alignment, grids too wide for binary64, inputs wider than 11 significant bits, Inf or
-//    NaN operands, and k = 0 (C passes through untouched). One output per thread.
+//    NaN operands, k = 0 (C passes through untouched), a b format other than a's and block-scaled
+//    datapaths (with the scales of A and B). One output per thread.
 // Both follow emulated_gemm step for step: the k order of mma_element (instructions in k order,
 // terms dealt to blocks by k_group, partial last instruction without padding terms), C as the
 // initial accumulator or through the fp32 epilogue, take-out every kb values of k.
@@ -32,13 +33,19 @@ inline constexpr std::size_t kOperandTableEntries = std::size_t{1} << 16;
 inline constexpr std::size_t kEmulatedGemmScratchBytes =
     kOperandTableOffset + kOperandTableEntries * (sizeof(double) + sizeof(int));
 
-// D = the emulated GEMM of A and B (and C), on the default stream. The caller has checked the
-// operands (check_gemm_operands), the datapath (validate) and takeout_every_k, and that m, n, k
-// are below 2^31. `scratch` is kEmulatedGemmScratchBytes of device memory. Returns whether the
-// binary64 kernel ran (false: the exact one).
+// The scales of a block-scaled product on the device (BlockScales, gemm.hpp).
+struct DeviceScales {
+  DeviceMatrix a, b;
+};
+
+// D = the emulated GEMM of A and B (and C), with the scales of a block-scaled datapath, on the
+// default stream. The caller has checked the operands (check_gemm_operands), the datapath
+// (validate) and takeout_every_k, and that m, n, k are below 2^31. `scratch` is
+// kEmulatedGemmScratchBytes of device memory. Returns whether the binary64 kernel ran (false:
+// the exact one).
 bool launch_emulated_gemm(const Datapath& datapath, const GemmOptions& options,
                           const DeviceMatrix& a, const DeviceMatrix& b,
                           const std::optional<DeviceMatrix>& c, const DeviceMatrix& d,
-                          void* scratch);
+                          const std::optional<DeviceScales>& scales, void* scratch);
 
 }  // namespace tcemu::gpu::detail

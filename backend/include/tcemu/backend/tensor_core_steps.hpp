@@ -20,14 +20,22 @@ struct GemmProduct {
   BufferMatrix a, b, d;
 };
 
+// The scales of a block-scaled product (BlockScales, gemm.hpp), in buffers of the backend:
+// a is m x s, b is s x n, s = scale_count(datapath, k) (mma.hpp).
+struct ScaleBuffers {
+  BufferMatrix a, b;
+};
+
 class TensorCoreSteps : public virtual MemorySpace {
  public:
-  // D = alpha * A B + beta * C through `datapath` (the semantics of emulated_gemm, gemm.hpp).
-  // Every matrix lies in a buffer of this backend; a view past a buffer's end is refused, and so
-  // is a request that breaks the GEMM's operand contract (check_gemm_operands, gemm.hpp), here,
-  // once for every backend.
+  // D = alpha * A B + beta * C through `datapath` (the semantics of emulated_gemm, gemm.hpp),
+  // with the scales of A and B for a block-scaled datapath (and only then). Every matrix lies in
+  // a buffer of this backend; a view past a buffer's end is refused, and so is a request that
+  // breaks the GEMM's operand contract (check_gemm_operands, gemm.hpp), here, once for every
+  // backend.
   void mma_gemm(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
-                const BufferMatrix& b, const std::optional<BufferMatrix>& c, const BufferMatrix& d);
+                const BufferMatrix& b, const std::optional<BufferMatrix>& c, const BufferMatrix& d,
+                const std::optional<ScaleBuffers>& scales = std::nullopt);
 
   // The products of `batch` through `datapath`, as that many mma_gemm calls with these options
   // and no C: D_i = alpha * A_i B_i. The options must not read C (beta = 0, epilogue mode); every
@@ -45,7 +53,8 @@ class TensorCoreSteps : public virtual MemorySpace {
   // What each backend implements; arguments are already checked.
   virtual void mma_gemm_checked(const Datapath& datapath, const GemmOptions& options,
                                 const BufferMatrix& a, const BufferMatrix& b,
-                                const std::optional<BufferMatrix>& c, const BufferMatrix& d) = 0;
+                                const std::optional<BufferMatrix>& c, const BufferMatrix& d,
+                                const std::optional<ScaleBuffers>& scales) = 0;
   // One mma_gemm_checked per product, in order, unless a backend has a better way.
   virtual void mma_gemm_batch_checked(const Datapath& datapath, const GemmOptions& options,
                                       std::span<const GemmProduct> batch);
@@ -55,7 +64,7 @@ class TensorCoreSteps : public virtual MemorySpace {
  private:
   void check_operands(const Datapath& datapath, const GemmOptions& options, const BufferMatrix& a,
                       const BufferMatrix& b, const std::optional<BufferMatrix>& c,
-                      const BufferMatrix& d) const;
+                      const BufferMatrix& d, const std::optional<ScaleBuffers>& scales) const;
 };
 
 }  // namespace tcemu

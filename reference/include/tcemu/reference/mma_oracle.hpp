@@ -14,8 +14,16 @@
 
 namespace tcemu::reference {
 
-// d = a . b + c under `datapath`, the same contract as tcemu::mma_element.
+// d = a . b + c under `datapath`, the same contract as tcemu::mma_element (a in
+// datapath.input, b in datapath.b_format()).
 std::uint32_t oracle_mma_element(const Datapath& datapath, std::span<const std::uint32_t> a,
                                  std::span<const std::uint32_t> b, std::uint32_t c);
+
+// The same on a block-scaled datapath, with the scales of the row of A and the column of B, the
+// contract of the scaled tcemu::mma_element (mma.hpp).
+std::uint32_t oracle_mma_element(const Datapath& datapath, std::span<const std::uint32_t> a,
+                                 std::span<const std::uint32_t> b, std::uint32_t c,
+                                 std::span<const std::uint32_t> scale_a,
+                                 std::span<const std::uint32_t> scale_b);
 
 }  // namespace tcemu::reference
