@@ -110,8 +110,14 @@ void bind_validate(nb::module_& m) {
          float alpha, float beta, const std::string& c_input, std::int64_t takeout_every_k,
          int threads, std::int64_t listed) {
         validate(datapath);
+        if (datapath.block_scaled()) {
+          throw nb::value_error(
+              "validate: block-scaled datapaths are not supported here yet: compute the "
+              "expected D with matmul(a, b, c, datapath=..., scale_a=..., scale_b=...) and "
+              "compare(expected, d_recorded)");
+        }
         const BitMatrix ma = bit_matrix(operand(a, "a"), datapath.input);
-        const BitMatrix mb = bit_matrix(operand(b, "b"), datapath.input);
+        const BitMatrix mb = bit_matrix(operand(b, "b"), datapath.b_format());
         std::optional<BitMatrix> mc;
         if (!c.is_none()) mc = bit_matrix(operand(c, "c"), datapath.accumulator);
         const BitMatrix md = bit_matrix(operand(d_recorded, "d_recorded"), datapath.accumulator);

@@ -1,0 +1,65 @@
+#include "scales.hpp"
+
+#include <nanobind/stl/string.h>
+
+namespace tcemu::python {
+namespace {
+
+std::string scaling_words(const Datapath& dp) {
+  const BlockScaling& s = dp.block_scaling;
+  return "scale_block = " + std::to_string(s.scale_block) + ", " + std::string(s.scale_a.name) +
+         "/" + std::string(s.scale_b.name) + " scales";
+}
+
+}  // namespace
+
+BitMatrix input_matrix(const Operand& op, const FloatFormat& format, bool packed, int k_axis) {
+  return packed && format == formats::e2m1 ? unpacked_fp4(op, k_axis) : bit_matrix(op, format);
+}
+
+void check_packed(const std::string& caller, const Datapath& datapath, bool packed) {
+  if (packed && datapath.input != formats::e2m1 && datapath.b_format() != formats::e2m1) {
+    throw nb::value_error((caller + ": packed=True, but neither a (" +
+                           std::string(datapath.input.name) + ") nor b (" +
+                           std::string(datapath.b_format().name) +
+                           ") is e2m1: only FP4 codes pack two a byte")
+                              .c_str());
+  }
+}
+
+bool takes_scales(const std::string& caller, const Datapath& datapath, nb::handle scale_a,
+                  nb::handle scale_b, const char* shapes) {
+  const bool a = !scale_a.is_none(), b = !scale_b.is_none();
+  if (!datapath.block_scaled()) {
+    if (a || b) {
+      throw nb::value_error((caller + ": " + (a ? "scale_a" : "scale_b") +
+                             " given, but the datapath is not block-scaled (scale_block = 0): "
+                             "drop the scales, or use a block-scaled datapath such as "
+                             "preset('sm100', 'e2m1', 'fp32', 'tcgen05.mxf4nvf4.block16.ue4m3')")
+                                .c_str());
+    }
+    return false;
+  }
+  if (!a || !b) {
+    throw nb::value_error(
+        (caller + ": the datapath is block-scaled (" + scaling_words(datapath) + "): pass " +
+         (!a && !b ? std::string("scale_a and scale_b") : std::string(!a ? "scale_a" : "scale_b")) +
+         " (" + shapes + ")")
+            .c_str());
+  }
+  return true;
+}
+
+BitMatrix scale_matrix(nb::handle scales, const char* name, const FloatFormat& format,
+                       std::int64_t rows, std::int64_t cols, const char* shape) {
+  BitMatrix m = bit_matrix(operand(scales, name), format);
+  if (m.view.rows != rows || m.view.cols != cols) {
+    throw nb::value_error((std::string(name) + " must be " + shape + " = " + std::to_string(rows) +
+                           " x " + std::to_string(cols) + ", got " + std::to_string(m.view.rows) +
+                           " x " + std::to_string(m.view.cols))
+                              .c_str());
+  }
+  return m;
+}
+
+}  // namespace tcemu::python
