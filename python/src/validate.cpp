@@ -135,7 +135,7 @@ void bind_validate(nb::module_& m) {
         }
         return Report{std::move(check.comparison), std::move(check.report)};
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("d_recorded"), nb::kw_only(),
+      nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d_recorded"), nb::kw_only(),
       nb::arg("datapath"), nb::arg("alpha") = 1.0f, nb::arg("beta") = 0.0f,
       nb::arg("c_input") = "epilogue", nb::arg("takeout_every_k") = 0, nb::arg("threads") = 0,
       nb::arg("listed") = 10,
