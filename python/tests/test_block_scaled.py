@@ -3,6 +3,9 @@ against mma() per element and against the exact product, packed FP4, the Datapat
 
 from fractions import Fraction
 
+import pathlib
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -431,3 +434,18 @@ def test_mma_errors_name_the_argument():
         tcemu.mma(dp, a, a, c, scale_a=s, scale_b=s[:, :2])
     with pytest.raises(ValueError, match="mma: scale_b given, but the datapath is not"):
         tcemu.mma(tcemu.preset("sm100", "e2m1", "fp32", "tcgen05"), a, a, c, scale_b=s)
+
+
+# --- the documentation's example ----------------------------------------------------------------
+
+
+def test_readme_nvfp4_example_says_what_it_does():
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "mxf4nvf4" in b)
+    scope = {}
+    exec(block, scope)
+    a, b, sa, sb, d, d12 = (scope[name] for name in ("a", "b", "sa", "sb", "d", "d12"))
+    exact = (a.astype(np.float64) * np.repeat(sa.astype(np.float64), 16, axis=1)) @ (
+        b.astype(np.float64) * np.repeat(sb.astype(np.float64), 16, axis=0))
+    np.testing.assert_array_equal(d, exact)
+    assert 0.6 < (d12 != d).mean() < 0.9
