@@ -264,9 +264,7 @@ BitMatrix unpacked_fp4(const Operand& op, int k_axis) {
   const dl::dtype t = op.array.dtype();
   if (op.typed || t.code != static_cast<std::uint8_t>(dl::dtype_code::UInt) || t.bits != 8) {
     throw nb::type_error(
-        (op.name +
-         ": packed=True reads uint8 arrays of two e2m1 codes a byte, "
-         "got dtype " +
+        (op.name + ": packed=True reads uint8 arrays of two e2m1 codes a byte, got dtype " +
          op.dtype + (op.typed == formats::e2m1 ? " (one value a byte: pass packed=False)" : ""))
             .c_str());
   }

@@ -1,6 +1,7 @@
 // Datapath: the one parameter struct of a Tensor Core datapath (tcemu/emulator/datapath.hpp),
-// every field a read-write attribute, the enumerated ones as the words the CLI uses ("rz",
-// "after-blocks", ...); and the presets (tcemu/emulator/presets.hpp).
+// every field a read-write attribute (BlockScaling's flattened: dp.scale_block, ...), the
+// enumerated ones as the words the CLI uses ("rz", "after-blocks", "poison", ...), the optional
+// formats None where unset; and the presets (tcemu/emulator/presets.hpp).
 #include <string>
 #include <vector>
 
@@ -56,8 +57,9 @@ void bind_datapath(nb::module_& m) {
   nb::class_<Datapath> c(
       m, "Datapath",
       "A Tensor Core datapath: d = a . b + c over K terms in blocks "
-      "(emulator/include/tcemu/emulator/datapath.hpp). Every field is an attribute; change any "
-      "of them to model other hardware, then validate().");
+      "(emulator/include/tcemu/emulator/datapath.hpp). Every field is an attribute, the "
+      "block-scaled ones too (scale_block, scale_a, scale_b, group_terms, nan_scale) and b's "
+      "format (input_b); change any of them to model other hardware, then validate().");
   c.def_prop_rw(
        "input", [](const Datapath& dp) { return dp.input; },
        [](Datapath& dp, const FormatArg& f) { dp.input = format_of(f); },

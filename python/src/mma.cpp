@@ -59,8 +59,9 @@ void bind_mma(nb::module_& m) {
             const auto row = [](const ConstMatrixView& v, std::int64_t i,
                                 std::vector<std::uint32_t>& out) {
               out.resize(static_cast<std::size_t>(v.cols));
-              for (std::int64_t k = 0; k < v.cols; ++k)
+              for (std::int64_t k = 0; k < v.cols; ++k) {
                 out[static_cast<std::size_t>(k)] = v.get(i, k);
+              }
             };
             std::vector<std::uint32_t> ai, bi, sa, sb;
             for (std::int64_t i = begin; i < end; ++i) {
