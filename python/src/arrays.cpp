@@ -251,7 +251,7 @@ BitMatrix bit_matrix(const Operand& op, const FloatFormat& format) {
              std::to_string(format.container_bits()) + " bits, 0 to " +
              std::to_string((1 << format.container_bits()) - 1) +
              "): pass one code a byte in the low bits" +
-             (format == formats::e2m1 ? " (matmul and mma read two a byte with packed=True)" : ""))
+             (format == formats::e2m1 ? " (matmul and mma read two a byte with packed=)" : ""))
                 .c_str());
       }
     }
@@ -259,13 +259,13 @@ BitMatrix bit_matrix(const Operand& op, const FloatFormat& format) {
   return m;
 }
 
-BitMatrix unpacked_fp4(const Operand& op, int k_axis) {
+BitMatrix unpacked_fp4(const Operand& op, int k_axis, NibbleOrder order) {
   require_ndim(op, 2);
   const dl::dtype t = op.array.dtype();
   if (op.typed || t.code != static_cast<std::uint8_t>(dl::dtype_code::UInt) || t.bits != 8) {
     throw nb::type_error(
-        (op.name + ": packed=True reads uint8 arrays of two e2m1 codes a byte, got dtype " +
-         op.dtype + (op.typed == formats::e2m1 ? " (one value a byte: pass packed=False)" : ""))
+        (op.name + ": packed FP4 is a uint8 array of two e2m1 codes a byte, got dtype " + op.dtype +
+         (op.typed == formats::e2m1 ? " (one value a byte: pass packed=False)" : ""))
             .c_str());
   }
   require_host(op);
@@ -275,14 +275,16 @@ BitMatrix unpacked_fp4(const Operand& op, int k_axis) {
   const std::int64_t out_cols = k_axis == 1 ? 2 * cols : cols;
   BitMatrix m;
   m.storage.resize(static_cast<std::size_t>(out_rows * out_cols));
-  // Byte (i, j) holds k = 2j (high nibble) and 2j + 1 (low nibble) along the k axis.
-  const std::int64_t step = k_axis == 1 ? 1 : out_cols;  // from the high nibble's code to the low's
+  // Byte (i, j) holds the codes of k = 2j (`first`) and 2j + 1 (`second`) along the k axis.
+  const std::int64_t step = k_axis == 1 ? 1 : out_cols;  // from k = 2j's code to 2j + 1's
+  const int first = order == NibbleOrder::high_first ? 4 : 0, second = 4 - first;
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < cols; ++j) {
       const unsigned byte = *element(op, i, j);
       const std::int64_t at = k_axis == 1 ? i * out_cols + 2 * j : 2 * i * out_cols + j;
-      m.storage[static_cast<std::size_t>(at)] = static_cast<unsigned char>(byte >> 4);
-      m.storage[static_cast<std::size_t>(at + step)] = static_cast<unsigned char>(byte & 0xF);
+      m.storage[static_cast<std::size_t>(at)] = static_cast<unsigned char>((byte >> first) & 0xF);
+      m.storage[static_cast<std::size_t>(at + step)] =
+          static_cast<unsigned char>((byte >> second) & 0xF);
     }
   }
   m.view = {

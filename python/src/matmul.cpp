@@ -73,11 +73,11 @@ void bind_matmul(nb::module_& m) {
   m.def(
       "matmul",
       [](nb::handle a, nb::handle b, nb::handle c, const Datapath& datapath, nb::handle scale_a,
-         nb::handle scale_b, bool packed, float alpha, float beta, const std::string& c_input,
-         std::int64_t takeout_every_k, int threads, std::optional<std::string> backend,
-         const std::string& engine) {
+         nb::handle scale_b, const PackedArg& packed, float alpha, float beta,
+         const std::string& c_input, std::int64_t takeout_every_k, int threads,
+         std::optional<std::string> backend, const std::string& engine) {
         validate(datapath);
-        check_packed("matmul", datapath, packed);
+        const std::optional<NibbleOrder> packing = fp4_packing("matmul", datapath, packed);
         const Operand oa = operand(a, "a"), ob = operand(b, "b");
         std::optional<Operand> oc;
         if (!c.is_none()) oc = operand(c, "c");
@@ -92,8 +92,8 @@ void bind_matmul(nb::module_& m) {
         const int device = oc ? cuda_device({&oa, &ob, &*oc}) : cuda_device({&oa, &ob});
         const std::string where = backend.value_or(device >= 0 ? "gpu" : "emulator");
         if (where == "emulator" && device < 0) {
-          const BitMatrix ma = input_matrix(oa, datapath.input, packed, 1);
-          const BitMatrix mb = input_matrix(ob, datapath.b_format(), packed, 0);
+          const BitMatrix ma = input_matrix(oa, datapath.input, packing, 1);
+          const BitMatrix mb = input_matrix(ob, datapath.b_format(), packing, 0);
           std::optional<ScaleMatrices> scales;
           if (scaled) {
             const std::int64_t rows = ma.view.rows, k = ma.view.cols, cols = mb.view.cols;
@@ -117,9 +117,9 @@ void bind_matmul(nb::module_& m) {
               "matmul: the GPU engine does not support block scaling yet: run block-scaled "
               "datapaths on backend 'emulator' with host arrays");
         }
-        if (packed) {
+        if (packing) {
           throw nb::value_error(
-              "matmul: backend 'gpu' takes one e2m1 code a byte: packed=True runs on backend "
+              "matmul: backend 'gpu' takes one e2m1 code a byte: packed FP4 runs on backend "
               "'emulator' with host arrays");
         }
         const auto gpu = make_backend("gpu", threads, std::max(device, 0), engine);
@@ -134,9 +134,10 @@ void bind_matmul(nb::module_& m) {
       "input format and B [k, n] of datapath.b_format (its float dtype, float32 for tf32, "
       "ml_dtypes' float4_e2m1fn/float6_e2m3fn/float6_e3m2fn for FP4/FP6, or uint bit patterns: "
       "FP6/FP4 one code a byte in the low bits), C [m, n] of the accumulator format or None. "
-      "packed=True: each e2m1 operand is uint8 with two codes a byte along k, the high nibble "
-      "first (A [m, k/2], B [k/2, n]; byte j holds k = 2j in bits 7:4, 2j + 1 in bits 3:0, as "
-      "MMA-Sim unpacks them). A block-scaled datapath (datapath.block_scaled) needs scale_a "
+      "packed=True or 'high_first': each e2m1 operand is uint8 with two codes a byte along k "
+      "(A [m, k/2], B [k/2, n]), byte j holding k = 2j in bits 7:4 and 2j + 1 in bits 3:0, as "
+      "MMA-Sim unpacks them; packed='low_first': k = 2j in bits 3:0. A block-scaled datapath "
+      "(datapath.block_scaled) needs scale_a "
       "[m, ceil(k / scale_block)] and scale_b [ceil(k / scale_block), n] in its scale formats "
       "(ue8m0: float8_e8m0fnu or uint8; ue4m3: float8_e4m3fn, its sign ignored, or uint8); "
       "scale j covers k = j scale_block up to the next. c_input: 'epilogue' (cuBLAS: D = "

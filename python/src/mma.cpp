@@ -17,13 +17,13 @@ void bind_mma(nb::module_& m) {
   m.def(
       "mma",
       [](const Datapath& datapath, nb::handle a, nb::handle b, nb::handle c, int threads,
-         nb::handle scale_a, nb::handle scale_b, bool packed) {
+         nb::handle scale_a, nb::handle scale_b, const PackedArg& packed) {
         validate(datapath);
-        check_packed("mma", datapath, packed);
+        const std::optional<NibbleOrder> packing = fp4_packing("mma", datapath, packed);
         const bool scaled =
             takes_scales("mma", datapath, scale_a, scale_b, "each cases x ceil(K / scale_block)");
-        const BitMatrix ma = input_matrix(operand(a, "a"), datapath.input, packed, 1);
-        const BitMatrix mb = input_matrix(operand(b, "b"), datapath.b_format(), packed, 1);
+        const BitMatrix ma = input_matrix(operand(a, "a"), datapath.input, packing, 1);
+        const BitMatrix mb = input_matrix(operand(b, "b"), datapath.b_format(), packing, 1);
         const std::vector<std::uint32_t> vc = bit_vector(operand(c, "c"), datapath.accumulator);
         const ConstMatrixView& va = ma.view;
         const ConstMatrixView& vb = mb.view;
@@ -88,8 +88,9 @@ void bind_mma(nb::module_& m) {
       "float4_e2m1fn/float6_e2m3fn/float6_e3m2fn, or uint bit patterns; K > instruction_k chains "
       "instructions), c [cases] of the accumulator format. A block-scaled datapath needs scale_a "
       "and scale_b [cases, ceil(K / scale_block)], the scales of each case's row of A and column "
-      "of B (float8_e8m0fnu, float8_e4m3fn for ue4m3, or uint8 codes). packed=True: each e2m1 "
-      "operand is uint8 [cases, K/2], two codes a byte, the high nibble first (matmul's rule). "
+      "of B (float8_e8m0fnu, float8_e4m3fn for ue4m3, or uint8 codes). packed=True, "
+      "'high_first' or 'low_first': each e2m1 operand is uint8 [cases, K/2], two codes a byte "
+      "(matmul's rule). "
       "Returns d [cases] as float32 or float16 (view it as uint32/uint16 for the bits).");
 }
 

@@ -13,18 +13,37 @@ std::string scaling_words(const Datapath& dp) {
 
 }  // namespace
 
-BitMatrix input_matrix(const Operand& op, const FloatFormat& format, bool packed, int k_axis) {
-  return packed && format == formats::e2m1 ? unpacked_fp4(op, k_axis) : bit_matrix(op, format);
-}
-
-void check_packed(const std::string& caller, const Datapath& datapath, bool packed) {
-  if (packed && datapath.input != formats::e2m1 && datapath.b_format() != formats::e2m1) {
-    throw nb::value_error((caller + ": packed=True, but neither a (" +
+std::optional<NibbleOrder> fp4_packing(const std::string& caller, const Datapath& datapath,
+                                       const PackedArg& packed) {
+  std::optional<NibbleOrder> order;
+  if (const bool* yes = std::get_if<bool>(&packed)) {
+    if (*yes) order = NibbleOrder::high_first;
+  } else {
+    const std::string& word = std::get<std::string>(packed);
+    if (word == "high_first") {
+      order = NibbleOrder::high_first;
+    } else if (word == "low_first") {
+      order = NibbleOrder::low_first;
+    } else {
+      throw nb::value_error(
+          (caller + ": packed must be False, True, 'high_first' or 'low_first', got '" + word + "'")
+              .c_str());
+    }
+  }
+  if (order && datapath.input != formats::e2m1 && datapath.b_format() != formats::e2m1) {
+    throw nb::value_error((caller + ": packed FP4 asked for, but neither a (" +
                            std::string(datapath.input.name) + ") nor b (" +
                            std::string(datapath.b_format().name) +
                            ") is e2m1: only FP4 codes pack two a byte")
                               .c_str());
   }
+  return order;
+}
+
+BitMatrix input_matrix(const Operand& op, const FloatFormat& format,
+                       std::optional<NibbleOrder> packing, int k_axis) {
+  return packing && format == formats::e2m1 ? unpacked_fp4(op, k_axis, *packing)
+                                            : bit_matrix(op, format);
 }
 
 bool takes_scales(const std::string& caller, const Datapath& datapath, nb::handle scale_a,

@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/gemm.hpp>
@@ -16,12 +19,20 @@
 
 namespace tcemu::python {
 
-// An operand of `format`: with `packed`, an e2m1 operand is a uint8 array of two codes a byte
-// along `k_axis` (unpacked_fp4); otherwise, and for the other formats, bit_matrix.
-BitMatrix input_matrix(const Operand& op, const FloatFormat& format, bool packed, int k_axis);
+// The `packed` argument of matmul() and mma(): False (one e2m1 code a byte), True or
+// "high_first" (two a byte, k = 2j in bits 7:4, as MMA-Sim reads them), "low_first" (k = 2j in
+// bits 3:0).
+using PackedArg = std::variant<bool, std::string>;
 
-// ValueError naming `caller` where packed is set but neither a nor b is e2m1.
-void check_packed(const std::string& caller, const Datapath& datapath, bool packed);
+// The nibble order `packed` names, nothing for False. ValueError naming `caller` for another
+// word, or where packing is asked for but neither a nor b is e2m1.
+std::optional<NibbleOrder> fp4_packing(const std::string& caller, const Datapath& datapath,
+                                       const PackedArg& packed);
+
+// An operand of `format`: with `packing`, an e2m1 operand is a uint8 array of two codes a byte
+// along `k_axis` (unpacked_fp4); otherwise, and for the other formats, bit_matrix.
+BitMatrix input_matrix(const Operand& op, const FloatFormat& format,
+                       std::optional<NibbleOrder> packing, int k_axis);
 
 // Whether the call takes scales: true for a block-scaled datapath given both, false for an
 // unscaled one given neither. ValueError naming `caller` for scales missing on a block-scaled

@@ -327,11 +327,12 @@ def test_one_field_changed_changes_the_bits(rng):
 # --- packed FP4 ---------------------------------------------------------------------------------
 
 
-def pack_k(x, axis):
-    """Two FP4 codes a byte along `axis`: k = 2j in the high nibble, 2j + 1 in the low one."""
+def pack_k(x, axis, high_first=True):
+    """Two FP4 codes a byte along `axis`: k = 2j in the high nibble, 2j + 1 in the low one (or
+    the other way round)."""
     even = np.take(x, range(0, x.shape[axis], 2), axis=axis)
     odd = np.take(x, range(1, x.shape[axis], 2), axis=axis)
-    return (even << 4 | odd).astype(np.uint8)
+    return (even << 4 | odd if high_first else odd << 4 | even).astype(np.uint8)
 
 
 def test_packed_fp4_gives_the_unpacked_bits(rng):
@@ -350,6 +351,9 @@ def test_packed_fp4_gives_the_unpacked_bits(rng):
     packed_t = tcemu.matmul(pa, np.asfortranarray(pb), datapath=dp, scale_a=scale_a,
                             scale_b=scale_b, packed=True)
     np.testing.assert_array_equal(bits(packed_t), bits(plain))
+    low = tcemu.matmul(pack_k(a, 1, False), pack_k(b, 0, False), datapath=dp, scale_a=scale_a,
+                       scale_b=scale_b, packed="low_first")
+    np.testing.assert_array_equal(bits(low), bits(plain))
     c = np.zeros(m, np.float32)
     one = tcemu.mma(dp, pa, pack_k(b[:, :m].T.copy(), 1), c, scale_a=scale_a,
                     scale_b=scale_b[:, :m].T.copy(), packed=True)
@@ -367,6 +371,10 @@ def test_packed_byte_holds_k_even_in_the_high_nibble():
     d = tcemu.matmul(a, pack_k(b, 0), datapath=dp, scale_a=ones, scale_b=ones.T.copy(),
                      packed=True)
     assert d[0, 0] == 1.0 - 12.0
+    # 'low_first' reads the same byte as k = 0: -2.0, k = 1: 1.0.
+    d = tcemu.matmul(a, pack_k(b, 0, False), datapath=dp, scale_a=ones, scale_b=ones.T.copy(),
+                     packed="low_first")
+    assert d[0, 0] == -2.0 + 6.0
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -407,14 +415,17 @@ def test_errors_name_the_argument():
     with pytest.raises(ValueError, match="scale_a given, but the datapath is not block-scaled"):
         tcemu.matmul(a, b, datapath=tcemu.preset("sm100", "e2m1", "fp32", "tcgen05"),
                      scale_a=sa, scale_b=sb)
-    with pytest.raises(TypeError, match="packed=True reads uint8 arrays of two e2m1 codes a byte, "
-                                        "got dtype float4_e2m1fn"):
+    with pytest.raises(TypeError, match="a: packed FP4 is a uint8 array of two e2m1 codes a byte, "
+                                        r"got dtype float4_e2m1fn \(one value a byte"):
         tcemu.matmul(a[:, :32].view(ml_dtypes.float4_e2m1fn), b[:32], datapath=dp, scale_a=sa,
                      scale_b=sb, packed=True)
-    with pytest.raises(ValueError, match=r"packed=True, but neither a \(e4m3\) nor b \(e4m3\) is "
-                                         "e2m1"):
+    with pytest.raises(ValueError, match=r"packed FP4 asked for, but neither a \(e4m3\) nor b "
+                                         r"\(e4m3\) is e2m1"):
         tcemu.matmul(a, b, datapath=tcemu.preset(*MXFP8), scale_a=sa[:, :2], scale_b=sb[:2],
                      packed=True)
+    with pytest.raises(ValueError, match="packed must be False, True, 'high_first' or 'low_first', "
+                                         "got 'yes'"):
+        tcemu.matmul(a, b, datapath=dp, scale_a=sa, scale_b=sb, packed="yes")
     with pytest.raises(ValueError, match="the GPU engine does not support block scaling yet"):
         tcemu.matmul(a, b, datapath=dp, scale_a=sa, scale_b=sb, backend="gpu")
     with pytest.raises(ValueError, match="validate: block-scaled datapaths are not supported"):
