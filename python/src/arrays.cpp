@@ -1,6 +1,7 @@
 #include "arrays.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string_view>
@@ -26,24 +27,50 @@ std::string dtype_name(dl::dtype t) {
       return "float8_e4m3fn";
     case dl::dtype_code::Float8_E5M2:
       return "float8_e5m2";
+    case dl::dtype_code::Float8_E8M0FNU:
+      return "float8_e8m0fnu";
+    case dl::dtype_code::Float6_E2M3FN:
+      return "float6_e2m3fn";
+    case dl::dtype_code::Float6_E3M2FN:
+      return "float6_e3m2fn";
+    case dl::dtype_code::Float4_E2M1FN:
+      return "float4_e2m1fn";
     default:
       return "DLPack type code " + std::to_string(t.code) + " of " + std::to_string(t.bits) +
              " bits";
   }
 }
 
-// The unsigned dtype of ml_dtypes' NumPy types, which NumPy does not export through DLPack.
-const char* ml_dtypes_view(std::string_view dtype) {
-  if (dtype == "bfloat16") return "uint16";
-  if (dtype == "float8_e4m3fn" || dtype == "float8_e5m2") return "uint8";
+// ml_dtypes' NumPy types, which NumPy does not export through DLPack, and the format each holds.
+// Every one but bfloat16 is one byte a value, the bits in the low bits (float4_e2m1fn: 0..15,
+// the float6 types: 0..63), so an unsigned view of the array holds the format's bit patterns.
+struct MlDtype {
+  std::string_view name;
+  FloatFormat format;
+};
+constexpr MlDtype kMlDtypes[] = {
+    {"bfloat16", formats::bf16},        {"float8_e4m3fn", formats::e4m3},
+    {"float8_e5m2", formats::e5m2},     {"float6_e3m2fn", formats::e3m2},
+    {"float6_e2m3fn", formats::e2m3},   {"float4_e2m1fn", formats::e2m1},
+    {"float8_e8m0fnu", formats::ue8m0},
+};
+
+const MlDtype* ml_dtype(std::string_view dtype) {
+  for (const MlDtype& t : kMlDtypes) {
+    if (t.name == dtype) return &t;
+  }
   return nullptr;
 }
 
-std::optional<FloatFormat> ml_dtypes_format(std::string_view dtype) {
-  if (dtype == "bfloat16") return formats::bf16;
-  if (dtype == "float8_e4m3fn") return formats::e4m3;
-  if (dtype == "float8_e5m2") return formats::e5m2;
-  return std::nullopt;
+// The array type that holds `format`, for messages.
+std::string dtype_holding(const FloatFormat& format) {
+  if (format == formats::fp16) return "float16";
+  if (format == formats::fp32 || format == formats::tf32) return "float32";
+  if (format == formats::ue4m3) return "float8_e4m3fn (its sign ignored)";
+  for (const MlDtype& t : kMlDtypes) {
+    if (t.format == format) return std::string(t.name);
+  }
+  return std::string(format.name) + " values";
 }
 
 void require_host(const Operand& op) {
@@ -69,10 +96,10 @@ Operand operand(nb::handle object, const char* name) {
   const nb::module_ numpy = nb::module_::import_("numpy");
   if (nb::isinstance(object, numpy.attr("ndarray"))) {
     const std::string dtype = nb::cast<std::string>(object.attr("dtype").attr("name"));
-    if (const char* bits = ml_dtypes_view(dtype)) {
-      op.typed = ml_dtypes_format(dtype);
+    if (const MlDtype* t = ml_dtype(dtype)) {
+      op.typed = t->format;
       op.dtype = dtype;
-      array = object.attr("view")(numpy.attr(bits));
+      array = object.attr("view")(numpy.attr(container_bytes(t->format) == 2 ? "uint16" : "uint8"));
     }
   }
   if (!nb::try_cast(array, op.array)) {
@@ -116,12 +143,16 @@ Operand operand(nb::handle object, const char* name) {
     case dl::dtype_code::Float8_E5M2:
       op.typed = formats::e5m2;
       return op;
+    case dl::dtype_code::Float8_E8M0FNU:
+      op.typed = formats::ue8m0;
+      return op;
     default:
       break;
   }
   throw nb::type_error((op.name + ": dtype " + op.dtype +
                         " is not supported: pass float16, bfloat16, float32, float64, "
-                        "float8_e4m3fn, float8_e5m2 or uint8/uint16/uint32 bit patterns")
+                        "float8_e4m3fn, float8_e5m2, ml_dtypes' float6_e3m2fn, float6_e2m3fn, "
+                        "float4_e2m1fn and float8_e8m0fnu, or uint8/uint16/uint32 bit patterns")
                            .c_str());
 }
 
@@ -139,14 +170,16 @@ void require_ndim(const Operand& op, std::size_t ndim) {
 
 void require_format(const Operand& op, const FloatFormat& format) {
   const dl::dtype t = op.array.dtype();
+  // fp32 arrays hold tf32 values; e4m3 arrays hold ue4m3 scales, whose sign bit is ignored.
   const bool holds =
-      op.typed ? (*op.typed == format || (*op.typed == formats::fp32 && format == formats::tf32))
+      op.typed ? (*op.typed == format || (*op.typed == formats::fp32 && format == formats::tf32) ||
+                  (*op.typed == formats::e4m3 && format == formats::ue4m3))
                : t.code == static_cast<std::uint8_t>(dl::dtype_code::UInt) &&
                      t.bits == 8 * container_bytes(format);
   if (!holds) {
     throw nb::type_error((op.name + ": dtype " + op.dtype + " does not hold " +
-                          std::string(format.name) + " values; pass " + std::string(format.name) +
-                          " values or uint" + std::to_string(8 * container_bytes(format)) +
+                          std::string(format.name) + " values; pass " + dtype_holding(format) +
+                          " or uint" + std::to_string(8 * container_bytes(format)) +
                           " bit patterns")
                              .c_str());
   }
@@ -202,6 +235,61 @@ BitMatrix bit_matrix(const Operand& op, const FloatFormat& format) {
     m.view = {m.storage.data(), format, rows, cols, std::max<std::int64_t>(cols, 1),
               Layout::row_major};
   }
+  // The FP6 and FP4 codes fill the low bits of a byte; decode() would drop the bits above them,
+  // so a byte with any of them set is refused rather than read as another number. (ue4m3's bit 7
+  // is its ignored sign, as the PTX ISA reads it.)
+  if (format.is_signed && format.container_bits() < 8 * static_cast<int>(container_bytes(format))) {
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const std::uint32_t code = m.view.get(i, j);
+        if (code >> format.container_bits() == 0) continue;
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(code));
+        throw nb::value_error(
+            (op.name + ": byte " + hex + " at [" + std::to_string(i) + ", " + std::to_string(j) +
+             "] does not hold an " + std::string(format.name) + " code (" +
+             std::to_string(format.container_bits()) + " bits, 0 to " +
+             std::to_string((1 << format.container_bits()) - 1) +
+             "): pass one code a byte in the low bits" +
+             (format == formats::e2m1 ? " (matmul and mma read two a byte with packed=)" : ""))
+                .c_str());
+      }
+    }
+  }
+  return m;
+}
+
+BitMatrix unpacked_fp4(const Operand& op, int k_axis, NibbleOrder order) {
+  require_ndim(op, 2);
+  const dl::dtype t = op.array.dtype();
+  if (op.typed || t.code != static_cast<std::uint8_t>(dl::dtype_code::UInt) || t.bits != 8) {
+    throw nb::type_error(
+        (op.name + ": packed FP4 is a uint8 array of two e2m1 codes a byte, got dtype " + op.dtype +
+         (op.typed == formats::e2m1 ? " (one value a byte: pass packed=False)" : ""))
+            .c_str());
+  }
+  require_host(op);
+  const auto rows = static_cast<std::int64_t>(op.array.shape(0));
+  const auto cols = static_cast<std::int64_t>(op.array.shape(1));
+  const std::int64_t out_rows = k_axis == 0 ? 2 * rows : rows;
+  const std::int64_t out_cols = k_axis == 1 ? 2 * cols : cols;
+  BitMatrix m;
+  m.storage.resize(static_cast<std::size_t>(out_rows * out_cols));
+  // Byte (i, j) holds the codes of k = 2j (`first`) and 2j + 1 (`second`) along the k axis.
+  const std::int64_t step = k_axis == 1 ? 1 : out_cols;  // from k = 2j's code to 2j + 1's
+  const int first = order == NibbleOrder::high_first ? 4 : 0, second = 4 - first;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const unsigned byte = *element(op, i, j);
+      const std::int64_t at = k_axis == 1 ? i * out_cols + 2 * j : 2 * i * out_cols + j;
+      m.storage[static_cast<std::size_t>(at)] = static_cast<unsigned char>((byte >> first) & 0xF);
+      m.storage[static_cast<std::size_t>(at + step)] =
+          static_cast<unsigned char>((byte >> second) & 0xF);
+    }
+  }
+  m.view = {
+      m.storage.data(), formats::e2m1, out_rows, out_cols, std::max<std::int64_t>(out_cols, 1),
+      Layout::row_major};
   return m;
 }
 

@@ -59,12 +59,24 @@ std::vector<unsigned char> copy_2d(const Operand& op, Layout layout);
 
 // A 2-D array of bit patterns as a matrix view of host memory: the array's own memory where its
 // strides are row-major or column-major with a leading dimension, else `storage` holds a
-// row-major copy. Raises TypeError/ValueError for the wrong dtype, rank or device.
+// row-major copy. Raises TypeError/ValueError for the wrong dtype, rank or device, and
+// ValueError naming the element for an FP6/FP4 byte with bits set above the format's code.
 struct BitMatrix {
   ConstMatrixView view;
   std::vector<unsigned char> storage;
 };
 BitMatrix bit_matrix(const Operand& op, const FloatFormat& format);
+
+// Where two FP4 codes sit in a byte: byte j along k holds k = 2j in bits 7:4 and k = 2j + 1 in bits
+// 3:0 (high_first, as MMA-Sim 2.1.1's unpack_uint8_to_fp4 reads them), or the other way round
+// (low_first).
+enum class NibbleOrder { high_first, low_first };
+
+// A 2-D uint8 array of FP4 (e2m1) codes packed two a byte along `k_axis` (1: the columns, as A
+// [m, k/2] holds them; 0: the rows, as B [k/2, n] does) in `order`. Returns a row-major e2m1
+// matrix of one code a byte, twice as long along k_axis. Raises TypeError for another dtype
+// (float4_e2m1fn arrays hold one value a byte).
+BitMatrix unpacked_fp4(const Operand& op, int k_axis, NibbleOrder order);
 
 // A 1-D array of bit patterns, one per element.
 std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& format);

@@ -1,8 +1,10 @@
 """tcemu: a bit-exact model of NVIDIA Tensor Core MMA, and the accurate-GEMM schemes built on it.
 
 Arrays go in as NumPy arrays (float16, float32, float64, ml_dtypes' bfloat16/float8_e4m3fn/
-float8_e5m2, or uint8/uint16/uint32 bit patterns) or any DLPack producer, without a copy where
-their strides allow. python/README.md has a tour; help(tcemu.matmul) and the others say more.
+float8_e5m2/float6_e3m2fn/float6_e2m3fn/float4_e2m1fn/float8_e8m0fnu, or uint8/uint16/uint32 bit
+patterns) or any DLPack producer, without a copy where their strides allow; block-scaled
+datapaths take scale arrays (matmul's scale_a, scale_b). python/README.md has a tour;
+help(tcemu.matmul) and the others say more.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -65,9 +65,8 @@ def test_presets_table():
     assert {e.arch for e in table} >= {"sm70", "sm80", "sm89", "sm90", "sm100"}
     for e in table:
         e.datapath.validate()
-        assert tcemu.preset(e.arch, e.datapath.input, e.datapath.accumulator, e.instruction) == (
-            e.datapath
-        )
+        assert tcemu.preset(e.arch, e.datapath.input, e.datapath.accumulator, e.instruction,
+                            input_b=e.datapath.input_b) == e.datapath
     assert "wgmma" in tcemu.instruction_names("sm90")
     assert "mma.sync.m16n8k8" in tcemu.instruction_names("sm90")
     assert "wmma.m16n16k8" in tcemu.instruction_names("sm80")
@@ -82,4 +81,5 @@ def test_instruction_shapes_have_their_own_datapath():
     with pytest.raises(ValueError, match="sm90 runs fp16 -> fp32 on: mma.sync, mma.sync.m8n8k4"):
         tcemu.preset("sm90", "fp16", "fp32", "mma.sync.m16n8k4")
     assert all(e.source for e in tcemu.presets())
-    assert [f.name for f in tcemu.formats()] == ["fp32", "fp16", "bf16", "tf32", "e4m3", "e5m2"]
+    assert [f.name for f in tcemu.formats()] == [
+        "fp32", "fp16", "bf16", "tf32", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "ue8m0", "ue4m3"]
