@@ -43,18 +43,59 @@ nb::object emulated(const Datapath& datapath, const GemmOptions& options, const 
   return d.object;
 }
 
+// One argument's scales in `backend`'s memory: a CUDA array of uint8 codes as it is, a host
+// array (any dtype scale_matrix takes) checked there and copied in, row-major.
+BufferOperand<FloatFormat> scales_on_backend(Backend& backend, nb::handle scales, const char* name,
+                                             const FloatFormat& format, std::int64_t rows,
+                                             std::int64_t cols, const char* shape) {
+  const Operand op = operand(scales, name);
+  if (on_gpu(op)) {
+    auto out = to_buffer(backend, op, format);
+    if (out.shape.rows != rows || out.shape.cols != cols) {
+      throw nb::value_error((std::string(name) + " must be " + shape + " = " +
+                             std::to_string(rows) + " x " + std::to_string(cols) + ", got " +
+                             std::to_string(out.shape.rows) + " x " +
+                             std::to_string(out.shape.cols))
+                                .c_str());
+    }
+    return out;
+  }
+  const BitMatrix host = scale_matrix(scales, name, format, rows, cols, shape);
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j)
+      bytes[static_cast<std::size_t>(i * cols + j)] =
+          static_cast<unsigned char>(host.view.get(i, j));
+  }
+  auto out = new_buffer(backend, format, rows, cols);
+  backend.copy_in(bytes.data(), out.buffer, bytes.size());
+  return out;
+}
+
 nb::object on_backend(Backend& backend, const Datapath& datapath, const GemmOptions& options,
                       const Operand& a, const Operand& b, const std::optional<Operand>& c,
-                      int device) {
+                      nb::handle scale_a, nb::handle scale_b, int device) {
   const auto ba = to_buffer(backend, a, datapath.input);
   const auto bb = to_buffer(backend, b, datapath.b_format());
   std::optional<BufferOperand<FloatFormat>> bc;
   if (c) bc = to_buffer(backend, *c, datapath.accumulator);
+  std::optional<BufferOperand<FloatFormat>> sa, sb;
+  std::optional<ScaleBuffers> scales;
+  if (datapath.block_scaled()) {
+    const std::int64_t m = ba.shape.rows, k = ba.shape.cols, n = bb.shape.cols;
+    const auto s = static_cast<std::int64_t>(scale_count(datapath, static_cast<std::size_t>(k)));
+    sa.emplace(scales_on_backend(backend, scale_a, "scale_a", datapath.block_scaling.scale_a, m,
+                                 s, "m x ceil(k / scale_block)"));
+    sb.emplace(scales_on_backend(backend, scale_b, "scale_b", datapath.block_scaling.scale_b, s,
+                                 n, "ceil(k / scale_block) x n"));
+    scales = ScaleBuffers{sa->view(), sb->view()};
+  }
   const auto bd = new_buffer(backend, datapath.accumulator, ba.shape.rows, bb.shape.cols);
   {
     nb::gil_scoped_release release;
     backend.mma_gemm(datapath, options, ba.view(), bb.view(),
-                     bc ? std::optional<BufferMatrix>(bc->view()) : std::nullopt, bd.view());
+                     bc ? std::optional<BufferMatrix>(bc->view()) : std::nullopt, bd.view(),
+                     scales);
     backend.synchronize();
   }
   return from_buffer(backend, bd, device >= 0, device);
@@ -112,18 +153,13 @@ void bind_matmul(nb::module_& m) {
                                      : "backend must be 'emulator' or 'gpu', got '" + where + "'")
                                     .c_str());
         }
-        if (datapath.block_scaled()) {
-          throw nb::value_error(
-              "matmul: the GPU engine does not support block scaling yet: run block-scaled "
-              "datapaths on backend 'emulator' with host arrays");
-        }
         if (packing) {
           throw nb::value_error(
               "matmul: backend 'gpu' takes one e2m1 code a byte: packed FP4 runs on backend "
               "'emulator' with host arrays");
         }
         const auto gpu = make_backend("gpu", threads, std::max(device, 0), engine);
-        return on_backend(*gpu, datapath, options, oa, ob, oc, device);
+        return on_backend(*gpu, datapath, options, oa, ob, oc, scale_a, scale_b, device);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c") = nb::none(), nb::kw_only(), nb::arg("datapath"),
       nb::arg("scale_a") = nb::none(), nb::arg("scale_b") = nb::none(), nb::arg("packed") = false,
