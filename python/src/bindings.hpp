@@ -31,6 +31,7 @@ void bind_validate(nb::module_& m);  // compare(), validate(): mismatch reports
 void bind_devices(nb::module_& m);   // devices(), has_gpu()
 void bind_probe(nb::module_& m);     // probe(): cases through the GPU's own instructions
 void bind_detect(nb::module_& m);    // detect(): the datapath that reproduces recorded results
+void bind_quantize(nb::module_& m);  // quantize_mx(), quantize_nvfp4()
 
 // The present GPU for the call `what` (probe(), gpu_mma(), detect_gpu()); RuntimeError in a
 // build without the CUDA backend or where there is no GPU (probe.cpp).

@@ -18,4 +18,5 @@ NB_MODULE(_tcemu, m) {
   bind_devices(m);
   bind_probe(m);
   bind_detect(m);
+  bind_quantize(m);
 }

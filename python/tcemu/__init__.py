@@ -37,6 +37,8 @@ from ._tcemu import (
     preset_names,
     presets,
     probe,
+    quantize_mx,
+    quantize_nvfp4,
     validate,
 )
 

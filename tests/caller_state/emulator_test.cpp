@@ -1,7 +1,10 @@
 // The emulator in every caller state: the emulated GEMM (sm90 fp16 and bf16 into fp32, with
-// subnormal inputs, alpha and beta), mma_element, and the integer GEMM and mma.
+// subnormal inputs, alpha and beta), mma_element, the integer GEMM and mma, and the MX and NVFP4
+// quantizers.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -12,6 +15,7 @@
 #include <tcemu/emulator/integer_gemm.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/quantize.hpp>
 
 #include "caller_state.hpp"
 
@@ -89,6 +93,42 @@ TEST(CallerState, IntegerGemmAndMma) {
     }
     d.push_back(integer_mma_element(dp, row, col, 7));
     return test::words(d);
+  });
+}
+
+TEST(CallerState, Quantization) {
+  // fp32 values over many binades, fp32 subnormals among them: NVFP4's tensor scale has a full
+  // significand, so its multiply by the block scale rounds.
+  const std::int64_t m = 4, k = 48;
+  std::mt19937_64 rng(35);
+  std::vector<float> x(static_cast<std::size_t>(m * k));
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-140, 20);
+  for (float& v : x) v = std::ldexp(unit(rng), exponent(rng));
+  x[0] = 1.2345678f;  // the tensor's largest magnitude
+  const ConstMatrixView view{
+      reinterpret_cast<const unsigned char*>(x.data()), formats::fp32, m, k, k, Layout::row_major};
+  // An NVFP4 block where NVFP4's one fp32 multiply decides a code: the tensor scale's
+  // significand 0xC00001 times the block scale 1.5 is 0x2400003 * 2^-1, two bits too long, which
+  // round to nearest rounds up and toward zero down. 0.25 * total is then a tie between 0 and 0.5
+  // (to 0, even); under a truncated total it lies above the tie and gives 0.5 (code 1).
+  const std::uint32_t tensor_scale = 0x3FC00001u;
+  const float total = std::bit_cast<float>(tensor_scale) * 1.5f;
+  const std::vector<std::uint32_t> block{std::bit_cast<std::uint32_t>(9 * total / 1.5f),
+                                         std::bit_cast<std::uint32_t>(0.25f * total)};
+  test::expect_same_in_every_caller_state([&] {
+    std::vector<std::uint8_t> codes(block.size());
+    const std::uint8_t scale = quantize_nvfp4_block(formats::fp32, block, tensor_scale, codes);
+    EXPECT_EQ(scale, 0x3C);  // 1.5
+    EXPECT_EQ(codes[1], 0);  // the tie
+    std::vector<std::uint32_t> out{scale, codes[0], codes[1]};
+    for (const QuantizedMatrix& q : {quantize_nvfp4(view, ScaledOperand::a),
+                                     quantize_mx(view, formats::e2m1, ScaledOperand::b)}) {
+      out.insert(out.end(), q.codes.begin(), q.codes.end());
+      out.insert(out.end(), q.scales.begin(), q.scales.end());
+      out.push_back(q.tensor_scale);
+    }
+    return test::words(out);
   });
 }
 

@@ -20,8 +20,9 @@
 //     had, and the threads of the fallback) runs them under a scope. Every multi-threaded host
 //     loop of the libraries is a parallel_for.
 //   - the emulator's entry points that compute: emulated_gemm, emulated_integer_gemm,
-//     mma_element, mma_element_decoded, integer_mma_element; the rest of the emulator (sparse
-//     cases, case files, detection, capture replay) reaches arithmetic through these.
+//     mma_element, mma_element_decoded, integer_mma_element, the quantizers of quantize.hpp; the
+//     rest of the emulator (sparse cases, case files, detection, capture replay) reaches
+//     arithmetic through these.
 //   - every Backend step (backend/src/*_steps.cpp): the non-virtual public step that checks its
 //     arguments and calls the backend's implementation, so host/ (emulator and cpu64 backends)
 //     and the host code of gpu/ (scales, bounds, the values steps return) run under it whoever
