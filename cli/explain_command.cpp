@@ -427,7 +427,8 @@ std::vector<explain::Topic> topics() {
           explain::dot2_topic(),
           explain::long_accumulator_topic(),
           explain::markidis_topic(),
-          explain::block_topic()};
+          explain::block_topic(),
+          explain::block_scaled_topic()};
 }
 
 }  // namespace
