@@ -50,22 +50,23 @@ std::optional<MmaCase> parse_line(std::string_view text, std::size_t line, const
   const std::size_t s = f.scale_block == 0 || !fits ? 0 : (k + f.scale_block - 1) / f.scale_block;
   const std::size_t expected = fits ? 2 + 2 * k + 2 * s : 0;
   if (!fits || (words.size() != expected && words.size() != expected + 1)) {
-    const bool small = k <= (std::numeric_limits<std::size_t>::max() - 3) / 4;
-    const std::size_t scales =
-        f.scale_block == 0 || !small ? 0 : (k + f.scale_block - 1) / f.scale_block;
+    // The counts as numbers where 3 + 2K + 2S cannot wrap (S <= K), as formulas otherwise.
+    const std::size_t most = std::numeric_limits<std::size_t>::max() - 3;
+    const bool small = k <= (f.scale_block == 0 ? most / 2 : most / 4);
+    const std::size_t scales = f.scale_block == 0 ? 0 : (k + f.scale_block - 1) / f.scale_block;
+    const std::string count = f.scale_block == 0 ? "" : small ? std::to_string(scales) : "S";
     const std::string fields =
         "(K, " + std::to_string(k) + " a, " + std::to_string(k) + " b, c" +
-        (f.scale_block == 0
-             ? std::string()
-             : ", " + std::to_string(scales) + " scales of A and " + std::to_string(scales) +
-                   " of B, one per " + std::to_string(f.scale_block) + " k") +
+        (f.scale_block == 0 ? std::string()
+                            : ", " + count + " scales of A and " + count + " of B, one per " +
+                                  std::to_string(f.scale_block) + " k") +
         ")";
-    const std::string formula = f.scale_block == 0 ? "2K + 2" : "2K + 2S + 2";
-    throw CaseFileError(
-        line, "K = " + std::to_string(k) + " needs " +
-                  (small ? std::to_string(2 + 2 * k + 2 * scales) : formula) + " fields " + fields +
-                  " or " + (small ? std::to_string(3 + 2 * k + 2 * scales) : formula + " + 1") +
-                  " with a recorded d, found " + std::to_string(words.size()));
+    const std::string formula = f.scale_block == 0 ? "2K + " : "2K + 2S + ";
+    throw CaseFileError(line, "K = " + std::to_string(k) + " needs " +
+                                  (small ? std::to_string(2 + 2 * k + 2 * scales) : formula + "2") +
+                                  " fields " + fields + " or " +
+                                  (small ? std::to_string(3 + 2 * k + 2 * scales) : formula + "3") +
+                                  " with a recorded d, found " + std::to_string(words.size()));
   }
   MmaCase c;
   for (std::size_t i = 0; i < k; ++i) {
