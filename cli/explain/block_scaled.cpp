@@ -346,11 +346,30 @@ Document run(const session::Arguments& args) {
               " k; c = " + operand(dp.accumulator, x.bits.c) + ". The case line (tcemu mma):");
   d.preformatted(format_case_line(x.bits, dp) + "\n");
   // Why a group is one term, said once: at the first group that has one.
+  // Groups whose products are all zero (their scales numbers) add no term and are counted, not
+  // shown: with group_terms 1 every zero product is one.
   bool said = false;
+  std::size_t zero_groups = 0;
   for (std::size_t g = 0; g < r.trace.groups.size(); ++g) {
-    const bool has_term = r.trace.groups[g].term.has_value();
-    show_group(d, dp, x, r, g, has_term && !said);
-    said = said || has_term;
+    const ScaledBlockTrace::Group& group = r.trace.groups[g];
+    const std::size_t scale = group.first / static_cast<std::size_t>(rule.scale_block);
+    bool all_zero = !group.term && !r.trace.block.special && is_number(x.scale_a[scale]) &&
+                    is_number(x.scale_b[scale]);
+    for (std::size_t k = group.first; all_zero && k < group.first + group.count; ++k) {
+      all_zero = x.a[k].value_class == ValueClass::zero || x.b[k].value_class == ValueClass::zero;
+    }
+    if (all_zero) {
+      ++zero_groups;
+      continue;
+    }
+    show_group(d, dp, x, r, g, group.term && !said);
+    said = said || group.term;
+  }
+  if (zero_groups > 0) {
+    d.paragraph(std::to_string(zero_groups) +
+                (rule.group_terms == 1 ? " more products are zero" : " more groups are all zero") +
+                " (not shown): zero terms, with no part in the alignment exponent "
+                "(zeros take e_zero, the floor).");
   }
   show_block(d, dp, r);
 
