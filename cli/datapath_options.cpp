@@ -147,7 +147,7 @@ std::set<std::string> datapath_option_names() {
 
 std::string datapath_options_help() {
   return R"(Datapath (a preset, then overrides of its fields; emulator/.../datapath.hpp):
-  --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 exact-rn exact-rz (default sm90)
+  --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 sm120 exact-rn exact-rz (default sm90)
   --type FORMAT          input format (of A, and of B unless --b-type): fp16 bf16 tf32 e4m3
                          e5m2, and Blackwell's e3m2 e2m3 (FP6) e2m1 (FP4) (default fp16)
   --b-type FORMAT        B's format where it differs from A's (kind::f8f6f4 takes any pair of

@@ -68,9 +68,9 @@ std::string gemm_operand_options_help() {
   return R"(GEMM operands (matrix files: hex text, or .npy by the name):
   --a FILE --b FILE       A (M x K) and B (K x N) in the input format: hex bit patterns of it,
                           or .npy of its NumPy float (float16; float32 for tf32) or of bit
-                          patterns (uint8/uint16/uint32, ml_dtypes' bfloat16 and float8)
-                          (FP6 and FP4: one code a byte, uint8 or ml_dtypes' float6/float4;
-                          hex text: the byte's 2 digits); B in --b-type's format where given
+                          patterns (uint8/uint16/uint32, ml_dtypes' bfloat16 and float8);
+                          FP6 and FP4 one code a byte (uint8, ml_dtypes' float6/float4; hex
+                          text: the byte's 2 digits). B in --b-type's format where given
   --scale-a FILE          a block-scaled datapath's scales of A (M x S) and of B (S x N),
   --scale-b FILE          S = ceil(K / scale block): one code a byte of the scale format, uint8
                           (ml_dtypes' float8_e8m0fnu or float8_e4m3fn only with

@@ -22,9 +22,9 @@ and accumulator the emulator knows, with all datapath fields and where they come
 cap, ours, inferred, MMA-Sim 2.1.1: docs/presets.md), a block-scaled one with its scale block,
 scale formats, group size and NaN-scale rule; the rows of an instruction that takes every pair
 of several formats (kind::f8f6f4) as one line, 'input=e5m2|e4m3|... input_b=e5m2|e4m3|...
-(every pair)' (--type A --b-type B prints one pair); then the names that stand for one of them: mma.sync (the
-largest-K shape of the format) and each WMMA fragment shape (the mma.sync shape it compiles to
-on that architecture); then every sparse MMA shape (mma.sp.mMnNkK, 2:4 sparsity of A), whose
+(every pair)' (--type A --b-type B prints one pair); then the names that stand for one of
+them: mma.sync (the largest-K shape of the format) and each WMMA fragment shape (the mma.sync
+shape it compiles to on that architecture); then every sparse MMA shape (mma.sp.mMnNkK, 2:4 sparsity of A), whose
 datapath is that of its K/2 kept products (instruction_k = K/2; `tcemu mma --help` has the case
 format); then every integer MMA instruction (IMMA) per architecture. With datapath options
 (integer ones too: --type s8 --acc s32 ...; --instr mma.sp.* for a sparse shape) prints that one
