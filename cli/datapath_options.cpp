@@ -245,15 +245,13 @@ Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
   const FloatFormat accumulator = format_option(args, "acc", "fp32");
   const std::string instruction = args.value_or("instr", "mma.sync");
   const bool sparse = sparse_requested(args);
-  if (sparse) {
-    for (const char* name : {"b-type", "scale-block", "scale-format", "scale-format-a",
-                             "scale-format-b", "group-terms", "nan-scale"}) {
-      if (args.value(name)) {
-        throw session::UsageError("--" + std::string(name) + ": the sparse shape " + instruction +
-                                  " takes one input format and no scales");
-      }
-    }
-  }
+  // A sparse shape's cases have one input format and no scales (sparse_case.hpp); the options
+  // that say so (--b-type as --type, --scale-block 0, as datapath_options() writes) pass.
+  const auto refuse_for_sparse = [&](const std::string& option) {
+    throw session::UsageError("--" + option + ": the sparse shape " + instruction +
+                              " takes one input format and no scales");
+  };
+  if (sparse && !(input_b == input)) refuse_for_sparse("b-type");
   Datapath dp = [&] {
     if (!sparse) return dense_preset(arch, input, input_b, accumulator, instruction);
     try {
@@ -300,6 +298,7 @@ Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
     dp.nan_bits = bits;
   }
   apply_block_scaling(args, dp);
+  if (sparse && dp.block_scaled()) refuse_for_sparse("scale-block");
   try {
     validate(dp);
   } catch (const std::invalid_argument& e) {
