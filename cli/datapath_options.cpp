@@ -204,6 +204,20 @@ Block scaling (OCP MX, NVFP4; a block-scaled --instr sets them, each can be chan
 )";
 }
 
+void require_one_format_without_scales(const Datapath& dp, const std::string& who) {
+  if (dp.has_input_b) {
+    throw session::UsageError("--b-type " + std::string(dp.input_b.name) + ": " + who +
+                              " multiplies slices of one format (" + std::string(dp.input.name) +
+                              ")");
+  }
+  if (dp.block_scaled()) {
+    throw session::UsageError("--instr/--scale-block: " + who +
+                              " multiplies slices without block scales; the datapath takes " +
+                              std::string(dp.block_scaling.scale_a.name) + " scales per " +
+                              std::to_string(dp.block_scaling.scale_block) + " k");
+  }
+}
+
 bool sparse_requested(const session::Arguments& args) {
   return args.value_or("instr", "").starts_with("mma.sp.");
 }

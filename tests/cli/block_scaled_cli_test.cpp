@@ -147,6 +147,25 @@ TEST(BlockScaledCli, TwoInputFormats) {
       << r.output;
 }
 
+// The schemes multiply slices of one format without scales: a second format or scales are refused
+// naming the option, not deep in the GEMM.
+TEST(BlockScaledCli, SchemesRefuseTwoFormatsAndScales) {
+  Result r = run("gemm --scheme dgemm-tc --m 4 --n 4 --k 4 " + std::string(kNvfp4Ue8m0));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r,
+                  "--instr/--scale-block: the Ozaki scheme multiplies slices without block "
+                  "scales; the datapath takes ue8m0 scales per 16 k"))
+      << r.output;
+  r = run("gemm --scheme halfhalf --m 4 --n 4 --k 4 --arch sm100 --instr tcgen05 --b-type bf16");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r, "--b-type bf16: scheme halfhalf multiplies slices of one format (fp16)"))
+      << r.output;
+  r = run("explain ozaki --arch sm100 --instr tcgen05 --type e4m3 --b-type e2m1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r, "ozaki: --b-type e2m1: the Ozaki scheme multiplies slices of one format"))
+      << r.output;
+}
+
 TEST(BlockScaledCli, EveryScalingFieldAloneOrRefused) {
   Result r = run(std::string("presets ") + kNvfp4 +
                  " --scale-block 32 --scale-format-b ue8m0 --group-terms 8 --nan-scale "
