@@ -4,6 +4,7 @@
 // alignment exponent, each term truncated to the grid, the exact sum of what was kept and its one
 // rounding; then the same block with exact alignment.
 #include <bit>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -99,11 +100,11 @@ std::vector<std::uint32_t> scale_bits(const std::string& what, std::string text,
     bits.push_back(value_bits(what, word, format));
     if (word.starts_with("bits:")) continue;
     const double x = number(what, word);
-    if (!(x > 0) || to_double(format, bits.back()) != x) {
+    if (std::signbit(x) || to_double(format, bits.back()) != x) {
       throw session::UsageError(what + ": " + word + " is not a " + std::string(format.name) +
                                 " value (" +
                                 (format == formats::ue8m0 ? "a power of two, 2^-127 to 2^127"
-                                                          : "positive, 2^-9 to 448, 3 bits") +
+                                                          : "0, or 2^-9 to 448 in 4 bits") +
                                 "; or bits:HEX)");
     }
   }
@@ -156,7 +157,7 @@ Run run_block(const Datapath& dp, const Block& x) {
 
 // Why group g added no term.
 std::string no_term_reason(const Block& x, std::size_t scale, bool special) {
-  if (special) return "a NaN or Inf among its products or scales decides d (below).";
+  if (special) return "a NaN or Inf in the block (c included) decides d (below).";
   const Decoded& sa = x.scale_a[scale];
   const Decoded& sb = x.scale_b[scale];
   if (sa.value_class == ValueClass::zero || sb.value_class == ValueClass::zero) {
@@ -353,8 +354,7 @@ Document run(const session::Arguments& args) {
   for (std::size_t g = 0; g < r.trace.groups.size(); ++g) {
     const ScaledBlockTrace::Group& group = r.trace.groups[g];
     const std::size_t scale = group.first / static_cast<std::size_t>(rule.scale_block);
-    bool all_zero = !group.term && !r.trace.block.special && is_number(x.scale_a[scale]) &&
-                    is_number(x.scale_b[scale]);
+    bool all_zero = !group.term && is_number(x.scale_a[scale]) && is_number(x.scale_b[scale]);
     for (std::size_t k = group.first; all_zero && k < group.first + group.count; ++k) {
       all_zero = x.a[k].value_class == ValueClass::zero || x.b[k].value_class == ValueClass::zero;
     }

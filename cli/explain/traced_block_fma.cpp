@@ -71,6 +71,10 @@ std::uint32_t traced_scaled_block(const Datapath& dp, std::span<const Decoded> a
   trace.block.result = detail::round_sum(dp, list, exact, exact ? 0 : *dp.alignment_fraction_bits,
                                          dp.alignment_floor, dp.block_rounding,
                                          dp.block_result_precision, TraceRecord{&trace.block});
+  // A NaN or Inf decided the block before any term was recorded: no group has one.
+  if (trace.block.special) {
+    for (ScaledBlockTrace::Group& g : trace.groups) g.term = std::nullopt;
+  }
   return trace.block.result;
 }
 

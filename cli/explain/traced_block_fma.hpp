@@ -47,7 +47,8 @@ std::uint32_t traced_block_fma(const Datapath& datapath, std::span<const Decoded
 struct ScaledBlockTrace {
   // Group g covers the products first .. first + count - 1 and the scales of scale index
   // first / scale_block. `term` is the index of its term in block.terms, or nullopt where it
-  // added none: every product zero, a zero scale, or a NaN or Inf (then block.special is set).
+  // added none (every product zero, a zero scale) or where a NaN or Inf anywhere decided the block
+  // (block.special: round_sum recorded no term).
   struct Group {
     std::size_t first;
     std::size_t count;

@@ -212,6 +212,17 @@ TEST(ExplainTopics, BlockScaledOnUserValues) {
       << r.output;
   EXPECT_TRUE(has(r, "grid 2^(E - F) with F = 25: 2^-33.")) << r.output;
   EXPECT_TRUE(has(r, "d = bafccd91 = -0.0019287337781861424, the same.")) << r.output;
+  // A NaN c decides d before any term (the groups' terms are then not shown), and a zero ue4m3
+  // scale makes its group a zero term.
+  r = run("explain block-scaled --c nan");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "No term: a NaN or Inf in the block (c included) decides d (below)."))
+      << r.output;
+  EXPECT_TRUE(has(r, "A NaN or Inf decides the result before any arithmetic: 7fffffff = NaN."))
+      << r.output;
+  r = run("explain block-scaled --a 1,1 --b 1,1 --scale-a 0 --scale-b 1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "No term: a scale is zero")) << r.output;
   // Not block-scaled, a wrong count of scales, a scale the format does not hold.
   r = run("explain block-scaled --arch sm90");
   EXPECT_EQ(r.status, 2);
