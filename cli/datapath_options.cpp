@@ -1,8 +1,10 @@
 #include "datapath_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/mma.hpp>
@@ -39,35 +41,130 @@ FloatFormat format_option(const session::Arguments& args, const std::string& nam
   return *f;
 }
 
+FloatFormat scale_format_option(const session::Arguments& args, const std::string& name) {
+  const FloatFormat f = format_option(args, name, "");
+  if (!is_scale_format(f)) {
+    throw session::UsageError("--" + name + ": " + std::string(f.name) +
+                              " is not a scale format (ue8m0 or ue4m3)");
+  }
+  return f;
+}
+
+// The formats `instruction` takes on `arch`, as options ("--type e2m1 --acc fp32"), or "" when
+// the architecture has no row of that name: what a refused preset lookup should have asked for.
+std::string formats_of_instruction(const std::string& arch, const std::string& instruction) {
+  std::vector<std::string> inputs, inputs_b, accumulators;
+  const auto add = [](std::vector<std::string>& list, std::string_view name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.emplace_back(name);
+  };
+  for (const PresetEntry& row : all_presets()) {
+    if (row.arch != arch || row.instruction != instruction) continue;
+    add(inputs, row.datapath.input.name);
+    add(inputs_b, row.datapath.b_format().name);
+    add(accumulators, row.datapath.accumulator.name);
+  }
+  if (inputs.empty()) return "";
+  const auto joined = [](const std::vector<std::string>& list) {
+    std::string out;
+    for (const std::string& name : list) out += (out.empty() ? "" : "|") + name;
+    return out;
+  };
+  return arch + " " + instruction + " takes --type " + joined(inputs) +
+         (inputs_b == inputs ? std::string() : " --b-type " + joined(inputs_b)) + " --acc " +
+         joined(accumulators);
+}
+
+// The preset of the arguments' architecture, instruction and formats: the row of the pair
+// (--type, --b-type) where there is one, else the row of --type with b's format overridden (a
+// field like any other). Throws UsageError with the preset's message and the formats the
+// instruction takes.
+Datapath dense_preset(const std::string& arch, const FloatFormat& input, const FloatFormat& input_b,
+                      const FloatFormat& accumulator, const std::string& instruction) {
+  try {
+    return preset(arch, input, input_b, accumulator, instruction);
+  } catch (const std::invalid_argument& e) {
+    if (!(input == input_b)) {
+      try {
+        Datapath dp = preset(arch, input, accumulator, instruction);
+        dp.has_input_b = true;
+        dp.input_b = input_b;
+        return dp;
+      } catch (const std::invalid_argument&) {
+        // The pair's message says more: fall through to it.
+      }
+    }
+    const std::string takes = formats_of_instruction(arch, instruction);
+    throw session::UsageError(e.what() + (takes.empty() ? std::string() : " (" + takes + ")"));
+  }
+}
+
+// The block-scaling overrides: --scale-block, the scale formats, --group-terms, --nan-scale.
+void apply_block_scaling(const session::Arguments& args, Datapath& dp) {
+  BlockScaling& s = dp.block_scaling;
+  if (args.value("scale-block")) s.scale_block = checked_int(args, "scale-block");
+  if (args.value("scale-format")) s.scale_a = s.scale_b = scale_format_option(args, "scale-format");
+  if (args.value("scale-format-a")) s.scale_a = scale_format_option(args, "scale-format-a");
+  if (args.value("scale-format-b")) s.scale_b = scale_format_option(args, "scale-format-b");
+  if (args.value("group-terms")) s.group_terms = checked_int(args, "group-terms");
+  if (const auto n = args.value("nan-scale")) {
+    s.nan_scale =
+        choice("nan-scale", *n, {NanScale::poisons_result, NanScale::ignored_for_zero_products});
+  }
+  if (!dp.block_scaled()) {
+    for (const char* name :
+         {"scale-format", "scale-format-a", "scale-format-b", "group-terms", "nan-scale"}) {
+      if (args.value(name)) {
+        throw session::UsageError("--" + std::string(name) +
+                                  ": the datapath takes no scales (--scale-block N, or a "
+                                  "block-scaled --instr such as tcgen05.mxf8f6f4.block32)");
+      }
+    }
+    return;
+  }
+  if (!is_scale_format(s.scale_a) || !is_scale_format(s.scale_b)) {
+    throw session::UsageError(
+        "--scale-block " + std::to_string(s.scale_block) +
+        ": the preset has no scales, so their format must be given: --scale-format ue8m0|ue4m3 "
+        "(or --scale-format-a and --scale-format-b)");
+  }
+}
+
 }  // namespace
 
 std::set<std::string> datapath_option_names() {
-  return {"arch",
-          "type",
-          "acc",
-          "instr",
-          "block-terms",
-          "instruction-k",
-          "k-group",
-          "alignment-bits",
-          "alignment-floor",
-          "block-rounding",
-          "block-precision",
-          "c-entry",
-          "overflow",
-          "zero-sign",
-          "nan-bits"};
+  return {"arch",           "type",
+          "b-type",         "acc",
+          "instr",          "block-terms",
+          "instruction-k",  "k-group",
+          "alignment-bits", "alignment-floor",
+          "block-rounding", "block-precision",
+          "c-entry",        "overflow",
+          "zero-sign",      "nan-bits",
+          "scale-block",    "scale-format",
+          "scale-format-a", "scale-format-b",
+          "group-terms",    "nan-scale"};
 }
 
 std::string datapath_options_help() {
   return R"(Datapath (a preset, then overrides of its fields; emulator/.../datapath.hpp):
-  --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 exact-rn exact-rz (default sm90)
-  --type FORMAT          input format: fp16 bf16 tf32 e4m3 e5m2 (default fp16)
+  --arch PRESET          sm70 sm75 sm80 sm89 sm90 sm100 sm120 exact-rn exact-rz (default sm90)
+  --type FORMAT          input format (of A, and of B unless --b-type): fp16 bf16 tf32 e4m3
+                         e5m2, and Blackwell's e3m2 e2m3 (FP6) e2m1 (FP4) (default fp16)
+  --b-type FORMAT        B's format where it differs from A's (kind::f8f6f4 takes any pair of
+                         e5m2 e4m3 e3m2 e2m3 e2m1): the preset of the pair where there is one,
+                         else --type's preset with B's format changed
   --acc FORMAT           accumulator: fp32 or fp16 (default fp32)
   --instr NAME           the instruction, with its shape: mma.sync (default: the largest-K
                          shape of the format), mma.sync.mMnNkK (e.g. mma.sync.m16n8k8),
                          wmma.mMnNkK (the datapath of the mma.sync shape it compiles to),
-                         wgmma or wgmma.m64nNkK (sm90), tcgen05 (sm100); `tcemu presets`
+                         wgmma or wgmma.m64nNkK (sm90), tcgen05 (sm100: kind::f16, tf32,
+                         f8f6f4 by the formats); block-scaled (MX, NVFP4; case lines carry the
+                         scales): tcgen05.mxf8f6f4.block32, tcgen05.mxf4.block32,
+                         tcgen05.mxf4nvf4.block32, tcgen05.mxf4nvf4.block16.ue8m0 and
+                         .block16.ue4m3 (NVFP4; --type e2m1) on sm100, and on sm120
+                         mma.sync.m16n8k32.mxf8f6f4.block32, mma.sync.m16n8k64.mxf4.block32,
+                         mma.sync.m16n8k64.mxf4nvf4.block32, .block16.ue8m0, .block16.ue4m3;
+                         `tcemu presets`
                          lists each architecture's names. A named shape refuses cases whose K
                          is not a multiple of its K. Which one a kernel runs: its SASS
                          (cuobjdump -sass), e.g. HMMA.16816.F32 = mma.sync.m16n8k16 f32.f16,
@@ -94,7 +191,31 @@ std::string datapath_options_help() {
   --overflow O           ieee, infinity or saturate
   --zero-sign Z          ieee or positive
   --nan-bits HEX         the NaN produced, in the accumulator format
+Block scaling (OCP MX, NVFP4; a block-scaled --instr sets them, each can be changed alone):
+  --scale-block N        consecutive k one scale of A (and of B) covers: 16 or 32 on Blackwell;
+                         0: no scales (a preset without them needs --scale-format too)
+  --scale-format F       both scale formats: ue8m0 (a power of two, ff NaN) or ue4m3 (unsigned
+                         e4m3, 7f NaN); --scale-format-a F, --scale-format-b F: one of them
+  --group-terms N        products summed exactly before the scales apply (MMA-Sim's G: 1 for
+                         mxf8f6f4, each product carries its scales; 16 for mxf4 and mxf4nvf4);
+                         --alignment-bits is MMA-Sim's F, --alignment-floor its e_zero
+  --nan-scale R          poison (a NaN scale makes d NaN; MMA-Sim) or ignore-zero (a NaN scale
+                         whose products are all zero adds a zero)
 )";
+}
+
+void require_one_format_without_scales(const Datapath& dp, const std::string& who) {
+  if (dp.has_input_b) {
+    throw session::UsageError("--b-type " + std::string(dp.input_b.name) + ": " + who +
+                              " multiplies slices of one format (" + std::string(dp.input.name) +
+                              ")");
+  }
+  if (dp.block_scaled()) {
+    throw session::UsageError("--instr/--scale-block: " + who +
+                              " multiplies slices without block scales; the datapath takes " +
+                              std::string(dp.block_scaling.scale_a.name) + " scales per " +
+                              std::to_string(dp.block_scaling.scale_block) + " k");
+  }
 }
 
 bool sparse_requested(const session::Arguments& args) {
@@ -134,12 +255,21 @@ Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
                                        const std::string& default_type) {
   const std::string arch = args.value_or("arch", "sm90");
   const FloatFormat input = format_option(args, "type", default_type);
+  const FloatFormat input_b = format_option(args, "b-type", std::string(input.name));
   const FloatFormat accumulator = format_option(args, "acc", "fp32");
   const std::string instruction = args.value_or("instr", "mma.sync");
+  const bool sparse = sparse_requested(args);
+  // A sparse shape's cases have one input format and no scales (sparse_case.hpp); the options
+  // that say so (--b-type as --type, --scale-block 0, as datapath_options() writes) pass.
+  const auto refuse_for_sparse = [&](const std::string& option) {
+    throw session::UsageError("--" + option + ": the sparse shape " + instruction +
+                              " takes one input format and no scales");
+  };
+  if (sparse && !(input_b == input)) refuse_for_sparse("b-type");
   Datapath dp = [&] {
+    if (!sparse) return dense_preset(arch, input, input_b, accumulator, instruction);
     try {
-      return sparse_requested(args) ? sparse_preset(arch, input, accumulator, instruction)
-                                    : preset(arch, input, accumulator, instruction);
+      return sparse_preset(arch, input, accumulator, instruction);
     } catch (const std::invalid_argument& e) {
       throw session::UsageError(e.what());
     }
@@ -181,6 +311,8 @@ Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
     }
     dp.nan_bits = bits;
   }
+  apply_block_scaling(args, dp);
+  if (sparse && dp.block_scaled()) refuse_for_sparse("scale-block");
   try {
     validate(dp);
   } catch (const std::invalid_argument& e) {
@@ -210,7 +342,13 @@ std::string datapath_options(const std::string& arch, const Datapath& dp) {
       << " --block-rounding " << name_of(dp.block_rounding) << " --block-precision "
       << dp.block_result_precision << " --c-entry " << name_of(dp.c_entry) << " --overflow "
       << name_of(dp.overflow) << " --zero-sign " << name_of(dp.zero_sign) << " --nan-bits "
-      << std::hex << dp.nan_bits;
+      << std::hex << dp.nan_bits << std::dec << " --b-type " << dp.b_format().name
+      << " --scale-block " << dp.block_scaling.scale_block;
+  if (dp.block_scaled()) {
+    const BlockScaling& s = dp.block_scaling;
+    out << " --scale-format-a " << s.scale_a.name << " --scale-format-b " << s.scale_b.name
+        << " --group-terms " << s.group_terms << " --nan-scale " << name_of(s.nan_scale);
+  }
   return out.str();
 }
 

@@ -20,6 +20,11 @@ std::string datapath_options_help();
 // Throws UsageError when --instr names a sparse shape (mma.sp.*): those take sparse cases.
 Datapath datapath_from(const session::Arguments& args, const std::string& default_type = "fp16");
 
+// Throws UsageError unless `datapath` takes one input format and no scales, as the schemes that
+// multiply slices of one format on it (`who`: "the Ozaki scheme", "halfhalf") need; the message
+// names the option that gave the second format (--b-type) or the scales (--instr, --scale-block).
+void require_one_format_without_scales(const Datapath& datapath, const std::string& who);
+
 // --instr names a sparse shape (mma.sp.mMnNkK).
 bool sparse_requested(const session::Arguments& args);
 

@@ -358,6 +358,7 @@ void show_rho(explain::Document& d, const Datapath& dp, std::int64_t k, int p_bi
 explain::Document ozaki_document(const session::Arguments& args) {
   const Operands x = read_operands(args);
   const Datapath dp = datapath_from(args);
+  require_one_format_without_scales(dp, "the Ozaki scheme");
   const ozaki::Products products = ozaki::TensorCoreProducts{dp};
   const int p_bits = ozaki::exact_product_bits(products);
   const int bits = ozaki::slice_bits(products, x.k);
@@ -427,7 +428,8 @@ std::vector<explain::Topic> topics() {
           explain::dot2_topic(),
           explain::long_accumulator_topic(),
           explain::markidis_topic(),
-          explain::block_topic()};
+          explain::block_topic(),
+          explain::block_scaled_topic()};
 }
 
 }  // namespace

@@ -22,17 +22,28 @@ struct GemmOperands {
   BitMatrix a, b;
   std::optional<BitMatrix> c;
   GemmOptions options;
+  // A block-scaled datapath's scales (--scale-a, --scale-b): M x S and S x N codes of its scale
+  // formats, S = scale_count(datapath, K); absent otherwise.
+  std::optional<BitMatrix> scale_a, scale_b;
 
   ConstMatrixView a_view(const Datapath& dp) const { return a.view(dp.input); }
-  ConstMatrixView b_view(const Datapath& dp) const { return b.view(dp.input); }
+  ConstMatrixView b_view(const Datapath& dp) const { return b.view(dp.b_format()); }
+  std::optional<BlockScales> scales(const Datapath& dp) const {
+    if (!scale_a || !scale_b) return std::nullopt;
+    return BlockScales{scale_a->view(dp.block_scaling.scale_a),
+                       scale_b->view(dp.block_scaling.scale_b)};
+  }
   std::optional<ConstMatrixView> c_view(const Datapath& dp) const {
     return c ? std::optional(c->view(dp.accumulator)) : std::nullopt;
   }
 };
 
-// Reads --a, --b (required) and --c in the datapath's formats and the GEMM options; throws
+// Reads --a, --b (required) and --c in the datapath's formats (B in b_format()), --scale-a and
+// --scale-b (required exactly for a block-scaled datapath) and the GEMM options; throws
 // UsageError for a missing or malformed option, std::runtime_error naming a bad file or one whose
-// shape does not fit A's ("--b B.npy is 9 x 8, expected 8 rows (the columns of --a)").
+// shape does not fit A's ("--b B.npy is 9 x 8, expected 8 rows (the columns of --a)"), an element
+// that is not a code of its format (an e2m1 byte above 0f: FP4 is read one code per byte), or
+// scales saved as ml_dtypes' void items without --scale-format (uint8 codes say what they are).
 GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& datapath);
 
 // Throws std::runtime_error "--OPTION PATH is R x C, expected ROWS x COLS (WHY)" unless `m` is

@@ -27,8 +27,10 @@ constexpr std::string_view kWgmma = "wgmma.m64nNk32";
 
 // Floating-point datapath options that mean nothing to an integer datapath.
 constexpr const char* kFloatOnlyOptions[] = {
-    "block-terms",     "k-group", "alignment-bits", "alignment-floor", "block-rounding",
-    "block-precision", "c-entry", "overflow",       "zero-sign",       "nan-bits"};
+    "block-terms",    "k-group",         "alignment-bits", "alignment-floor",
+    "block-rounding", "block-precision", "c-entry",        "overflow",
+    "zero-sign",      "nan-bits",        "scale-block",    "scale-format",
+    "scale-format-a", "scale-format-b",  "group-terms",    "nan-scale"};
 
 bool is_integer_name(const std::optional<std::string>& name) {
   return name && integer_format_by_name(*name).has_value();
@@ -113,9 +115,8 @@ std::string integer_options_help() {
 
 bool integer_requested(const session::Arguments& args) {
   const bool integer = is_integer_name(args.value("type")) || is_integer_name(args.value("acc"));
+  // A float --b-type is the float datapath's (datapath_options.hpp).
   if (!integer) {
-    if (args.value("b-type"))
-      throw session::UsageError("--b-type needs an integer --type (s8 u8 s4 u4)");
     if (args.flag("satfinite")) {
       throw session::UsageError(
           "--satfinite applies to integer MMA (--type s8 u8 s4 u4, --acc s32)");

@@ -23,7 +23,8 @@ Commands:
   gemm       run a GEMM scheme (Ozaki, error-corrected SGEMM, Dot2, ExBLAS) on a backend, with
              its accuracy against the correctly rounded product
   explain    show error-free transformations step by step: TwoSum, TwoProd, Dot2, the long
-             accumulator, the Ozaki and Markidis splits, one tensor-core block
+             accumulator, the Ozaki and Markidis splits, one tensor-core block, one
+             block-scaled (MX, NVFP4) block
 
 Run 'tcemu COMMAND --help' for the options of a command.
 )";

@@ -33,6 +33,7 @@ scheme's part format (fp16, tf32 or bf16, as in the list of schemes).
                    GemmProblem& p, const ProgressHook&) {
     markidis::Scheme chosen = scheme;
     const Datapath dp = datapath_from(args, std::string(scheme.part_format.name));
+    require_one_format_without_scales(dp, "scheme " + scheme.name);
     std::vector<float> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end()),
         c(p.c.begin(), p.c.end());
     try {

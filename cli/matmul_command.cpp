@@ -15,7 +15,8 @@ namespace tcemu::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: tcemu matmul [datapath options] --a FILE --b FILE [--c FILE] [--alpha x --beta y]
+    R"(usage: tcemu matmul [datapath options] --a FILE --b FILE [--scale-a FILE --scale-b FILE]
+                    [--c FILE] [--alpha x --beta y]
                     [--c-input epilogue|initial] [--takeout KB] [--threads N]
                     [--backend emulator|gpu] --out FILE
 
@@ -23,7 +24,10 @@ Computes D = alpha A B + beta C through the datapath, bit for bit as the emulate
 tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over k in k order
 (a k tail shorter than one instruction is a partial instruction, as a kernel padding with zeros
 computes it). Writes D (M x N, the accumulator format) to --out: .npy by the name (float32 or
-float16), hex text otherwise. Prints the datapath on standard error.
+float16), hex text otherwise. Prints the datapath on standard error. A block-scaled datapath
+(tcemu presets lists them) takes the scales of A and B (--scale-a, --scale-b), e.g. NVFP4:
+  tcemu matmul --arch sm100 --instr tcgen05.mxf4nvf4.block16.ue4m3 --type e2m1 \
+    --a A.npy --b B.npy --scale-a SA.npy --scale-b SB.npy --out D.npy
 
   --backend NAME          emulator (default): the CPU emulator on --threads threads; gpu: the
                           same bits on the CUDA device, for any datapath (the GPU backend's
@@ -81,7 +85,8 @@ int matmul_command(const std::vector<std::string>& words) {
               .rows = operands.a.rows,
               .cols = operands.b.cols,
               .layout = Layout::row_major,
-              .bytes = {}};
+              .bytes = {},
+              .npy_dtype = {}};
   // emulated_gemm checks every shape against A and B; only D's storage is sized here (A and B
   // are bounded by their files, their product's D is not: 10^6 x 0 times 0 x 10^6).
   const std::string d_size =
@@ -100,11 +105,19 @@ int matmul_command(const std::vector<std::string>& words) {
   if (backend != "emulator" && backend != "gpu") {
     throw session::UsageError("--backend must be emulator or gpu, got '" + backend + "'");
   }
+  if (backend == "gpu" && dp.block_scaled()) {
+    throw session::UsageError(
+        "--backend gpu: the backends' mma_gemm takes no scales; a block-scaled datapath runs on "
+        "--backend emulator");
+  }
   std::cerr << "datapath: " << describe(dp) << '\n';
   if (backend == "gpu") {
     const auto gpu = session::make_backend(session::backend_choice("gpu"),
                                            {.threads = operands.options.threads});
     gpu_gemm(*gpu, dp, operands, d_view);
+  } else if (const auto scales = operands.scales(dp)) {
+    emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp), *scales,
+                  operands.c_view(dp), d_view);
   } else {
     emulated_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
                   operands.c_view(dp), d_view);

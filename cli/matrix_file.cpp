@@ -183,7 +183,8 @@ BitMatrix to_bits(const DenseMatrix& d, Real type) {
               .rows = d.rows,
               .cols = d.cols,
               .layout = Layout::column_major,
-              .bytes = {}};
+              .bytes = {},
+              .npy_dtype = {}};
   m.bytes.reserve(d.values.size() * static_cast<std::size_t>(m.type.bytes()));
   for (const double v : d.values) {
     append(m.bytes,

@@ -37,13 +37,15 @@ ElementType element_type(const FloatFormat& format);
 ElementType element_type(Real real);
 
 // A matrix of bit patterns as a file holds it: `bytes` are the elements, little endian, in
-// `layout` order with no gap between rows (row major) or columns (column major).
+// `layout` order with no gap between rows (row major) or columns (column major). `npy_dtype` is
+// the dtype of the .npy it was read from ("<f2", "<V2"), empty for hex text.
 struct BitMatrix {
   ElementType type;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   Layout layout = Layout::row_major;
   std::vector<unsigned char> bytes;
+  std::string npy_dtype;
 
   std::uint64_t get(std::int64_t i, std::int64_t j) const;
   // A view for the emulator (types of at most 32 bits) reading the elements as `format`.

@@ -25,12 +25,26 @@ line, and writes one result per line to standard output:
   K a_0 ... a_{K-1} b_0 ... b_{K-1} c
 
 Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digits, tf32: the
-8-digit fp32 container, e4m3/e5m2: 2 digits; c and the result: 8 digits for an fp32
-accumulator, 4 for fp16; integer formats: 2 digits per s8/u8 operand, 1 per s4/u4, 8 for an
-s32 c and result). A line is one output element of one MMA instruction with that K; a
+8-digit fp32 container, e4m3/e5m2: 2 digits, e3m2/e2m3 (FP6): 2 digits up to 3f, e2m1 (FP4): 1
+digit; c and the result: 8 digits for an fp32 accumulator, 4 for fp16; integer formats: 2
+digits per s8/u8 operand, 1 per s4/u4, 8 for an s32 c and result); the b's are in --b-type's
+format where it is given. A line is one output element of one MMA instruction with that K; a
 larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
 A malformed line stops the run with an error naming the file and line, and so does an input
 without any case (empty, or only comments) unless --allow-empty is given.
+
+Block-scaled MMA (an --instr such as tcgen05.mxf4nvf4.block16.ue4m3, or --scale-block): after
+c come the scales of A's row and of B's column, S = ceil(K / scale_block) of each, 2 hex digits
+in the scale format (ue8m0: 2^(code - 127), ff NaN; ue4m3: 00 to 7f, 7f NaN), scale j covering
+k = j * scale_block onwards:
+
+  K a_0 ... a_{K-1} b_0 ... b_{K-1} c sa_0 ... sa_{S-1} sb_0 ... sb_{S-1}
+
+(tcemu validate reads a recorded d after them.) A line with another number of scales is refused
+with the count it needs. Example (NVFP4, 64 products of 1 x 1 in e2m1 with every scale 1, ue4m3
+38; 64 = 42800000):
+  echo "64 $(printf '2 %.0s' {1..128})00000000 38 38 38 38 38 38 38 38" \
+    | tcemu mma --arch sm100 --instr tcgen05.mxf4nvf4.block16.ue4m3 --type e2m1
 
 Sparse MMA (--instr mma.sp.m16n8k16 or mma.sp.m16n8k32: PTX mma.sp, 2:4 structured sparsity of
 A; sm90, fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; tf32 -> fp32 on mma.sp.m16n8k8 and
@@ -61,14 +75,14 @@ model (emulator pair_fma_emulation.hpp, measured on the H100), and datapath opti
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
 bool run_stream(std::istream& in, const std::string& name, bool allow_empty,
                 const session::Arguments& args, const Datapath& dp) {
-  return for_each_case_line(
-      in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
-        const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
-        if (!c) return false;
-        check_case_k(args, dp, c->a.size(), line);
-        std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
-        return true;
-      });
+  return for_each_case_line(in, "mma", name, allow_empty,
+                            [&](const std::string& text, std::size_t line) {
+                              const auto c = parse_case_line(text, line, dp);
+                              if (!c) return false;
+                              check_case_k(args, dp, c->a.size(), line);
+                              std::cout << to_hex(dp.accumulator, mma_case_element(dp, *c)) << '\n';
+                              return true;
+                            });
 }
 
 // The same for sparse case lines through a sparse shape's datapath.

@@ -190,7 +190,8 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
               .rows = (*h.shape)[0],
               .cols = (*h.shape)[1],
               .layout = *h.fortran_order ? Layout::column_major : Layout::row_major,
-              .bytes = {}};
+              .bytes = {},
+              .npy_dtype = *h.descr};
   if (m.rows != 0 && m.cols > std::numeric_limits<std::int64_t>::max() / type.bytes() / m.rows) {
     bad(name, "shape (" + std::to_string(m.rows) + ", " + std::to_string(m.cols) +
                   ") overflows a byte count");

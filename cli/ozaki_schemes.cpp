@@ -146,8 +146,11 @@ integer GEMM (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA
   s.run = [element, kind](const session::Arguments& args, Backend& backend,
                           const session::BackendChoice& choice, GemmProblem& p,
                           const ProgressHook& progress) {
-    const ozaki::Products products =
-        session::ozaki_products(choice.products, kind, [&] { return datapath_from(args); });
+    const ozaki::Products products = session::ozaki_products(choice.products, kind, [&] {
+      const Datapath dp = datapath_from(args);
+      require_one_format_without_scales(dp, "the Ozaki scheme");
+      return dp;
+    });
     ozaki::Options options = ozaki_options(args, element, kind);
     options.progress = progress;
     ozaki::Handle h(backend, products, options);

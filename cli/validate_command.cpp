@@ -26,12 +26,15 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: tcemu validate [datapath options] [--show N] [--allow-empty] FILE ...
        tcemu validate [datapath options] [--show N] --a FILE --b FILE [--c FILE] --d FILE
+                      [--scale-a FILE --scale-b FILE]
                       [--alpha x --beta y --c-input MODE --takeout KB --threads N]
 
 Case files: replays every recorded case (K a... b... c d) of each FILE through the datapath and
 compares the emulator's result with the recorded d, bit for bit. Prints the number of cases and
 mismatches per file, and the first N mismatches (default 5) with their inputs, the recorded and
-the emulated result; a comment line '# crafted: NAME' before a case names it. With --instr
+the emulated result; a comment line '# crafted: NAME' before a case names it. A block-scaled
+datapath's case lines carry the scales after c (tcemu mma --help), its matrices come with
+--scale-a and --scale-b. With --instr
 mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 or mma.sp.m16n8k64 the files hold sparse case
 lines (tcemu mma --help), as
 `tcemu probe --instr mma.sp.*` writes them. sm90 mma.sync.m8n8k4 fp16 -> fp16 (--instr
@@ -71,7 +74,7 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
       name = text.substr(11);
       continue;
     }
-    const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
+    const auto c = parse_case_line(text, line, dp);
     if (!c) continue;
     if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
     check_k(c->a.size(), line);
@@ -81,7 +84,7 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
       if (counts.mismatches++ < show) {
         std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
                   << to_hex(dp.accumulator, *c->d) << ", emulated " << to_hex(dp.accumulator, got)
-                  << "\n  " << format_case_line(*c, dp.input, dp.accumulator) << '\n';
+                  << "\n  " << format_case_line(*c, dp) << '\n';
       }
     }
     name.clear();
@@ -129,8 +132,12 @@ int validate_matrices(const session::Arguments& args, const Datapath& dp, std::i
   const BitMatrix d = read_bit_matrix_file(*args.value("d"), element_type(dp.accumulator));
   check_matrix_shape("d", *args.value("d"), d, operands.a.rows, operands.b.cols,
                      "the rows of --a and the columns of --b");
-  const GemmCheck check = check_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
-                                     operands.c_view(dp), d.view(dp.accumulator), show);
+  const auto scales = operands.scales(dp);
+  const GemmCheck check =
+      scales ? check_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp), *scales,
+                          operands.c_view(dp), d.view(dp.accumulator), show)
+             : check_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
+                          operands.c_view(dp), d.view(dp.accumulator), show);
   std::cout << *args.value("d") << ": " << check.report;
   return check.passed() ? 0 : 1;
 }
@@ -211,12 +218,12 @@ int validate(const std::vector<std::string>& words) {
     std::ifstream in = open_input(file);
     Counts counts;
     try {
-      counts = sparse
-                   ? validate_sparse_file(in, file, args, dp, show)
-                   : validate_file(
-                         in, file, dp, show,
-                         [&](const MmaCase& c) { return mma_element(dp, c.a, c.b, c.c); },
-                         [&](std::size_t k, std::size_t line) { check_case_k(args, dp, k, line); });
+      counts =
+          sparse
+              ? validate_sparse_file(in, file, args, dp, show)
+              : validate_file(
+                    in, file, dp, show, [&](const MmaCase& c) { return mma_case_element(dp, c); },
+                    [&](std::size_t k, std::size_t line) { check_case_k(args, dp, k, line); });
     } catch (const CaseFileError& e) {
       throw std::runtime_error(file + ": " + e.what());
     }

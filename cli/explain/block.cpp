@@ -60,6 +60,15 @@ std::vector<std::string> datapath_words(const session::Arguments& args) {
   return words;
 }
 
+// This topic's block has no scales: a block-scaled datapath is the block-scaled topic's.
+void refuse_block_scaled(const Datapath& dp) {
+  if (dp.block_scaled()) {
+    throw session::UsageError(
+        "the datapath is block-scaled: `tcemu explain block-scaled` shows its block with the "
+        "scales");
+  }
+}
+
 // A --compare item as a datapath: a preset name (with the main formats) and overrides, or
 // overrides of the main datapath's options.
 Datapath compare_datapath(const session::Arguments& args, const Datapath& main,
@@ -72,17 +81,21 @@ Datapath compare_datapath(const session::Arguments& args, const Datapath& main,
   if (words[0].starts_with("--")) {
     all = datapath_words(args);
   } else {
-    all = {"--type", std::string(main.input.name), "--acc", std::string(main.accumulator.name),
-           "--arch"};
+    all = {
+        "--type", std::string(main.input.name),       "--b-type", std::string(main.b_format().name),
+        "--acc",  std::string(main.accumulator.name), "--arch"};
   }
   all.insert(all.end(), words.begin(), words.end());
   try {
     const Datapath dp = datapath_from(session::Arguments(all, datapath_option_names(), {}));
-    if (!(dp.input == main.input) || !(dp.accumulator == main.accumulator)) {
+    if (!(dp.input == main.input) || !(dp.b_format() == main.b_format()) ||
+        !(dp.accumulator == main.accumulator)) {
       throw session::UsageError("the input and accumulator formats must stay " +
-                                std::string(main.input.name) + " and " +
+                                std::string(main.input.name) +
+                                " (b: " + std::string(main.b_format().name) + ") and " +
                                 std::string(main.accumulator.name));
     }
+    refuse_block_scaled(dp);
     return dp;
   } catch (const session::UsageError& e) {
     throw session::UsageError("--compare '" + item + "': " + e.what());
@@ -125,7 +138,7 @@ Run run_block(const std::string& name, const Datapath& dp, const Block& x) {
   }
   std::vector<Decoded> a, b;
   for (const std::uint32_t v : x.a) a.push_back(decode(dp.input, v));
-  for (const std::uint32_t v : x.b) b.push_back(decode(dp.input, v));
+  for (const std::uint32_t v : x.b) b.push_back(decode(dp.b_format(), v));
   Run r{name, dp, {}, 0};
   const bool after = dp.c_entry == AccumulatorEntry::added_after_blocks;
   r.result = traced_block_fma(dp, a, b, after ? encode_zero(dp.accumulator, false) : x.c, r.trace);
@@ -137,7 +150,7 @@ Run run_block(const std::string& name, const Datapath& dp, const Block& x) {
 std::vector<std::string> term_labels(const Datapath& dp, const Block& x) {
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < x.a.size(); ++i) {
-    const Decoded a = decode(dp.input, x.a[i]), b = decode(dp.input, x.b[i]);
+    const Decoded a = decode(dp.input, x.a[i]), b = decode(dp.b_format(), x.b[i]);
     if (a.value_class == ValueClass::finite && b.value_class == ValueClass::finite) {
       labels.push_back("a" + std::to_string(i) + " b" + std::to_string(i));
     }
@@ -213,9 +226,10 @@ void show_run(Document& d, const Run& r, const Block& x) {
 
 Document run(const session::Arguments& args) {
   const Datapath dp = datapath_from(args);
+  refuse_block_scaled(dp);
   Block x;
   x.a = values_bits("--a", args.value_or("a", kDefaultA), dp.input);
-  x.b = values_bits("--b", args.value_or("b", kDefaultA), dp.input);
+  x.b = values_bits("--b", args.value_or("b", kDefaultA), dp.b_format());
   x.c = value_bits("--c", args.value_or("c", "0"), dp.accumulator);
   if (x.a.empty() || x.a.size() != x.b.size()) {
     throw session::UsageError("--a and --b need the same number of values >= 1");
@@ -235,17 +249,23 @@ Document run(const session::Arguments& args) {
   d.heading("The products, each exact");
   Table products{{"i", "a_i", "b_i", "a_i b_i"}, {}};
   for (std::size_t i = 0; i < x.a.size(); ++i) {
-    products.rows.push_back({std::to_string(i),
-                             to_hex(dp.input, x.a[i]) + " = " + value_text(dp.input, x.a[i]),
-                             to_hex(dp.input, x.b[i]) + " = " + value_text(dp.input, x.b[i]),
-                             decimal(to_double(dp.input, x.a[i]) * to_double(dp.input, x.b[i]))});
+    products.rows.push_back(
+        {std::to_string(i), to_hex(dp.input, x.a[i]) + " = " + value_text(dp.input, x.a[i]),
+         to_hex(dp.b_format(), x.b[i]) + " = " + value_text(dp.b_format(), x.b[i]),
+         decimal(to_double(dp.input, x.a[i]) * to_double(dp.b_format(), x.b[i]))});
   }
   products.rows.push_back(
       {"c", to_hex(dp.accumulator, x.c) + " = " + value_text(dp.accumulator, x.c), "", ""});
   d.table(products);
   const int bits = dp.input.fraction_bits + 1;
-  d.why("two " + std::string(dp.input.name) + " significands of at most " + std::to_string(bits) +
-        " bits multiply into at most " + std::to_string(2 * bits) +
+  const int bits_b = dp.b_format().fraction_bits + 1;
+  const std::string factors = dp.has_input_b
+                                  ? "an " + std::string(dp.input.name) + " and an " +
+                                        std::string(dp.input_b.name) + " significand of at most " +
+                                        std::to_string(bits) + " and " + std::to_string(bits_b)
+                                  : "two " + std::string(dp.input.name) +
+                                        " significands of at most " + std::to_string(bits);
+  d.why(factors + " bits multiply into at most " + std::to_string(bits + bits_b) +
         " bits: every product is exact (block_fma.hpp, TermList::add_product).");
   for (const Run& r : runs) show_run(d, r, x);
 

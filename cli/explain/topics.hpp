@@ -27,6 +27,7 @@ Topic dot2_topic();
 Topic long_accumulator_topic();
 Topic markidis_topic();
 Topic block_topic();
+Topic block_scaled_topic();
 
 // The common options of every topic, for the usage texts.
 inline constexpr const char* kCommonOptions =

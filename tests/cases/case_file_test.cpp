@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/emulator/presets.hpp>
 
 namespace tcemu {
 namespace {
@@ -95,6 +99,64 @@ TEST(CaseFile, FormatIsTheInverseOfParse) {
   EXPECT_EQ(format_case_line(*c, formats::fp16, formats::fp32), line);
   EXPECT_EQ(to_hex(formats::e5m2, 0x7C), "7c");
   EXPECT_EQ(to_hex(formats::fp16, 0x1), "0001");
+}
+
+}  // namespace
+}  // namespace tcemu
+
+namespace tcemu {
+namespace {
+
+std::string scaled_error_of(std::string_view line, const Datapath& dp) {
+  try {
+    parse_case_line(line, 3, dp);
+  } catch (const CaseFileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// On a datapath the fields follow its formats: b in b_format(), and after c the scales of a
+// block-scaled datapath, ceil(K / scale_block) of A, then of B; format_case_line is the inverse.
+TEST(CaseFile, DatapathFormatsAndScales) {
+  const Datapath pair = preset("sm100", formats::e4m3, formats::e2m1, formats::fp32, "tcgen05");
+  const auto mixed = parse_case_line("2 3c 40 7 9 00000000", 1, pair);
+  ASSERT_TRUE(mixed);
+  EXPECT_EQ(mixed->b, (std::vector<std::uint32_t>{0x7, 0x9}));
+  EXPECT_TRUE(mixed->scale_a.empty());
+  EXPECT_EQ(format_case_line(*mixed, pair), "2 3c 40 7 9 00000000");
+
+  const Datapath nvfp4 =
+      preset("sm100", formats::e2m1, formats::fp32, "tcgen05.mxf4nvf4.block16.ue4m3");
+  // K = 17: two scales each (the second covers k = 16 alone), and a recorded d.
+  std::string line = "17";
+  for (int i = 0; i < 34; ++i) line += " 2";
+  line += " 00000000 38 40 38 30 41880000";
+  const auto scaled = parse_case_line(line, 1, nvfp4);
+  ASSERT_TRUE(scaled);
+  EXPECT_EQ(scaled->scale_a, (std::vector<std::uint32_t>{0x38, 0x40}));
+  EXPECT_EQ(scaled->scale_b, (std::vector<std::uint32_t>{0x38, 0x30}));
+  EXPECT_EQ(scaled->d, std::optional<std::uint32_t>(0x41880000));
+  EXPECT_EQ(format_case_line(*scaled, nvfp4), line);
+  EXPECT_EQ(mma_case_element(nvfp4, *scaled), 0x41880000u);  // 16 + 2 x 0.5 = 17
+
+  EXPECT_EQ(scaled_error_of("1 2 2 00000000 38", nvfp4),
+            "line 3: K = 1 needs 6 fields (K, 1 a, 1 b, c, 1 scales of A and 1 of B, one per 16 "
+            "k) or 7 with a recorded d, found 5");
+  EXPECT_EQ(scaled_error_of("1 2 2 00000000 38 ff", nvfp4),
+            "line 3: sb_0 'ff' is not a bit pattern of ue4m3 (7 bits: at most 7f)");
+  EXPECT_EQ(scaled_error_of("1 2 2 00000000 3 38", nvfp4),
+            "line 3: sa_0 '3' must be 2 hex digits (ue4m3)");
+  EXPECT_EQ(scaled_error_of("1 2 22 00000000 38 38", nvfp4),
+            "line 3: b_0 '22' must be 1 hex digit (e2m1)");
+  EXPECT_EQ(scaled_error_of("18446744073709551615 2 2 00000000 38 38", nvfp4),
+            "line 3: K = 18446744073709551615 needs 2K + 2S + 2 fields (K, 18446744073709551615 "
+            "a, 18446744073709551615 b, c, S scales of A and S of B, one per 16 k) or 2K + 2S + 3 "
+            "with a recorded d, found 6");
+  // FP6 codes are 6 bits in two digits: 40 is not one.
+  const Datapath fp6 = preset("sm100", formats::e3m2, formats::fp32, "tcgen05");
+  EXPECT_EQ(scaled_error_of("1 3f 40 00000000", fp6),
+            "line 3: b_0 '40' is not a bit pattern of e3m2 (6 bits: at most 3f)");
 }
 
 }  // namespace

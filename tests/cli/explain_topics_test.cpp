@@ -24,8 +24,8 @@ bool has(const Result& r, const std::string& text) {
 }
 
 TEST(ExplainTopics, EveryExampleIsTheExpectedText) {
-  for (const char* topic :
-       {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis", "block"}) {
+  for (const char* topic : {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis",
+                            "block", "block-scaled"}) {
     const Result r = run(std::string("explain ") + topic);
     EXPECT_EQ(r.status, 0) << topic;
     EXPECT_EQ(r.output, expected(std::string(topic) + ".txt")) << topic;
@@ -162,12 +162,12 @@ TEST(ExplainTopics, MarkidisLoSubnormalHalfhalfScaled) {
 TEST(ExplainTopics, HelpAndUsageErrors) {
   const Result help = run("explain --help");
   EXPECT_EQ(help.status, 0);
-  for (const char* topic :
-       {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis", "block"}) {
+  for (const char* topic : {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis",
+                            "block", "block-scaled"}) {
     EXPECT_TRUE(has(help, std::string("\n  ") + topic + " ")) << topic;
   }
-  for (const char* topic :
-       {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis", "block"}) {
+  for (const char* topic : {"ozaki", "twosum", "twoprod", "dot2", "long-accumulator", "markidis",
+                            "block", "block-scaled"}) {
     const Result r = run(std::string("explain ") + topic + " --help");
     EXPECT_EQ(r.status, 0) << topic;
     const std::string name = std::string(topic) == "ozaki" ? "[ozaki]" : topic;  // the default
@@ -192,6 +192,51 @@ TEST(ExplainTopics, HelpAndUsageErrors) {
   const Result extra = run("explain dot2 7");
   EXPECT_EQ(extra.status, 2);
   EXPECT_TRUE(has(extra, "dot2: unexpected value '7'")) << extra.output;
+}
+
+// explain block-scaled on a user's block: kind::mxf8f6f4 e4m3 x e2m1, each product a term with its
+// scales (ue8m0 1 and 2^-10); with exact alignment the same d. Its errors name the option.
+TEST(ExplainTopics, BlockScaledOnUserValues) {
+  Result r = run(
+      "explain block-scaled --arch sm100 --instr tcgen05.mxf8f6f4.block32 --type e4m3 --b-type "
+      "e2m1 --a 1,2,0x1p-9 --b 1,-2,0.5 --scale-a 1 --scale-b 0x1p-10 --c 1e-3 --format markdown");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r,
+                  "# One block-scaled tensor-core block: e4m3 x e2m1 products, ue8m0 scales, "
+                  "into fp32"))
+      << r.output;
+  EXPECT_TRUE(has(r, "3 38 40 01 2 c 1 3a83126f 7f 75\n")) << r.output;
+  EXPECT_TRUE(has(r,
+                  "Term: a_k b_k x scales = -4 x 1 x 0.0009765625 = -0.00390625, aligned on "
+                  "exponent -8"))
+      << r.output;
+  EXPECT_TRUE(has(r, "grid 2^(E - F) with F = 25: 2^-33.")) << r.output;
+  EXPECT_TRUE(has(r, "d = bafccd91 = -0.0019287337781861424, the same.")) << r.output;
+  // A NaN c decides d before any term (the groups' terms are then not shown), and a zero ue4m3
+  // scale makes its group a zero term.
+  r = run("explain block-scaled --c nan");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "No term: a NaN or Inf in the block (c included) decides d (below)."))
+      << r.output;
+  EXPECT_TRUE(has(r, "A NaN or Inf decides the result before any arithmetic: 7fffffff = NaN."))
+      << r.output;
+  r = run("explain block-scaled --a 1,1 --b 1,1 --scale-a 0 --scale-b 1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "No term: a scale is zero")) << r.output;
+  // Not block-scaled, a wrong count of scales, a scale the format does not hold.
+  r = run("explain block-scaled --arch sm90");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r, "block-scaled: the datapath takes no scales")) << r.output;
+  r = run("explain block-scaled --a 1,1 --b 1,1 --scale-a 1 --scale-b 1,1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r, "--scale-b: K = 2 takes 1 scales (one per 16 k), got 2")) << r.output;
+  r = run("explain block-scaled --a 1 --b 1 --scale-a 3.3 --scale-b 1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r, "--scale-a: 3.3 is not a ue4m3 value")) << r.output;
+  // explain block leaves block-scaled datapaths to this topic.
+  r = run("explain block --arch sm100 --instr tcgen05.mxf4.block32 --type e2m1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r, "the datapath is block-scaled: `tcemu explain block-scaled`")) << r.output;
 }
 
 }  // namespace

@@ -32,13 +32,20 @@ struct GemmCheck {
 GemmCheck check_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
                      ConstMatrixView b, std::optional<ConstMatrixView> c, ConstMatrixView got,
                      std::int64_t listed = 10);
+// The same for a block-scaled datapath, with the scales of A and B (gemm.hpp's BlockScales).
+GemmCheck check_gemm(const Datapath& datapath, const GemmOptions& options, ConstMatrixView a,
+                     ConstMatrixView b, const BlockScales& scales, std::optional<ConstMatrixView> c,
+                     ConstMatrixView got, std::int64_t listed = 10);
 
-// What element (i, j) is computed from, in words: C's element, and for K up to 16 (and no
-// take-out within K) the `tcemu mma` case line (K a... b... c) of the element's chain of
-// instructions: its c is C's element when C is the initial accumulator, +0 when C enters in the
-// epilogue. For larger K, the range of the products' magnitudes.
+// What element (i, j) is computed from, in words: C's element, and for K up to 16 (64 with
+// scales; no take-out within K) the `tcemu mma` case line (K a... b... c) of the element's chain
+// of instructions: its c is C's element when C is the initial accumulator, +0 when C enters in
+// the epilogue. For larger K, the range of the products' magnitudes. With `scales` (a
+// block-scaled datapath) the case line carries the element's scales and the range is that of the
+// unscaled products.
 std::string gemm_element_inputs(const Datapath& datapath, const GemmOptions& options,
                                 ConstMatrixView a, ConstMatrixView b,
-                                std::optional<ConstMatrixView> c, std::int64_t i, std::int64_t j);
+                                std::optional<ConstMatrixView> c, std::int64_t i, std::int64_t j,
+                                const BlockScales* scales = nullptr);
 
 }  // namespace tcemu
