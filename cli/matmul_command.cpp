@@ -57,8 +57,17 @@ void gpu_gemm(Backend& backend, const Datapath& dp, const GemmOperands& operands
   const Buffer a_buffer = put(backend, a), b_buffer = put(backend, b), d_buffer = put(backend, d);
   const std::optional<ConstMatrixView> c = operands.c_view(dp);
   const std::optional<Buffer> c_buffer = c ? std::optional(put(backend, *c)) : std::nullopt;
+  const std::optional<BlockScales> scales = operands.scales(dp);
+  std::optional<Buffer> scale_a_buffer, scale_b_buffer;
+  std::optional<ScaleBuffers> scale_buffers;
+  if (scales) {
+    scale_a_buffer.emplace(put(backend, scales->a));
+    scale_b_buffer.emplace(put(backend, scales->b));
+    scale_buffers = ScaleBuffers{in(*scale_a_buffer, scales->a), in(*scale_b_buffer, scales->b)};
+  }
   backend.mma_gemm(dp, operands.options, in(a_buffer, a), in(b_buffer, b),
-                   c ? std::optional(in(*c_buffer, *c)) : std::nullopt, in(d_buffer, d));
+                   c ? std::optional(in(*c_buffer, *c)) : std::nullopt, in(d_buffer, d),
+                   scale_buffers);
   if (d.rows > 0 && d.cols > 0) backend.copy_out(d_buffer, d.data, d_buffer.bytes());
 }
 
@@ -104,11 +113,6 @@ int matmul_command(const std::vector<std::string>& words) {
   const std::string backend = args.value_or("backend", "emulator");
   if (backend != "emulator" && backend != "gpu") {
     throw session::UsageError("--backend must be emulator or gpu, got '" + backend + "'");
-  }
-  if (backend == "gpu" && dp.block_scaled()) {
-    throw session::UsageError(
-        "--backend gpu: the backends' mma_gemm takes no scales; a block-scaled datapath runs on "
-        "--backend emulator");
   }
   std::cerr << "datapath: " << describe(dp) << '\n';
   if (backend == "gpu") {

@@ -447,15 +447,11 @@ TEST_F(Nvfp4Gemm, ScaleFilesAreCheckedNamingTheFile) {
                          ": element (1, 3) = 35 is not a code of e2m1 (4 bits: at most f); FP4 "
                          "is read one code per byte, not packed two a byte"))
       << r.output;
-  // Scales for an unscaled datapath, and the GPU backend, are refused.
+  // Scales for an unscaled datapath are refused.
   r = run("matmul --arch sm100 --instr tcgen05 --type e2m1 --a " + na.path.string() + " --b " +
           nb.path.string() + " --scale-a " + nsa.path.string() + " --out " + out.path.string());
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r, "--scale-a: the datapath takes no scales")) << r.output;
-  r = run("matmul" + ab + " --scale-a " + nsa.path.string() + " --scale-b " + nsb.path.string() +
-          " --backend gpu");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r, "--backend gpu: the backends' mma_gemm takes no scales")) << r.output;
   // validate exits 2 for the same input errors.
   r = run(std::string("validate ") + kNvfp4 + " --a " + na.path.string() + " --b " +
           nb.path.string() + " --scale-a " + nsa.path.string() + " --scale-b " + nsb.path.string() +
