@@ -6,6 +6,7 @@
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/cases/case_generator.hpp>
 #include <tcemu/cases/detect.hpp>
+#include <tcemu/cases/line_reader.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/emulator/presets.hpp>
@@ -63,7 +64,9 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
   std::ifstream in = open_input(file);
   std::vector<MmaCase> cases;
   std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
+  LineReader lines(in, file);
+  while (lines.next(text)) {
+    const std::size_t line = lines.line();
     try {
       std::optional<MmaCase> c;
       if (sparse_k == 0) {

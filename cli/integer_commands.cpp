@@ -166,7 +166,7 @@ int integer_mma(const session::Arguments& args) {
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 1;
+      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 2;
       continue;
     }
     std::ifstream in;
@@ -175,9 +175,9 @@ int integer_mma(const session::Arguments& args) {
     } catch (const std::runtime_error& e) {
       std::cout.flush();
       std::cerr << "tcemu mma: " << e.what() << '\n';
-      return 1;
+      return 2;
     }
-    if (!mma_stream(in, file, args, dp)) return 1;
+    if (!mma_stream(in, file, args, dp)) return 2;
   }
   return 0;
 }
@@ -193,7 +193,9 @@ int integer_validate(const session::Arguments& args, std::size_t show) {
     std::ifstream in = open_input(file);
     std::size_t cases = 0, mismatches = 0;
     std::string text, name;
-    for (std::size_t line = 1; std::getline(in, text); ++line) {
+    LineReader lines(in, file);
+    while (lines.next(text)) {
+      const std::size_t line = lines.line();
       if (text.starts_with("# crafted: ")) {
         name = text.substr(11);
         continue;

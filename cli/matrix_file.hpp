@@ -51,7 +51,8 @@ struct BitMatrix {
 };
 
 // Reads `path` (.npy by its name, hex text otherwise) with elements of `type`; throws
-// std::runtime_error naming the file, and the line or header field, that is wrong.
+// InputError (tcemu/cases/input_error.hpp) naming the file, and the line or header field, that is
+// wrong.
 BitMatrix read_bit_matrix_file(const std::string& path, const ElementType& type);
 
 // Writes `m` to `path`: .npy by its name (NumPy's float where there is one, unsigned bit

@@ -29,8 +29,13 @@ Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digit
 accumulator, 4 for fp16; integer formats: 2 digits per s8/u8 operand, 1 per s4/u4, 8 for an
 s32 c and result). A line is one output element of one MMA instruction with that K; a
 larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
-A malformed line stops the run with an error naming the file and line, and so does an input
-without any case (empty, or only comments) unless --allow-empty is given.
+A malformed line stops the run with an error naming the file and line, and so does a line
+longer than 1 MiB (none is valid), a read error, and an input without any case (empty, or only
+comments) unless --allow-empty is given.
+
+Exit status: 0 every case evaluated; 2 a usage or input error (an unknown or malformed option, a
+file that is missing, unreadable or malformed, an input without cases); 1 standard output that
+could not be written.
 
 Sparse MMA (--instr mma.sp.m16n8k16 or mma.sp.m16n8k32: PTX mma.sp, 2:4 structured sparsity of
 A; sm90, fp16 -> fp32, fp16 -> fp16, bf16 -> fp32; tf32 -> fp32 on mma.sp.m16n8k8 and
@@ -132,7 +137,7 @@ int mma_command(const std::vector<std::string>& words) {
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!run(std::cin, "<stdin>")) return 1;
+      if (!run(std::cin, "<stdin>")) return 2;
       continue;
     }
     std::ifstream in;
@@ -141,9 +146,9 @@ int mma_command(const std::vector<std::string>& words) {
     } catch (const std::runtime_error& e) {
       std::cout.flush();
       std::cerr << "tcemu mma: " << e.what() << '\n';
-      return 1;
+      return 2;
     }
-    if (!run(in, file)) return 1;
+    if (!run(in, file)) return 2;
   }
   return 0;
 }

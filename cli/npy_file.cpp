@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tcemu/cases/input_error.hpp>
 #include <tcemu/cases/printable.hpp>
 
 namespace tcemu::cli {
@@ -19,7 +20,7 @@ constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr std::uint32_t kLargestHeader = 1 << 16;
 
 [[noreturn]] void bad(const std::string& name, const std::string& what) {
-  throw std::runtime_error(name + ": " + what);
+  throw InputError(name + ": " + what);
 }
 
 // The header's dict literal, read token by token: {'key': value, ...} with string, True/False
@@ -157,15 +158,21 @@ void check_descr(const std::string& descr, const ElementType& type, const std::s
 }  // namespace
 
 BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType& type) {
+  // A read error (badbit) anywhere is one, never a short file.
+  const auto read = [&](char* to, std::size_t count) {
+    in.read(to, static_cast<std::streamsize>(count));
+    if (in.bad()) bad(name, "read error");
+    return static_cast<bool>(in);
+  };
   char prefix[8];
-  if (!in.read(prefix, 8) || std::string_view(prefix, 6) != kMagic) {
+  if (!read(prefix, 8) || std::string_view(prefix, 6) != kMagic) {
     bad(name, "not a .npy file (no \\x93NUMPY magic)");
   }
   const int major = static_cast<unsigned char>(prefix[6]);
   if (major < 1 || major > 3) bad(name, "unsupported .npy version " + std::to_string(major));
   unsigned char length_bytes[4] = {};
   const int length_size = major == 1 ? 2 : 4;
-  if (!in.read(reinterpret_cast<char*>(length_bytes), length_size)) {
+  if (!read(reinterpret_cast<char*>(length_bytes), static_cast<std::size_t>(length_size))) {
     bad(name, "the .npy header length is cut off");
   }
   std::uint32_t length = 0;
@@ -175,7 +182,7 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
                   std::to_string(kLargestHeader) + " expected)");
   }
   std::string text(length, '\0');
-  if (!in.read(text.data(), length)) bad(name, "the .npy header is cut off");
+  if (!read(text.data(), length)) bad(name, "the .npy header is cut off");
   const auto h = HeaderParser(text, name).parse();
   if (!h.descr || !h.fortran_order || !h.shape) {
     bad(name, ".npy header lacks " + std::string(!h.descr           ? "'descr'"
@@ -203,7 +210,7 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
     const std::size_t have = m.bytes.size();
     if (have > expected) break;
     m.bytes.resize(have + kChunk);
-    in.read(reinterpret_cast<char*>(m.bytes.data() + have), kChunk);
+    read(reinterpret_cast<char*>(m.bytes.data() + have), kChunk);
     m.bytes.resize(have + static_cast<std::size_t>(in.gcount()));
   }
   if (m.bytes.size() != expected) {

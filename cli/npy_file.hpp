@@ -13,7 +13,7 @@
 namespace tcemu::cli {
 
 // Reads a .npy matrix of `type` (matrix_file.hpp says which dtypes fit). Throws
-// std::runtime_error naming the file and what is wrong: magic, version, header field, dtype,
+// InputError naming the file and what is wrong: magic, version, header field, dtype,
 // dimensions, a byte count that does not match the shape. Allocates only after the stream has
 // shown that it holds every element (a header promising 10^12 elements in a short file costs
 // nothing).

@@ -66,7 +66,9 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
                      const std::function<void(std::size_t k, std::size_t line)>& check_k) {
   Counts counts;
   std::string text, name;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
+  LineReader lines(in, file);
+  while (lines.next(text)) {
+    const std::size_t line = lines.line();
     if (text.starts_with("# crafted: ")) {
       name = text.substr(11);
       continue;
@@ -95,7 +97,9 @@ Counts validate_sparse_file(std::istream& in, const std::string& file,
   const std::size_t k = static_cast<std::size_t>(sparse_instruction_k(*args.value("instr")));
   Counts counts;
   std::string text, name;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
+  LineReader lines(in, file);
+  while (lines.next(text)) {
+    const std::size_t line = lines.line();
     if (text.starts_with("# crafted: ")) {
       name = text.substr(11);
       continue;

@@ -203,7 +203,7 @@ TEST(Matmul, NpyErrorsNameTheFileAndTheProblem) {
     write_binary(a, bytes);
     const Result r = run("matmul --a " + a.path.string() + " --b " + b.path.string() + " --out " +
                          out.path.string());
-    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_EQ(r.status, 2) << r.output;
     const auto at = r.output.find(a.path.string() + ": ");
     return at == std::string::npos ? r.output : r.output.substr(at + a.path.string().size() + 2);
   };

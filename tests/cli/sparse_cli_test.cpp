@@ -45,12 +45,12 @@ TEST(SparseCli, MmaReadsOnlyTheKeptRowsOfB) {
 TEST(SparseCli, MalformedSparseLinesStopWithTheirLineNumber) {
   Result r = run("mma --instr mma.sp.m16n8k16", sparse_line("01230123", b_ones_with(-1, "")) +
                                                     sparse_line("01320123", b_ones_with(-1, "")));
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "41000000\ntcemu mma: <stdin>: line 2: sparse case: indices 32 of group 1 are not "
             "increasing (01 02 03 12 13 23)\n");
   r = run("mma --instr mma.sp.m16n8k32", sparse_line("01230123", b_ones_with(-1, "")));
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output, "tcemu mma: <stdin>: line 1: K = 16, but the sparse shape takes K = 32\n");
   r = run("mma --instr mma.sp.m16n8k32 --type tf32", "");
   EXPECT_EQ(r.status, 2);
