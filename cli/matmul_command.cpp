@@ -81,7 +81,8 @@ int matmul_command(const std::vector<std::string>& words) {
               .rows = operands.a.rows,
               .cols = operands.b.cols,
               .layout = Layout::row_major,
-              .bytes = {}};
+              .bytes = {},
+              .npy_dtype = {}};
   // emulated_gemm checks every shape against A and B; only D's storage is sized here (A and B
   // are bounded by their files, their product's D is not: 10^6 x 0 times 0 x 10^6).
   const std::string d_size =

@@ -65,11 +65,13 @@ ElementType element_type(const FloatFormat& format) {
   const int bits = static_cast<int>(container_bytes(format)) * 8;
   const bool numpy_float =
       format == formats::fp16 || format == formats::fp32 || format == formats::tf32;
-  return {std::string(format.name), bits, numpy_float};
+  return {std::string(format.name), bits, numpy_float, "", true};
 }
 
 ElementType element_type(Real real) {
-  return real == Real::fp64 ? ElementType{"fp64", 64, true} : ElementType{"fp32", 32, true};
+  // The scheme (tcemu gemm --scheme) gives its element type.
+  return real == Real::fp64 ? ElementType{"fp64", 64, true, "--scheme", true}
+                            : ElementType{"fp32", 32, true, "--scheme", true};
 }
 
 std::uint64_t BitMatrix::get(std::int64_t i, std::int64_t j) const {
@@ -198,7 +200,8 @@ BitMatrix to_bits(const DenseMatrix& d, Real type) {
               .rows = d.rows,
               .cols = d.cols,
               .layout = Layout::column_major,
-              .bytes = {}};
+              .bytes = {},
+              .npy_dtype = {}};
   m.bytes.reserve(d.values.size() * static_cast<std::size_t>(m.type.bytes()));
   for (const double v : d.values) {
     append(m.bytes,

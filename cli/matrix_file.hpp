@@ -7,7 +7,9 @@
 //
 // .npy (npy_file.hpp): a 2-D array, C or Fortran order, of the element type's own NumPy float
 // (float16 for fp16, float32 for fp32 and tf32, float64 for fp64) or of bit patterns of its size
-// (uint/int, or the void dtypes that ml_dtypes' bfloat16 and float8 arrays save as).
+// (uint/int, or the void dtypes that ml_dtypes' bfloat16 and float8 arrays save as). A dtype of
+// bit patterns does not say which format they are: such a file is read only where the command
+// line gave the format (ElementType::given).
 #pragma once
 
 #include <cstdint>
@@ -23,11 +25,15 @@
 namespace tcemu::cli {
 
 // What a file's elements are: bit patterns of `bits` bits (8, 16, 32 or 64) of the format
-// `name`; `numpy_float` when NumPy's float of that size is that format's container.
+// `name`; `numpy_float` when NumPy's float of that size is that format's container. `option`
+// names the option that chose the format ("--type"), and `given` says whether the command line
+// gave it (false: the option's default).
 struct ElementType {
   std::string name;
   int bits = 0;
   bool numpy_float = false;
+  std::string option;
+  bool given = true;
 
   int bytes() const { return bits / 8; }
   int hex_digits() const { return bits / 4; }
@@ -37,13 +43,15 @@ ElementType element_type(const FloatFormat& format);
 ElementType element_type(Real real);
 
 // A matrix of bit patterns as a file holds it: `bytes` are the elements, little endian, in
-// `layout` order with no gap between rows (row major) or columns (column major).
+// `layout` order with no gap between rows (row major) or columns (column major). `npy_dtype` is
+// the dtype of the .npy it was read from ("<f2", "<V2"), empty for hex text.
 struct BitMatrix {
   ElementType type;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   Layout layout = Layout::row_major;
   std::vector<unsigned char> bytes;
+  std::string npy_dtype;
 
   std::uint64_t get(std::int64_t i, std::int64_t j) const;
   // A view for the emulator (types of at most 32 bits) reading the elements as `format`.

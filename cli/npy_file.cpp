@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -131,10 +132,18 @@ class HeaderParser {
 
 // Checks a dtype string against the element type: little endian (or no byte order for one
 // byte), a float only where NumPy's float is the type's container, else bit patterns of the
-// type's size.
+// type's size, and those only where the command line gave the format.
 void check_descr(const std::string& descr, const ElementType& type, const std::string& name) {
   const auto refuse = [&](const std::string& why) {
     bad(name, "dtype '" + printable(descr) + "' cannot hold " + type.name + " elements: " + why);
+  };
+  // Items of another format: where the format is the option's default, the option is what the
+  // user may have missed.
+  const auto refuse_format = [&](const std::string& why) {
+    refuse(why +
+           (type.given || type.option.empty()
+                ? ""
+                : " (" + type.option + " gives the format; its default is " + type.name + ")"));
   };
   if (descr.size() < 3) refuse("not a NumPy scalar dtype");
   const char order = descr[0], kind = descr[1];
@@ -146,12 +155,20 @@ void check_descr(const std::string& descr, const ElementType& type, const std::s
     size = size * 10 + (c - '0');
   }
   if (size * 8 != type.bits) {
-    refuse(std::to_string(size) + "-byte items, " + type.name + " needs " +
-           std::to_string(type.bytes()));
+    refuse_format(std::to_string(size) + "-byte items, " + type.name + " needs " +
+                  std::to_string(type.bytes()));
   }
-  if (kind == 'f' && !type.numpy_float) refuse("NumPy's float of that size is another format");
+  if (kind == 'f' && !type.numpy_float) {
+    refuse_format("NumPy's float of that size is another format");
+  }
   if (kind != 'f' && kind != 'u' && kind != 'i' && kind != 'V') {
     refuse("expected a float, unsigned or signed integer bit patterns, or ml_dtypes' void");
+  }
+  if (kind != 'f' && !type.given) {
+    bad(name, "dtype '" + printable(descr) + "' (" + describe_npy_dtype(descr) +
+                  ") does not say which format its elements are; give it with " + type.option +
+                  " (the default " + type.name + " is taken only from NumPy's float" +
+                  std::to_string(type.bits) + ")");
   }
 }
 
@@ -197,7 +214,8 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
               .rows = (*h.shape)[0],
               .cols = (*h.shape)[1],
               .layout = *h.fortran_order ? Layout::column_major : Layout::row_major,
-              .bytes = {}};
+              .bytes = {},
+              .npy_dtype = *h.descr};
   if (m.rows != 0 && m.cols > std::numeric_limits<std::int64_t>::max() / type.bytes() / m.rows) {
     bad(name, "shape (" + std::to_string(m.rows) + ", " + std::to_string(m.cols) +
                   ") overflows a byte count");
@@ -219,6 +237,33 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
                   (m.bytes.size() > expected ? "more" : std::to_string(m.bytes.size())));
   }
   return m;
+}
+
+std::string describe_npy_dtype(const std::string& descr) {
+  // check_descr took it: a byte order, a kind among f u i V, then the item size in bytes.
+  const char kind = descr.size() >= 3 ? descr[1] : '?';
+  const std::string size = descr.size() >= 3 ? descr.substr(2) : "?";
+  const std::string bits = std::to_string(std::atoi(size.c_str()) * 8);
+  switch (kind) {
+    case 'f':
+      return "float" + bits;
+    case 'u':
+      return "uint" + bits + " bit patterns";
+    case 'i':
+      return "int" + bits + " bit patterns";
+    case 'V':
+      return size + "-byte void items" +
+             (size == "2"   ? ", as ml_dtypes saves bfloat16"
+              : size == "1" ? ", as ml_dtypes saves float8 and float4"
+                            : "");
+    default:
+      return "dtype '" + printable(descr) + "'";
+  }
+}
+
+bool npy_dtypes_differ_in_format(const std::string& a, const std::string& b) {
+  const auto kind = [](const std::string& descr) { return descr.size() >= 3 ? descr[1] : '?'; };
+  return (kind(a) == 'f' && kind(b) == 'V') || (kind(a) == 'V' && kind(b) == 'f');
 }
 
 void write_npy(std::ostream& out, const BitMatrix& m) {

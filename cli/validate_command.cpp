@@ -130,7 +130,8 @@ int validate_matrices(const session::Arguments& args, const Datapath& dp, std::i
                               "'");
   }
   const GemmOperands operands = gemm_operands_from(args, dp);
-  const BitMatrix d = read_bit_matrix_file(*args.value("d"), element_type(dp.accumulator));
+  const BitMatrix d =
+      read_bit_matrix_file(*args.value("d"), element_type_of_option(args, "acc", dp.accumulator));
   check_matrix_shape("d", *args.value("d"), d, operands.a.rows, operands.b.cols,
                      "the rows of --a and the columns of --b");
   const GemmCheck check = check_gemm(dp, operands.options, operands.a_view(dp), operands.b_view(dp),
