@@ -8,6 +8,7 @@
 
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/cases/line_reader.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
@@ -17,6 +18,16 @@ namespace tcemu::cli {
 inline void check_not_empty(const std::string& name, std::size_t cases, bool allow_empty) {
   if (cases == 0 && !allow_empty) {
     throw session::InputError(name + ": no cases (--allow-empty accepts an input without any)");
+  }
+}
+
+// tcemu mma computes d from K, a, b and c: a line with one field more, a recorded d, is refused
+// rather than ignored (tcemu validate checks it). `fields` counts the line's fields before d.
+inline void refuse_recorded_d(bool has_d, std::size_t k, std::size_t fields, std::size_t line) {
+  if (has_d) {
+    throw CaseFileError(line, "K = " + std::to_string(k) + " takes " + std::to_string(fields) +
+                                  " fields; field " + std::to_string(fields + 1) +
+                                  ", a recorded d, is for tcemu validate");
   }
 }
 
@@ -38,11 +49,11 @@ bool for_each_case_line(std::istream& in, const std::string& command, const std:
     check_not_empty(name, cases, allow_empty);
   } catch (const CaseFileError& e) {
     std::cout.flush();
-    std::cerr << "tcemu " << command << ": " << name << ": " << e.what() << '\n';
+    std::cerr << "tcemu " << command << ": " << printable_message(name + ": " + e.what()) << '\n';
     return false;
   } catch (const session::InputError& e) {
     std::cout.flush();
-    std::cerr << "tcemu " << command << ": " << e.what() << '\n';
+    std::cerr << "tcemu " << command << ": " << printable_message(e.what()) << '\n';
     return false;
   }
   return true;

@@ -38,6 +38,10 @@ and results are read from a file written by `tcemu probe` instead, and no GPU is
 Prints, per format, the number of mismatches left, the datapath as `tcemu mma` options, and the
 fields the cases leave undetermined.
 
+Exit status: 0 a datapath reproduces every result; 1 mismatches are left, or another failure (no
+GPU, standard output that could not be written); 2 a usage or input error (an unknown or
+malformed option, a --from file that is missing, unreadable, malformed or without cases).
+
 The names: those of `tcemu probe --instr` (mma.sync shapes, WMMA shapes, wgmma, wgmma.m64nNkK),
 and the sparse shapes mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 and mma.sp.m16n8k64, whose
 datapath is inferred over the K/2 kept products of each case (sparse case lines with --from;
@@ -86,10 +90,10 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
       }
       cases.push_back(std::move(*c));
     } catch (const CaseFileError& e) {
-      throw std::runtime_error(file + ": " + e.what());
+      throw session::InputError(file + ": " + e.what());
     }
   }
-  if (cases.empty()) throw std::runtime_error(file + ": no cases");
+  if (cases.empty()) throw session::InputError(file + ": no cases");
   return cases;
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <tcemu/cases/input_error.hpp>
+#include <tcemu/cases/printable.hpp>
 
 #include "npy_file.hpp"
 
@@ -47,7 +48,8 @@ GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& 
   if (!a_file || !b_file) throw session::UsageError("--a and --b are required");
   const std::string c_input = args.value_or("c-input", "epilogue");
   if (c_input != "initial" && c_input != "epilogue") {
-    throw session::UsageError("--c-input must be epilogue or initial, got '" + c_input + "'");
+    throw session::UsageError("--c-input must be epilogue or initial, got '" + printable(c_input) +
+                              "'");
   }
   const bool initial = c_input == "initial";
   // alpha and beta are binary32 numbers, as cuBLAS's and CUTLASS's fp32 epilogue takes them.

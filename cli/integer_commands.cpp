@@ -8,6 +8,7 @@
 
 #include <tcemu/cases/integer_case_file.hpp>
 #include <tcemu/cases/integer_probe_cases.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
 #if TCEMU_WITH_GPU
@@ -38,7 +39,8 @@ IntegerFormat operand_option(const session::Arguments& args, const std::string& 
                              const std::string& fallback) {
   const std::string text = args.value_or(name, fallback);
   const auto f = integer_format_by_name(text);
-  if (!f) throw session::UsageError("--" + name + ": unknown integer format '" + text + "'");
+  if (!f)
+    throw session::UsageError("--" + name + ": unknown integer format '" + printable(text) + "'");
   if (f->bits == 32) {
     throw session::UsageError("--" + name +
                               " s32: s32 is the accumulator; operands are s8 u8 s4 u4");
@@ -65,6 +67,7 @@ bool mma_stream(std::istream& in, const std::string& name, const session::Argume
       in, "mma", name, args.flag("allow-empty"), [&](const std::string& text, std::size_t line) {
         const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
         if (!c) return false;
+        refuse_recorded_d(c->d.has_value(), c->a.size(), 2 + 2 * c->a.size(), line);
         check_case_k(args, dp, c->a.size(), line);
         std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c))
                   << '\n';
@@ -174,7 +177,7 @@ int integer_mma(const session::Arguments& args) {
       in = open_input(file);
     } catch (const std::runtime_error& e) {
       std::cout.flush();
-      std::cerr << "tcemu mma: " << e.what() << '\n';
+      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
       return 2;
     }
     if (!mma_stream(in, file, args, dp)) return 2;

@@ -3,6 +3,7 @@
 #include <new>
 #include <stdexcept>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/backends.hpp>
@@ -24,6 +25,10 @@ tcemu/emulator/gemm.hpp: each element of D is the chain of MMA instructions over
 (a k tail shorter than one instruction is a partial instruction, as a kernel padding with zeros
 computes it). Writes D (M x N, the accumulator format) to --out: .npy by the name (float32 or
 float16), hex text otherwise. Prints the datapath on standard error.
+
+Exit status: 0 success; 2 a usage or input error (an unknown or malformed option, a matrix file
+that is missing, unreadable, malformed, of the wrong shape or of a dtype that does not say its
+format); 1 any other failure (D that could not be written whole, a GPU error).
 
   --backend NAME          emulator (default): the CPU emulator on --threads threads; gpu: the
                           same bits on the CUDA device, for any datapath (the GPU backend's
@@ -71,7 +76,7 @@ int matmul_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (!args.positional().empty()) {
-    throw session::UsageError("unexpected argument '" + args.positional().front() + "'");
+    throw session::UsageError("unexpected argument '" + printable(args.positional().front()) + "'");
   }
   const auto out = args.value("out");
   if (!out) throw session::UsageError("--out FILE is required");
@@ -99,7 +104,8 @@ int matmul_command(const std::vector<std::string>& words) {
                            std::max<std::int64_t>(d.cols, 1), Layout::row_major}};
   const std::string backend = args.value_or("backend", "emulator");
   if (backend != "emulator" && backend != "gpu") {
-    throw session::UsageError("--backend must be emulator or gpu, got '" + backend + "'");
+    throw session::UsageError("--backend must be emulator or gpu, got '" + printable(backend) +
+                              "'");
   }
   std::cerr << "datapath: " << describe(dp) << '\n';
   if (backend == "gpu") {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
@@ -28,7 +29,8 @@ Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digit
 8-digit fp32 container, e4m3/e5m2: 2 digits; c and the result: 8 digits for an fp32
 accumulator, 4 for fp16; integer formats: 2 digits per s8/u8 operand, 1 per s4/u4, 8 for an
 s32 c and result). A line is one output element of one MMA instruction with that K; a
-larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
+larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped. A
+recorded result d after c (as `tcemu probe` writes it) is refused: `tcemu validate` checks it.
 A malformed line stops the run with an error naming the file and line, and so does a line
 longer than 1 MiB (none is valid), a read error, and an input without any case (empty, or only
 comments) unless --allow-empty is given.
@@ -70,6 +72,7 @@ bool run_stream(std::istream& in, const std::string& name, bool allow_empty,
       in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
         const auto c = parse_case_line(text, line, dp.input, dp.accumulator);
         if (!c) return false;
+        refuse_recorded_d(c->d.has_value(), c->a.size(), 2 + 2 * c->a.size(), line);
         check_case_k(args, dp, c->a.size(), line);
         std::cout << to_hex(dp.accumulator, mma_element(dp, c->a, c->b, c->c)) << '\n';
         return true;
@@ -83,6 +86,8 @@ bool run_sparse_stream(std::istream& in, const std::string& name, bool allow_emp
       in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
         const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
         if (!c) return false;
+        // K, the K/2 kept values of A, the metadata, the K values of B, c.
+        refuse_recorded_d(c->d.has_value(), c->b.size(), 3 + c->b.size() / 2 + c->b.size(), line);
         if (c->b.size() != k) {
           throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
                                         ", but the sparse shape takes K = " + std::to_string(k));
@@ -98,6 +103,7 @@ bool run_pair_fma_stream(std::istream& in, const std::string& name, bool allow_e
       in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
         const auto c = parse_case_line(text, line, formats::fp16, formats::fp16);
         if (!c) return false;
+        refuse_recorded_d(c->d.has_value(), c->a.size(), 2 + 2 * c->a.size(), line);
         if (c->a.size() % 4 != 0) {
           throw CaseFileError(line, "K = " + std::to_string(c->a.size()) +
                                         " is not a multiple of mma.sync.m8n8k4's K = 4");
@@ -145,7 +151,7 @@ int mma_command(const std::vector<std::string>& words) {
       in = open_input(file);
     } catch (const std::runtime_error& e) {
       std::cout.flush();
-      std::cerr << "tcemu mma: " << e.what() << '\n';
+      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
       return 2;
     }
     if (!run(in, file)) return 2;

@@ -1,6 +1,7 @@
 // tcemu presets: prints the datapath of every preset, or of one with overrides applied.
 #include <iostream>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
@@ -39,7 +40,7 @@ int presets_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (!args.positional().empty())
-    throw session::UsageError("unexpected argument " + args.positional()[0]);
+    throw session::UsageError("unexpected argument '" + printable(args.positional()[0]) + "'");
   if (words.empty() || args.flag("all")) {
     const std::vector<PresetEntry> entries = all_presets();
     for (std::string_view arch : preset_names()) {

@@ -7,6 +7,7 @@
 
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/cases/gemm_check.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
@@ -126,8 +127,8 @@ Counts validate_sparse_file(std::istream& in, const std::string& file,
 // Whole-matrix mode: the recorded D against the emulated GEMM of its operands.
 int validate_matrices(const session::Arguments& args, const Datapath& dp, std::int64_t show) {
   if (!args.positional().empty()) {
-    throw session::UsageError("case files and --d do not mix: got '" + args.positional().front() +
-                              "'");
+    throw session::UsageError("case files and --d do not mix: got '" +
+                              printable(args.positional().front()) + "'");
   }
   const GemmOperands operands = gemm_operands_from(args, dp);
   const BitMatrix d =

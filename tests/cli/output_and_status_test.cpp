@@ -48,6 +48,7 @@ TEST(CliOutput, AFullDeviceIsAnErrorNamingTheOutput) {
   const TempFile a("wf_a", ones(2, 2)), b("wf_b", ones(2, 3));
   const TempFile dgemm_b("wf_dgemm_b", "1 1\n3ff0000000000000\n");
   const TempFile cases("wf_cases", kCase);
+  const TempFile mma_cases("wf_mma_cases", kCase.substr(0, kCase.rfind(' ')) + "\n");  // no d
   // Files the command writes.
   const Result matmul = run("matmul --arch sm90 --a " + a.path.string() + " --b " +
                             b.path.string() + " --out /dev/full");
@@ -59,7 +60,7 @@ TEST(CliOutput, AFullDeviceIsAnErrorNamingTheOutput) {
   EXPECT_TRUE(contains(gemm, "tcemu gemm: error writing /dev/full")) << gemm.output;
   // Standard output, whatever the command and however little it writes.
   for (const std::string& arguments : std::vector<std::string>{
-           "mma " + cases.path.string(), "validate " + cases.path.string(), "explain twosum",
+           "mma " + mma_cases.path.string(), "validate " + cases.path.string(), "explain twosum",
            "presets", "presets --arch sm90", "validate --help", "--help"}) {
     const Result r = to_full_device(arguments);
     // validate's 1 says that results differ: an output error is its 2.

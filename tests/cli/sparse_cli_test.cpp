@@ -81,9 +81,10 @@ TEST(SparseCli, DetectFindsTheKeptProductsDatapathFromTheH100sSparseCases) {
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--c-entry after-blocks"), std::string::npos) << r.output;
-  // The same file read as another shape, and an integer detect: refused, naming why.
+  // The same file read as another shape, and an integer detect: refused, naming why (input errors:
+  // exit 2).
   r = run("detect --instr mma.sp.m16n8k32 --type e4m3 --acc fp32 --from " + file);
-  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("K = 64, the sparse shape takes K = 32"), std::string::npos) << r.output;
   r = run("detect --type s8 --acc s32");
   EXPECT_EQ(r.status, 2) << r.output;

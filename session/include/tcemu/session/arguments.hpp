@@ -31,7 +31,9 @@ using InputError = tcemu::InputError;
 
 class Arguments {
  public:
-  // `value_options` take a value, `flags` do not.
+  // `value_options` take a value, `flags` do not. An option that takes a value followed by
+  // nothing or by a declared option ("--type --acc fp32") is a UsageError "--type needs a
+  // value"; words quoted in messages go through printable().
   Arguments(const std::vector<std::string>& words, const std::set<std::string>& value_options,
             const std::set<std::string>& flags);
 
