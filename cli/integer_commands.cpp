@@ -11,6 +11,7 @@
 #include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
+#include <tcemu/session/output_file.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/imma_runner.hpp>
@@ -18,7 +19,6 @@
 
 #include "case_lines.hpp"
 #include "input_file.hpp"
-#include "output_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -311,7 +311,7 @@ int integer_probe(const session::Arguments& args) {
         const std::size_t random_kept =
             std::min<std::size_t>(keep, static_cast<std::size_t>(random));
         const std::size_t crafted_kept = std::min(keep, crafted);
-        OutputFile file(path);
+        session::OutputFile file(path);
         std::ostream& out = file.stream();
         out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major
             << device.compute_minor << "), " << ptx << ", " << random << " random cases (seed "

@@ -14,10 +14,10 @@
 #include <tcemu/cases/input_error.hpp>
 #include <tcemu/cases/line_reader.hpp>
 #include <tcemu/cases/printable.hpp>
+#include <tcemu/session/output_file.hpp>
 
 #include "input_file.hpp"
 #include "npy_file.hpp"
-#include "output_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -95,7 +95,7 @@ BitMatrix read_bit_matrix_file(const std::string& path, const ElementType& type)
 }
 
 void write_bit_matrix_file(const std::string& path, const BitMatrix& m) {
-  OutputFile out(path);
+  session::OutputFile out(path);
   if (is_npy(path)) {
     write_npy(out.stream(), m);
   } else {
