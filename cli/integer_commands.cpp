@@ -215,8 +215,8 @@ int integer_validate(const session::Arguments& args, std::size_t show) {
       ++cases;
       const std::int32_t got = integer_mma_element(dp, c->a, c->b, c->c);
       if (got != *c->d && mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
-                  << to_hex(integer_formats::s32, *c->d) << ", emulated "
+        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
+                  << ": recorded " << to_hex(integer_formats::s32, *c->d) << ", emulated "
                   << to_hex(integer_formats::s32, got) << "\n  "
                   << format_integer_case_line(*c, dp.a_format, dp.b_format) << '\n';
       }

@@ -82,9 +82,10 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
     const std::uint32_t got = element(*c);
     if (got != *c->d) {
       if (counts.mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
-                  << to_hex(dp.accumulator, *c->d) << ", emulated " << to_hex(dp.accumulator, got)
-                  << "\n  " << format_case_line(*c, dp.input, dp.accumulator) << '\n';
+        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
+                  << ": recorded " << to_hex(dp.accumulator, *c->d) << ", emulated "
+                  << to_hex(dp.accumulator, got) << "\n  "
+                  << format_case_line(*c, dp.input, dp.accumulator) << '\n';
       }
     }
     name.clear();
@@ -115,9 +116,10 @@ Counts validate_sparse_file(std::istream& in, const std::string& file,
     ++counts.cases;
     const std::uint32_t got = sparse_mma_element(dp, *c);
     if (got != *c->d && counts.mismatches++ < show) {
-      std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
-                << to_hex(dp.accumulator, *c->d) << ", emulated " << to_hex(dp.accumulator, got)
-                << "\n  " << format_sparse_case_line(*c, dp.input, dp.accumulator) << '\n';
+      std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
+                << ": recorded " << to_hex(dp.accumulator, *c->d) << ", emulated "
+                << to_hex(dp.accumulator, got) << "\n  "
+                << format_sparse_case_line(*c, dp.input, dp.accumulator) << '\n';
     }
     name.clear();
   }

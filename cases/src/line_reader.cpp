@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <utility>
 
 #include <tcemu/cases/input_error.hpp>
@@ -11,6 +13,12 @@ namespace tcemu {
 
 LineReader::LineReader(std::istream& in, std::string name, std::size_t longest)
     : in_(in), name_(std::move(name)), longest_(longest) {}
+
+bool LineReader::failed() const {
+  // std::cin, synchronised with C stdio (the default), reads through stdin's FILE: a failed read
+  // sets ferror(stdin) and ends the stream as if at its end.
+  return in_.bad() || (&in_ == &std::cin && std::ferror(stdin) != 0);
+}
 
 bool LineReader::next(std::string& text) {
   text.clear();
@@ -22,14 +30,12 @@ bool LineReader::next(std::string& text) {
   std::array<char, 4096> chunk;
   bool any = false;
   for (;;) {
-    if (!in_.good()) {
-      if (in_.bad()) break;
-      return false;  // eof (or failbit) from the line before: nothing is left
-    }
+    if (failed()) break;
+    if (!in_.good()) return false;  // eof (or failbit) from the line before: nothing is left
     errno = 0;
     in_.getline(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto count = static_cast<std::size_t>(in_.gcount());
-    if (in_.bad()) break;
+    if (failed()) break;
     any = any || count > 0;
     // The '\n' was extracted (counted in gcount, not stored) when neither bit is set.
     const bool newline = !in_.fail() && !in_.eof();

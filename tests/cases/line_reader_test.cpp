@@ -2,6 +2,8 @@
 // over the bound refused after reading little more than the bound, a read error an error.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <iostream>
 #include <istream>
 #include <sstream>
 #include <streambuf>
@@ -101,6 +103,24 @@ TEST(LineReader, AReadErrorIsNotTheEndOfTheInput) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("t.txt: read error after line 2", 0), 0u) << e.what();
   }
+}
+
+// std::cin (synchronised with stdio) ends at a failed read as at the end of the input; the
+// reader tells them apart by ferror(stdin). Standard input here: a directory, which opens and
+// fails to read (EISDIR).
+TEST(LineReader, AReadErrorOnStandardInputIsAnError) {
+  ASSERT_NE(std::freopen("/", "r", stdin), nullptr);
+  std::cin.clear();
+  LineReader reader(std::cin, "<stdin>");
+  std::string line;
+  try {
+    reader.next(line);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "<stdin>: read error after line 0: Is a directory");
+  }
+  std::clearerr(stdin);
+  std::cin.clear();
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ class LineReader {
   // Reads the next line into `text`, without its '\n' (a last line without one counts), and
   // returns true; returns false at the end of the input. Throws InputError "NAME:L: line longer
   // than N bytes (the longest a line may be); not read further" for a longer line, and
-  // "NAME: read error after line L[: REASON]" when the stream reports one (badbit).
+  // "NAME: read error after line L[: REASON]" when the stream reports one (badbit; for std::cin
+  // also ferror(stdin)).
   bool next(std::string& text);
 
   // The number of the line `next` returned last (from 1).
@@ -34,6 +35,8 @@ class LineReader {
   void set_longest(std::size_t longest) { longest_ = longest; }
 
  private:
+  bool failed() const;
+
   std::istream& in_;
   std::string name_;
   std::size_t longest_;
