@@ -3,7 +3,8 @@
 // Text: a first line `ROWS COLS`, then ROWS lines of COLS hex bit patterns of the element type
 // (16 digits for fp64, 8 for fp32 and tf32, 4 for fp16 and bf16, 2 for fp8), row major. Blank
 // lines and lines starting with # are skipped. ROWS and COLS are decimal digits only; an R x 0
-// matrix has no row lines.
+// matrix has no row lines. Lines are read by cases' LineReader: one is at most 1 MiB, a row line
+// what its COLS elements with a blank each need plus 1 MiB; a longer one is refused unread.
 //
 // .npy (npy_file.hpp): a 2-D array, C or Fortran order, of the element type's own NumPy float
 // (float16 for fp16, float32 for fp32 and tf32, float64 for fp64) or of bit patterns of its size

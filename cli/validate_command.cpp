@@ -48,9 +48,9 @@ first N differing elements with their (row, column), expected and recorded bits 
 what each was computed from (C's element and, for K <= 16, its `tcemu mma` case line).
 
 Exit status: 0 every case or element is equal; 1 some differ; 2 a usage, input or output error:
-an unknown or malformed option, a file that is missing or malformed, a matrix of the wrong shape
-or type, a case file without cases (unless --allow-empty), standard output that could not be
-written.
+an unknown or malformed option, a file that is missing, unreadable or malformed (a line longer
+than 1 MiB included), a matrix of the wrong shape or type, a case file without cases (unless
+--allow-empty), standard output that could not be written.
 
 )";
 
