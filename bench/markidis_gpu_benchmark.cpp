@@ -44,6 +44,7 @@
 #include <tcemu/reference/relative_residual.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>
+#include <tcemu/session/output_file.hpp>
 
 namespace {
 
@@ -248,12 +249,12 @@ int run(const session::Arguments& args) {
   const double flops =
       2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   const Row& sgemm = rows.front();
-  FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
-  if (!csv_path.empty() && csv == nullptr) throw std::runtime_error("cannot write " + csv_path);
-  if (csv) {
-    std::fprintf(csv,
-                 "device,n,method,engine,seconds,tflops,ratio_to_sgemm,relative_residual,"
-                 "residual_ratio_to_sgemm,bits_equal_mma_sync\n");
+  std::optional<tcemu::session::OutputFile> csv;  // with --csv
+  if (!csv_path.empty()) {
+    csv.emplace(csv_path);
+    csv->print(
+        "device,n,method,engine,seconds,tflops,ratio_to_sgemm,relative_residual,"
+        "residual_ratio_to_sgemm,bits_equal_mma_sync\n");
   }
   std::printf(
       "\n| method | GEMM engine | time (ms) | TFLOP/s | / cublasSgemm | relative residual | "
@@ -270,13 +271,13 @@ int run(const session::Arguments& args) {
                 r.engine.c_str(), r.seconds * 1e3, tflops, sgemm.seconds / r.seconds, r.residual,
                 r.residual / sgemm.residual, same_bits(r, rows).c_str(), phases);
     if (csv) {
-      std::fprintf(csv, "%s,%lld,%s,%s,%.6e,%.3f,%.4f,%.6e,%.4f,%s\n", devices.front().name.c_str(),
-                   static_cast<long long>(n), r.method.c_str(), r.engine.c_str(), r.seconds, tflops,
-                   sgemm.seconds / r.seconds, r.residual, r.residual / sgemm.residual,
-                   same_bits(r, rows).c_str());
+      csv->print("%s,%lld,%s,%s,%.6e,%.3f,%.4f,%.6e,%.4f,%s\n", devices.front().name.c_str(),
+                 static_cast<long long>(n), r.method.c_str(), r.engine.c_str(), r.seconds, tflops,
+                 sgemm.seconds / r.seconds, r.residual, r.residual / sgemm.residual,
+                 same_bits(r, rows).c_str());
     }
   }
-  if (csv) std::fclose(csv);
+  if (csv) csv->close();
   std::printf(
       "\nGoal (issue 5): halfhalf and tf32tf32 at >= 1.5x cublasSgemm's throughput with a "
       "residual no worse than cublasSgemm's:\n");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
 #include <tcemu/emulator/presets.hpp>
@@ -30,14 +31,15 @@ Enum choice(const std::string& name, const std::string& value,
     if (value == name_of(e)) return e;
     names += (names.empty() ? "" : ", ") + std::string(name_of(e));
   }
-  throw session::UsageError("--" + name + " must be one of " + names + ", got '" + value + "'");
+  throw session::UsageError("--" + name + " must be one of " + names + ", got '" +
+                            printable(value) + "'");
 }
 
 FloatFormat format_option(const session::Arguments& args, const std::string& name,
                           const std::string& fallback) {
   const std::string text = args.value_or(name, fallback);
   const auto f = format_by_name(text);
-  if (!f) throw session::UsageError("--" + name + ": unknown format '" + text + "'");
+  if (!f) throw session::UsageError("--" + name + ": unknown format '" + printable(text) + "'");
   return *f;
 }
 
@@ -307,7 +309,7 @@ Datapath sparse_or_dense_datapath_from(const session::Arguments& args,
     std::uint32_t bits = 0;
     const auto [end, error] = std::from_chars(nan->data(), nan->data() + nan->size(), bits, 16);
     if (error != std::errc() || end != nan->data() + nan->size()) {
-      throw session::UsageError("--nan-bits expects hex digits, got '" + *nan + "'");
+      throw session::UsageError("--nan-bits expects hex digits, got '" + printable(*nan) + "'");
     }
     dp.nan_bits = bits;
   }

@@ -6,6 +6,7 @@
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/cases/case_generator.hpp>
 #include <tcemu/cases/detect.hpp>
+#include <tcemu/cases/line_reader.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/cases/sparse_probe_cases.hpp>
 #include <tcemu/emulator/presets.hpp>
@@ -37,6 +38,10 @@ and results are read from a file written by `tcemu probe` instead, and no GPU is
 Prints, per format, the number of mismatches left, the datapath as `tcemu mma` options, and the
 fields the cases leave undetermined.
 
+Exit status: 0 a datapath reproduces every result; 1 mismatches are left, or another failure (no
+GPU, standard output that could not be written); 2 a usage or input error (an unknown or
+malformed option, a --from file that is missing, unreadable, malformed or without cases).
+
 The names: those of `tcemu probe --instr` (mma.sync shapes, WMMA shapes, wgmma, wgmma.m64nNkK),
 and the sparse shapes mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 and mma.sp.m16n8k64, whose
 datapath is inferred over the K/2 kept products of each case (sparse case lines with --from;
@@ -63,7 +68,9 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
   std::ifstream in = open_input(file);
   std::vector<MmaCase> cases;
   std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
+  LineReader lines(in, file);
+  while (lines.next(text)) {
+    const std::size_t line = lines.line();
     try {
       std::optional<MmaCase> c;
       if (sparse_k == 0) {
@@ -83,10 +90,10 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
       }
       cases.push_back(std::move(*c));
     } catch (const CaseFileError& e) {
-      throw std::runtime_error(file + ": " + e.what());
+      throw session::InputError(file + ": " + e.what());
     }
   }
-  if (cases.empty()) throw std::runtime_error(file + ": no cases");
+  if (cases.empty()) throw session::InputError(file + ": no cases");
   return cases;
 }
 

@@ -15,6 +15,7 @@
 
 #include <tcemu/backend/backend.hpp>
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/matrix.hpp>
 #include <tcemu/host/host_backends.hpp>
@@ -454,7 +455,7 @@ int explain_command(const std::vector<std::string>& words) {
   if (topic == all.end()) {
     std::string names;
     for (const explain::Topic& t : all) names += (names.empty() ? "" : ", ") + t.name;
-    throw session::UsageError("unknown topic '" + name + "' (topics: " + names + ")");
+    throw session::UsageError("unknown topic '" + printable(name) + "' (topics: " + names + ")");
   }
   auto options = topic->value_options;
   options.insert("format");
@@ -466,7 +467,7 @@ int explain_command(const std::vector<std::string>& words) {
       return 0;
     }
     if (!topic->takes_values && !args.positional().empty()) {
-      throw session::UsageError("unexpected value '" + args.positional()[0] + "'");
+      throw session::UsageError("unexpected value '" + printable(args.positional()[0]) + "'");
     }
     const explain::Format format = explain::format_named(args.value_or("format", "text"));
     std::cout << topic->run(args).render(format);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/session/backends.hpp>
@@ -39,6 +40,10 @@ product: the largest relative error (NaN when a NaN or Inf is in either) and the
 that differ from it (a NaN agrees with any NaN). With --alpha other than 1 the reference is
 RN(alpha x the correctly rounded A B) in the scheme's precision, the BLAS epilogue every scheme
 applies; the correctly rounded schemes promise the correctly rounded A B only for alpha 1.
+
+Exit status: 0 success; 2 a usage or input error (an unknown or malformed option, an option the
+scheme or mode does not use, a matrix file that is missing, unreadable, malformed or of the wrong
+shape); 1 any other failure (out of memory, a GPU error, an output that could not be written).
 
   --scheme NAME          see the list below
   --backend NAME         emulator (default), cpu64 (binary64 products on the CPU), gpu (the
@@ -88,7 +93,8 @@ Reference reference_named(const std::string& word) {
   if (word == "none") return Reference::none;
   if (word == "mpfr") return Reference::mpfr;
   if (word == "exact") return Reference::exact;
-  throw session::UsageError("--reference must be mpfr, exact or none, got '" + word + "'");
+  throw session::UsageError("--reference must be mpfr, exact or none, got '" + printable(word) +
+                            "'");
 }
 
 // The correctly rounded A B (fp32: rounded to binary32), by MPFR or the long accumulator, a
@@ -120,7 +126,7 @@ const GemmScheme& scheme_named(const std::string& name) {
   }
   std::string names;
   for (const GemmScheme& s : gemm_schemes()) names += (names.empty() ? "" : ", ") + s.name;
-  throw session::UsageError("--scheme must be one of " + names + ", got '" + name + "'");
+  throw session::UsageError("--scheme must be one of " + names + ", got '" + printable(name) + "'");
 }
 
 std::string usage() {
@@ -147,7 +153,7 @@ int gemm_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (!args.positional().empty())
-    throw session::UsageError("unexpected word '" + args.positional()[0] + "'");
+    throw session::UsageError("unexpected word '" + printable(args.positional()[0]) + "'");
   const auto scheme_name = args.value("scheme");
   if (!scheme_name) throw session::UsageError("--scheme is required");
   const GemmScheme& scheme = scheme_named(*scheme_name);
@@ -170,6 +176,12 @@ int gemm_command(const std::vector<std::string>& words) {
   if (from_files) {
     if (!args.value("a") || !args.value("b")) throw session::UsageError("give both --a and --b");
     if (!args.value("out")) throw session::UsageError("--out FILE is required with --a and --b");
+    for (const char* drawn : {"m", "n", "k", "phi", "seed"}) {
+      if (args.value(drawn)) {
+        throw session::UsageError("--" + std::string(drawn) +
+                                  " is for generated inputs, not with --a and --b");
+      }
+    }
     const DenseMatrix a = read_matrix_file(*args.value("a"), scheme.element);
     const DenseMatrix b = read_matrix_file(*args.value("b"), scheme.element);
     if (a.cols != b.rows) {
@@ -201,7 +213,12 @@ int gemm_command(const std::vector<std::string>& words) {
     p.m = dimension(args, "m");
     p.n = dimension(args, "n");
     p.k = dimension(args, "k");
+    // The spread of the magnitudes, exp(PHI randn): a finite PHI >= 0 (-PHI draws the same).
     const double phi = args.number_or("phi", 1.0);
+    if (!(std::isfinite(phi) && phi >= 0.0)) {
+      throw session::UsageError("--phi must be a finite number >= 0, got " +
+                                printable(*args.value("phi")));
+    }
     std::mt19937_64 rng(static_cast<std::uint64_t>(args.integer("seed").value_or(1)));
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
     std::normal_distribution<double> normal;

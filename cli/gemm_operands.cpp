@@ -4,7 +4,11 @@
 #include <stdexcept>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/input_error.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/mma.hpp>
+
+#include "npy_file.hpp"
 
 namespace tcemu::cli {
 
@@ -22,7 +26,7 @@ void check_codes(const std::string& option, const std::string& path, const BitMa
     for (std::int64_t j = 0; j < m.cols; ++j) {
       const std::uint64_t code = m.get(i, j);
       if (code >> bits == 0) continue;
-      throw std::runtime_error(
+      throw InputError(
           "--" + option + " " + path + ": element (" + std::to_string(i) + ", " +
           std::to_string(j) + ") = " + to_hex(formats::ue8m0, static_cast<std::uint32_t>(code)) +
           " is not a code of " + std::string(format.name) + " (" + std::to_string(bits) +
@@ -43,15 +47,15 @@ BitMatrix read_scales(const session::Arguments& args, const std::string& option,
   const std::string format_option = option == "scale-a" ? "scale-format-a" : "scale-format-b";
   if (m.npy_dtype.size() >= 2 && m.npy_dtype[1] == 'V' && !args.value("scale-format") &&
       !args.value(format_option)) {
-    throw std::runtime_error(
+    throw InputError(
         "--" + option + " " + path + ": dtype '" + m.npy_dtype +
         "' (void items, as ml_dtypes saves float8_e8m0fnu and float8_e4m3fn alike) does not say "
         "which format its scales are: save uint8 codes, or give --scale-format " +
         std::string(format.name) + " (or --" + format_option + ")");
   }
   if (m.npy_dtype.size() >= 2 && m.npy_dtype[1] != 'u' && m.npy_dtype[1] != 'V') {
-    throw std::runtime_error("--" + option + " " + path + ": dtype '" + m.npy_dtype +
-                             "' cannot hold scale codes: uint8 (or ml_dtypes' 1-byte void items)");
+    throw InputError("--" + option + " " + path + ": dtype '" + m.npy_dtype +
+                     "' cannot hold scale codes: uint8 (or ml_dtypes' 1-byte void items)");
   }
   check_matrix_shape(option, path, m, rows, cols, why);
   check_codes(option, path, m, format);
@@ -68,9 +72,12 @@ std::string gemm_operand_options_help() {
   return R"(GEMM operands (matrix files: hex text, or .npy by the name):
   --a FILE --b FILE       A (M x K) and B (K x N) in the input format: hex bit patterns of it,
                           or .npy of its NumPy float (float16; float32 for tf32) or of bit
-                          patterns (uint8/uint16/uint32, ml_dtypes' bfloat16 and float8);
-                          FP6 and FP4 one code a byte (uint8, ml_dtypes' float6/float4; hex
-                          text: the byte's 2 digits). B in --b-type's format where given
+                          patterns (uint8/uint16/uint32, ml_dtypes' bfloat16 and float8), which
+                          do not say their format: read only with --type given (--b-type for
+                          B where given, --acc for C and --d); A and B whose dtypes name two
+                          formats are refused unless --b-type gives B its own. FP6 and FP4 one
+                          code a byte (uint8, ml_dtypes' float6/float4; hex text: the byte's 2
+                          digits). B in --b-type's format where given
   --scale-a FILE          a block-scaled datapath's scales of A (M x S) and of B (S x N),
   --scale-b FILE          S = ceil(K / scale block): one code a byte of the scale format, uint8
                           (ml_dtypes' float8_e8m0fnu or float8_e4m3fn only with
@@ -90,12 +97,21 @@ std::string gemm_operand_options_help() {
 )";
 }
 
+ElementType element_type_of_option(const session::Arguments& args, const std::string& option,
+                                   const FloatFormat& format) {
+  ElementType type = element_type(format);
+  type.option = "--" + option;
+  type.given = args.value(option).has_value();
+  return type;
+}
+
 GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& datapath) {
   const auto a_file = args.value("a"), b_file = args.value("b"), c_file = args.value("c");
   if (!a_file || !b_file) throw session::UsageError("--a and --b are required");
   const std::string c_input = args.value_or("c-input", "epilogue");
   if (c_input != "initial" && c_input != "epilogue") {
-    throw session::UsageError("--c-input must be epilogue or initial, got '" + c_input + "'");
+    throw session::UsageError("--c-input must be epilogue or initial, got '" + printable(c_input) +
+                              "'");
   }
   const bool initial = c_input == "initial";
   // alpha and beta are binary32 numbers, as cuBLAS's and CUTLASS's fp32 epilogue takes them.
@@ -105,17 +121,29 @@ GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& 
       .c_input = initial ? CInput::initial_accumulator : CInput::epilogue,
       .takeout_every_k = args.integer_or("takeout", 0, 0, std::numeric_limits<std::int32_t>::max()),
       .threads = static_cast<int>(args.integer_or("threads", 0, 0, 4096))};
-  GemmOperands operands{.a = read_bit_matrix_file(*a_file, element_type(datapath.input)),
-                        .b = read_bit_matrix_file(*b_file, element_type(datapath.b_format())),
+  const ElementType input = element_type_of_option(args, "type", datapath.input);
+  const ElementType input_b =
+      element_type_of_option(args, args.value("b-type") ? "b-type" : "type", datapath.b_format());
+  GemmOperands operands{.a = read_bit_matrix_file(*a_file, input),
+                        .b = read_bit_matrix_file(*b_file, input_b),
                         .c = std::nullopt,
                         .options = options,
                         .scale_a = std::nullopt,
                         .scale_b = std::nullopt};
   const BitMatrix& a = operands.a;
+  // One input format for both (unless --b-type gives B its own): dtypes that name two formats
+  // (float16 and ml_dtypes' bfloat16, both read as 2-byte bit patterns) are two formats, whatever
+  // --type says.
+  if (!datapath.has_input_b && npy_dtypes_differ_in_format(a.npy_dtype, operands.b.npy_dtype)) {
+    throw InputError("--a " + *a_file + " holds " + describe_npy_dtype(a.npy_dtype) + ", --b " +
+                     *b_file + " holds " + describe_npy_dtype(operands.b.npy_dtype) +
+                     ": A and B of different formats (the datapath takes one input format, " +
+                     input.name + ")");
+  }
   if (operands.b.rows != a.cols) {
-    throw std::runtime_error("--b " + *b_file + " is " + std::to_string(operands.b.rows) + " x " +
-                             std::to_string(operands.b.cols) + ", expected " +
-                             std::to_string(a.cols) + " rows (the columns of --a)");
+    throw InputError("--b " + *b_file + " is " + std::to_string(operands.b.rows) + " x " +
+                     std::to_string(operands.b.cols) + ", expected " + std::to_string(a.cols) +
+                     " rows (the columns of --a)");
   }
   check_codes("a", *a_file, a, datapath.input);
   check_codes("b", *b_file, operands.b, datapath.b_format());
@@ -143,7 +171,8 @@ GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& 
     }
   }
   if (c_file) {
-    operands.c = read_bit_matrix_file(*c_file, element_type(datapath.accumulator));
+    operands.c =
+        read_bit_matrix_file(*c_file, element_type_of_option(args, "acc", datapath.accumulator));
     check_matrix_shape("c", *c_file, *operands.c, a.rows, operands.b.cols,
                        "the rows of --a and the columns of --b");
   }
@@ -153,9 +182,9 @@ GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& 
 void check_matrix_shape(const std::string& option, const std::string& path, const BitMatrix& m,
                         std::int64_t rows, std::int64_t cols, const std::string& why) {
   if (m.rows != rows || m.cols != cols) {
-    throw std::runtime_error("--" + option + " " + path + " is " + std::to_string(m.rows) + " x " +
-                             std::to_string(m.cols) + ", expected " + std::to_string(rows) + " x " +
-                             std::to_string(cols) + " (" + why + ")");
+    throw InputError("--" + option + " " + path + " is " + std::to_string(m.rows) + " x " +
+                     std::to_string(m.cols) + ", expected " + std::to_string(rows) + " x " +
+                     std::to_string(cols) + " (" + why + ")");
   }
 }
 

@@ -38,15 +38,21 @@ struct GemmOperands {
   }
 };
 
+// The element type of a file in `format`, chosen by `option` ("type" for A, "b-type" for B,
+// "acc" for C and D): a .npy of bit patterns is read only where the command line gave the option.
+ElementType element_type_of_option(const session::Arguments& args, const std::string& option,
+                                   const FloatFormat& format);
+
 // Reads --a, --b (required) and --c in the datapath's formats (B in b_format()), --scale-a and
 // --scale-b (required exactly for a block-scaled datapath) and the GEMM options; throws
-// UsageError for a missing or malformed option, std::runtime_error naming a bad file or one whose
-// shape does not fit A's ("--b B.npy is 9 x 8, expected 8 rows (the columns of --a)"), an element
-// that is not a code of its format (an e2m1 byte above 0f: FP4 is read one code per byte), or
-// scales saved as ml_dtypes' void items without --scale-format (uint8 codes say what they are).
+// UsageError for a missing or malformed option, InputError naming a bad file, one whose shape
+// does not fit A's ("--b B.npy is 9 x 8, expected 8 rows (the columns of --a)"), A and B whose
+// dtypes name different formats, an element that is not a code of its format (an e2m1 byte above
+// 0f: FP4 is read one code per byte), or scales saved as ml_dtypes' void items without
+// --scale-format (uint8 codes say what they are).
 GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& datapath);
 
-// Throws std::runtime_error "--OPTION PATH is R x C, expected ROWS x COLS (WHY)" unless `m` is
+// Throws InputError "--OPTION PATH is R x C, expected ROWS x COLS (WHY)" unless `m` is
 // rows x cols.
 void check_matrix_shape(const std::string& option, const std::string& path, const BitMatrix& m,
                         std::int64_t rows, std::int64_t cols, const std::string& why);

@@ -7,11 +7,11 @@
 
 namespace tcemu::cli {
 
-// `path` opened for reading; throws std::runtime_error naming it when it is a directory or
+// `path` opened for reading; throws InputError naming it when it is a directory or
 // cannot be opened.
 std::ifstream open_input(const std::string& path);
 
-// Throws std::runtime_error when standard input is a directory (`tcemu mma < DIR`).
+// Throws InputError when standard input is a directory (`tcemu mma < DIR`).
 void check_stdin_is_not_a_directory();
 
 }  // namespace tcemu::cli

@@ -8,8 +8,10 @@
 
 #include <tcemu/cases/integer_case_file.hpp>
 #include <tcemu/cases/integer_probe_cases.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
 #include <tcemu/emulator/parallel_for.hpp>
+#include <tcemu/session/output_file.hpp>
 #if TCEMU_WITH_GPU
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/imma_runner.hpp>
@@ -17,7 +19,6 @@
 
 #include "case_lines.hpp"
 #include "input_file.hpp"
-#include "output_file.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -40,7 +41,8 @@ IntegerFormat operand_option(const session::Arguments& args, const std::string& 
                              const std::string& fallback) {
   const std::string text = args.value_or(name, fallback);
   const auto f = integer_format_by_name(text);
-  if (!f) throw session::UsageError("--" + name + ": unknown integer format '" + text + "'");
+  if (!f)
+    throw session::UsageError("--" + name + ": unknown integer format '" + printable(text) + "'");
   if (f->bits == 32) {
     throw session::UsageError("--" + name +
                               " s32: s32 is the accumulator; operands are s8 u8 s4 u4");
@@ -67,6 +69,7 @@ bool mma_stream(std::istream& in, const std::string& name, const session::Argume
       in, "mma", name, args.flag("allow-empty"), [&](const std::string& text, std::size_t line) {
         const auto c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
         if (!c) return false;
+        refuse_recorded_d(c->d.has_value(), c->a.size(), 2 + 2 * c->a.size(), line);
         check_case_k(args, dp, c->a.size(), line);
         std::cout << to_hex(integer_formats::s32, integer_mma_element(dp, c->a, c->b, c->c))
                   << '\n';
@@ -167,7 +170,7 @@ int integer_mma(const session::Arguments& args) {
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 1;
+      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 2;
       continue;
     }
     std::ifstream in;
@@ -175,10 +178,10 @@ int integer_mma(const session::Arguments& args) {
       in = open_input(file);
     } catch (const std::runtime_error& e) {
       std::cout.flush();
-      std::cerr << "tcemu mma: " << e.what() << '\n';
-      return 1;
+      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
+      return 2;
     }
-    if (!mma_stream(in, file, args, dp)) return 1;
+    if (!mma_stream(in, file, args, dp)) return 2;
   }
   return 0;
 }
@@ -194,7 +197,9 @@ int integer_validate(const session::Arguments& args, std::size_t show) {
     std::ifstream in = open_input(file);
     std::size_t cases = 0, mismatches = 0;
     std::string text, name;
-    for (std::size_t line = 1; std::getline(in, text); ++line) {
+    LineReader lines(in, file);
+    while (lines.next(text)) {
+      const std::size_t line = lines.line();
       if (text.starts_with("# crafted: ")) {
         name = text.substr(11);
         continue;
@@ -211,8 +216,8 @@ int integer_validate(const session::Arguments& args, std::size_t show) {
       ++cases;
       const std::int32_t got = integer_mma_element(dp, c->a, c->b, c->c);
       if (got != *c->d && mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
-                  << to_hex(integer_formats::s32, *c->d) << ", emulated "
+        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
+                  << ": recorded " << to_hex(integer_formats::s32, *c->d) << ", emulated "
                   << to_hex(integer_formats::s32, got) << "\n  "
                   << format_integer_case_line(*c, dp.a_format, dp.b_format) << '\n';
       }
@@ -307,7 +312,7 @@ int integer_probe(const session::Arguments& args) {
         const std::size_t random_kept =
             std::min<std::size_t>(keep, static_cast<std::size_t>(random));
         const std::size_t crafted_kept = std::min(keep, crafted);
-        OutputFile file(path);
+        session::OutputFile file(path);
         std::ostream& out = file.stream();
         out << "# tcemu probe: " << device.name << " (sm_" << device.compute_major
             << device.compute_minor << "), " << ptx << ", " << random << " random cases (seed "

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/session/arguments.hpp>
 #include "commands.hpp"
 
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
         if (command == "detect") return tcemu::cli::detect_command(words);
         if (command == "gemm") return tcemu::cli::gemm_command(words);
         if (command == "explain") return tcemu::cli::explain_command(words);
-        std::cerr << "tcemu: unknown command '" << command << "'\n\n" << kUsage;
+        std::cerr << "tcemu: unknown command '" << tcemu::printable(command) << "'\n\n" << kUsage;
         return 2;
       },
       command == "validate" ? 2 : 1);

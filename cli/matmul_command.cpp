@@ -3,6 +3,7 @@
 #include <new>
 #include <stdexcept>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/gemm.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/backends.hpp>
@@ -28,6 +29,10 @@ float16), hex text otherwise. Prints the datapath on standard error. A block-sca
 (tcemu presets lists them) takes the scales of A and B (--scale-a, --scale-b), e.g. NVFP4:
   tcemu matmul --arch sm100 --instr tcgen05.mxf4nvf4.block16.ue4m3 --type e2m1 \
     --a A.npy --b B.npy --scale-a SA.npy --scale-b SB.npy --out D.npy
+
+Exit status: 0 success; 2 a usage or input error (an unknown or malformed option, a matrix file
+that is missing, unreadable, malformed, of the wrong shape or of a dtype that does not say its
+format); 1 any other failure (D that could not be written whole, a GPU error).
 
   --backend NAME          emulator (default): the CPU emulator on --threads threads; gpu: the
                           same bits on the CUDA device, for any datapath (the GPU backend's
@@ -84,7 +89,7 @@ int matmul_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (!args.positional().empty()) {
-    throw session::UsageError("unexpected argument '" + args.positional().front() + "'");
+    throw session::UsageError("unexpected argument '" + printable(args.positional().front()) + "'");
   }
   const auto out = args.value("out");
   if (!out) throw session::UsageError("--out FILE is required");
@@ -112,7 +117,8 @@ int matmul_command(const std::vector<std::string>& words) {
                            std::max<std::int64_t>(d.cols, 1), Layout::row_major}};
   const std::string backend = args.value_or("backend", "emulator");
   if (backend != "emulator" && backend != "gpu") {
-    throw session::UsageError("--backend must be emulator or gpu, got '" + backend + "'");
+    throw session::UsageError("--backend must be emulator or gpu, got '" + printable(backend) +
+                              "'");
   }
   std::cerr << "datapath: " << describe(dp) << '\n';
   if (backend == "gpu") {

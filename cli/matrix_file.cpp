@@ -11,17 +11,30 @@
 #include <stdexcept>
 #include <string_view>
 
+#include <tcemu/cases/input_error.hpp>
+#include <tcemu/cases/line_reader.hpp>
 #include <tcemu/cases/printable.hpp>
+#include <tcemu/session/output_file.hpp>
 
 #include "input_file.hpp"
 #include "npy_file.hpp"
-#include "output_file.hpp"
 
 namespace tcemu::cli {
 namespace {
 
 [[noreturn]] void bad(const std::string& path, std::size_t line, const std::string& what) {
-  throw std::runtime_error(path + ":" + std::to_string(line) + ": " + what);
+  throw InputError(path + ":" + std::to_string(line) + ": " + what);
+}
+
+// The longest a row line of `cols` elements of `digits` hex digits may be: the elements with a
+// blank after each, and LineReader's bound for the rest (more blanks, a carriage return). So a
+// row costs at most a few bytes per element the header promised, which the matrix needs anyway.
+std::size_t longest_row(std::int64_t cols, int digits) {
+  const auto per_element = static_cast<std::size_t>(digits) + 1;
+  const std::size_t most = std::numeric_limits<std::size_t>::max() - LineReader::kLongestLine;
+  return static_cast<std::uint64_t>(cols) > most / per_element
+             ? std::numeric_limits<std::size_t>::max()
+             : static_cast<std::size_t>(cols) * per_element + LineReader::kLongestLine;
 }
 
 bool skipped(const std::string& text) {
@@ -52,11 +65,13 @@ ElementType element_type(const FloatFormat& format) {
   const int bits = static_cast<int>(container_bytes(format)) * 8;
   const bool numpy_float =
       format == formats::fp16 || format == formats::fp32 || format == formats::tf32;
-  return {std::string(format.name), bits, numpy_float};
+  return {std::string(format.name), bits, numpy_float, "", true};
 }
 
 ElementType element_type(Real real) {
-  return real == Real::fp64 ? ElementType{"fp64", 64, true} : ElementType{"fp32", 32, true};
+  // The scheme (tcemu gemm --scheme) gives its element type.
+  return real == Real::fp64 ? ElementType{"fp64", 64, true, "--scheme", true}
+                            : ElementType{"fp32", 32, true, "--scheme", true};
 }
 
 std::uint64_t BitMatrix::get(std::int64_t i, std::int64_t j) const {
@@ -80,7 +95,7 @@ BitMatrix read_bit_matrix_file(const std::string& path, const ElementType& type)
 }
 
 void write_bit_matrix_file(const std::string& path, const BitMatrix& m) {
-  OutputFile out(path);
+  session::OutputFile out(path);
   if (is_npy(path)) {
     write_npy(out.stream(), m);
   } else {
@@ -96,8 +111,9 @@ BitMatrix read_text_matrix(std::istream& in, const std::string& path, const Elem
   std::size_t line = 0;
   bool have_shape = false;
   std::int64_t row = 0;
-  while (std::getline(in, text)) {
-    ++line;
+  LineReader lines(in, path);
+  while (lines.next(text)) {
+    line = lines.line();
     if (skipped(text)) continue;
     std::istringstream words(text);
     if (!have_shape) {
@@ -115,6 +131,7 @@ BitMatrix read_text_matrix(std::istream& in, const std::string& path, const Elem
                 " overflows int64");
       }
       have_shape = true;
+      lines.set_longest(longest_row(m.cols, type.hex_digits()));
       // An R x 0 matrix has no row lines (each would be blank): its rows are all read.
       if (m.cols == 0) row = m.rows;
       continue;

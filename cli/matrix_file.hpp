@@ -3,11 +3,14 @@
 // Text: a first line `ROWS COLS`, then ROWS lines of COLS hex bit patterns of the element type
 // (16 digits for fp64, 8 for fp32 and tf32, 4 for fp16 and bf16, 2 for fp8), row major. Blank
 // lines and lines starting with # are skipped. ROWS and COLS are decimal digits only; an R x 0
-// matrix has no row lines.
+// matrix has no row lines. Lines are read by cases' LineReader: one is at most 1 MiB, a row line
+// what its COLS elements with a blank each need plus 1 MiB; a longer one is refused unread.
 //
 // .npy (npy_file.hpp): a 2-D array, C or Fortran order, of the element type's own NumPy float
 // (float16 for fp16, float32 for fp32 and tf32, float64 for fp64) or of bit patterns of its size
-// (uint/int, or the void dtypes that ml_dtypes' bfloat16 and float8 arrays save as).
+// (uint/int, or the void dtypes that ml_dtypes' bfloat16 and float8 arrays save as). A dtype of
+// bit patterns does not say which format they are: such a file is read only where the command
+// line gave the format (ElementType::given).
 #pragma once
 
 #include <cstdint>
@@ -23,11 +26,15 @@
 namespace tcemu::cli {
 
 // What a file's elements are: bit patterns of `bits` bits (8, 16, 32 or 64) of the format
-// `name`; `numpy_float` when NumPy's float of that size is that format's container.
+// `name`; `numpy_float` when NumPy's float of that size is that format's container. `option`
+// names the option that chose the format ("--type"), and `given` says whether the command line
+// gave it (false: the option's default).
 struct ElementType {
   std::string name;
   int bits = 0;
   bool numpy_float = false;
+  std::string option;
+  bool given = true;
 
   int bytes() const { return bits / 8; }
   int hex_digits() const { return bits / 4; }
@@ -53,7 +60,8 @@ struct BitMatrix {
 };
 
 // Reads `path` (.npy by its name, hex text otherwise) with elements of `type`; throws
-// std::runtime_error naming the file, and the line or header field, that is wrong.
+// InputError (tcemu/cases/input_error.hpp) naming the file, and the line or header field, that is
+// wrong.
 BitMatrix read_bit_matrix_file(const std::string& path, const ElementType& type);
 
 // Writes `m` to `path`: .npy by its name (NumPy's float where there is one, unsigned bit

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
@@ -29,9 +30,15 @@ Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digit
 digit; c and the result: 8 digits for an fp32 accumulator, 4 for fp16; integer formats: 2
 digits per s8/u8 operand, 1 per s4/u4, 8 for an s32 c and result); the b's are in --b-type's
 format where it is given. A line is one output element of one MMA instruction with that K; a
-larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped.
-A malformed line stops the run with an error naming the file and line, and so does an input
-without any case (empty, or only comments) unless --allow-empty is given.
+larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped. A
+recorded result d after c (as `tcemu probe` writes it) is refused: `tcemu validate` checks it.
+A malformed line stops the run with an error naming the file and line, and so does a line
+longer than 1 MiB (none is valid), a read error, and an input without any case (empty, or only
+comments) unless --allow-empty is given.
+
+Exit status: 0 every case evaluated; 2 a usage or input error (an unknown or malformed option, a
+file that is missing, unreadable or malformed, an input without cases); 1 standard output that
+could not be written.
 
 Block-scaled MMA (an --instr such as tcgen05.mxf4nvf4.block16.ue4m3, or --scale-block): after
 c come the scales of A's row and of B's column, S = ceil(K / scale_block) of each, 2 hex digits
@@ -75,14 +82,17 @@ model (emulator pair_fma_emulation.hpp, measured on the H100), and datapath opti
 // Evaluates every case of `in`; returns false (after printing the error) on a malformed line.
 bool run_stream(std::istream& in, const std::string& name, bool allow_empty,
                 const session::Arguments& args, const Datapath& dp) {
-  return for_each_case_line(in, "mma", name, allow_empty,
-                            [&](const std::string& text, std::size_t line) {
-                              const auto c = parse_case_line(text, line, dp);
-                              if (!c) return false;
-                              check_case_k(args, dp, c->a.size(), line);
-                              std::cout << to_hex(dp.accumulator, mma_case_element(dp, *c)) << '\n';
-                              return true;
-                            });
+  return for_each_case_line(
+      in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
+        const auto c = parse_case_line(text, line, dp);
+        if (!c) return false;
+        const std::size_t k = c->a.size();
+        const std::size_t scales = dp.block_scaled() ? 2 * scale_count(dp, k) : 0;
+        refuse_recorded_d(c->d.has_value(), k, 2 + 2 * k + scales, line);
+        check_case_k(args, dp, k, line);
+        std::cout << to_hex(dp.accumulator, mma_case_element(dp, *c)) << '\n';
+        return true;
+      });
 }
 
 // The same for sparse case lines through a sparse shape's datapath.
@@ -92,6 +102,8 @@ bool run_sparse_stream(std::istream& in, const std::string& name, bool allow_emp
       in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
         const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
         if (!c) return false;
+        // K, the K/2 kept values of A, the metadata, the K values of B, c.
+        refuse_recorded_d(c->d.has_value(), c->b.size(), 3 + c->b.size() / 2 + c->b.size(), line);
         if (c->b.size() != k) {
           throw CaseFileError(line, "K = " + std::to_string(c->b.size()) +
                                         ", but the sparse shape takes K = " + std::to_string(k));
@@ -107,6 +119,7 @@ bool run_pair_fma_stream(std::istream& in, const std::string& name, bool allow_e
       in, "mma", name, allow_empty, [&](const std::string& text, std::size_t line) {
         const auto c = parse_case_line(text, line, formats::fp16, formats::fp16);
         if (!c) return false;
+        refuse_recorded_d(c->d.has_value(), c->a.size(), 2 + 2 * c->a.size(), line);
         if (c->a.size() % 4 != 0) {
           throw CaseFileError(line, "K = " + std::to_string(c->a.size()) +
                                         " is not a multiple of mma.sync.m8n8k4's K = 4");
@@ -146,7 +159,7 @@ int mma_command(const std::vector<std::string>& words) {
   for (const std::string& file : files) {
     if (file == "-") {
       check_stdin_is_not_a_directory();
-      if (!run(std::cin, "<stdin>")) return 1;
+      if (!run(std::cin, "<stdin>")) return 2;
       continue;
     }
     std::ifstream in;
@@ -154,10 +167,10 @@ int mma_command(const std::vector<std::string>& words) {
       in = open_input(file);
     } catch (const std::runtime_error& e) {
       std::cout.flush();
-      std::cerr << "tcemu mma: " << e.what() << '\n';
-      return 1;
+      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
+      return 2;
     }
-    if (!run(in, file)) return 1;
+    if (!run(in, file)) return 2;
   }
   return 0;
 }

@@ -2,12 +2,14 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
+#include <tcemu/cases/input_error.hpp>
 #include <tcemu/cases/printable.hpp>
 
 namespace tcemu::cli {
@@ -19,7 +21,7 @@ constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr std::uint32_t kLargestHeader = 1 << 16;
 
 [[noreturn]] void bad(const std::string& name, const std::string& what) {
-  throw std::runtime_error(name + ": " + what);
+  throw InputError(name + ": " + what);
 }
 
 // The header's dict literal, read token by token: {'key': value, ...} with string, True/False
@@ -130,10 +132,18 @@ class HeaderParser {
 
 // Checks a dtype string against the element type: little endian (or no byte order for one
 // byte), a float only where NumPy's float is the type's container, else bit patterns of the
-// type's size.
+// type's size, and those only where the command line gave the format.
 void check_descr(const std::string& descr, const ElementType& type, const std::string& name) {
   const auto refuse = [&](const std::string& why) {
     bad(name, "dtype '" + printable(descr) + "' cannot hold " + type.name + " elements: " + why);
+  };
+  // Items of another format: where the format is the option's default, the option is what the
+  // user may have missed.
+  const auto refuse_format = [&](const std::string& why) {
+    refuse(why +
+           (type.given || type.option.empty()
+                ? ""
+                : " (" + type.option + " gives the format; its default is " + type.name + ")"));
   };
   if (descr.size() < 3) refuse("not a NumPy scalar dtype");
   const char order = descr[0], kind = descr[1];
@@ -145,27 +155,41 @@ void check_descr(const std::string& descr, const ElementType& type, const std::s
     size = size * 10 + (c - '0');
   }
   if (size * 8 != type.bits) {
-    refuse(std::to_string(size) + "-byte items, " + type.name + " needs " +
-           std::to_string(type.bytes()));
+    refuse_format(std::to_string(size) + "-byte items, " + type.name + " needs " +
+                  std::to_string(type.bytes()));
   }
-  if (kind == 'f' && !type.numpy_float) refuse("NumPy's float of that size is another format");
+  if (kind == 'f' && !type.numpy_float) {
+    refuse_format("NumPy's float of that size is another format");
+  }
   if (kind != 'f' && kind != 'u' && kind != 'i' && kind != 'V') {
     refuse("expected a float, unsigned or signed integer bit patterns, or ml_dtypes' void");
+  }
+  if (kind != 'f' && !type.given) {
+    bad(name, "dtype '" + printable(descr) + "' (" + describe_npy_dtype(descr) +
+                  ") does not say which format its elements are; give it with " + type.option +
+                  " (the default " + type.name + " is taken only from NumPy's float" +
+                  std::to_string(type.bits) + ")");
   }
 }
 
 }  // namespace
 
 BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType& type) {
+  // A read error (badbit) anywhere is one, never a short file.
+  const auto read = [&](char* to, std::size_t count) {
+    in.read(to, static_cast<std::streamsize>(count));
+    if (in.bad()) bad(name, "read error");
+    return static_cast<bool>(in);
+  };
   char prefix[8];
-  if (!in.read(prefix, 8) || std::string_view(prefix, 6) != kMagic) {
+  if (!read(prefix, 8) || std::string_view(prefix, 6) != kMagic) {
     bad(name, "not a .npy file (no \\x93NUMPY magic)");
   }
   const int major = static_cast<unsigned char>(prefix[6]);
   if (major < 1 || major > 3) bad(name, "unsupported .npy version " + std::to_string(major));
   unsigned char length_bytes[4] = {};
   const int length_size = major == 1 ? 2 : 4;
-  if (!in.read(reinterpret_cast<char*>(length_bytes), length_size)) {
+  if (!read(reinterpret_cast<char*>(length_bytes), static_cast<std::size_t>(length_size))) {
     bad(name, "the .npy header length is cut off");
   }
   std::uint32_t length = 0;
@@ -175,7 +199,7 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
                   std::to_string(kLargestHeader) + " expected)");
   }
   std::string text(length, '\0');
-  if (!in.read(text.data(), length)) bad(name, "the .npy header is cut off");
+  if (!read(text.data(), length)) bad(name, "the .npy header is cut off");
   const auto h = HeaderParser(text, name).parse();
   if (!h.descr || !h.fortran_order || !h.shape) {
     bad(name, ".npy header lacks " + std::string(!h.descr           ? "'descr'"
@@ -204,7 +228,7 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
     const std::size_t have = m.bytes.size();
     if (have > expected) break;
     m.bytes.resize(have + kChunk);
-    in.read(reinterpret_cast<char*>(m.bytes.data() + have), kChunk);
+    read(reinterpret_cast<char*>(m.bytes.data() + have), kChunk);
     m.bytes.resize(have + static_cast<std::size_t>(in.gcount()));
   }
   if (m.bytes.size() != expected) {
@@ -213,6 +237,33 @@ BitMatrix read_npy(std::istream& in, const std::string& name, const ElementType&
                   (m.bytes.size() > expected ? "more" : std::to_string(m.bytes.size())));
   }
   return m;
+}
+
+std::string describe_npy_dtype(const std::string& descr) {
+  // check_descr took it: a byte order, a kind among f u i V, then the item size in bytes.
+  const char kind = descr.size() >= 3 ? descr[1] : '?';
+  const std::string size = descr.size() >= 3 ? descr.substr(2) : "?";
+  const std::string bits = std::to_string(std::atoi(size.c_str()) * 8);
+  switch (kind) {
+    case 'f':
+      return "float" + bits;
+    case 'u':
+      return "uint" + bits + " bit patterns";
+    case 'i':
+      return "int" + bits + " bit patterns";
+    case 'V':
+      return size + "-byte void items" +
+             (size == "2"   ? ", as ml_dtypes saves bfloat16"
+              : size == "1" ? ", as ml_dtypes saves float8 and float4"
+                            : "");
+    default:
+      return "dtype '" + printable(descr) + "'";
+  }
+}
+
+bool npy_dtypes_differ_in_format(const std::string& a, const std::string& b) {
+  const auto kind = [](const std::string& descr) { return descr.size() >= 3 ? descr[1] : '?'; };
+  return (kind(a) == 'f' && kind(b) == 'V') || (kind(a) == 'V' && kind(b) == 'f');
 }
 
 void write_npy(std::ostream& out, const BitMatrix& m) {

@@ -10,8 +10,10 @@
 
 #include <tcemu/backend/crt_bounds.hpp>
 #include <tcemu/backend/crt_moduli.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/session/products.hpp>
+#include <tcemu/session/tunable_count.hpp>
 
 #include "datapath_options.hpp"
 #include "gemm_schemes.hpp"
@@ -25,19 +27,21 @@ ozaki::Options ozaki_options(const session::Arguments& args, Real element, Ozaki
   ozaki::Options o;
   const std::string mode = args.value_or("mode", element == Real::fp64 ? "dp" : "sp");
   const std::optional<ozaki::Mode> named = ozaki::mode_by_name(mode);
-  if (!named) throw session::UsageError("--mode must be dp, cr, sp or tunable, got '" + mode + "'");
+  if (!named)
+    throw session::UsageError("--mode must be dp, cr, sp or tunable, got '" + printable(mode) +
+                              "'");
   o.mode = *named;
-  const std::string count = kind == OzakiSlices::crt ? "moduli" : "splits";
-  const int most = kind == OzakiSlices::crt ? crt_elements::kMaxModuli : 1000;
-  if (const auto d = args.integer(count)) {
-    if (*d < 1 || *d > most) {
-      throw session::UsageError("--" + count + " must be in [1, " + std::to_string(most) + "]");
-    }
-    o.splits = static_cast<int>(*d);
+  // Tunable mode's count: required there, refused in the modes that choose their own.
+  const bool crt = kind == OzakiSlices::crt;
+  const std::string count = crt ? "moduli" : "splits";
+  const auto text = args.value(count);
+  std::string expected;
+  const auto d = session::tunable_count(o.mode, crt, text, "--mode tunable", expected);
+  if (!d) {
+    throw session::UsageError(text ? "--" + count + " " + printable(*text) + " is not " + expected
+                                   : "--" + count + " is missing: " + expected);
   }
-  if (o.mode == ozaki::Mode::tunable && o.splits == 0) {
-    throw session::UsageError("--mode tunable needs --" + count + " N");
-  }
+  o.splits = *d;
   const std::string fast = args.value_or("fast", "on");
   if (fast != "on" && fast != "off") throw session::UsageError("--fast must be on or off");
   o.fast = fast == "on";
@@ -119,7 +123,7 @@ GemmScheme ozaki_entry(const std::string& name, Real element, OzakiSlices kind) 
                          more moduli for widely spread inputs); cr's moduli when fewer; when the
                          bound cannot be certified, cr's if they fit, else all 48 (reported);
                          tunable: --moduli N, scaled to the widest norms they allow
-  --moduli N             tunable mode: N of the 48 moduli (a fixed count)
+  --moduli N             tunable mode: N of the 48 moduli (a fixed count; refused in the others)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 One int8 GEMM per modulus (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA),
 the product rebuilt by the Chinese remainder theorem and rounded once.
@@ -130,7 +134,7 @@ the product rebuilt by the Chinese remainder theorem and rounded once.
     s.options_help = std::string(R"(Ozaki options:
   --mode M               dp (default for dgemm-*), cr (correctly rounded), sp (default for
                          sgemm-*), tunable
-  --splits d             slices of A and of B in tunable mode
+  --splits d             slices of A and of B in tunable mode (refused in the others)
   --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/integer_presets.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
@@ -99,7 +100,7 @@ int presets_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (!args.positional().empty())
-    throw session::UsageError("unexpected argument " + args.positional()[0]);
+    throw session::UsageError("unexpected argument '" + printable(args.positional()[0]) + "'");
   if (words.empty() || args.flag("all")) {
     const std::vector<PresetEntry> entries = all_presets();
     for (std::string_view arch : preset_names()) {

@@ -15,11 +15,11 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 #include <tcemu/session/arguments.hpp>
+#include <tcemu/session/output_file.hpp>
 #include <tcemu/session/probe.hpp>
 
 #include "commands.hpp"
 #include "integer_commands.hpp"
-#include "output_file.hpp"
 #include "probe_cases.hpp"
 
 namespace tcemu::cli {
@@ -115,7 +115,7 @@ std::size_t probe_pair(const session::ProbeDevice& device, const std::string& in
                          differing += local;
                        });
   const std::size_t mismatches = differing;
-  OutputFile file(path);
+  session::OutputFile file(path);
   std::ostream& out = file.stream();
   const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device_words(device) << ", "
@@ -167,7 +167,7 @@ std::size_t probe_sparse_pair(const session::ProbeDevice& device, const std::str
                          differing_quarter += local_quarter;
                        });
   const std::size_t mismatches = differing;
-  OutputFile file(path);
+  session::OutputFile file(path);
   std::ostream& out = file.stream();
   const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device_words(device) << ", " << instruction << ", input "

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/session/arguments.hpp>
 
 namespace tcemu::cli {
@@ -14,7 +15,8 @@ Progress::Show Progress::show_named(const std::string& word) {
   if (word == "never") return Show::never;
   if (word == "auto") return Show::automatic;
   if (word == "always") return Show::always;
-  throw session::UsageError("--progress must be auto, always or never, got '" + word + "'");
+  throw session::UsageError("--progress must be auto, always or never, got '" + printable(word) +
+                            "'");
 }
 
 Progress::Progress(Show show) : show_(show), terminal_(::isatty(STDERR_FILENO) == 1) {}

@@ -7,6 +7,7 @@
 
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/cases/gemm_check.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/pair_fma_emulation.hpp>
@@ -50,9 +51,9 @@ first N differing elements with their (row, column), expected and recorded bits 
 what each was computed from (C's element and, for K <= 16, its `tcemu mma` case line).
 
 Exit status: 0 every case or element is equal; 1 some differ; 2 a usage, input or output error:
-an unknown or malformed option, a file that is missing or malformed, a matrix of the wrong shape
-or type, a case file without cases (unless --allow-empty), standard output that could not be
-written.
+an unknown or malformed option, a file that is missing, unreadable or malformed (a line longer
+than 1 MiB included), a matrix of the wrong shape or type, a case file without cases (unless
+--allow-empty), standard output that could not be written.
 
 )";
 
@@ -69,7 +70,9 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
                      const std::function<void(std::size_t k, std::size_t line)>& check_k) {
   Counts counts;
   std::string text, name;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
+  LineReader lines(in, file);
+  while (lines.next(text)) {
+    const std::size_t line = lines.line();
     if (text.starts_with("# crafted: ")) {
       name = text.substr(11);
       continue;
@@ -82,9 +85,9 @@ Counts validate_file(std::istream& in, const std::string& file, const Datapath& 
     const std::uint32_t got = element(*c);
     if (got != *c->d) {
       if (counts.mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
-                  << to_hex(dp.accumulator, *c->d) << ", emulated " << to_hex(dp.accumulator, got)
-                  << "\n  " << format_case_line(*c, dp) << '\n';
+        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
+                  << ": recorded " << to_hex(dp.accumulator, *c->d) << ", emulated "
+                  << to_hex(dp.accumulator, got) << "\n  " << format_case_line(*c, dp) << '\n';
       }
     }
     name.clear();
@@ -98,7 +101,9 @@ Counts validate_sparse_file(std::istream& in, const std::string& file,
   const std::size_t k = static_cast<std::size_t>(sparse_instruction_k(*args.value("instr")));
   Counts counts;
   std::string text, name;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
+  LineReader lines(in, file);
+  while (lines.next(text)) {
+    const std::size_t line = lines.line();
     if (text.starts_with("# crafted: ")) {
       name = text.substr(11);
       continue;
@@ -113,9 +118,10 @@ Counts validate_sparse_file(std::istream& in, const std::string& file,
     ++counts.cases;
     const std::uint32_t got = sparse_mma_element(dp, *c);
     if (got != *c->d && counts.mismatches++ < show) {
-      std::cout << file << ":" << line << (name.empty() ? "" : " (" + name + ")") << ": recorded "
-                << to_hex(dp.accumulator, *c->d) << ", emulated " << to_hex(dp.accumulator, got)
-                << "\n  " << format_sparse_case_line(*c, dp.input, dp.accumulator) << '\n';
+      std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
+                << ": recorded " << to_hex(dp.accumulator, *c->d) << ", emulated "
+                << to_hex(dp.accumulator, got) << "\n  "
+                << format_sparse_case_line(*c, dp.input, dp.accumulator) << '\n';
     }
     name.clear();
   }
@@ -125,11 +131,12 @@ Counts validate_sparse_file(std::istream& in, const std::string& file,
 // Whole-matrix mode: the recorded D against the emulated GEMM of its operands.
 int validate_matrices(const session::Arguments& args, const Datapath& dp, std::int64_t show) {
   if (!args.positional().empty()) {
-    throw session::UsageError("case files and --d do not mix: got '" + args.positional().front() +
-                              "'");
+    throw session::UsageError("case files and --d do not mix: got '" +
+                              printable(args.positional().front()) + "'");
   }
   const GemmOperands operands = gemm_operands_from(args, dp);
-  const BitMatrix d = read_bit_matrix_file(*args.value("d"), element_type(dp.accumulator));
+  const BitMatrix d =
+      read_bit_matrix_file(*args.value("d"), element_type_of_option(args, "acc", dp.accumulator));
   check_matrix_shape("d", *args.value("d"), d, operands.a.rows, operands.b.cols,
                      "the rows of --a and the columns of --b");
   const auto scales = operands.scales(dp);

@@ -5,7 +5,6 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -24,6 +23,7 @@
 #include <tcemu/reference/ill_conditioned.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>
+#include <tcemu/session/output_file.hpp>
 
 #include "accuracy.hpp"
 #include "gpu.hpp"
@@ -42,8 +42,8 @@ double relative_error(double got, double exact) {
 }
 
 void condition(const std::string& path, std::int64_t n, int per_decade) {
-  std::ofstream csv(path);
-  if (!csv) throw std::runtime_error("cannot write " + path);
+  session::OutputFile file(path);
+  std::ostream& csv = file.stream();
   csv << "n,target,condition,method,relative_error,dot2_bound\n";
   auto backend = host::make_cpu64_backend();
   accurate::Handle dot2(*backend, InnerProduct::dot2), exblas(*backend, InnerProduct::exact);
@@ -72,6 +72,7 @@ void condition(const std::string& path, std::int64_t n, int per_decade) {
               << relative_error(plain, d.exact) << ", ExBLAS "
               << relative_error(results.at("ExBLAS"), d.exact) << '\n';
   }
+  file.close();
 }
 
 // One product of the accuracy table: C = A B (n x n x n, column major, host arrays in and out).
@@ -158,8 +159,8 @@ void table(const std::string& path, std::int64_t n, const std::string& backend_n
   } else {
     throw session::UsageError("--backend must be cpu64 or gpu, got '" + backend_name + "'");
   }
-  std::ofstream csv(path);
-  if (!csv) throw std::runtime_error("cannot write " + path);
+  session::OutputFile file(path);
+  std::ostream& csv = file.stream();
   csv << "phi,n,method,max_relative_error,not_correctly_rounded,seconds\n";
   for (double phi : {0.1, 1.0, 2.0, 4.0, 8.0}) {
     const auto a = experiments::phi_values(n * n, phi, 1),
@@ -195,6 +196,7 @@ void table(const std::string& path, std::int64_t n, const std::string& backend_n
       row(method.name, c, seconds_since(start));
     }
   }
+  file.close();
 }
 
 constexpr const char* kUsage =

@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <random>
@@ -39,6 +38,7 @@
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/phi_values.hpp>
 #include <tcemu/session/arguments.hpp>
+#include <tcemu/session/output_file.hpp>
 
 #if TCEMU_WITH_GEMMUL8
 #include "gemmul8_adapter.hpp"
@@ -168,17 +168,17 @@ int run(const session::Arguments& args) {
   if (devices.empty()) throw std::runtime_error("no CUDA device (" + why + ")");
   const std::string device = devices.front().name;
   const std::string arch = devices.front().arch_preset();
-  std::ofstream csv(args.value_or("out", "int8-ozaki.csv"));
-  if (!csv) throw std::runtime_error("cannot write " + args.value_or("out", "int8-ozaki.csv"));
+  session::OutputFile csv_file(args.value_or("out", "int8-ozaki.csv"));
+  std::ostream& csv = csv_file.stream();
   csv << "device,n,phi,method,mantissa_bits,used_bits,slices_a,slices_b,slice_bits,gemms,blocks,"
          "seconds,tflops,seconds_split,seconds_products,seconds_summation,max_relative_error,"
          "not_correctly_rounded,samples,note\n";
   const std::string paired_path = args.value_or("paired-out", "int8-ozaki-paired.csv");
-  std::ofstream paired_csv;
+  // Written only with --paired.
+  std::optional<session::OutputFile> paired_file;
   if (pairs > 0) {
-    paired_csv.open(paired_path);
-    if (!paired_csv) throw std::runtime_error("cannot write " + paired_path);
-    paired_csv << "device,n,phi,pair,dgemm_seconds,dp_seconds,dgemm_over_dp,moduli\n";
+    paired_file.emplace(paired_path);
+    paired_file->stream() << "device,n,phi,pair,dgemm_seconds,dp_seconds,dgemm_over_dp,moduli\n";
   }
   const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
   cublasHandle_t native = nullptr, emulated = nullptr;
@@ -431,7 +431,7 @@ int run(const session::Arguments& args) {
           char line[256];
           std::snprintf(line, sizeof line, "%s,%lld,%g,%d,%.6f,%.6f,%.4f,%d\n", device.c_str(),
                         static_cast<long long>(n), phi, p, d, o, d / o, h.report().slices_a);
-          paired_csv << line << std::flush;
+          paired_file->stream() << line << std::flush;
         }
         std::sort(ratios.begin(), ratios.end());
         std::fprintf(stderr, "  paired: cublasDgemm / dp median %.3f (%.3f to %.3f) over %d\n",
@@ -442,6 +442,8 @@ int run(const session::Arguments& args) {
   cublasDestroy(native);
   cublasDestroy(emulated);
   cublasDestroy(gemmul8_handle);
+  csv_file.close();
+  if (paired_file) paired_file->close();
   return 0;
 }
 

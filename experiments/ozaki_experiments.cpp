@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>
+#include <tcemu/session/output_file.hpp>
 #include <tcemu/session/products.hpp>
 
 #include "accuracy.hpp"
@@ -88,12 +88,12 @@ std::unique_ptr<Backend> backend_for(const session::BackendChoice& choice) {
   return choice.gpu ? experiments::make_gpu() : session::make_backend(choice);
 }
 
-void header(std::ofstream& csv) {
+void header(std::ostream& csv) {
   csv << "experiment,backend,arch,method,phi,m,n,k,max_relative_error,not_correctly_rounded,"
          "slices_a,slices_b,gemms,seconds\n";
 }
 
-void row(std::ofstream& csv, const std::string& experiment, const std::string& backend,
+void row(std::ostream& csv, const std::string& experiment, const std::string& backend,
          const std::string& arch, const std::string& method, double phi, std::int64_t n,
          const Accuracy& acc, const ozaki::Report* r, double seconds) {
   csv << experiment << ',' << backend << ',' << arch << ',' << method << ',' << phi << ',' << n
@@ -108,7 +108,7 @@ void row(std::ofstream& csv, const std::string& experiment, const std::string& b
 
 // Accuracy of every method for each phi at one size (the OzBLAS accuracy table), on the backend
 // called `backend` (an unknown name is an error).
-void accuracy_runs(std::ofstream& csv, const std::string& experiment, const std::string& backend,
+void accuracy_runs(std::ostream& csv, const std::string& experiment, const std::string& backend,
                    const std::string& arch, std::int64_t n, const std::vector<double>& phis,
                    const std::vector<Method>& methods) {
   const session::BackendChoice& choice = session::backend_choice(backend);
@@ -149,8 +149,8 @@ std::string hex(double v) {
 // (fp16 slices with products by cuBLAS and by our mma.sync kernel, and binary64 slices).
 void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
   const std::string gpu_arch = gpu ? experiments::gpu_arch() : "";
-  std::ofstream csv(path);
-  if (!csv) throw std::runtime_error("cannot write " + path);
+  session::OutputFile file(path);
+  std::ostream& csv = file.stream();
   csv << "method,where,result_hex,result\n";
   const auto x = phi_values(n, 1.0, 3), y = phi_values(n, 1.0, 4);
   auto put = [&](const std::string& method, const std::string& where, double v) {
@@ -210,6 +210,7 @@ void reproducibility(const std::string& path, std::int64_t n, bool gpu) {
           run_ozaki(*w.backend, w.products, method.options, 1, 1, n, x, y).c[0]);
     }
   }
+  file.close();
 }
 
 constexpr const char* kUsage =
@@ -262,8 +263,8 @@ int run(const session::Arguments& args) {
   for (const std::string& s : args.list_or("sizes", "16,32,64,128,256")) {
     sizes.push_back(session::integer_in("--sizes", s, 1, kMaxN));
   }
-  std::ofstream csv(out);
-  if (!csv) throw std::runtime_error("cannot write " + out);
+  session::OutputFile file(out);
+  std::ostream& csv = file.stream();
   header(csv);
   if (what == "table") {
     accuracy_runs(csv, "table", backend, arch, args.integer_or("n", 256, 1, kMaxN), {1, 4, 7, 10},
@@ -284,6 +285,7 @@ int run(const session::Arguments& args) {
         {"d=3 fast", {.mode = ozaki::Mode::tunable, .splits = 3, .fast = true}}};
     for (const std::int64_t n : sizes) accuracy_runs(csv, "size", backend, arch, n, {phi}, methods);
   }
+  file.close();
   return 0;
 }
 

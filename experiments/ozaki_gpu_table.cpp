@@ -19,7 +19,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <random>
@@ -32,6 +31,7 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/session/arguments.hpp>
+#include <tcemu/session/output_file.hpp>
 
 #include "accuracy.hpp"
 
@@ -72,11 +72,13 @@ struct Result {
 class Table {
  public:
   Table(const std::string& path, std::string device) : csv_(path), device_(std::move(device)) {
-    if (!csv_) throw std::runtime_error("cannot write " + path);
-    csv_ << "device,phi,n,method,mantissa_bits,used_bits,slices_a,slices_b,slice_bits,gemms,"
-            "blocks,seconds,gflops,seconds_split_a,seconds_split_b,seconds_products,"
-            "seconds_summation,max_relative_error,not_correctly_rounded,note\n";
+    csv_.stream()
+        << "device,phi,n,method,mantissa_bits,used_bits,slices_a,slices_b,slice_bits,gemms,"
+           "blocks,seconds,gflops,seconds_split_a,seconds_split_b,seconds_products,"
+           "seconds_summation,max_relative_error,not_correctly_rounded,note\n";
   }
+  // Throws naming the file unless every row was written.
+  void close() { csv_.close(); }
   void add(double phi, std::int64_t n, const Result& r) {
     const double size = static_cast<double>(n);
     const double gflops = r.seconds > 0 ? 2.0 * size * size * size / r.seconds / 1e9 : 0.0;
@@ -90,8 +92,7 @@ class Table {
         gflops, r.report.seconds_split_a, r.report.seconds_split_b, r.report.seconds_products,
         r.report.seconds_summation, r.accuracy.max_relative_error,
         static_cast<long long>(r.accuracy.not_correctly_rounded), r.note.c_str());
-    csv_ << line;
-    csv_.flush();
+    csv_.stream() << line << std::flush;
     std::fprintf(
         stderr, "  %-28s %9.1f GFLOPS  %8.4f s  max rel. error %.3e  not CR %lld%s%s\n",
         (r.method + (r.mantissa_bits ? " " + std::to_string(r.mantissa_bits) : "")).c_str(), gflops,
@@ -101,7 +102,7 @@ class Table {
   }
 
  private:
-  std::ofstream csv_;
+  session::OutputFile csv_;
   std::string device_;
 };
 
@@ -294,6 +295,7 @@ int run(const session::Arguments& args) {
   }
   cublasDestroy(native);
   cublasDestroy(emulated);
+  table.close();
   return 0;
 }
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include <tcemu/cases/capture_set.hpp>
+#include <tcemu/cases/input_error.hpp>
+#include <tcemu/cases/line_reader.hpp>
 #include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/mma.hpp>
@@ -14,14 +16,15 @@ namespace {
 namespace fs = std::filesystem;
 
 [[noreturn]] void malformed(const fs::path& file, std::size_t line, const std::string& what) {
-  throw std::runtime_error(file.string() + ":" + std::to_string(line) + ": " + what);
+  throw InputError(file.string() + ":" + std::to_string(line) + ": " + what);
 }
 
 std::vector<std::string> read_lines(const fs::path& file) {
   std::ifstream in(file);
-  if (!in) throw std::runtime_error("cannot open " + file.string());
+  if (!in) throw InputError("cannot open " + file.string());
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
+  LineReader reader(in, file.string());
+  for (std::string line; reader.next(line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!line.empty()) lines.push_back(line);
   }
@@ -76,7 +79,7 @@ FloatFormat input_format_of(const std::string& dir_name) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char ch) { return std::tolower(ch); });
   if (auto f = format_by_name(lower)) return *f;
-  throw std::runtime_error("capture directory '" + dir_name + "' names no input format");
+  throw InputError("capture directory '" + dir_name + "' names no input format");
 }
 
 }  // namespace
@@ -94,11 +97,11 @@ std::string arch_of_gpu(const std::string& gpu) {
   if (gpu == "Ada" || gpu == "L40S") return "sm89";
   if (gpu == "H100" || gpu == "H200") return "sm90";
   if (gpu == "B200") return "sm100";
-  throw std::runtime_error("unknown GPU '" + gpu + "' in the captures");
+  throw InputError("unknown GPU '" + gpu + "' in the captures");
 }
 
 std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
-  if (!fs::is_directory(root)) throw std::runtime_error("no capture directory " + root.string());
+  if (!fs::is_directory(root)) throw InputError("no capture directory " + root.string());
   std::vector<CaptureSet> sets;
   for (const auto& gpu_dir : fs::directory_iterator(root)) {
     if (!gpu_dir.is_directory()) continue;
@@ -111,7 +114,7 @@ std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
       const fs::path b_file = only_file(dir, "b_", ".txt");
       const fs::path c_file = only_file(dir, "c_", "_fp32.txt");
       if (a_file.empty() || b_file.empty() || c_file.empty()) {
-        throw std::runtime_error(dir.string() + ": missing a_, b_ or c_ file");
+        throw InputError(dir.string() + ": missing a_, b_ or c_ file");
       }
       const auto a_lines = read_lines(a_file);
       const auto b_lines = read_lines(b_file);
@@ -122,7 +125,7 @@ std::vector<CaptureSet> load_capture_sets(const fs::path& root) {
         const auto d_lines = read_lines(d_file);
         if (a_lines.size() != b_lines.size() || a_lines.size() != c_lines.size() ||
             a_lines.size() != d_lines.size()) {
-          throw std::runtime_error(dir.string() + ": a, b, c and d files differ in row count");
+          throw InputError(dir.string() + ": a, b, c and d files differ in row count");
         }
         CaptureSet set{gpu, input, accumulator, {}};
         set.cases.reserve(a_lines.size());

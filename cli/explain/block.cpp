@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/block_fma.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/presets.hpp>
@@ -98,7 +99,7 @@ Datapath compare_datapath(const session::Arguments& args, const Datapath& main,
     refuse_block_scaled(dp);
     return dp;
   } catch (const session::UsageError& e) {
-    throw session::UsageError("--compare '" + item + "': " + e.what());
+    throw session::UsageError("--compare '" + printable(item) + "': " + e.what());
   }
 }
 

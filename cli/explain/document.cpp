@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/session/arguments.hpp>
 
@@ -258,7 +259,8 @@ Format format_named(const std::string& name) {
   if (name == "text") return Format::text;
   if (name == "markdown") return Format::markdown;
   if (name == "html") return Format::html;
-  throw session::UsageError("--format must be one of text, markdown, html, got '" + name + "'");
+  throw session::UsageError("--format must be one of text, markdown, html, got '" +
+                            printable(name) + "'");
 }
 
 Binary binary_of(double x) {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <sstream>
 
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/round.hpp>
@@ -21,8 +22,8 @@ bool bit_pattern(const std::string& what, const std::string& word, int bits, std
   const char* last = word.data() + word.size();
   const auto [end, error] = std::from_chars(first, last, out, 16);
   if (first == last || error != std::errc() || end != last || (bits < 64 && out >> bits != 0)) {
-    throw session::UsageError(what + ": '" + word + "' is not a " + std::to_string(bits) +
-                              "-bit pattern in hex");
+    throw session::UsageError(what + ": '" + printable(word) + "' is not a " +
+                              std::to_string(bits) + "-bit pattern in hex");
   }
   return true;
 }
@@ -56,7 +57,7 @@ double number(const std::string& what, const std::string& word) {
           : std::from_chars(first, last, x,
                             hex ? std::chars_format::hex : std::chars_format::general);
   if (error != std::errc() || end != last) {
-    throw session::UsageError(what + ": not a number: '" + word + "'");
+    throw session::UsageError(what + ": not a number: '" + printable(word) + "'");
   }
   return negative ? -x : x;
 }

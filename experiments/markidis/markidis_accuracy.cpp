@@ -43,6 +43,7 @@
 #include <tcemu/reference/relative_residual.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/backends.hpp>
+#include <tcemu/session/output_file.hpp>
 
 namespace {
 
@@ -240,9 +241,8 @@ int run(const tcemu::session::Arguments& args) {
   const auto backend = make_backend(backend_name);
   std::filesystem::create_directories(out);
   const std::string path = out + "/" + file;
-  FILE* csv = std::fopen(path.c_str(), "w");
-  if (!csv) throw std::runtime_error("cannot write " + path);
-  std::fprintf(csv, "distribution,k,n,scheme,arch,backend,relative_residual,status,seconds\n");
+  tcemu::session::OutputFile csv(path);
+  csv.print("distribution,k,n,scheme,arch,backend,relative_residual,status,seconds\n");
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
@@ -255,14 +255,14 @@ int run(const tcemu::session::Arguments& args) {
       const std::vector<float> a = draw(n * k, dist.a_spread, rng);
       const std::vector<float> b = draw(k * n, dist.b_spread, rng);
       const std::vector<double> ref = reference(a, b, n, k);
-      std::fprintf(csv, "%s,%lld,%lld,sgemm,fp32-cpu,host,%.6e,ok,0\n", dist_name.c_str(),
-                   static_cast<long long>(k), static_cast<long long>(n),
-                   relative_residual(float_sgemm(a, b, n, k), ref));
+      csv.print("%s,%lld,%lld,sgemm,fp32-cpu,host,%.6e,ok,0\n", dist_name.c_str(),
+                static_cast<long long>(k), static_cast<long long>(n),
+                relative_residual(float_sgemm(a, b, n, k), ref));
 #if TCEMU_WITH_GPU
       if (tcemu::gpu::is_gpu_backend(*backend)) {
-        std::fprintf(csv, "%s,%lld,%lld,cublasSgemm,cublas,%s,%.6e,ok,0\n", dist_name.c_str(),
-                     static_cast<long long>(k), static_cast<long long>(n), backend->name().c_str(),
-                     relative_residual(cublas_sgemm(*backend, a, b, n, k), ref));
+        csv.print("%s,%lld,%lld,cublasSgemm,cublas,%s,%.6e,ok,0\n", dist_name.c_str(),
+                  static_cast<long long>(k), static_cast<long long>(n), backend->name().c_str(),
+                  relative_residual(cublas_sgemm(*backend, a, b, n, k), ref));
       }
 #endif
       for (const std::string& scheme_name : schemes) {
@@ -281,10 +281,10 @@ int run(const tcemu::session::Arguments& args) {
             status = "refused";
           }
           const double seconds = elapsed() - t0;
-          std::fprintf(csv, "%s,%lld,%lld,%s,%s,%s,%.6e,%s,%.3f\n", dist_name.c_str(),
-                       static_cast<long long>(k), static_cast<long long>(n), scheme_name.c_str(),
-                       arch.c_str(), backend->name().c_str(), residual, status.c_str(), seconds);
-          std::fflush(csv);
+          csv.print("%s,%lld,%lld,%s,%s,%s,%.6e,%s,%.3f\n", dist_name.c_str(),
+                    static_cast<long long>(k), static_cast<long long>(n), scheme_name.c_str(),
+                    arch.c_str(), backend->name().c_str(), residual, status.c_str(), seconds);
+          csv.stream().flush();
         }
       }
       std::printf("[%7.1f s] %s k = %lld done\n", elapsed(), dist_name.c_str(),
@@ -292,7 +292,7 @@ int run(const tcemu::session::Arguments& args) {
       std::fflush(stdout);
     }
   }
-  std::fclose(csv);
+  csv.close();
   std::printf("wrote %s\n", path.c_str());
   return 0;
 }

@@ -29,6 +29,7 @@
 #include <tcemu/backend/fp32_split_elements.hpp>
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/session/arguments.hpp>
+#include <tcemu/session/output_file.hpp>
 
 namespace {
 
@@ -122,11 +123,10 @@ int run(const tcemu::session::Arguments& args) {
 
   std::mt19937_64 rng(seed);
   const std::string bits_path = out + "/markidis-split-bits.csv";
-  FILE* bits_csv = std::fopen(bits_path.c_str(), "w");
-  if (!bits_csv) throw std::runtime_error("cannot write " + bits_path);
-  std::fprintf(bits_csv,
-               "variant,analytic_kept_bits,montecarlo_kept_bits,samples,p_lost0,p_lost1,"
-               "p_lost2,p_lost3plus\n");
+  tcemu::session::OutputFile bits_csv(bits_path);
+  bits_csv.print(
+      "variant,analytic_kept_bits,montecarlo_kept_bits,samples,p_lost0,p_lost1,"
+      "p_lost2,p_lost3plus\n");
   for (const Variant& v : variants) {
     std::vector<double> lost(4, 0.0);  // counts, exact in binary64
     double kept_sum = 0.0;
@@ -136,17 +136,15 @@ int run(const tcemu::session::Arguments& args) {
       ++lost[std::min(23 - o.kept, 3)];
     }
     const double n = static_cast<double>(samples);
-    std::fprintf(bits_csv, "\"%s\",%.4f,%.5f,%ld,%.5f,%.5f,%.5f,%.5f\n", v.name, v.analytic,
-                 kept_sum / n, samples, lost[0] / n, lost[1] / n, lost[2] / n, lost[3] / n);
+    bits_csv.print("\"%s\",%.4f,%.5f,%ld,%.5f,%.5f,%.5f,%.5f\n", v.name, v.analytic, kept_sum / n,
+                   samples, lost[0] / n, lost[1] / n, lost[2] / n, lost[3] / n);
     std::printf("%-42s analytic %.4f  Monte Carlo %.5f\n", v.name, v.analytic, kept_sum / n);
   }
-  std::fclose(bits_csv);
+  bits_csv.close();
 
   const std::string underflow_path = out + "/markidis-split-underflow.csv";
-  FILE* under_csv = std::fopen(underflow_path.c_str(), "w");
-  if (!under_csv) throw std::runtime_error("cannot write " + underflow_path);
-  std::fprintf(under_csv,
-               "exponent,lo_scale,p_lo_subnormal,p_lo_flushed,p_hi_overflow,mean_kept_bits\n");
+  tcemu::session::OutputFile under_csv(underflow_path);
+  under_csv.print("exponent,lo_scale,p_lo_subnormal,p_lo_flushed,p_hi_overflow,mean_kept_bits\n");
   const long per_exponent = std::max(1L, samples / 10);
   for (int exponent = -40; exponent <= 15; ++exponent) {
     for (int scale : {0, 11}) {
@@ -161,11 +159,11 @@ int run(const tcemu::session::Arguments& args) {
       }
       const double n = static_cast<double>(per_exponent);
       const double measured = n - overflow;
-      std::fprintf(under_csv, "%d,%d,%.5f,%.5f,%.5f,%.4f\n", exponent, scale, subnormal / n,
-                   flushed / n, overflow / n, measured > 0 ? kept / measured : NAN);
+      under_csv.print("%d,%d,%.5f,%.5f,%.5f,%.4f\n", exponent, scale, subnormal / n, flushed / n,
+                      overflow / n, measured > 0 ? kept / measured : NAN);
     }
   }
-  std::fclose(under_csv);
+  under_csv.close();
   std::printf("wrote %s and %s\n", bits_path.c_str(), underflow_path.c_str());
   return 0;
 }

@@ -10,7 +10,22 @@
 #include <limits>
 #include <sstream>
 
+#include <tcemu/cases/printable.hpp>
+
 namespace tcemu::session {
+
+namespace {
+
+// `word` is an option the program declares (`--type`, `--acc=fp32`, `--help`): after an option
+// that takes a value, it means that the value is missing, not that the value is `word`.
+bool declares(const std::string& word, const std::set<std::string>& value_options,
+              const std::set<std::string>& flags) {
+  if (word.size() < 3 || !word.starts_with("--")) return false;
+  const std::string name = word.substr(2, word.find('=') - 2);
+  return name == "help" || value_options.contains(name) || flags.contains(name);
+}
+
+}  // namespace
 
 Arguments::Arguments(const std::vector<std::string>& words,
                      const std::set<std::string>& value_options,
@@ -28,18 +43,18 @@ Arguments::Arguments(const std::vector<std::string>& words,
       name = name.substr(0, eq);
     }
     if (flags.contains(name)) {
-      if (inline_value) throw UsageError("--" + name + " takes no value");
+      if (inline_value) throw UsageError("--" + printable(name) + " takes no value");
       flags_.insert(name);
     } else if (value_options.contains(name)) {
       if (inline_value) {
         values_[name] = *inline_value;
-      } else if (i + 1 < words.size()) {
+      } else if (i + 1 < words.size() && !declares(words[i + 1], value_options, flags)) {
         values_[name] = words[++i];
       } else {
         throw UsageError("--" + name + " needs a value");
       }
     } else {
-      throw UsageError("unknown option --" + name);
+      throw UsageError("unknown option --" + printable(name));
     }
   }
 }
@@ -91,11 +106,11 @@ long long integer_in(const std::string& what, const std::string& text, long long
   long long v = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
   if (error != std::errc() || end != text.data() + text.size()) {
-    throw UsageError(what + " expects an integer, got '" + text + "'");
+    throw UsageError(what + " expects an integer, got '" + printable(text) + "'");
   }
   if (v < low || v > high) {
     throw UsageError(what + " must be in [" + std::to_string(low) + ", " + std::to_string(high) +
-                     "], got " + text);
+                     "], got " + printable(text));
   }
   return v;
 }
@@ -104,13 +119,14 @@ double number_in(const std::string& what, const std::string& text) {
   double v = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (error != std::errc() || end != text.data() + text.size()) {
-    throw UsageError(what + " expects a number, got '" + text + "'");
+    throw UsageError(what + " expects a number, got '" + printable(text) + "'");
   }
   return v;
 }
 
 int usage_failure(const std::string& program, const std::string& message) {
-  std::cerr << program << ": " << message << "\n(see '" << program << " --help')\n";
+  std::cerr << program << ": " << printable_message(message) << "\n(see '" << program
+            << " --help')\n";
   return 2;
 }
 
@@ -122,10 +138,10 @@ int run_reporting(const std::string& program, const std::function<int()>& body,
   } catch (const UsageError& e) {
     status = usage_failure(program, e.what());
   } catch (const InputError& e) {
-    std::cerr << program << ": " << e.what() << '\n';
+    std::cerr << program << ": " << printable_message(e.what()) << '\n';
     status = 2;
   } catch (const std::exception& e) {
-    std::cerr << program << ": " << e.what() << '\n';
+    std::cerr << program << ": " << printable_message(e.what()) << '\n';
     status = 1;
   }
   // A write that failed earlier left its errno; otherwise the flush may fail now.

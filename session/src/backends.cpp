@@ -1,3 +1,4 @@
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/session/backends.hpp>
 
 #include <array>
@@ -96,12 +97,14 @@ std::string word_list(const std::vector<std::string>& names, const std::string& 
 
 const BackendChoice& backend_choice(const std::string& name) {
   if (const BackendChoice* c = find_backend_choice(name)) return *c;
-  throw UsageError("--backend must be " + word_list(backend_names()) + ", got '" + name + "'");
+  throw UsageError("--backend must be " + word_list(backend_names()) + ", got '" + printable(name) +
+                   "'");
 }
 
 const EngineChoice& engine_choice(const std::string& name) {
   if (const EngineChoice* c = find_engine_choice(name)) return *c;
-  throw UsageError("--engine must be " + word_list(engine_names()) + ", got '" + name + "'");
+  throw UsageError("--engine must be " + word_list(engine_names()) + ", got '" + printable(name) +
+                   "'");
 }
 
 bool gpu_built() {

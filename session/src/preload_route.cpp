@@ -14,6 +14,7 @@
 #include <tcemu/backend/crt_moduli.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/products.hpp>
+#include <tcemu/session/tunable_count.hpp>
 
 namespace tcemu::session {
 namespace {
@@ -112,19 +113,14 @@ std::optional<Routing> routing_from_environment(std::string& why) {
     return std::nullopt;
   }
   const auto count = variable(count_name);
-  if (r.mode == ozaki::Mode::tunable) {
-    const std::int64_t most = crt ? crt_elements::kMaxModuli : 1000;
-    const auto n = count ? integer_in(*count, 1, most) : std::nullopt;
-    if (!n) {
-      why = bad(count_name, count.value_or("(unset)"),
-                "an integer in [1, " + std::to_string(most) + "], which mode tunable needs");
-      return std::nullopt;
-    }
-    r.count = static_cast<int>(*n);
-  } else if (count) {
-    why = bad(count_name, *count, "used outside TCEMU_PRELOAD_MODE=tunable");
+  std::string count_expected;
+  const auto tunable =
+      tunable_count(r.mode, crt, count, "TCEMU_PRELOAD_MODE=tunable", count_expected);
+  if (!tunable) {
+    why = bad(count_name, count.value_or("(unset)"), count_expected);
     return std::nullopt;
   }
+  r.count = *tunable;
   // An optional integer variable in [lo, hi] into *to; false (and why) for a bad value.
   const auto optional_integer = [&](const char* name, std::int64_t lo, std::int64_t hi,
                                     const char* expected, std::int64_t* to) {

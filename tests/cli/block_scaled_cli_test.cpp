@@ -90,7 +90,7 @@ TEST(BlockScaledCli, MalformedScaledLinesNameFileLineAndCount) {
                                        "00000000 38 38 38 38 38 38 38 38\n64 " +
                                        repeated("2", 128) + "00000000 38 38 38 38 38 38 38\n");
   Result r = run(std::string("mma ") + kNvfp4 + " " + f.path.string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_EQ(r.output.substr(0, 9), "42800000\n") << r.output;
   EXPECT_TRUE(has(r, f.path.string() +
                          ": line 3: K = 64 needs 138 fields (K, 64 a, 64 b, c, 4 scales of A and "
@@ -98,16 +98,16 @@ TEST(BlockScaledCli, MalformedScaledLinesNameFileLineAndCount) {
       << r.output;
   // A scale or element code above its format's bits is refused, never read modulo its width.
   r = run(std::string("mma ") + kNvfp4, "16 " + repeated("2", 32) + "00000000 80 38\n");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "line 1: sa_0 '80' is not a bit pattern of ue4m3 (7 bits: at most 7f)"))
       << r.output;
   r = run("mma --arch sm100 --instr tcgen05 --type e2m3", "1 40 01 00000000\n");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "line 1: a_0 '40' is not a bit pattern of e2m3 (6 bits: at most 3f)"))
       << r.output;
   // An unscaled line on a block-scaled datapath is a wrong count too.
   r = run(std::string("mma ") + kNvfp4, "2 2 2 2 2 00000000\n");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r,
                   "K = 2 needs 8 fields (K, 2 a, 2 b, c, 1 scales of A and 1 of B, one per 16 "
                   "k) or 9 with a recorded d, found 6"))
@@ -122,7 +122,7 @@ TEST(BlockScaledCli, TwoInputFormats) {
   EXPECT_EQ(r.output, "41000000\n");
   // b's fields are b's format: an e4m3 byte is no e2m1 code.
   r = run("mma --arch sm100 --instr tcgen05 --type e4m3 --b-type e2m1", "1 3c 3c 00000000\n");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "b_0 '3c' must be 1 hex digit (e2m1)")) << r.output;
   // Where the pair has no preset row, --b-type overrides --type's preset like any field.
   r = run("presets --arch sm90 --type e4m3 --b-type e5m2");
@@ -406,14 +406,14 @@ TEST_F(Nvfp4Gemm, ScaleFilesAreCheckedNamingTheFile) {
   // Four scales a row for K = 80 (one per 16 k needs five).
   write_binary(bad, npy_bytes("|u1", m, s - 1, std::vector<std::uint32_t>(m * (s - 1), 0x38)));
   r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "--scale-a " + bad.path.string() +
                          " is 3 x 4, expected 3 x 5 (the rows of --a, one per 16 of the 80 k)"))
       << r.output;
   // ml_dtypes' float8 scales save as '<V1': read only with the format given.
   write_binary(bad, npy_bytes("<V1", m, s, sa));
   r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r,
                   "dtype '<V1' (void items, as ml_dtypes saves float8_e8m0fnu and "
                   "float8_e4m3fn alike) does not say which format its scales are: save "
@@ -425,13 +425,13 @@ TEST_F(Nvfp4Gemm, ScaleFilesAreCheckedNamingTheFile) {
   // int8 is no scale dtype; a code above ue4m3's 7 bits is refused with its element.
   write_binary(bad, npy_bytes("|i1", m, s, sa));
   r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "dtype '|i1' cannot hold scale codes")) << r.output;
   std::vector<std::uint32_t> signed_scale = sa;
   signed_scale[4] = 0xb8;
   write_binary(bad, npy_bytes("|u1", m, s, signed_scale));
   r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "--scale-a " + bad.path.string() +
                          ": element (0, 4) = b8 is not a code of ue4m3 (7 bits: at most 7f)"))
       << r.output;
@@ -442,7 +442,7 @@ TEST_F(Nvfp4Gemm, ScaleFilesAreCheckedNamingTheFile) {
   r = run(std::string("matmul ") + kNvfp4 + " --a " + bad.path.string() + " --b " +
           nb.path.string() + " --scale-a " + nsa.path.string() + " --scale-b " + nsb.path.string() +
           " --out " + out.path.string());
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "--a " + bad.path.string() +
                          ": element (1, 3) = 35 is not a code of e2m1 (4 bits: at most f); FP4 "
                          "is read one code per byte, not packed two a byte"))

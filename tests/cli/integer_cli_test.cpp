@@ -29,11 +29,11 @@ TEST(IntegerCli, MmaWrapsOrSaturates) {
 
 TEST(IntegerCli, BadInputIsRefusedNamingIt) {
   const Result digits = run("mma --type s8", "1 07f 01 00000000\n");
-  EXPECT_EQ(digits.status, 1);
+  EXPECT_EQ(digits.status, 2);
   EXPECT_NE(digits.output.find("line 1: a_0 '07f' must be 2 hex digits (s8)"), std::string::npos)
       << digits.output;
   const Result s4 = run("mma --type s4", "1 7f 1 00000000\n");
-  EXPECT_EQ(s4.status, 1);
+  EXPECT_EQ(s4.status, 2);
   EXPECT_NE(s4.output.find("a_0 '7f' must be 1 hex digit (s4)"), std::string::npos) << s4.output;
   const Result float_acc = run("mma --type s8 --acc fp32", "");
   EXPECT_EQ(float_acc.status, 2);
@@ -58,7 +58,7 @@ TEST(IntegerCli, BadInputIsRefusedNamingIt) {
   EXPECT_EQ(tcgen.status, 2);
   EXPECT_NE(tcgen.output.find("has no .satfinite"), std::string::npos) << tcgen.output;
   const Result k = run("mma --type s8 --instr mma.sync.m16n8k16", "1 01 01 00000000\n");
-  EXPECT_EQ(k.status, 1);
+  EXPECT_EQ(k.status, 2);
   EXPECT_NE(k.output.find("line 1: K = 1 is not a multiple of mma.sync.m16n8k16's K = 16; sm90 "
                           "has mma.sync.m8n8k16 (K 16)"),
             std::string::npos)

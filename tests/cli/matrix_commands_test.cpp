@@ -114,7 +114,8 @@ TEST(Matmul, EveryElementIsTheMmaChainOfItsRowAndColumn) {
   }
 }
 
-// The same product from text, C-order .npy, Fortran-order .npy and uint16 bit patterns; D as
+// The same product from text, C-order .npy, Fortran-order .npy and uint16 bit patterns (with
+// --type); D as
 // .npy is float32, row major, with the text result's bits.
 TEST(Matmul, NpyFilesInEveryOrderGiveTheTextFilesBits) {
   const int m = 3, k = 20, n = 2;
@@ -147,8 +148,10 @@ TEST(Matmul, NpyFilesInEveryOrderGiveTheTextFilesBits) {
       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }",
           little_endian(expected_bits, 4));
   for (const TempFile* b_file : {&nb, &nbf, &nbu}) {
-    const Result r = run("matmul --a " + na.path.string() + " --b " + b_file->path.string() +
-                         " --out " + npy_out.path.string());
+    // uint16 bit patterns say no format: --type gives it.
+    const Result r =
+        run("matmul --a " + na.path.string() + " --b " + b_file->path.string() +
+            (b_file == &nbu ? " --type fp16" : "") + " --out " + npy_out.path.string());
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_EQ(npy_out.slurp(), expected_npy) << b_file->path;
   }
@@ -203,7 +206,7 @@ TEST(Matmul, NpyErrorsNameTheFileAndTheProblem) {
     write_binary(a, bytes);
     const Result r = run("matmul --a " + a.path.string() + " --b " + b.path.string() + " --out " +
                          out.path.string());
-    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_EQ(r.status, 2) << r.output;
     const auto at = r.output.find(a.path.string() + ": ");
     return at == std::string::npos ? r.output : r.output.substr(at + a.path.string().size() + 2);
   };
@@ -215,7 +218,8 @@ TEST(Matmul, NpyErrorsNameTheFileAndTheProblem) {
   EXPECT_EQ(error_of(npy(dict("<f2", "(1, 1, 1)"), one)),
             "the array is 3-D; a matrix file is 2-D\n");
   EXPECT_EQ(error_of(npy(dict("<f4", "(1, 1)"), one + one)),
-            "dtype '<f4' cannot hold fp16 elements: 4-byte items, fp16 needs 2\n");
+            "dtype '<f4' cannot hold fp16 elements: 4-byte items, fp16 needs 2 (--type gives the "
+            "format; its default is fp16)\n");
   EXPECT_EQ(error_of(npy(dict(">f2", "(1, 1)"), one)),
             "dtype '>f2' cannot hold fp16 elements: big endian; save it as little endian "
             "(astype('<...'))\n");
@@ -234,6 +238,73 @@ TEST(Matmul, NpyErrorsNameTheFileAndTheProblem) {
   std::string huge_header = "\x93NUMPY\x02";
   huge_header += std::string("\0\xff\xff\xff\x7f", 5);
   EXPECT_EQ(error_of(huge_header), ".npy header of 2147483647 bytes (at most 65536 expected)\n");
+}
+
+// A dtype of bit patterns (ml_dtypes' void items, integers) does not say which format its
+// elements are: it is read only as the format the command line gives, and A and B whose dtypes
+// name two formats (float16 and ml_dtypes' bfloat16) are refused whatever --type says. (Before,
+// bfloat16 arrays were multiplied as fp16 without a word, and int16 arrays taken as fp16.)
+TEST(Matmul, NpyBitPatternsNeedTheFormatGiven) {
+  // bf16 1, 2, 3, 4 as ml_dtypes saves them ('<V2'); the same product from hex text.
+  const std::vector<std::uint32_t> bf16 = {0x3f80, 0x4000, 0x4040, 0x4080};
+  const auto dict = [](const std::string& descr) {
+    return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2, 2), }";
+  };
+  const TempFile va("bp_va.npy"), vb("bp_vb.npy"), fb("bp_fb.npy"), ia("bp_ia.npy");
+  const TempFile ta("bp_ta", text_matrix(2, 2, bf16, 4)), out("bp_out"), text_out("bp_text_out");
+  write_binary(va, npy(dict("<V2"), little_endian(bf16, 2)));
+  write_binary(vb, npy(dict("<V2"), little_endian(bf16, 2)));
+  write_binary(fb, npy(dict("<f2"), little_endian({0x3c00, 0x4000, 0x4200, 0x4400}, 2)));
+  write_binary(ia, npy(dict("<i2"), little_endian(bf16, 2)));
+  const auto matmul = [&](const std::string& arguments) {
+    return run("matmul " + arguments + " --out " + out.path.string());
+  };
+  const std::string va_path = va.path.string(), vb_path = vb.path.string();
+  Result r = matmul("--a " + va_path + " --b " + vb_path);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(r.output, "tcemu matmul: " + va_path +
+                          ": dtype '<V2' (2-byte void items, as ml_dtypes saves bfloat16) does "
+                          "not say which format its elements are; give it with --type (the "
+                          "default fp16 is taken only from NumPy's float16)\n");
+  r = matmul("--a " + ia.path.string() + " --b " + vb_path);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("dtype '<i2' (int16 bit patterns) does not say which format"),
+            std::string::npos)
+      << r.output;
+  // Given, the bits are those of the same bf16 matrices as hex text.
+  ASSERT_EQ(run("matmul --type bf16 --a " + ta.path.string() + " --b " + ta.path.string() +
+                " --out " + text_out.path.string())
+                .status,
+            0);
+  r = matmul("--type bf16 --a " + va_path + " --b " + vb_path);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(out.slurp(), text_out.slurp());
+  EXPECT_EQ(text_out.slurp(), "2 2\n40e00000 41200000\n41700000 41b00000\n");
+  // bfloat16 A and float16 B: two formats, even where --type names one of them.
+  r = matmul("--type fp16 --a " + va_path + " --b " + fb.path.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("tcemu matmul: --a " + va_path +
+                          " holds 2-byte void items, as ml_dtypes saves bfloat16, --b " +
+                          fb.path.string() +
+                          " holds float16: A and B of different formats (the datapath takes one "
+                          "input format, fp16)"),
+            std::string::npos)
+      << r.output;
+  // D (and C) in bit patterns need --acc.
+  const TempFile fa("bp_fa.npy"), d("bp_d.npy");
+  write_binary(fa, npy(dict("<f2"), little_endian({0x3c00, 0x4000, 0x4200, 0x4400}, 2)));
+  write_binary(
+      d, npy(dict("<u4"), little_endian({0x40e00000, 0x41200000, 0x41700000, 0x41b00000}, 4)));
+  const std::string operands =
+      " --a " + fa.path.string() + " --b " + fb.path.string() + " --d " + d.path.string();
+  r = run("validate" + operands);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("give it with --acc (the default fp32 is taken only from NumPy's "
+                          "float32)"),
+            std::string::npos)
+      << r.output;
+  r = run("validate --acc fp32" + operands);
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // What the tcemu command says about its outputs and inputs: a write that fails (a full device, a
 // file size limit) is an error naming the output, never a silent success; an input without cases
-// is an error unless --allow-empty; tcemu validate's exit status tells results that differ (1)
-// from a usage or input error (2).
+// is an error unless --allow-empty; a line longer than any valid one, or a read error, is an input
+// error, never a grown process or an early end; tcemu validate's exit status tells results that
+// differ (1) from a usage or input error (2), which is exit 2 in every command.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ TEST(CliOutput, AFullDeviceIsAnErrorNamingTheOutput) {
   const TempFile a("wf_a", ones(2, 2)), b("wf_b", ones(2, 3));
   const TempFile dgemm_b("wf_dgemm_b", "1 1\n3ff0000000000000\n");
   const TempFile cases("wf_cases", kCase);
+  const TempFile mma_cases("wf_mma_cases", kCase.substr(0, kCase.rfind(' ')) + "\n");  // no d
   // Files the command writes.
   const Result matmul = run("matmul --arch sm90 --a " + a.path.string() + " --b " +
                             b.path.string() + " --out /dev/full");
@@ -58,7 +60,7 @@ TEST(CliOutput, AFullDeviceIsAnErrorNamingTheOutput) {
   EXPECT_TRUE(contains(gemm, "tcemu gemm: error writing /dev/full")) << gemm.output;
   // Standard output, whatever the command and however little it writes.
   for (const std::string& arguments : std::vector<std::string>{
-           "mma " + cases.path.string(), "validate " + cases.path.string(), "explain twosum",
+           "mma " + mma_cases.path.string(), "validate " + cases.path.string(), "explain twosum",
            "presets", "presets --arch sm90", "validate --help", "--help"}) {
     const Result r = to_full_device(arguments);
     // validate's 1 says that results differ: an output error is its 2.
@@ -103,7 +105,7 @@ TEST(Validate, AnInputWithoutCasesIsAnErrorUnlessAllowed) {
     for (const std::string& options :
          {std::string("--arch sm90"), std::string("--type s8 --acc s32")}) {
       const Result mma = run("mma " + options + " " + file);
-      EXPECT_EQ(mma.status, 1) << options << " " << file << ": " << mma.output;
+      EXPECT_EQ(mma.status, 2) << options << " " << file << ": " << mma.output;
       EXPECT_EQ(mma.output,
                 "tcemu mma: " + file + ": no cases (--allow-empty accepts an input without any)\n");
       const Result allowed = run("mma --allow-empty " + options + " " + file);
@@ -112,7 +114,7 @@ TEST(Validate, AnInputWithoutCasesIsAnErrorUnlessAllowed) {
     }
   }
   const Result from_stdin = run("mma", "# nothing\n");
-  EXPECT_EQ(from_stdin.status, 1) << from_stdin.output;
+  EXPECT_EQ(from_stdin.status, 2) << from_stdin.output;
   EXPECT_TRUE(contains(from_stdin, "tcemu mma: <stdin>: no cases")) << from_stdin.output;
 }
 
@@ -184,6 +186,52 @@ TEST(Validate, ExitStatusTellsDifferencesFromInputErrors) {
   EXPECT_TRUE(contains(help, "Exit status: 0 every case or element is equal; 1 some differ"))
       << help.output;
   EXPECT_TRUE(contains(help, "2 a usage, input or output error")) << help.output;
+}
+
+// An input without a newline (/dev/zero) is refused at its first line, under an address-space
+// limit it would otherwise exhaust (it was read whole, and the failed allocation taken for the end
+// of the input: "0 cases"); a read error (/proc/self/mem at offset 0: EIO) is an error too.
+TEST(CliInput, EveryTextInputIsReadWithABoundedLine) {
+  const TempFile b("bl_b", "1 1\n3ff0000000000000\n"), out("bl_out");
+  const std::string too_long =
+      "/dev/zero:1: line longer than 1048576 bytes (the longest a line may be); not read further";
+  for (const std::string& arguments :
+       {std::string("mma /dev/zero"), std::string("mma --type s8 /dev/zero"),
+        std::string("mma --instr mma.sp.m16n8k16 /dev/zero"), std::string("validate /dev/zero"),
+        std::string("validate --type s8 /dev/zero"),
+        std::string("validate --instr mma.sp.m16n8k16 /dev/zero"),
+        std::string("detect --type fp16 --acc fp32 --from /dev/zero"),
+        "matmul --a /dev/zero --b " + b.path.string() + " --out " + out.path.string(),
+        "gemm --scheme dgemm-tc --a /dev/zero --b " + b.path.string() + " --out " +
+            out.path.string()}) {
+    const Result r = shell("ulimit -v 1000000; timeout 60 " + kCli + " " + arguments + " 2>&1");
+    EXPECT_EQ(r.status, 2) << arguments << ": " << r.output;
+    EXPECT_TRUE(contains(r, too_long)) << arguments << ": " << r.output;
+  }
+  if (::access("/proc/self/mem", R_OK) != 0) GTEST_SKIP() << "no /proc/self/mem to fail a read";
+  for (const std::string arguments : {"mma /proc/self/mem", "validate /proc/self/mem"}) {
+    const Result r = shell(kCli + " " + arguments + " 2>&1");
+    EXPECT_EQ(r.status, 2) << arguments << ": " << r.output;
+    EXPECT_TRUE(contains(r, "/proc/self/mem: read error after line 0")) << r.output;
+  }
+}
+
+// A matrix row may be as long as its columns need, and no longer than that by more than the
+// bound: a 1 x 3 matrix of a 3 MB row is refused at that row.
+TEST(CliInput, AMatrixRowIsBoundedByItsColumns) {
+  const TempFile a("br_a", "1 3\n" + std::string(3000000, '1') + "\n"), b("br_b", ones(3, 1));
+  const TempFile out("br_out");
+  const Result r = run("matmul --a " + a.path.string() + " --b " + b.path.string() + " --out " +
+                       out.path.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r, a.path.string() + ":2: line longer than 1048591 bytes")) << r.output;
+  // A row of 300000 columns (1.5 MB, over the bound of other lines) is read.
+  std::string wide = "1 300000\n";
+  for (int j = 0; j < 300000; ++j) wide += j == 0 ? "3c00" : " 3c00";
+  const TempFile wide_a("br_wide_a", wide + "\n"), wide_b("br_wide_b", ones(300000, 1));
+  const Result ok = run("matmul --a " + wide_a.path.string() + " --b " + wide_b.path.string() +
+                        " --out " + out.path.string());
+  EXPECT_EQ(ok.status, 0) << ok.output;
 }
 
 }  // namespace

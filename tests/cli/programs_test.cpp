@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.hpp"
@@ -104,6 +105,25 @@ TEST(Programs, MarkidisSplitWritesItsTables) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(folder.path / "tables" / "markidis-split-bits.csv"));
   EXPECT_TRUE(std::filesystem::exists(folder.path / "tables" / "markidis-split-underflow.csv"));
+}
+
+// A CSV that could not be written whole (past a file size limit of 0, SIGXFSZ ignored) is an
+// error naming it, exit 1, and no partial file is left (it was a silent exit 0).
+TEST(Programs, ExperimentsCheckTheirCsvWrites) {
+  const std::string dir = std::filesystem::path(programs().front()).parent_path().string();
+  for (const auto& [command, csv] : std::vector<std::pair<std::string, std::string>>{
+           {"ozaki_experiments table --n 4 --out t.csv", "t.csv"},
+           {"accurate_experiments condition --n 10 --out c.csv", "c.csv"},
+           {"markidis_split --samples 100 --out tables", "tables/markidis-split-bits.csv"},
+           {"markidis_accuracy --size 4 --k 16 --schemes markidis --archs sm90 --out acc",
+            "acc/markidis-accuracy.csv"}}) {
+    const Folder folder;
+    const Result r = folder.run("trap '' XFSZ; ulimit -f 0;", dir + "/" + command);
+    EXPECT_EQ(r.status, 1) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(": error writing " + csv + ": File too large"), std::string::npos)
+        << command << ": " << r.output;
+    EXPECT_FALSE(std::filesystem::exists(folder.path / csv)) << command;
+  }
 }
 
 }  // namespace

@@ -45,12 +45,12 @@ TEST(SparseCli, MmaReadsOnlyTheKeptRowsOfB) {
 TEST(SparseCli, MalformedSparseLinesStopWithTheirLineNumber) {
   Result r = run("mma --instr mma.sp.m16n8k16", sparse_line("01230123", b_ones_with(-1, "")) +
                                                     sparse_line("01320123", b_ones_with(-1, "")));
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "41000000\ntcemu mma: <stdin>: line 2: sparse case: indices 32 of group 1 are not "
             "increasing (01 02 03 12 13 23)\n");
   r = run("mma --instr mma.sp.m16n8k32", sparse_line("01230123", b_ones_with(-1, "")));
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output, "tcemu mma: <stdin>: line 1: K = 16, but the sparse shape takes K = 32\n");
   r = run("mma --instr mma.sp.m16n8k32 --type tf32", "");
   EXPECT_EQ(r.status, 2);
@@ -81,9 +81,10 @@ TEST(SparseCli, DetectFindsTheKeptProductsDatapathFromTheH100sSparseCases) {
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--c-entry after-blocks"), std::string::npos) << r.output;
-  // The same file read as another shape, and an integer detect: refused, naming why.
+  // The same file read as another shape, and an integer detect: refused, naming why (input errors:
+  // exit 2).
   r = run("detect --instr mma.sp.m16n8k32 --type e4m3 --acc fp32 --from " + file);
-  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("K = 64, the sparse shape takes K = 32"), std::string::npos) << r.output;
   r = run("detect --type s8 --acc s32");
   EXPECT_EQ(r.status, 2) << r.output;

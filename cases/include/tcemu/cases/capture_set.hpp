@@ -29,7 +29,7 @@ struct CaptureSet {
 };
 
 // Every capture set under `root` (one per GPU, input format and output file), sorted by GPU and
-// format. Throws std::runtime_error naming the file and line of any malformed or inconsistent
+// format. Throws InputError naming the file and line of any malformed or inconsistent
 // row (an operand not exactly representable in its format, rows that differ in count).
 std::vector<CaptureSet> load_capture_sets(const std::filesystem::path& root);
 

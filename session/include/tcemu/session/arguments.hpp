@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <tcemu/cases/input_error.hpp>
+
 namespace tcemu::session {
 
 // A usage error: the message says what is wrong; the program prints it with a pointer to --help.
@@ -21,17 +23,17 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// An input error: a file that is missing, malformed, empty or of the wrong shape or type, for a
-// program whose exit status tells it apart from its result (tcemu validate: 0 equal, 1 differs, 2
-// usage or input error). The message names the file or option; reported as "PROGRAM: message".
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// An input error (tcemu/cases/input_error.hpp: a file that is missing, unreadable, malformed,
+// empty or of the wrong shape or type), for a program whose exit status tells it apart from its
+// result (tcemu validate: 0 equal, 1 differs, 2 usage or input error). The message names the
+// file or option; reported as "PROGRAM: message".
+using InputError = tcemu::InputError;
 
 class Arguments {
  public:
-  // `value_options` take a value, `flags` do not.
+  // `value_options` take a value, `flags` do not. An option that takes a value followed by
+  // nothing or by a declared option ("--type --acc fp32") is a UsageError "--type needs a
+  // value"; words quoted in messages go through printable().
   Arguments(const std::vector<std::string>& words, const std::set<std::string>& value_options,
             const std::set<std::string>& flags);
 

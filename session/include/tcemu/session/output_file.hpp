@@ -1,12 +1,12 @@
-// Writing the output files of the commands (matmul --out, gemm --out, the probe files): every
-// write is checked, closing included; a file that could not be written whole is removed and the
-// error names its path.
+// Writing the output files of the programs (tcemu matmul --out, gemm --out, the probe files, the
+// experiments' CSV files): every write is checked, closing included; a file that could not be
+// written whole is removed and the error names its path.
 #pragma once
 
 #include <filesystem>
 #include <fstream>
 
-namespace tcemu::cli {
+namespace tcemu::session {
 
 class OutputFile {
  public:
@@ -18,6 +18,8 @@ class OutputFile {
   ~OutputFile();
 
   std::ostream& stream() { return out_; }
+  // Writes std::printf's formatting of the arguments to stream().
+  void print(const char* format, ...) __attribute__((format(printf, 2, 3)));
   // Flushes and closes the file; throws std::runtime_error "error writing PATH: REASON" and
   // removes it when any write or the close failed.
   void close();
@@ -30,4 +32,4 @@ class OutputFile {
   bool done_ = false;
 };
 
-}  // namespace tcemu::cli
+}  // namespace tcemu::session

@@ -1,13 +1,15 @@
-#include "output_file.hpp"
+#include <tcemu/session/output_file.hpp>
 
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
 
-namespace tcemu::cli {
+namespace tcemu::session {
 namespace {
 
 // ": REASON" from errno, or nothing when no error was recorded.
@@ -31,6 +33,20 @@ OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) {
 
 OutputFile::~OutputFile() {
   if (!done_) remove_partial();
+}
+
+void OutputFile::print(const char* format, ...) {
+  std::va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  if (size > 0) {
+    std::string text(static_cast<std::size_t>(size) + 1, '\0');
+    std::vsnprintf(text.data(), text.size(), format, again);
+    out_.write(text.data(), size);
+  }
+  va_end(again);
 }
 
 void OutputFile::close() {
@@ -62,4 +78,4 @@ void OutputFile::remove_partial() {
   if (std::filesystem::is_regular_file(path_, error)) std::filesystem::remove(path_, error);
 }
 
-}  // namespace tcemu::cli
+}  // namespace tcemu::session
