@@ -5,9 +5,10 @@
 // A case set is (datapath, seed, count): case i is drawn from scenario i mod S (S scenarios) by
 // a splitmix64 stream seeded from (seed, the set's stream, i) alone, with no standard-library
 // distribution, so the same cases come out of every compiler, standard library and thread count,
-// and the first n cases of a longer set are the n cases of a shorter one. The cases are chosen
-// with binary64 arithmetic and IEEE round-to-nearest alone, never with the emulator, so that a
-// change of the emulator cannot change the cases that MMA-Sim's committed results belong to.
+// and the first n cases of a longer set are the n cases of a shorter one. Values are chosen with
+// the formats' encodings, binary64 arithmetic and IEEE round-to-nearest alone, never with the
+// emulated datapath, so that a change of the datapath cannot change the cases that MMA-Sim's
+// committed results belong to.
 #pragma once
 
 #include <cstdint>
