@@ -201,6 +201,12 @@ TEST(MmaSimEvidence, OneFieldChangedDisagreesWithMmaSim) {
       d.block_rounding = d.block_rounding == Rounding::toward_zero ? Rounding::nearest_even
                                                                    : Rounding::toward_zero;
     });
+    // An fp32 result overflows only past the largest finite c plus products a ulp of it
+    // (2^104) large: ue8m0 scales reach that, unscaled fp8/fp6/fp4 and ue4m3 products do not.
+    if (dp.accumulator == formats::fp16 || dp.block_scaling.scale_a == formats::ue8m0) {
+      disagrees("overflow", [](Datapath& d) { d.overflow = Overflow::saturate; });
+    }
+    disagrees("c_entry", [](Datapath& d) { d.c_entry = AccumulatorEntry::added_after_blocks; });
     if (dp.block_scaled()) {
       disagrees("nan_scale", [](Datapath& d) {
         d.block_scaling.nan_scale = NanScale::ignored_for_zero_products;
