@@ -186,12 +186,12 @@ TEST(MmaSimEvidence, OneFieldChangedDisagreesWithMmaSim) {
               [](Datapath& d) { d.alignment_fraction_bits = *d.alignment_fraction_bits - 1; });
     disagrees("alignment_fraction_bits + 1",
               [](Datapath& d) { d.alignment_fraction_bits = *d.alignment_fraction_bits + 1; });
-    // The floor binds only where every term lies below it and c is zero. Unscaled, every
-    // nonzero product lies at or above 2^-32 (e5m2's smallest squared), far above the floors
-    // (-133; fp16: -21, where the grid, 2^-46, still holds a product's last bit, 2^-34); in mxf4
-    // a group term's last bit lies 2 below its scales' exponent, so the grid (35 bits below the
-    // floor) cuts only terms below 2^-162, which the RZ to fp32 drops whatever the floor. Only
-    // mxf8f6f4's single products, 25 bits below -133, meet it.
+    // The floor binds only where every term lies below it and c is zero. Unscaled, a product's
+    // last bit lies at or above 2^-32 (e5m2's smallest subnormal squared), within the grid of
+    // either floor (25 bits below -133, or below -21 for fp16: 2^-46); in mxf4 a group term's
+    // last bit lies 2 below its scales' exponent, so the grid (35 bits below the floor) cuts only
+    // terms below 2^-162, which the RZ to fp32 drops whatever the floor. Only mxf8f6f4's scaled
+    // single products meet it.
     if (dp.block_scaled() && dp.block_scaling.group_terms == 1) {
       disagrees("alignment_floor + 1", [](Datapath& d) { ++d.alignment_floor; });
       disagrees("alignment_floor - 1", [](Datapath& d) { --d.alignment_floor; });
