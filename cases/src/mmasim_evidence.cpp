@@ -291,6 +291,7 @@ class Drawer {
     }
     const bool centred = r_.chance(0.5);
     const auto spread = [&](const FloatFormat& s, std::vector<std::uint32_t>& scales) {
+      if (scales.empty()) return;  // unscaled: s is no format
       const int centre = is_ue8m0(s) ? r_.uniform(-127, 127) : any_exponent(s);
       for (std::uint32_t& v : scales) {
         v = centred ? scale_at(s, centre + r_.uniform(-3, 3)) : scale_any(s);
