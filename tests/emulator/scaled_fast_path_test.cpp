@@ -217,6 +217,9 @@ TEST(ScaledFastPath, EveryOverriddenFieldGivesTheModelsBits) {
     with(base, [](Datapath& dp) { dp.alignment_floor = kNoAlignmentFloor; });
     with(base, [](Datapath& dp) { dp.input = formats::e2m3; });  // codes up to 60
     with(base, [](Datapath& dp) { dp.instruction_k = 128; });    // two blocks an instruction
+    with(base, [](Datapath& dp) {
+      dp.accumulator = formats::fp16, dp.nan_bits = 0x7FFF, dp.block_result_precision = 11;
+    });
   }
   with(mxfp4, [](Datapath& dp) { dp.block_scaling.group_terms = 32; });
   with(mxfp4, [](Datapath& dp) { dp.block_scaling.scale_b = formats::ue4m3; });

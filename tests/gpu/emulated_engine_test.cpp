@@ -363,6 +363,9 @@ TEST(EmulatedEngine, OverriddenBlockScaledFieldsGiveTheEmulatorsBits) {
     with(base,
          [](Datapath& dp) { dp.block_scaling.nan_scale = NanScale::ignored_for_zero_products; });
     with(base, [](Datapath& dp) { dp.instruction_k = 128; });
+    with(base, [](Datapath& dp) {
+      dp.accumulator = formats::fp16, dp.nan_bits = 0x7FFF, dp.block_result_precision = 11;
+    });
   }
   with(mxfp4, [](Datapath& dp) { dp.block_scaling.group_terms = 32; });
   with(preset("sm100", formats::e4m3, formats::e4m3, formats::fp32, "tcgen05.mxf8f6f4.block32"),
