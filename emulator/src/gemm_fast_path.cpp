@@ -405,15 +405,15 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, const Bloc
     const Binary64Operand x = a_operands(a.get(i, kk));
     return scales == nullptr
                ? x
-               : scaled_operand(x, binary64_operand(dp.block_scaling.scale_a,
-                                                    scales->a.get(i, kk / scale_block)));
+               : scaled_operand(x, binary64_scale(dp.block_scaling.scale_a,
+                                                  scales->a.get(i, kk / scale_block)));
   };
   const auto b_operand = [&](std::int64_t kk, std::int64_t j) {
     const Binary64Operand x = b_operands(b.get(kk, j));
     return scales == nullptr
                ? x
-               : scaled_operand(x, binary64_operand(dp.block_scaling.scale_b,
-                                                    scales->b.get(kk / scale_block, j)));
+               : scaled_operand(x, binary64_scale(dp.block_scaling.scale_b,
+                                                  scales->b.get(kk / scale_block, j)));
   };
   p.padded_rows = (m + kGroup - 1) / kGroup * kGroup;
   p.a_value = std::make_unique_for_overwrite<double[]>(

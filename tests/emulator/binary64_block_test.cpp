@@ -31,8 +31,8 @@ detail::Binary64Operand operand(const Datapath& dp, bool is_a, const std::vector
   const detail::Binary64Operand v = detail::binary64_operand(is_a ? dp.input : dp.b_format(), x[r]);
   if (!dp.block_scaled()) return v;
   return detail::scaled_operand(
-      v, detail::binary64_operand(is_a ? dp.block_scaling.scale_a : dp.block_scaling.scale_b,
-                                  scales[r]));
+      v, detail::binary64_scale(is_a ? dp.block_scaling.scale_a : dp.block_scaling.scale_b,
+                                scales[r]));
 }
 
 // One block through the binary64 functions, as the GPU kernel calls them; `exceptional` counts
@@ -87,6 +87,21 @@ std::uint32_t scale_code(const FloatFormat& f, int trial, std::mt19937_64& rng) 
   return trial % 3 == 0 ? one - 2 * (f.fraction_bits + 1) +
                               static_cast<std::uint32_t>(rng() % (4 * (f.fraction_bits + 1) + 1))
                         : static_cast<std::uint32_t>(rng() % codes);
+}
+
+// binary64_scale's shortcut for ue8m0 against binary64_operand's decoding, every code (255: NaN).
+TEST(Binary64Block, Ue8m0ScalesFromTheirFieldAreTheDecodedOnes) {
+  for (std::uint32_t code = 0; code < 256; ++code) {
+    const detail::Binary64Operand fast = detail::binary64_scale(formats::ue8m0, code);
+    const detail::Binary64Operand decoded = detail::binary64_operand(formats::ue8m0, code);
+    if (code == 255) {
+      EXPECT_TRUE(std::isnan(fast.value) && std::isnan(decoded.value));
+      continue;
+    }
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(fast.value), std::bit_cast<std::uint64_t>(decoded.value))
+        << code;
+    EXPECT_EQ(fast.exponent, decoded.exponent) << code;
+  }
 }
 
 TEST(Binary64Block, ScalarLanesGiveTheBitsOfBlockFma) {

@@ -141,8 +141,8 @@ __device__ Binary64Operand staged_operand(const FloatFormat& input, const Operan
 // A staged operand (value, exponent) made to carry the scale of `bits` in `format` (group_terms 1).
 __device__ void scale_staged(const FloatFormat& format, std::uint32_t bits, double& value,
                              int& exponent) {
-  const Binary64Operand x = tcemu::detail::scaled_operand(
-      {value, exponent}, tcemu::detail::binary64_operand(format, bits));
+  const Binary64Operand x =
+      tcemu::detail::scaled_operand({value, exponent}, tcemu::detail::binary64_scale(format, bits));
   value = x.value;
   exponent = static_cast<int>(x.exponent);
 }

@@ -295,6 +295,18 @@ TCEMU_HOST_DEVICE inline Binary64Operand binary64_operand(const FloatFormat& inp
           x.value_class == ValueClass::zero ? kZeroExponent : x.alignment_exponent(input)};
 }
 
+// A scale as scaled_operand applies it: binary64_operand of its bits, built straight from the
+// exponent field for ue8m0 (2^(field - 127), field 255 NaN: decode's reading of the format).
+TCEMU_HOST_DEVICE inline Binary64Operand binary64_scale(const FloatFormat& format,
+                                                        std::uint32_t bits) {
+  if (format.special != SpecialEncoding::e8m0) return binary64_operand(format, bits);
+  const std::uint32_t field = bits & 0xFF;
+  const int exponent = static_cast<int>(field) - 127;
+  return {field == 0xFF ? fp64::value(fp64::kCanonicalNan)
+                        : fp64::value(static_cast<std::uint64_t>(exponent + 1023) << 52),
+          exponent};
+}
+
 // Operand x carrying scale s (group_terms == 1, the proof above): the product of the values (at
 // most 11 + 4 significant bits, exact) and the sum of the exponents; a zero of either stays at
 // kZeroExponent, below every floor.
