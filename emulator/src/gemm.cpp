@@ -15,6 +15,8 @@
 #include <tcemu/emulator/mma.hpp>
 
 #include <tcemu/emulator/parallel_for.hpp>
+#include <tcemu/emulator/scaled_groups.hpp>
+
 #include "gemm_fast_path.hpp"
 
 namespace tcemu {
@@ -102,7 +104,11 @@ void general_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
 // acc becomes the chain of MMA instructions over all of a's columns and b's rows, from acc.
 void mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, const BlockScales* scales,
                std::span<std::uint32_t> acc, int threads) {
-  if (!detail::fast_path_applies(dp) || !detail::fast_mma_chain(dp, a, b, acc, threads)) {
+  if (scales != nullptr && detail::scaled_groups_apply(dp)) {
+    detail::fast_group_chain(dp, a, b, *scales, acc, threads);
+    return;
+  }
+  if (!detail::fast_path_applies(dp) || !detail::fast_mma_chain(dp, a, b, scales, acc, threads)) {
     general_mma_chain(dp, a, b, scales, acc, threads);
   }
 }

@@ -1,6 +1,7 @@
 // Vectorised MMA chain for a whole GEMM, bit-identical to mma_element_decoded: the block
 // arithmetic is binary64_block.hpp's (where the proof of exactness is), on eight columns of D per
-// AVX-512 vector.
+// AVX-512 vector. B is decoded in its own format (kind::f8f6f4 pairs), and a block-scaled datapath
+// with group_terms == 1 (kind::mxf8f6f4) has each operand scaled at packing time (scaled_operand).
 #include <algorithm>
 #if defined(__AVX512DQ__)
 #include <immintrin.h>
@@ -21,6 +22,7 @@
 #include <tcemu/emulator/convert.hpp>
 #include <tcemu/emulator/format.hpp>
 #include <tcemu/emulator/round.hpp>
+#include <tcemu/emulator/scaled_groups.hpp>
 
 #include <tcemu/emulator/parallel_for.hpp>
 #include "gemm_fast_path.hpp"
@@ -39,8 +41,9 @@ using U64 = std::uint64_t __attribute__((vector_size(kTile * 8)));
 using U16 = std::uint16_t __attribute__((vector_size(kTile * 8)));
 
 // The exponent pass on kGroup rows at once: 16-bit lanes, lane kGroup * j + q holding row q's
-// column j. An operand's alignment exponent e is stored biased, e + kExponentBias, and a zero's
-// as 0. Inputs have |e| < 2^12 (fast_path_applies checks the format's range), so for a product of
+// column j. An operand's alignment exponent e (a scaled operand's: its scale's added) is stored
+// biased, e + kExponentBias, and a zero's as 0. Operands have |e| < 2^12 (fast_path_applies checks
+// the formats' ranges, scales included), so for a product of
 // two nonzero factors the biased sum is ea + eb + 2 * kExponentBias, in (2^15 - 2^13, 2^15 + 2^13),
 // and for a product with a zero factor it is below 2^14 + 2^12: every sum fits its 16-bit field
 // (adding 64-bit words adds the four fields without a carry between them) and, compared unsigned,
@@ -364,9 +367,12 @@ class OperandTable {
 };
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an
-// instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0). Every
-// input is read once here, so this is also where an Inf or NaN is found: `finite` tells.
-Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int threads) {
+// instruction is partial (a = -0, b = +0: their product is IEEE addition's neutral -0), each
+// operand times the scale that covers its k where there are scales. Every input and scale is read
+// once here, so this is also where an Inf or NaN operand or a NaN scale (a NaN scaled value) is
+// found: `finite` tells.
+Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, const BlockScales* scales,
+            int threads) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   const std::int64_t k_instr = dp.instruction_k;
   const std::int64_t instructions = (k + k_instr - 1) / k_instr;
@@ -391,7 +397,24 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
       }
     }
   }
-  const OperandTable operands(dp.input, (m + n) * k, threads);
+  const OperandTable a_operands(dp.input, m * k, threads);
+  const OperandTable b_operands(dp.b_format(), n * k, threads);
+  const std::int64_t scale_block = dp.block_scaling.scale_block;
+  // Operand (i, kk) of A and (kk, j) of B as the kernel reads them.
+  const auto a_operand = [&](std::int64_t i, std::int64_t kk) {
+    const Binary64Operand x = a_operands(a.get(i, kk));
+    return scales == nullptr
+               ? x
+               : scaled_operand(x, binary64_scale(dp.block_scaling.scale_a,
+                                                  scales->a.get(i, kk / scale_block)));
+  };
+  const auto b_operand = [&](std::int64_t kk, std::int64_t j) {
+    const Binary64Operand x = b_operands(b.get(kk, j));
+    return scales == nullptr
+               ? x
+               : scaled_operand(x, binary64_scale(dp.block_scaling.scale_b,
+                                                  scales->b.get(kk / scale_block, j)));
+  };
   p.padded_rows = (m + kGroup - 1) / kGroup * kGroup;
   p.a_value = std::make_unique_for_overwrite<double[]>(
       static_cast<std::size_t>(chunks * p.padded_rows * p.chunk_slots));
@@ -420,7 +443,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
               value[r][t] = -0.0;
               continue;
             }
-            const Binary64Operand x = operands(a.get(i0 + r, k_of_slot));
+            const Binary64Operand x = a_operand(i0 + r, k_of_slot);
             finite &= std::isfinite(x.value);
             value[r][t] = x.value;
             word |= biased_exponent(x) << (16 * r);
@@ -448,7 +471,7 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
                      F64 value{};
                      U64 exponents{};
                      for (int w = 0; w < width && k_of_slot >= 0; ++w) {
-                       const Binary64Operand x = operands(b.get(k_of_slot, j0 + w));
+                       const Binary64Operand x = b_operand(k_of_slot, j0 + w);
                        finite &= std::isfinite(x.value);
                        value[w] = x.value;
                        exponents[w] = biased_exponent(x) * 0x0001'0001'0001'0001;  // each field
@@ -466,15 +489,21 @@ Packed pack(const Datapath& dp, ConstMatrixView a, ConstMatrixView b, int thread
 }  // namespace
 
 bool fast_path_applies(const Datapath& dp) {
-  const bool exponents_fit =
-      dp.input.min_exponent() > -kExponentLimit && dp.input.max_exponent() < kExponentLimit;
-  return binary64_applies(dp) && exponents_fit;
+  // The alignment exponents of A's and B's operands, their scales' added.
+  const auto fits = [&](const FloatFormat& f, const FloatFormat* scale) {
+    const int low = f.min_exponent() + (scale ? scale->min_exponent() : 0);
+    const int high = f.max_exponent() + (scale ? scale->max_exponent() : 0);
+    return low > -kExponentLimit && high < kExponentLimit;
+  };
+  const bool scaled = dp.block_scaled();
+  return binary64_applies(dp) && fits(dp.input, scaled ? &dp.block_scaling.scale_a : nullptr) &&
+         fits(dp.b_format(), scaled ? &dp.block_scaling.scale_b : nullptr);
 }
 
 bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
-                    std::span<std::uint32_t> acc, int threads) {
+                    const BlockScales* scales, std::span<std::uint32_t> acc, int threads) {
   const std::int64_t m = a.rows, n = b.cols;
-  const Packed packed = pack(dp, a, b, threads);
+  const Packed packed = pack(dp, a, b, scales, threads);
   if (!packed.finite) return false;
   const Kernel kernel(dp, packed);
   const std::int64_t instructions = packed.slots / dp.instruction_k;
@@ -521,6 +550,62 @@ bool fast_mma_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
     }
   });
   return true;
+}
+
+void fast_group_chain(const Datapath& dp, ConstMatrixView a, ConstMatrixView b,
+                      const BlockScales& scales, std::span<std::uint32_t> acc, int threads) {
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  const int group = dp.block_scaling.group_terms;
+  const std::int64_t scale_block = dp.block_scaling.scale_block;
+  const std::int64_t groups = (k + group - 1) / group;  // along k; the last may be partial
+  // Each row of A's groups and each column of B's, decoded once (group_operand).
+  const auto operands = [&](bool is_a) {
+    const std::int64_t lines = is_a ? m : n;
+    std::vector<GroupOperand> out(static_cast<std::size_t>(lines * groups));
+    parallel_for(threads, lines, 16, [&](std::int64_t begin, std::int64_t end) {
+      std::uint32_t bits[kMaxScaledGroup];
+      for (std::int64_t l = begin; l < end; ++l) {
+        for (std::int64_t q = 0; q < groups; ++q) {
+          const std::int64_t k0 = q * group;
+          const int count = static_cast<int>(std::min<std::int64_t>(group, k - k0));
+          for (int e = 0; e < count; ++e) bits[e] = is_a ? a.get(l, k0 + e) : b.get(k0 + e, l);
+          const std::uint32_t scale =
+              is_a ? scales.a.get(l, k0 / scale_block) : scales.b.get(k0 / scale_block, l);
+          out[static_cast<std::size_t>(l * groups + q)] = group_operand(
+              dp, is_a ? dp.input : dp.b_format(),
+              is_a ? dp.block_scaling.scale_a : dp.block_scaling.scale_b, bits, count, scale, is_a);
+        }
+      }
+    });
+    return out;
+  };
+  const std::vector<GroupOperand> rows = operands(true), cols = operands(false);
+  const Binary64Grid g = binary64_grid(dp);
+  const std::int64_t k_instr = dp.instruction_k;
+  const int blocks = dp.instruction_k / dp.block_terms;
+  const int block_groups = dp.block_terms / group;
+  const bool aligned = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
+  // exact_mma_chain's steps: blocks hold k in order (k_group == block_terms), so block q of
+  // instruction t holds the groups from (t * k_instr + q * block_terms) / group on, those with a
+  // term below k; a block with none (past a partial instruction's terms) is skipped.
+  parallel_for(threads, m, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::uint32_t& d = acc[static_cast<std::size_t>(i * n + j)];
+        for (std::int64_t first = 0; first < k; first += k_instr) {
+          double chain = aligned ? to_double(dp.accumulator, d) : 0.0;
+          for (int q = 0; q < blocks && first + q * dp.block_terms < k; ++q) {
+            const std::int64_t g0 = (first + q * dp.block_terms) / group;
+            const int count = static_cast<int>(std::min<std::int64_t>(block_groups, groups - g0));
+            chain = group_block(dp, g, &rows[static_cast<std::size_t>(i * groups + g0)],
+                                &cols[static_cast<std::size_t>(j * groups + g0)], count, chain);
+          }
+          d = aligned ? accumulator_bits(dp, chain)
+                      : exact_accumulator_add(dp, accumulator_bits(dp, chain), d);
+        }
+      }
+    }
+  });
 }
 
 }  // namespace tcemu::detail

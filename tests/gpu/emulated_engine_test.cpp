@@ -3,11 +3,15 @@
 // random, adversarial (cancellation, wide exponent spread, subnormals) and special-value matrices,
 // sizes that are multiples of no tile, every layout, both ways of C entering, take-out, k = 0;
 // and the fastest engine falling back to it for a datapath no hardware kernel of this GPU
-// computes. Which kernel runs follows from the inputs (emulated_gemm.hpp): finite inputs on a
-// binary64-exact datapath take the binary64 kernel, Inf/NaN inputs or exact or wide alignment the
-// exact one; the cases below cover both on every preset.
+// computes. Which kernel runs follows from the datapath and the inputs (emulated_gemm.hpp):
+// group-scaled datapaths (kind::mxf4, mxf4nvf4) take the group kernel whatever the inputs; finite
+// inputs and scales on a binary64-exact datapath (kind::f8f6f4 pairs and kind::mxf8f6f4 included)
+// the binary64 kernel; Inf/NaN inputs, NaN scales of group_terms 1, exact or wide alignment the
+// exact one. The cases below cover all three on every preset, and force each on Blackwell's
+// block-scaled and mixed-format datapaths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -19,6 +23,7 @@
 #include <tcemu/emulator/decode.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/emulator/scaled_groups.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 
 #include "gemm_comparison.hpp"
@@ -120,6 +125,27 @@ void fill_scales(Inputs kind, HostMatrix& x, std::mt19937_64& rng) {
   }
 }
 
+// Runs of `run` zeros of random sign along k in about a third of the runs of every row of A (and
+// column of B): groups whose products are all zero (they set no grid, block_fma.hpp).
+void zero_runs(HostMatrix& x, bool along_rows, std::int64_t run, std::mt19937_64& rng) {
+  const MatrixView v = x.view();
+  const std::uint32_t sign = x.format.sign_mask() << x.format.padding_bits;
+  const std::int64_t lines = along_rows ? x.rows : x.cols, k = along_rows ? x.cols : x.rows;
+  for (std::int64_t l = 0; l < lines; ++l) {
+    for (std::int64_t p0 = 0; p0 < k; p0 += run) {
+      if (rng() % 3 != 0) continue;
+      for (std::int64_t p = p0; p < std::min(k, p0 + run); ++p) {
+        const std::uint32_t z = rng() % 2 == 0 ? sign : 0;
+        if (along_rows) {
+          v.set(l, p, z);
+        } else {
+          v.set(p, l, z);
+        }
+      }
+    }
+  }
+}
+
 // The shapes: odd sizes, a k with a partial last instruction and more than one instruction.
 struct Shape {
   std::int64_t m, n, k;
@@ -144,6 +170,10 @@ Layout layout_of(int bit) {
   HostMatrix c(dp.accumulator, s.m, s.n, layout_of(case_index & 4), 1);
   HostMatrix d(dp.accumulator, s.m, s.n, layout_of((case_index >> 1) & 1));
   fill_inputs(kind, a, b, rng);
+  if (dp.block_scaled() && (kind == Inputs::cancellation || kind == Inputs::special)) {
+    zero_runs(a, true, dp.block_scaling.group_terms, rng);
+    zero_runs(b, false, dp.block_scaling.group_terms, rng);
+  }
   std::optional<HostScales> scales;
   if (dp.block_scaled()) {
     const auto count = static_cast<std::int64_t>(scale_count(dp, static_cast<std::size_t>(s.k)));
@@ -266,6 +296,91 @@ TEST(EmulatedEngine, TakeOutAndEveryLayoutGiveTheEmulatorsBits) {
         EXPECT_TRUE(same_as_emulator(*gpu, dp, kind, case_index, rng));
       }
     }
+  }
+}
+
+// NVFP4, MXFP4, MXFP8 and a mixed pair of each kind: finite inputs and scales near 1, so that the
+// group kernel (group_terms 16) and the binary64 kernel (f8f6f4 pairs, mxf8f6f4) run; every layout,
+// with and without take-out, sizes that are multiples of no tile; then every kind of input
+// (NaN and zero scales: the group kernel keeps them, the binary64 kernel leaves them to the exact
+// one).
+TEST(EmulatedEngine, BlockScaledAndMixedFormatKernelsGiveTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = emulated_engine();
+  std::mt19937_64 rng(21);
+  using formats::e2m1, formats::e2m3, formats::e4m3, formats::e5m2, formats::fp32;
+  const std::vector<Datapath> datapaths = {
+      preset("sm100", e2m1, fp32, "tcgen05.mxf4nvf4.block16.ue4m3"),            // NVFP4
+      preset("sm100", e2m1, fp32, "tcgen05.mxf4.block32"),                      // MXFP4
+      preset("sm120", e2m1, fp32, "mma.sync.m16n8k64.mxf4nvf4.block16.ue8m0"),  // group kernel
+      preset("sm100", e4m3, e4m3, fp32, "tcgen05.mxf8f6f4.block32"),            // MXFP8
+      preset("sm100", e5m2, e2m3, fp32, "tcgen05.mxf8f6f4.block32"),            // MXFP8 x MXFP6
+      preset("sm100", e4m3, e2m1, fp32, "tcgen05"),                             // kind::f8f6f4
+      preset("sm120", e2m3, e5m2, formats::fp16, "mma.sync.m16n8k32")};
+  for (const Datapath& dp : datapaths) {
+    const bool groups = dp.block_scaled() && dp.block_scaling.group_terms > 1;
+    EXPECT_EQ(detail::scaled_groups_apply(dp), groups) << describe(dp);
+    EXPECT_EQ(detail::binary64_applies(dp), !groups) << describe(dp);
+    for (int case_index = 0; case_index < 8; ++case_index) {  // every layout of A, B, C, D
+      EXPECT_TRUE(same_as_emulator(*gpu, dp, Inputs::random, case_index, rng));
+      if (dp.accumulator == formats::fp32) {
+        EXPECT_TRUE(
+            same_as_emulator(*gpu, dp, Inputs::random, case_index, rng, 2 * dp.instruction_k));
+      }
+    }
+    EXPECT_TRUE(same_as_emulator(*gpu, dp, Inputs::random, 3, rng, 0, Shape{130, 200, 1000}));
+    EXPECT_TRUE(same_as_emulator(*gpu, dp, Inputs::random, 0, rng, 0, Shape{1, 1, 1}));
+    for (const Inputs kind : {Inputs::wide_spread, Inputs::cancellation, Inputs::special}) {
+      EXPECT_TRUE(same_as_emulator(*gpu, dp, kind, 5, rng));
+    }
+  }
+}
+
+// The group kernel's other instances and fields: ZeroSign::ieee, groups of 4, 8 and 32 (the
+// kernel compiled for any group size), e2m3 elements, a narrow grid, RN, c after the blocks,
+// NaN scales ignored for zero groups, two blocks an instruction; and the binary64 kernel with
+// ue4m3 scales (significand bits in the scaled operands).
+TEST(EmulatedEngine, OverriddenBlockScaledFieldsGiveTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu = emulated_engine();
+  std::mt19937_64 rng(22);
+  const Datapath nvfp4 =
+      preset("sm100", formats::e2m1, formats::fp32, "tcgen05.mxf4nvf4.block16.ue4m3");
+  const Datapath mxfp4 = preset("sm100", formats::e2m1, formats::fp32, "tcgen05.mxf4.block32");
+  std::vector<Datapath> variants;
+  auto with = [&](Datapath dp, auto change) {
+    change(dp);
+    variants.push_back(dp);
+  };
+  for (const Datapath& base : {nvfp4, mxfp4}) {
+    with(base, [](Datapath& dp) { dp.zero_sign = ZeroSign::ieee; });
+    with(base, [](Datapath& dp) { dp.block_scaling.group_terms = 4; });
+    with(base, [](Datapath& dp) { dp.block_scaling.group_terms = 8; });
+    with(base, [](Datapath& dp) { dp.input = formats::e2m3; });
+    with(base, [](Datapath& dp) { dp.alignment_fraction_bits = 3; });
+    with(base, [](Datapath& dp) { dp.block_rounding = Rounding::nearest_even; });
+    with(base, [](Datapath& dp) { dp.c_entry = AccumulatorEntry::added_after_blocks; });
+    with(base,
+         [](Datapath& dp) { dp.block_scaling.nan_scale = NanScale::ignored_for_zero_products; });
+    with(base, [](Datapath& dp) { dp.instruction_k = 128; });
+    with(base, [](Datapath& dp) {
+      dp.accumulator = formats::fp16, dp.nan_bits = 0x7FFF, dp.block_result_precision = 11;
+    });
+  }
+  with(mxfp4, [](Datapath& dp) { dp.block_scaling.group_terms = 32; });
+  with(preset("sm100", formats::e4m3, formats::e4m3, formats::fp32, "tcgen05.mxf8f6f4.block32"),
+       [](Datapath& dp) {
+         dp.block_scaling.scale_a = dp.block_scaling.scale_b = formats::ue4m3;
+         dp.zero_sign = ZeroSign::ieee;
+       });
+  int case_index = 0;
+  for (const Datapath& dp : variants) {
+    EXPECT_TRUE(detail::scaled_groups_apply(dp) || detail::binary64_applies(dp)) << describe(dp);
+    for (const Inputs kind : {Inputs::random, Inputs::cancellation, Inputs::special}) {
+      EXPECT_TRUE(same_as_emulator(*gpu, dp, kind, case_index++ % 8, rng));
+    }
+    EXPECT_TRUE(
+        same_as_emulator(*gpu, dp, Inputs::random, case_index++ % 8, rng, 2 * dp.instruction_k));
   }
 }
 

@@ -1,36 +1,55 @@
 // The binary64 formulation of one datapath block, written once for the CPU's vector lanes and the
 // GPU's threads (TCEMU_HOST_DEVICE, templated on the lane type): the CPU fast path
 // (emulator/src/gemm_fast_path.cpp, eight columns per AVX-512 vector) and the GPU backend's
-// emulated engine (gpu/src/gemm/emulated_gemm.cu, one element per thread) call these functions and
-// no other copy of the arithmetic. Where binary64_applies() is false, or an operand is Inf or NaN,
-// both fall back to block_fma.hpp.
+// emulated engine (gpu/src/gemm/emulated_gemm.cu, sixteen elements per thread) call these
+// functions and no other copy of the arithmetic; scaled_groups.hpp rounds its group sums with them.
+// Where binary64_applies() is false, or an operand is Inf or NaN, both fall back to block_fma.hpp.
 //
 // Why binary64 arithmetic gives the bits of exact_block (for the datapaths binary64_applies
 // accepts):
-//  * Operands. An input significand has at most 11 bits (fp16, bf16, tf32, fp8), so a product
-//    has at most 22 and is exact in binary64; its exponent lies in [-266, 256], inside binary64's
-//    normal range. Accumulator values (fp32 or fp16) are exact in binary64 as well.
-//  * Alignment. The block's alignment exponent e is computed in integers from the bit fields,
-//    exactly as exact_block does (zeros excluded, floor applied). scale = 2^(nf - e) is built from
-//    its bits; multiplying by a power of two is exact because no result leaves binary64's normal
-//    range (|term| * scale lies in [2^-560, 2^(nf+2)]). The conversion to an integer, which
-//    rounds toward zero, then drops exactly the bits below the grid 2^(e - nf) from the
-//    magnitude: the truncation of the model. The GPU's lanes truncate without a conversion: for
-//    x = term * scale (|x| < 2^(nf+2) <= 2^50) and M = 2^52 with x's sign, the fused x + M lies
-//    in [2^52, 2^53) in magnitude, where the ulp is 1, so rounding it toward zero keeps exactly
-//    M + trunc(x); subtracting M again is exact.
-//  * Summation. Every truncated term is an integer below 2^(nf+2) and there are at most
+//  * Operands. An input significand (of A's format or B's) has at most 11 bits (fp16, bf16, tf32,
+//    fp8, fp6, fp4). A block-scaled datapath with group_terms == 1 (kind::mxf8f6f4: each product
+//    carries both scales in its exponent) is the unscaled datapath on operands scaled at decode
+//    time: the operand's value times its scale's (binary64_scale: 2^e for ue8m0; for ue4m3 a
+//    significand of at most 4 bits), its alignment exponent plus the scale's (scaled_operand; a
+//    zero value or zero scale keeps kZeroExponent), so a product has at most 11 + 4 + 11 + 4 = 30
+//    significant bits and is exact in binary64. Alignment exponents: an input's lies in
+//    [-126, 127] (validate: at most fp32's exponent field), a scale's in [-127, 127], so a scaled
+//    operand's lies in [-253, 254], a product's in [-506, 508] with its value in [2^-526, 2^512):
+//    inside binary64's normal range. Accumulator values (fp32 or fp16) are exact in binary64.
+//  * Alignment. The block's alignment exponent emax is computed in integers from the bit fields,
+//    exactly as exact_block does (zeros excluded, floor applied; a scaled product's is the sum of
+//    its factors' and scales', as TermList::add_scaled_product has it). Every nonzero term's lies
+//    at or above -506, so clamping emax to kLowestGrid (-600) changes only blocks whose terms are
+//    all zero; emax <= max(floor <= 300, 508, 127). scale = 2^(nf - emax) is built from its bits
+//    (field 1023 + nf - emax in [515, 1673]); a term times scale is exact unless it falls below
+//    2^-1022, where it is below 1 and truncates to 0 either way, and below 2^(nf + h) (h below).
+//    The conversion to an integer, which rounds toward zero, then drops exactly the bits below the
+//    grid 2^(emax - nf) from the magnitude: the model's truncation. The GPU's lanes truncate
+//    without a conversion: for x = term * scale (|x| < 2^(nf + h) <= 2^52) and M = 2^52 with x's
+//    sign, the fused x + M lies in [2^52, 2^53) in magnitude, where the ulp is 1, so rounding it
+//    toward zero keeps exactly M + trunc(x); subtracting M again is exact.
+//  * Headroom. A product lies below 2^(emax + h) with h = term_headroom(dp): 2 for two factors
+//    below 2^(e + 1) each, plus 1 per ue4m3 scale (its value lies below 2^(alignment exponent + 1);
+//    a ue8m0 scale is a power of two and adds nothing). c lies below 2^(emax + 1).
+//  * Summation. Every truncated term is an integer below 2^(nf + h) and there are at most
 //    block_terms + 1 of them, so every partial sum is an integer below 2^52 when
-//    nf + 2 + bit_width(block_terms + 1) <= 52: 64-bit integers (the CPU's lanes) and binary64
+//    nf + h + bit_width(block_terms + 1) <= 52: 64-bit integers (the CPU's lanes) and binary64
 //    (the GPU's) add them exactly, in any order.
 //  * Signed zero. A zero sum is -0 under ZeroSign::ieee exactly when every term (product or c) has
 //    its sign bit set: the AND of their binary64 patterns keeps the sign bit then. Padding products
-//    are -0 * +0 = -0, neutral for that AND and for the sum, so partial blocks are exact.
-//  * Rounding. v = S * 2^(e - nf) is exact. When v is in the accumulator's normal range, rounding
-//    to p significant bits only touches v's 52-bit binary64 fraction: RZ clears its low 53 - p
-//    bits; RN adds (half - 1) plus the last kept bit, then clears them (a carry into the exponent
-//    field is the correct renormalisation). Subnormal, overflowing or infinite results go through
-//    round_pack (exceptional_block_result), the routine every other result goes through.
+//    are -0 * +0 = -0, neutral for that AND and for the sum, so partial blocks are exact. A zero
+//    scale makes the product a zero with its factors' signs (TermList::apply_scales notes the
+//    same zero).
+//  * Rounding. v = S * 2^(emax - nf) is exact (field 1023 - nf + emax in [373, 1531]). When v is
+//    in the accumulator's normal range, rounding to p significant bits only touches v's 52-bit
+//    binary64 fraction: RZ clears its low 53 - p bits; RN adds (half - 1) plus the last kept bit,
+//    then clears them (a carry into the exponent field is the correct renormalisation). Subnormal,
+//    overflowing or infinite results go through round_pack (exceptional_block_result), the
+//    routine every other result goes through.
+//  * Special values. Inf or NaN operands and NaN scales (ue8m0 0xFF, ue4m3 0x7F) are left to
+//    block_fma.hpp: the fast paths scan A, B and the scales first (a NaN scale makes the scaled
+//    operand's value NaN).
 #pragma once
 
 #include <cstdint>
@@ -44,17 +63,29 @@
 namespace tcemu::detail {
 
 inline constexpr int kZeroExponent = -1'000'000;  // alignment exponent of a zero: below every floor
-inline constexpr int kLowestGrid = -600;  // emax never needs to be lower (all terms are zero then)
+// emax never needs to be lower (all terms are zero then: a nonzero term's lies at or above -506).
+inline constexpr int kLowestGrid = -600;
+
+// Bits a term may have above the block's alignment exponent (the proof above): 2 for a product,
+// plus 1 for each scale with significand bits (ue4m3; ue8m0 is a power of two).
+TCEMU_HOST_DEVICE inline int term_headroom(const Datapath& dp) {
+  if (!dp.block_scaled()) return 2;
+  const BlockScaling& s = dp.block_scaling;
+  return 2 + (s.scale_a.fraction_bits > 0 ? 1 : 0) + (s.scale_b.fraction_bits > 0 ? 1 : 0);
+}
 
 // True when the datapath truncates on a grid narrow enough for binary64 sums (the proof above).
-// A floor above every real exponent would push the scale out of binary64's range.
-// The block functions decode both operands in `input` and take no scales: a datapath with a
-// separate b format or block scales runs through block_fma.hpp.
+// A floor above every real exponent would push the scale out of binary64's range. Block-scaled
+// datapaths qualify when each product carries its own scales (group_terms == 1); group sums
+// (kind::mxf4, mxf4nvf4) go to scaled_groups.hpp or block_fma.hpp.
 TCEMU_HOST_DEVICE inline bool binary64_applies(const Datapath& dp) {
-  if (dp.has_input_b || dp.block_scaled()) return false;
-  if (!dp.alignment_fraction_bits.has_value() || dp.input.fraction_bits > 10) return false;
-  const int sum_bits =
-      *dp.alignment_fraction_bits + 2 + bit_width(static_cast<std::uint64_t>(dp.block_terms + 1));
+  if (dp.block_scaled() && dp.block_scaling.group_terms != 1) return false;
+  if (!dp.alignment_fraction_bits.has_value() || dp.input.fraction_bits > 10 ||
+      dp.b_format().fraction_bits > 10) {
+    return false;
+  }
+  const int sum_bits = *dp.alignment_fraction_bits + term_headroom(dp) +
+                       bit_width(static_cast<std::uint64_t>(dp.block_terms + 1));
   return sum_bits <= 52 && dp.alignment_floor <= 300;
 }
 
@@ -251,7 +282,8 @@ TCEMU_HOST_DEVICE inline std::uint32_t accumulator_bits(const Datapath& dp, doub
 }
 
 // The operand of a product as the binary64 formulation reads it: its value and its alignment
-// exponent (kZeroExponent for a zero). Inputs are finite here (fast paths check it first).
+// exponent (kZeroExponent for a zero). Inputs are finite here (fast paths check it first). The
+// same of a scale's bits gives the scale as scaled_operand applies it (a NaN scale's value is NaN).
 struct Binary64Operand {
   double value;
   std::int64_t exponent;
@@ -261,6 +293,27 @@ TCEMU_HOST_DEVICE inline Binary64Operand binary64_operand(const FloatFormat& inp
   const Decoded x = decode(input, bits);
   return {to_double(input, bits),
           x.value_class == ValueClass::zero ? kZeroExponent : x.alignment_exponent(input)};
+}
+
+// A scale as scaled_operand applies it: binary64_operand of its bits, built straight from the
+// exponent field for ue8m0 (2^(field - 127), field 255 NaN: decode's reading of the format).
+TCEMU_HOST_DEVICE inline Binary64Operand binary64_scale(const FloatFormat& format,
+                                                        std::uint32_t bits) {
+  if (format.special != SpecialEncoding::e8m0) return binary64_operand(format, bits);
+  const std::uint32_t field = bits & 0xFF;
+  const int exponent = static_cast<int>(field) - 127;
+  return {field == 0xFF ? fp64::value(fp64::kCanonicalNan)
+                        : fp64::value(static_cast<std::uint64_t>(exponent + 1023) << 52),
+          exponent};
+}
+
+// Operand x carrying scale s (group_terms == 1, the proof above): the product of the values (at
+// most 11 + 4 significant bits, exact) and the sum of the exponents; a zero of either stays at
+// kZeroExponent, below every floor.
+TCEMU_HOST_DEVICE inline Binary64Operand scaled_operand(const Binary64Operand& x,
+                                                        const Binary64Operand& s) {
+  const bool zero = x.exponent == kZeroExponent || s.exponent == kZeroExponent;
+  return {x.value * s.value, zero ? kZeroExponent : x.exponent + s.exponent};
 }
 
 }  // namespace tcemu::detail
