@@ -331,10 +331,15 @@ class OperandTable {
  public:
   OperandTable(const FloatFormat& input, std::int64_t inputs, int threads) : input_(input) {
     const int bits = input.container_bits();
-    if (bits <= 16 && inputs > (std::int64_t{1} << bits)) table_ = &table_of(input, threads);
+    if (bits <= 16 && inputs > (std::int64_t{1} << bits)) {
+      table_ = &table_of(input, threads);
+      mask_ = (std::uint32_t{1} << bits) - 1;
+    }
   }
+  // decode() reads the low container_bits() of `bits` and ignores the rest (an FP6 or FP4 code in
+  // a byte with stray high bits), so the table is indexed by those bits alone.
   Binary64Operand operator()(std::uint32_t bits) const {
-    return table_ == nullptr ? binary64_operand(input_, bits) : (*table_)[bits];
+    return table_ == nullptr ? binary64_operand(input_, bits) : (*table_)[bits & mask_];
   }
 
  private:
@@ -364,6 +369,7 @@ class OperandTable {
 
   const FloatFormat& input_;
   const std::vector<Binary64Operand>* table_ = nullptr;
+  std::uint32_t mask_ = 0;
 };
 
 // Lays A and B out in slot order: the terms of each block contiguous, padding where an

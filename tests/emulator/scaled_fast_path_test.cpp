@@ -191,6 +191,32 @@ TEST(ScaledFastPath, EveryBlackwellPresetOfScalesOrTwoFormatsGivesTheModelsBits)
   EXPECT_GT(binary64, 100);
 }
 
+// decode() reads the low container_bits() of a code; an FP6 or FP4 code held in a byte with
+// stray high bits reads the same through the fast path, also from its table of every pattern
+// (used once the inputs outnumber the patterns), as through mma_element.
+TEST(ScaledFastPath, BitsAboveANarrowCodeAreIgnoredAsDecodeIgnoresThem) {
+  const Datapath dp = preset("sm100", formats::e2m3, formats::e2m1, formats::fp32, "tcgen05");
+  ASSERT_TRUE(detail::binary64_applies(dp));
+  std::mt19937_64 rng(37);
+  const std::int64_t m = 40, n = 24, k = 64;
+  Codes a(dp.input, m, k), b(dp.b_format(), k, n);
+  for (std::uint32_t& w : a.words) w = static_cast<std::uint32_t>(rng() & 0xFF);
+  for (std::uint32_t& w : b.words) w = static_cast<std::uint32_t>(rng() & 0xFF);
+  std::vector<unsigned char> d(static_cast<std::size_t>(m * n * 4));
+  const MatrixView dv{{d.data(), formats::fp32, m, n, n, Layout::row_major}};
+  emulated_gemm(dp, GemmOptions{}, a.view(), b.view(), std::nullopt, dv);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::vector<std::uint32_t> row(static_cast<std::size_t>(k)), col(row.size());
+      for (std::int64_t p = 0; p < k; ++p) {
+        row[static_cast<std::size_t>(p)] = a.at(i, p);
+        col[static_cast<std::size_t>(p)] = b.at(p, j);
+      }
+      ASSERT_EQ(dv.get(i, j), mma_element(dp, row, col, 0)) << i << ", " << j;
+    }
+  }
+}
+
 TEST(ScaledFastPath, EveryOverriddenFieldGivesTheModelsBits) {
   std::mt19937_64 rng(36);
   const Datapath nvfp4 =

@@ -92,11 +92,16 @@ void fill_inputs(Inputs kind, HostMatrix& a, HostMatrix& b, std::mt19937_64& rng
       fill(a, rng, 2.0);
       fill(b, rng, 2.0);
       const MatrixView av = a.view(), bv = b.view();
-      const std::uint32_t sign = a.format.sign_mask() << a.format.padding_bits;
+      // B's own sign bit (kind::f8f6f4 pairs have two formats); A's ulp step stays inside A's
+      // container (an FP4 or FP6 code never spills into the byte's unused bits).
+      const std::uint32_t sign = b.format.sign_mask() << b.format.padding_bits;
       const std::uint32_t ulp = std::uint32_t{1} << a.format.padding_bits;
+      const int width = a.format.container_bits();
+      const std::uint32_t outside = width >= 32 ? 0 : ~((std::uint32_t{1} << width) - 1);
       for (std::int64_t p = 0; p + 1 < a.cols; p += 2) {
         for (std::int64_t i = 0; i < a.rows; ++i) {
-          av.set(i, p + 1, av.get(i, p) + ((p / 2) % 3 == 2 ? ulp : 0));
+          const std::uint32_t x = av.get(i, p), moved = x + ulp;
+          av.set(i, p + 1, (p / 2) % 3 == 2 && (moved & outside) == 0 ? moved : x);
         }
         for (std::int64_t j = 0; j < b.cols; ++j) bv.set(p + 1, j, bv.get(p, j) ^ sign);
       }
