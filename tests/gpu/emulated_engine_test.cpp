@@ -384,8 +384,11 @@ TEST(EmulatedEngine, OverriddenBlockScaledFieldsGiveTheEmulatorsBits) {
     for (const Inputs kind : {Inputs::random, Inputs::cancellation, Inputs::special}) {
       EXPECT_TRUE(same_as_emulator(*gpu, dp, kind, case_index++ % 8, rng));
     }
-    EXPECT_TRUE(
-        same_as_emulator(*gpu, dp, Inputs::random, case_index++ % 8, rng, 2 * dp.instruction_k));
+    // Take-out adds to an fp32 register: only an fp32 accumulator has it (GemmOptions).
+    if (dp.accumulator == formats::fp32) {
+      EXPECT_TRUE(
+          same_as_emulator(*gpu, dp, Inputs::random, case_index++ % 8, rng, 2 * dp.instruction_k));
+    }
   }
 }
 
