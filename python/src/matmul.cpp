@@ -84,10 +84,10 @@ nb::object on_backend(Backend& backend, const Datapath& datapath, const GemmOpti
   if (datapath.block_scaled()) {
     const std::int64_t m = ba.shape.rows, k = ba.shape.cols, n = bb.shape.cols;
     const auto s = static_cast<std::int64_t>(scale_count(datapath, static_cast<std::size_t>(k)));
-    sa.emplace(scales_on_backend(backend, scale_a, "scale_a", datapath.block_scaling.scale_a, m,
-                                 s, "m x ceil(k / scale_block)"));
-    sb.emplace(scales_on_backend(backend, scale_b, "scale_b", datapath.block_scaling.scale_b, s,
-                                 n, "ceil(k / scale_block) x n"));
+    sa.emplace(scales_on_backend(backend, scale_a, "scale_a", datapath.block_scaling.scale_a, m, s,
+                                 "m x ceil(k / scale_block)"));
+    sb.emplace(scales_on_backend(backend, scale_b, "scale_b", datapath.block_scaling.scale_b, s, n,
+                                 "ceil(k / scale_block) x n"));
     scales = ScaleBuffers{sa->view(), sb->view()};
   }
   const auto bd = new_buffer(backend, datapath.accumulator, ba.shape.rows, bb.shape.cols);
