@@ -16,6 +16,7 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "scales.hpp"
 
 namespace tcemu::python {
 namespace {
@@ -107,41 +108,53 @@ void bind_validate(nb::module_& m) {
   m.def(
       "validate",
       [](nb::handle a, nb::handle b, nb::handle c, nb::handle d_recorded, const Datapath& datapath,
-         float alpha, float beta, const std::string& c_input, std::int64_t takeout_every_k,
-         int threads, std::int64_t listed) {
+         nb::handle scale_a, nb::handle scale_b, const PackedArg& packed, float alpha, float beta,
+         const std::string& c_input, std::int64_t takeout_every_k, int threads,
+         std::int64_t listed) {
         validate(datapath);
-        if (datapath.block_scaled()) {
-          throw nb::value_error(
-              "validate: block-scaled datapaths are not supported here yet: compute the "
-              "expected D with matmul(a, b, c, datapath=..., scale_a=..., scale_b=...) and "
-              "compare(expected, d_recorded)");
-        }
-        const BitMatrix ma = bit_matrix(operand(a, "a"), datapath.input);
-        const BitMatrix mb = bit_matrix(operand(b, "b"), datapath.b_format());
+        const std::optional<NibbleOrder> packing = fp4_packing("validate", datapath, packed);
+        const bool scaled = takes_scales("validate", datapath, scale_a, scale_b,
+                                         "scale_a m x ceil(k / scale_block), scale_b "
+                                         "ceil(k / scale_block) x n");
+        const BitMatrix ma = input_matrix(operand(a, "a"), datapath.input, packing, 1);
+        const BitMatrix mb = input_matrix(operand(b, "b"), datapath.b_format(), packing, 0);
         std::optional<BitMatrix> mc;
         if (!c.is_none()) mc = bit_matrix(operand(c, "c"), datapath.accumulator);
         const BitMatrix md = bit_matrix(operand(d_recorded, "d_recorded"), datapath.accumulator);
+        std::optional<ScaleMatrices> scales;
+        if (scaled) {
+          const std::int64_t rows = ma.view.rows, k = ma.view.cols, cols = mb.view.cols;
+          const auto s =
+              static_cast<std::int64_t>(scale_count(datapath, static_cast<std::size_t>(k)));
+          const BlockScaling& f = datapath.block_scaling;
+          scales = ScaleMatrices{
+              scale_matrix(scale_a, "scale_a", f.scale_a, rows, s, "m x ceil(k / scale_block)"),
+              scale_matrix(scale_b, "scale_b", f.scale_b, s, cols, "ceil(k / scale_block) x n")};
+        }
         const GemmOptions options{.alpha = alpha,
                                   .beta = beta,
                                   .c_input = c_input_named(c_input),
                                   .takeout_every_k = takeout_every_k,
                                   .threads = threads};
+        const auto vc = mc ? std::optional<ConstMatrixView>(mc->view) : std::nullopt;
         GemmCheck check;
         {
           nb::gil_scoped_release release;
-          check = check_gemm(datapath, options, ma.view, mb.view,
-                             mc ? std::optional<ConstMatrixView>(mc->view) : std::nullopt, md.view,
-                             listed);
+          check = scales ? check_gemm(datapath, options, ma.view, mb.view, scales->view(), vc,
+                                      md.view, listed)
+                         : check_gemm(datapath, options, ma.view, mb.view, vc, md.view, listed);
         }
         return Report{std::move(check.comparison), std::move(check.report)};
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d_recorded"), nb::kw_only(),
-      nb::arg("datapath"), nb::arg("alpha") = 1.0f, nb::arg("beta") = 0.0f,
+      nb::arg("datapath"), nb::arg("scale_a") = nb::none(), nb::arg("scale_b") = nb::none(),
+      nb::arg("packed") = false, nb::arg("alpha") = 1.0f, nb::arg("beta") = 0.0f,
       nb::arg("c_input") = "epilogue", nb::arg("takeout_every_k") = 0, nb::arg("threads") = 0,
       nb::arg("listed") = 10,
       "Checks a GEMM result computed elsewhere (a kernel's D) against the emulated GEMM of the "
-      "same inputs through `datapath` (matmul's arguments; c may be None), bit for bit. Returns "
-      "a Comparison: expected is the emulator's, got is d_recorded.");
+      "same inputs through `datapath` (matmul's arguments, the scales and packed FP4 of a "
+      "block-scaled datapath included; c may be None), bit for bit. Returns a Comparison: "
+      "expected is the emulator's, got is d_recorded.");
 }
 
 }  // namespace tcemu::python

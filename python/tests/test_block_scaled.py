@@ -426,7 +426,8 @@ def test_errors_name_the_argument():
     with pytest.raises(ValueError, match="packed must be False, True, 'high_first' or 'low_first', "
                                          "got 'yes'"):
         tcemu.matmul(a, b, datapath=dp, scale_a=sa, scale_b=sb, packed="yes")
-    with pytest.raises(ValueError, match="validate: block-scaled datapaths are not supported"):
+    with pytest.raises(ValueError, match=r"validate: the datapath is block-scaled .* pass scale_a "
+                                         "and scale_b"):
         tcemu.validate(a, b, None, np.zeros((4, 3), np.float32), datapath=dp)
 
 
@@ -477,3 +478,29 @@ def test_gpu_block_scaled_matmul_gives_the_emulator_bits():
         want = tcemu.matmul(a, b, datapath=dp, scale_a=sa, scale_b=sb)
         got = tcemu.matmul(a, b, datapath=dp, scale_a=sa, scale_b=sb, backend="gpu")
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_validate_checks_a_block_scaled_kernels_whole_output():
+    # A kernel engineer's check: D from "the kernel" (here matmul's own) passes; one element moved
+    # by one ulp is found, with its index, its inputs and the scales in the report.
+    rng = np.random.default_rng(38)
+    dp = tcemu.preset(*NVFP4)
+    m, n, k = 12, 10, 96
+    s = -(-k // dp.scale_block)
+    a = rng.integers(0, 16, (m, k), dtype=np.uint8)
+    b = rng.integers(0, 16, (k, n), dtype=np.uint8)
+    sa = rng.integers(0x30, 0x40, (m, s), dtype=np.uint8)
+    sb = rng.integers(0x30, 0x40, (s, n), dtype=np.uint8)
+    d = tcemu.matmul(a, b, datapath=dp, scale_a=sa, scale_b=sb)
+    assert tcemu.validate(a, b, None, d, datapath=dp, scale_a=sa, scale_b=sb).equal
+    wrong = d.copy()
+    wrong.view(np.uint32)[3, 7] += 1
+    report = tcemu.validate(a, b, None, wrong, datapath=dp, scale_a=sa, scale_b=sb)
+    assert not report.equal
+    assert report.count == 1
+    assert [(i, j) for i, j, *_ in report.differences] == [(3, 7)]
+    # Packed FP4 is read as matmul reads it.
+    packed_a = (a[:, 0::2] << 4 | a[:, 1::2]).astype(np.uint8)
+    packed_b = (b[0::2] << 4 | b[1::2]).astype(np.uint8)
+    assert tcemu.validate(packed_a, packed_b, None, d, datapath=dp, scale_a=sa, scale_b=sb,
+                          packed=True).equal
