@@ -100,6 +100,8 @@ Datapath dense_preset(const std::string& arch, const FloatFormat& input, const F
   }
 }
 
+}  // namespace
+
 // The block-scaling overrides: --scale-block, the scale formats, --group-terms, --nan-scale.
 void apply_block_scaling(const session::Arguments& args, Datapath& dp) {
   BlockScaling& s = dp.block_scaling;
@@ -130,8 +132,6 @@ void apply_block_scaling(const session::Arguments& args, Datapath& dp) {
         "(or --scale-format-a and --scale-format-b)");
   }
 }
-
-}  // namespace
 
 std::set<std::string> datapath_option_names() {
   return {"arch",           "type",

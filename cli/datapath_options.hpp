@@ -25,6 +25,11 @@ Datapath datapath_from(const session::Arguments& args, const std::string& defaul
 // names the option that gave the second format (--b-type) or the scales (--instr, --scale-block).
 void require_one_format_without_scales(const Datapath& datapath, const std::string& who);
 
+// Applies the block-scaling options (--scale-block, --scale-format[-a|-b], --group-terms,
+// --nan-scale) to `datapath`; UsageError naming the option for a bad value, a scale option
+// without scales, or scales without their format.
+void apply_block_scaling(const session::Arguments& args, Datapath& datapath);
+
 // --instr names a sparse shape (mma.sp.mMnNkK).
 bool sparse_requested(const session::Arguments& args);
 

@@ -7,8 +7,10 @@
 #include <tcemu/cases/case_generator.hpp>
 #include <tcemu/cases/detect.hpp>
 #include <tcemu/cases/line_reader.hpp>
+#include <tcemu/cases/printable.hpp>
 #include <tcemu/cases/sparse_case.hpp>
 #include <tcemu/cases/sparse_probe_cases.hpp>
+#include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/sparse_presets.hpp>
 #include <tcemu/session/arguments.hpp>
@@ -27,6 +29,9 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: tcemu detect [--type FORMAT --acc FORMAT] [--instr NAME|all] [--random N] [--seed S]
        tcemu detect --type FORMAT --acc FORMAT [--instr mma.sp.mMnNkK] --from FILE
+       tcemu detect --type FORMAT [--b-type FORMAT] --acc FORMAT
+                    [--scale-block N --scale-format F | --scale-format-a F --scale-format-b F]
+                    --from FILE
 
 Infers the datapath (block size and k grouping, alignment bits, alignment floor, block
 rounding, result precision, how c enters, zero sign, overflow, NaN bits) that reproduces the
@@ -35,6 +40,14 @@ results of the present GPU's mma.sync (or, with --instr, of the named instructio
 (default 20000) and the crafted cases, for every input format and accumulator it takes (or
 the one named). With --from, the cases
 and results are read from a file written by `tcemu probe` instead, and no GPU is needed.
+
+Block-scaled and mixed-format instructions (Blackwell's kind::f8f6f4, mxf8f6f4, mxf4, mxf4nvf4):
+--b-type names B's format and --scale-block with the scale formats the layout of the scales each
+case line carries after c (as `tcemu mma` reads them); the instruction fixes these, the search
+does not. It then also fits the products summed exactly before the scales apply (G, MMA-Sim's
+group), the fraction bits F of the scaled alignment (up to 40), the exponent a zero product or
+zero scale takes (the alignment floor, any of -170..-100) and the NaN-scale rule. Cancelling
+groups, all-zero groups and scales 00 and ff among the cases decide the last three.
 Prints, per format, the number of mismatches left, the datapath as `tcemu mma` options, and the
 fields the cases leave undetermined.
 
@@ -61,10 +74,26 @@ void report(const std::string& label, const std::string& arch, const DatapathFit
   }
 }
 
+// The architecture whose mma.sync takes the fitted formats, so that the options line that
+// datapath_options() writes on top of its preset runs: sm90, or sm120 for the FP8/FP6/FP4 pairs of
+// kind::f8f6f4 and its block-scaled forms.
+std::string arch_taking(const Datapath& dp) {
+  for (const char* arch : {"sm90", "sm120"}) {
+    try {
+      preset(arch, dp.input, dp.b_format(), dp.accumulator);
+      return arch;
+    } catch (const std::invalid_argument&) {
+      // not this architecture's formats
+    }
+  }
+  return "sm90";
+}
+
 // The recorded cases of a file: case lines, or with `sparse_k` (the K of a sparse shape) sparse
 // case lines as the dense cases of their K/2 kept products.
-std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& input,
-                                   const FloatFormat& accumulator, std::size_t sparse_k = 0) {
+// `inputs` gives the formats of A, B and c and the scales' layout.
+std::vector<MmaCase> read_recorded(const std::string& file, const Datapath& inputs,
+                                   std::size_t sparse_k = 0) {
   std::ifstream in = open_input(file);
   std::vector<MmaCase> cases;
   std::string text;
@@ -74,8 +103,9 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
     try {
       std::optional<MmaCase> c;
       if (sparse_k == 0) {
-        c = parse_case_line(text, line, input, accumulator);
-      } else if (const auto sparse = parse_sparse_case_line(text, line, input, accumulator)) {
+        c = parse_case_line(text, line, inputs);
+      } else if (const auto sparse =
+                     parse_sparse_case_line(text, line, inputs.input, inputs.accumulator)) {
         if (sparse->b.size() != sparse_k) {
           throw CaseFileError(line, "K = " + std::to_string(sparse->b.size()) +
                                         ", the sparse shape takes K = " + std::to_string(sparse_k));
@@ -100,7 +130,9 @@ std::vector<MmaCase> read_recorded(const std::string& file, const FloatFormat& i
 }  // namespace
 
 int detect_command(const std::vector<std::string>& words) {
-  const session::Arguments args(words, {"type", "acc", "instr", "random", "seed", "from"},
+  const session::Arguments args(words,
+                                {"type", "b-type", "acc", "instr", "random", "seed", "from",
+                                 "scale-block", "scale-format", "scale-format-a", "scale-format-b"},
                                 {"help"});
   if (args.flag("help")) {
     std::cout << kUsage;
@@ -114,11 +146,32 @@ int detect_command(const std::vector<std::string>& words) {
   }
   const std::string instruction = args.value_or("instr", "mma.sync");
   const bool sparse = session::is_sparse_instruction(instruction);
+  if (!args.value("from")) {
+    for (const char* name :
+         {"b-type", "scale-block", "scale-format", "scale-format-a", "scale-format-b"}) {
+      if (args.value(name)) {
+        throw session::UsageError("--" + std::string(name) +
+                                  " describes recorded cases: it needs --from FILE");
+      }
+    }
+  }
   if (const auto file = args.value("from")) {
     const auto input = format_by_name(args.value_or("type", ""));
     const auto acc = format_by_name(args.value_or("acc", ""));
     if (!input || !acc) throw session::UsageError("--from needs --type and --acc");
+    Datapath inputs = baseline_datapath(*input, *acc, 1);
+    if (const auto b = args.value("b-type")) {
+      const auto input_b = format_by_name(*b);
+      if (!input_b) throw session::UsageError("--b-type: unknown format '" + printable(*b) + "'");
+      inputs.has_input_b = !(*input_b == *input);
+      inputs.input_b = *input_b;
+    }
+    apply_block_scaling(args, inputs);
     std::size_t sparse_k = 0;
+    if (sparse && (inputs.has_input_b || inputs.block_scaled())) {
+      throw session::UsageError("--instr " + instruction +
+                                ": a sparse shape takes one input format and no scales");
+    }
     if (sparse) {
       try {
         sparse_k = static_cast<std::size_t>(sparse_instruction_k(instruction));
@@ -126,10 +179,16 @@ int detect_command(const std::vector<std::string>& words) {
         throw session::UsageError(std::string("--instr: ") + e.what());
       }
     }
-    const auto cases = read_recorded(*file, *input, *acc, sparse_k);
+    const auto cases = read_recorded(*file, inputs, sparse_k);
     const int k = static_cast<int>(cases.front().a.size());
-    const DatapathFit fit = fit_datapath(baseline_datapath(*input, *acc, k), cases);
-    report(*file, "sm90", fit);
+    Datapath start = baseline_datapath(inputs, k);
+    try {
+      validate(start);
+    } catch (const std::invalid_argument& e) {
+      throw session::UsageError(*file + ": K = " + std::to_string(k) + ": " + e.what());
+    }
+    const DatapathFit fit = fit_datapath(start, cases);
+    report(*file, arch_taking(fit.datapath), fit);
     return fit.mismatches == 0 ? 0 : 1;
   }
   if (!session::gpu_built()) {

@@ -15,7 +15,7 @@ std::size_t count_mismatches(const Datapath& dp, std::span<const MmaCase> cases,
                              std::size_t give_up_after) {
   std::size_t mismatches = 0;
   for (const MmaCase& c : cases) {
-    if (mma_element(dp, c.a, c.b, c.c) != *c.d && ++mismatches > give_up_after) break;
+    if (mma_case_element(dp, c) != *c.d && ++mismatches > give_up_after) break;
   }
   return mismatches;
 }
@@ -26,7 +26,10 @@ struct Field {
   std::function<std::vector<Datapath>(const Datapath&)> candidates;
 };
 
-std::vector<Field> fields() {
+// The fields of `start`'s search: a block-scaled datapath adds G and the NaN-scale rule and widens
+// F (MMA-Sim's mxf4nvf4 keeps 35 bits) and the floor (its e_zero -139).
+std::vector<Field> fields(const Datapath& start) {
+  const bool scaled = start.block_scaled();
   auto each = [](auto values, auto set) {
     return [values, set](const Datapath& dp) {
       std::vector<Datapath> out;
@@ -44,8 +47,13 @@ std::vector<Field> fields() {
     };
   };
   std::vector<std::optional<int>> bits = {std::nullopt};
-  for (int b = 10; b <= 30; ++b) bits.emplace_back(b);
-  return {
+  for (int b = 10; b <= (scaled ? 40 : 30); ++b) bits.emplace_back(b);
+  std::vector<int> floors = {-126, -133, -140, -149, kNoAlignmentFloor};
+  if (scaled) {
+    floors.assign({kNoAlignmentFloor});
+    for (int e = -170; e <= -100; ++e) floors.push_back(e);
+  }
+  std::vector<Field> searchable = {
       // Block size and k grouping together: the interleaved fp8 halves (16 terms dealt two at
       // a time) beat sequential blocks only when both change.
       {"block_terms/k_group",
@@ -69,8 +77,7 @@ std::vector<Field> fields() {
        }},
       {"alignment_fraction_bits",
        each(bits, [](Datapath& dp, std::optional<int> v) { dp.alignment_fraction_bits = v; })},
-      {"alignment_floor", each(std::vector<int>{-126, -133, -140, -149, kNoAlignmentFloor},
-                               [](Datapath& dp, int v) { dp.alignment_floor = v; })},
+      {"alignment_floor", each(floors, [](Datapath& dp, int v) { dp.alignment_floor = v; })},
       {"block_rounding", each(std::vector<Rounding>{Rounding::toward_zero, Rounding::nearest_even},
                               [](Datapath& dp, Rounding v) { dp.block_rounding = v; })},
       {"block_result_precision", each(std::vector<int>{11, 14, 24},
@@ -84,12 +91,48 @@ std::vector<Field> fields() {
        each(std::vector<Overflow>{Overflow::ieee, Overflow::infinity, Overflow::saturate},
             [](Datapath& dp, Overflow v) { dp.overflow = v; })},
   };
+  if (scaled) {
+    // G and F together, searched first: with fewer exact products per group, more fraction bits
+    // can stand in for the exactness the groups lose (and a floor, chosen before them, for a few
+    // more cases), local optima that one field at a time does not leave.
+    searchable.insert(searchable.begin(), {"group_terms", [bits](const Datapath& dp) {
+                                             std::vector<Datapath> out;
+                                             for (int group : {1, 2, 4, 8, 16, 32, 64}) {
+                                               for (const std::optional<int> f : bits) {
+                                                 Datapath candidate = dp;
+                                                 candidate.block_scaling.group_terms = group;
+                                                 candidate.alignment_fraction_bits = f;
+                                                 try {
+                                                   validate(candidate);
+                                                   out.push_back(candidate);
+                                                 } catch (const std::invalid_argument&) {
+                                                   // a group that does not divide the scale block
+                                                 }
+                                               }
+                                             }
+                                             return out;
+                                           }});
+    searchable.push_back(
+        {"nan_scale",
+         each(std::vector<NanScale>{NanScale::poisons_result, NanScale::ignored_for_zero_products},
+              [](Datapath& dp, NanScale v) { dp.block_scaling.nan_scale = v; })});
+  }
+  return searchable;
 }
 
 }  // namespace
 
 Datapath baseline_datapath(const FloatFormat& input, const FloatFormat& accumulator, int k) {
   return block_datapath(input, accumulator, k, k, 24);
+}
+
+Datapath baseline_datapath(const Datapath& inputs, int k) {
+  Datapath dp = baseline_datapath(inputs.input, inputs.accumulator, k);
+  dp.has_input_b = inputs.has_input_b;
+  dp.input_b = inputs.input_b;
+  dp.block_scaling = BlockScaling{inputs.block_scaling.scale_block, inputs.block_scaling.scale_a,
+                                  inputs.block_scaling.scale_b};
+  return dp;
 }
 
 DatapathFit fit_datapath(const Datapath& start, std::span<const MmaCase> cases) {
@@ -99,6 +142,13 @@ DatapathFit fit_datapath(const Datapath& start, std::span<const MmaCase> cases) 
       throw std::invalid_argument("case " + std::to_string(i + 1) +
                                   " has K = " + std::to_string(cases[i].a.size()) +
                                   ", not the instruction's " + std::to_string(start.instruction_k));
+    }
+    const std::size_t scales = start.block_scaled() ? scale_count(start, cases[i].a.size()) : 0;
+    if (cases[i].scale_a.size() != scales || cases[i].scale_b.size() != scales) {
+      throw std::invalid_argument(
+          "case " + std::to_string(i + 1) + " has " + std::to_string(cases[i].scale_a.size()) +
+          " and " + std::to_string(cases[i].scale_b.size()) +
+          " scales of A and B, the datapath takes " + std::to_string(scales) + " each");
     }
   }
   validate(start);
@@ -114,7 +164,7 @@ DatapathFit fit_datapath(const Datapath& start, std::span<const MmaCase> cases) 
                      })->first;
   }
   DatapathFit fit{first, cases.size(), count_mismatches(first, cases, cases.size()), {}};
-  const auto searchable = fields();
+  const auto searchable = fields(start);
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
     for (const Field& field : searchable) {

@@ -27,9 +27,10 @@ nb::object bits_array(std::size_t rows, std::size_t cols, const FloatFormat& for
 }  // namespace
 
 std::vector<MmaCase> cases_from(nb::handle a, nb::handle b, nb::handle c, nb::handle d,
-                                const FloatFormat& input, const FloatFormat& accumulator) {
+                                const FloatFormat& input, const FloatFormat& input_b,
+                                const FloatFormat& accumulator) {
   const BitMatrix ma = bit_matrix(operand(a, "a"), input);
-  const BitMatrix mb = bit_matrix(operand(b, "b"), input);
+  const BitMatrix mb = bit_matrix(operand(b, "b"), input_b);
   const std::vector<std::uint32_t> vc = bit_vector(operand(c, "c"), accumulator);
   std::vector<std::uint32_t> vd;
   if (!d.is_none()) vd = bit_vector(operand(d, "d"), accumulator);

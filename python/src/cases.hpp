@@ -14,10 +14,11 @@
 
 namespace tcemu::python {
 
-// Cases from a, b [cases, K] of `input` and c [cases] (and d [cases], recorded results, unless
-// None) of `accumulator`. ValueError for shapes that do not agree.
+// Cases from a [cases, K] of `input`, b [cases, K] of `input_b` and c [cases] (and d [cases],
+// recorded results, unless None) of `accumulator`. ValueError for shapes that do not agree.
 std::vector<MmaCase> cases_from(nb::handle a, nb::handle b, nb::handle c, nb::handle d,
-                                const FloatFormat& input, const FloatFormat& accumulator);
+                                const FloatFormat& input, const FloatFormat& input_b,
+                                const FloatFormat& accumulator);
 
 // A dict of the cases as unsigned bit-pattern arrays: a, b [cases, K], c [cases], and d [cases]
 // from `d`.

@@ -11,11 +11,13 @@
 
 #include <tcemu/cases/case_generator.hpp>
 #include <tcemu/cases/detect.hpp>
+#include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/session/probe.hpp>
 
 #include "bindings.hpp"
 #include "cases.hpp"
+#include "scales.hpp"
 
 namespace tcemu::python {
 
@@ -33,18 +35,68 @@ void bind_detect(nb::module_& m) {
   m.def(
       "detect",
       [](nb::handle a, nb::handle b, nb::handle c, nb::handle d, const FormatArg& input_arg,
-         const FormatArg& accumulator_arg) {
+         const FormatArg& accumulator_arg, std::optional<FormatArg> input_b_arg, int scale_block,
+         std::optional<FormatArg> scale_format_arg, nb::handle scale_a, nb::handle scale_b) {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
-        const std::vector<MmaCase> cases = cases_from(a, b, c, d, input, accumulator);
+        // The inputs' layout the instruction fixes: B's format and the scales (never searched).
+        Datapath inputs = baseline_datapath(input, accumulator, 1);
+        if (input_b_arg) {
+          inputs.input_b = format_of(*input_b_arg);
+          inputs.has_input_b = !(inputs.input_b == input);
+        }
+        if (scale_block < 0) throw nb::value_error("detect: scale_block must not be negative");
+        if ((scale_block > 0) != scale_format_arg.has_value() ||
+            (scale_block > 0) != !scale_a.is_none() || (scale_block > 0) != !scale_b.is_none()) {
+          throw nb::value_error(
+              "detect: scale_block > 0, scale_format, scale_a and scale_b come together (the "
+              "scales of block-scaled cases), or none of them");
+        }
+        if (scale_block > 0) {
+          const FloatFormat scale_format = format_of(*scale_format_arg);
+          if (!is_scale_format(scale_format)) {
+            throw nb::value_error(("detect: scale_format " + std::string(scale_format.name) +
+                                   " is not a scale format (ue8m0 or ue4m3)")
+                                      .c_str());
+          }
+          inputs.block_scaling = BlockScaling{scale_block, scale_format, scale_format};
+        }
+        std::vector<MmaCase> cases = cases_from(a, b, c, d, input, inputs.b_format(), accumulator);
         if (cases.empty()) throw nb::value_error("detect: no cases");
-        const int k = static_cast<int>(cases.front().a.size());
+        const std::size_t k = cases.front().a.size();
+        if (inputs.block_scaled()) {
+          const auto s = static_cast<std::int64_t>(scale_count(inputs, k));
+          const auto rows = static_cast<std::int64_t>(cases.size());
+          const BitMatrix sa = scale_matrix(scale_a, "scale_a", inputs.block_scaling.scale_a, rows,
+                                            s, "cases x ceil(K / scale_block)");
+          const BitMatrix sb = scale_matrix(scale_b, "scale_b", inputs.block_scaling.scale_b, rows,
+                                            s, "cases x ceil(K / scale_block)");
+          for (std::int64_t i = 0; i < rows; ++i) {
+            MmaCase& x = cases[static_cast<std::size_t>(i)];
+            for (std::int64_t j = 0; j < s; ++j) {
+              x.scale_a.push_back(sa.view.get(i, j));
+              x.scale_b.push_back(sb.view.get(i, j));
+            }
+          }
+        }
+        const Datapath start = baseline_datapath(inputs, static_cast<int>(k));
+        try {
+          validate(start);
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(("detect: K = " + std::to_string(k) + ": " + e.what()).c_str());
+        }
         nb::gil_scoped_release release;
-        return fit_datapath(baseline_datapath(input, accumulator, k), cases);
+        return fit_datapath(start, cases);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("d"), nb::kw_only(), nb::arg("input"),
-      nb::arg("accumulator"),
+      nb::arg("accumulator"), nb::arg("input_b") = nb::none(), nb::arg("scale_block") = 0,
+      nb::arg("scale_format") = nb::none(), nb::arg("scale_a") = nb::none(),
+      nb::arg("scale_b") = nb::none(),
       "The datapath that reproduces the recorded results d of the cases (a, b [cases, K] with K "
-      "one instruction's, c, d [cases]; e.g. probe()'s), searched field by field. No GPU needed.");
+      "one instruction's, c, d [cases]; e.g. probe()'s), searched field by field. No GPU needed. "
+      "B in `input_b` where it differs (kind::f8f6f4); block-scaled cases give scale_block, "
+      "scale_format (ue8m0 or ue4m3) and scale_a, scale_b [cases, ceil(K / scale_block)], and the "
+      "search then also fits G (group_terms), F and the zero exponent (alignment_floor) and the "
+      "NaN-scale rule.");
 
   m.def(
       "detect_gpu",

@@ -54,7 +54,8 @@ void bind_probe(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle c, const FormatArg& input_arg,
          const FormatArg& accumulator_arg, const std::string& instr) {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
-        const std::vector<MmaCase> cases = cases_from(a, b, c, nb::none(), input, accumulator);
+        const std::vector<MmaCase> cases =
+            cases_from(a, b, c, nb::none(), input, input, accumulator);
         const session::ProbeDevice device = probe_device_for("gpu_mma (" + instr + ")");
         const std::string shape = one_shape(device, instr, false);
         std::vector<std::uint32_t> d;

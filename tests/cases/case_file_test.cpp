@@ -143,8 +143,17 @@ TEST(CaseFile, DatapathFormatsAndScales) {
   EXPECT_EQ(scaled_error_of("1 2 2 00000000 38", nvfp4),
             "line 3: K = 1 needs 6 fields (K, 1 a, 1 b, c, 1 scales of A and 1 of B, one per 16 "
             "k) or 7 with a recorded d, found 5");
-  EXPECT_EQ(scaled_error_of("1 2 2 00000000 38 ff", nvfp4),
-            "line 3: sb_0 'ff' is not a bit pattern of ue4m3 (7 bits: at most 7f)");
+  // A ue4m3 scale is a byte whose bit 7 the hardware ignores (MMA-Sim 2.1.1): b8 is 38.
+  const auto signed_scale = parse_case_line(
+      "16 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 41000000 b8 b8", 1,
+      nvfp4);
+  ASSERT_TRUE(signed_scale);
+  EXPECT_EQ(signed_scale->scale_a, (std::vector<std::uint32_t>{0xb8}));
+  MmaCase unsigned_scale = *signed_scale;
+  unsigned_scale.scale_a = unsigned_scale.scale_b = {0x38};
+  EXPECT_EQ(mma_case_element(nvfp4, *signed_scale), mma_case_element(nvfp4, unsigned_scale));
+  EXPECT_EQ(scaled_error_of("1 2 2 00000000 38 1ff", nvfp4),
+            "line 3: sb_0 '1ff' must be 2 hex digits (ue4m3)");
   EXPECT_EQ(scaled_error_of("1 2 2 00000000 3 38", nvfp4),
             "line 3: sa_0 '3' must be 2 hex digits (ue4m3)");
   EXPECT_EQ(scaled_error_of("1 2 22 00000000 38 38", nvfp4),

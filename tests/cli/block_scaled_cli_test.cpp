@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <tcemu/cases/case_file.hpp>
+#include <tcemu/cases/mmasim_evidence.hpp>
 #include <tcemu/emulator/presets.hpp>
 
 #include "cli_runner.hpp"
@@ -96,11 +98,13 @@ TEST(BlockScaledCli, MalformedScaledLinesNameFileLineAndCount) {
                          ": line 3: K = 64 needs 138 fields (K, 64 a, 64 b, c, 4 scales of A and "
                          "4 of B, one per 16 k) or 139 with a recorded d, found 137"))
       << r.output;
-  // A scale or element code above its format's bits is refused, never read modulo its width.
+  // A ue4m3 scale is the byte the hardware reads, bit 7 ignored (MMA-Sim 2.1.1): 80 is 00.
   r = run(std::string("mma ") + kNvfp4, "16 " + repeated("2", 32) + "00000000 80 38\n");
-  EXPECT_EQ(r.status, 2);  // an input error
-  EXPECT_TRUE(has(r, "line 1: sa_0 '80' is not a bit pattern of ue4m3 (7 bits: at most 7f)"))
-      << r.output;
+  EXPECT_EQ(r.status, 0) << r.output;
+  const Result zero_scale =
+      run(std::string("mma ") + kNvfp4, "16 " + repeated("2", 32) + "00000000 00 38\n");
+  EXPECT_EQ(r.output, zero_scale.output);
+  // An element code above its format's bits is refused, never read modulo its width.
   r = run("mma --arch sm100 --instr tcgen05 --type e2m3", "1 40 01 00000000\n");
   EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "line 1: a_0 '40' is not a bit pattern of e2m3 (6 bits: at most 3f)"))
@@ -422,19 +426,26 @@ TEST_F(Nvfp4Gemm, ScaleFilesAreCheckedNamingTheFile) {
   r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string() +
           " --scale-format-a ue4m3");
   EXPECT_EQ(r.status, 0) << r.output;
-  // int8 is no scale dtype; a code above ue4m3's 7 bits is refused with its element.
+  // int8 is no scale dtype.
   write_binary(bad, npy_bytes("|i1", m, s, sa));
   r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
   EXPECT_EQ(r.status, 2);  // an input error
   EXPECT_TRUE(has(r, "dtype '|i1' cannot hold scale codes")) << r.output;
+  // A ue4m3 scale byte with bit 7 set (a float8_e4m3fn scale's sign) reads as without it, as the
+  // hardware reads it (MMA-Sim 2.1.1).
   std::vector<std::uint32_t> signed_scale = sa;
-  signed_scale[4] = 0xb8;
-  write_binary(bad, npy_bytes("|u1", m, s, signed_scale));
-  r = run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
-  EXPECT_EQ(r.status, 2);  // an input error
-  EXPECT_TRUE(has(r, "--scale-a " + bad.path.string() +
-                         ": element (0, 4) = b8 is not a code of ue4m3 (7 bits: at most 7f)"))
-      << r.output;
+  signed_scale[4] |= 0x80;
+  const auto product_with = [&](const std::vector<std::uint32_t>& scales) {
+    write_binary(bad, npy_bytes("|u1", m, s, scales));
+    const Result run_result =
+        run("matmul" + ab + " --scale-a " + bad.path.string() + " --scale-b " + nsb.path.string());
+    EXPECT_EQ(run_result.status, 0) << run_result.output;
+    std::ifstream in(out.path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string with_bit_7 = product_with(signed_scale);
+  EXPECT_FALSE(with_bit_7.empty());
+  EXPECT_EQ(with_bit_7, product_with(sa));
   // A packed FP4 byte (two codes) in A is refused, never read as its low code.
   std::vector<std::uint32_t> packed = a;
   packed[k + 3] = 0x35;
@@ -457,6 +468,49 @@ TEST_F(Nvfp4Gemm, ScaleFilesAreCheckedNamingTheFile) {
           nb.path.string() + " --scale-a " + nsa.path.string() + " --scale-b " + nsb.path.string() +
           " --d " + bad.path.string());
   EXPECT_EQ(r.status, 2) << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+// tcemu detect --from fits G, F and the zero exponent to recorded NVFP4 results (the preset's
+// own, so the fit must reproduce every one), given only the inputs' layout.
+TEST(BlockScaledCli, DetectFitsTheBlockScaledFieldsToRecordedCases) {
+  const tcemu::Datapath nvfp4 = tcemu::preset("sm100", tcemu::formats::e2m1, tcemu::formats::fp32,
+                                              "tcgen05.mxf4nvf4.block16.ue4m3");
+  std::string lines;
+  // 4000 cases of every scenario: fewer can leave G open (the report then says so).
+  for (std::uint64_t i = 0; i < 4000; ++i) {
+    const tcemu::ScaledMmaCase x = tcemu::evidence_case(nvfp4, 7, 1, i);
+    tcemu::MmaCase c{x.a, x.b, x.c, std::nullopt, x.scale_a, x.scale_b};
+    c.d = tcemu::mma_case_element(nvfp4, c);
+    lines += tcemu::format_case_line(c, nvfp4) + "\n";
+  }
+  const TempFile file("detect-nvfp4.txt", lines);
+  const Result r =
+      run("detect --type e2m1 --acc fp32 --scale-block 16 --scale-format ue4m3 --from " +
+          file.path.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "4000 cases, 0 mismatches")) << r.output;
+  EXPECT_TRUE(has(r, "--alignment-bits 35")) << r.output;
+  EXPECT_TRUE(has(r, "--group-terms 16")) << r.output;
+  // The options line runs: `tcemu mma` with it reproduces a recorded line's d.
+  const std::size_t options = r.output.find("options: ");
+  ASSERT_NE(options, std::string::npos) << r.output;
+  const std::string line = r.output.substr(options + 9, r.output.find('\n', options) - options - 9);
+  const std::string first = lines.substr(0, lines.find('\n'));
+  const std::string without_d = first.substr(0, first.rfind(' '));
+  const Result replay = run("mma " + line, without_d + "\n");
+  EXPECT_EQ(replay.status, 0) << replay.output;
+  EXPECT_EQ(replay.output, first.substr(first.rfind(' ') + 1) + "\n") << replay.output;
+  // The inputs' layout must be given: without the scales the lines do not parse.
+  const Result unscaled = run("detect --type e2m1 --acc fp32 --from " + file.path.string());
+  EXPECT_EQ(unscaled.status, 2) << unscaled.output;
+  EXPECT_TRUE(has(unscaled, "line 1")) << unscaled.output;
+  const Result without_file = run("detect --type e2m1 --acc fp32 --scale-block 16");
+  EXPECT_EQ(without_file.status, 2) << without_file.output;
+  EXPECT_TRUE(has(without_file, "--scale-block describes recorded cases")) << without_file.output;
 }
 
 }  // namespace
