@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <tcemu/emulator/binary64_block.hpp>
 #include <tcemu/emulator/block_fma.hpp>
@@ -109,6 +110,54 @@ struct Element {
     return dp.c_entry == AccumulatorEntry::aligned_in_first_block
                ? tcemu::detail::accumulator_bits(dp, chain)
                : d;
+  }
+};
+
+// The kTile x kTile outputs of a thread block, kPerThread x kPerThread a thread: rows ty + kSide r,
+// columns tx + kSide c of the tile at (row0, col0). Shared by the binary64 and the group kernel.
+struct TileElements {
+  Element e[kPerThread][kPerThread];
+  int row0, col0, tx, ty;
+
+  __device__ TileElements(const Datapath& dp, const Problem& p)
+      : row0(static_cast<int>(blockIdx.y) * kTile),
+        col0(static_cast<int>(blockIdx.x) * kTile),
+        tx(static_cast<int>(threadIdx.x) % kSide),
+        ty(static_cast<int>(threadIdx.x) / kSide) {
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+      for (int c = 0; c < kPerThread; ++c) {
+        const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
+        e[r][c].start(dp, p, i < p.m && j < p.n ? initial_bits(dp, p, i, j) : 0);
+      }
+    }
+  }
+  // After the block that ends at slot u of instruction t (of `instructions`): the instruction's
+  // end where u reaches its K (which changes nothing when c is aligned in the first block and
+  // nothing is taken out), then slot 0 of the next.
+  __device__ void after_block(const Datapath& dp, const Problem& p, std::int64_t& t, int& u,
+                              std::int64_t instructions) {
+    if (u != dp.instruction_k) return;
+    if (dp.c_entry != AccumulatorEntry::aligned_in_first_block || p.takeout_instructions > 0) {
+#pragma unroll
+      for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+        for (int c = 0; c < kPerThread; ++c) e[r][c].end_instruction(dp, p, t, instructions);
+      }
+    }
+    u = 0;
+    ++t;
+  }
+  __device__ void store_results(const Datapath& dp, const Problem& p) const {
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+      for (int c = 0; c < kPerThread; ++c) {
+        const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
+        if (i < p.m && j < p.n) store(dp, p, i, j, e[r][c].result(dp, p));
+      }
+    }
   }
 };
 
@@ -239,7 +288,9 @@ __device__ double truncated_on_grid(double a, double b, double m) {
 // `table_a` and `table_b` (fill_operand_table; B's of dp.b_format()) instead of being decoded for
 // each staged operand. A block-scaled datapath (group_terms 1) has each operand staged times the
 // scale that covers its k (scaled_operand, binary64_block.hpp).
-template <bool TrackZeroSign, bool Table>
+// Scaled: block-scaled with group_terms 1 (each product carries its two scales); an instance of
+// its own so that the scaling pass costs the unscaled datapaths no registers.
+template <bool TrackZeroSign, bool Table, bool Scaled>
 __global__ void __launch_bounds__(kThreads, 1)
     binary64_gemm_kernel(Datapath dp, Binary64Grid g, Problem p, int stage_slots,
                          OperandTable table_a, OperandTable table_b) {
@@ -249,23 +300,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   int* a_exponent = reinterpret_cast<int*>(b_value + stage_slots * kTile);
   int* b_exponent = a_exponent + stage_slots * kTile;
 
-  const int tx = static_cast<int>(threadIdx.x) % kSide, ty = static_cast<int>(threadIdx.x) / kSide;
-  const int row0 = static_cast<int>(blockIdx.y) * kTile,
-            col0 = static_cast<int>(blockIdx.x) * kTile;
   const int instruction_k = dp.instruction_k, block_terms = dp.block_terms;
   const std::int64_t instructions = (p.k + instruction_k - 1) / instruction_k;
   const std::int64_t slots = instructions * instruction_k;
-  const bool aligned = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
 
-  Element e[kPerThread][kPerThread];
-#pragma unroll
-  for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-    for (int c = 0; c < kPerThread; ++c) {
-      const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
-      e[r][c].start(dp, p, i < p.m && j < p.n ? initial_bits(dp, p, i, j) : 0);
-    }
-  }
+  TileElements tile(dp, p);
+  auto& e = tile.e;
+  const int tx = tile.tx, ty = tile.ty, row0 = tile.row0, col0 = tile.col0;
 
   // The k of each slot of the stage (-1: no term), worked out once per stage.
   __shared__ std::int64_t stage_k[kMaxBlockTerms];
@@ -315,8 +356,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       b_exponent[to] = static_cast<int>(bv.exponent);
     }
     // Block scaling (group_terms 1): each thread scales the operands it staged (scaled_operand),
-    // apart from the loads above so that an unscaled datapath's registers stay as they were.
-    if (dp.block_scaled()) {
+    // apart from the loads above.
+    if constexpr (Scaled) {
       for (int at = static_cast<int>(threadIdx.x); at < stage_slots * kTile; at += kThreads) {
         const int x = at % kTile;
         const std::int64_t kk = stage_k[at / kTile];
@@ -467,30 +508,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       u += block_terms;
-      // (An instruction's end changes nothing when c is aligned in the first block and nothing is
-      // taken out.)
-      if (u == instruction_k && (!aligned || p.takeout_instructions > 0)) {
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-          for (int c = 0; c < kPerThread; ++c) e[r][c].end_instruction(dp, p, t, instructions);
-        }
-      }
-      if (u == instruction_k) {
-        u = 0;
-        ++t;
-      }
+      tile.after_block(dp, p, t, u, instructions);
     }
   }
 
-#pragma unroll
-  for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-    for (int c = 0; c < kPerThread; ++c) {
-      const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
-      if (i < p.m && j < p.n) store(dp, p, i, j, e[r][c].result(dp, p));
-    }
-  }
+  tile.store_results(dp, p);
 }
 
 // The group kernel (group_terms > 1: kind::mxf4, mxf4nvf4; scaled_groups.hpp, whose header proves
@@ -657,24 +679,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         (tcemu::detail::element_code(f, pattern) & 0xFF) | (sign ? 1 << 8 : 0);
   }
 
-  const int tx = static_cast<int>(threadIdx.x) % kSide, ty = static_cast<int>(threadIdx.x) / kSide;
-  const int row0 = static_cast<int>(blockIdx.y) * kTile,
-            col0 = static_cast<int>(blockIdx.x) * kTile;
   const int instruction_k = dp.instruction_k, block_terms = dp.block_terms;
   const std::int64_t instructions = (p.k + instruction_k - 1) / instruction_k;
   const std::int64_t slots = instructions * instruction_k;
-  const bool aligned = dp.c_entry == AccumulatorEntry::aligned_in_first_block;
   const unsigned group_mask = group == 32 ? ~0u : (1u << group) - 1;
 
-  Element e[kPerThread][kPerThread];
-#pragma unroll
-  for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-    for (int c = 0; c < kPerThread; ++c) {
-      const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
-      e[r][c].start(dp, p, i < p.m && j < p.n ? initial_bits(dp, p, i, j) : 0);
-    }
-  }
+  TileElements tile(dp, p);
+  auto& e = tile.e;
+  const int tx = tile.tx, ty = tile.ty, row0 = tile.row0, col0 = tile.col0;
 
   for (std::int64_t first = 0; first < slots; first += stage_slots) {
     __syncthreads();  // the previous stage is read (and, at first, the code table written)
@@ -809,28 +821,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       u += block_terms;
-      if (u == instruction_k && (!aligned || p.takeout_instructions > 0)) {
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-          for (int c = 0; c < kPerThread; ++c) e[r][c].end_instruction(dp, p, t, instructions);
-        }
-      }
-      if (u == instruction_k) {
-        u = 0;
-        ++t;
-      }
+      tile.after_block(dp, p, t, u, instructions);
     }
   }
 
-#pragma unroll
-  for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-    for (int c = 0; c < kPerThread; ++c) {
-      const int i = row0 + ty + kSide * r, j = col0 + tx + kSide * c;
-      if (i < p.m && j < p.n) store(dp, p, i, j, e[r][c].result(dp, p));
-    }
-  }
+  tile.store_results(dp, p);
 }
 
 // The exact kernel: one output element per thread, exact_mma_chain over each take-out chunk;
@@ -922,10 +917,22 @@ void launch_binary64(const Datapath& dp, const Problem& p, void* scratch) {
       TCEMU_CUDA_CHECK(cudaGetLastError());
     }
   }
+  // The instance for ZeroSign, the operand table and the scales (the scaled formats, at most 8
+  // bits, always take the table).
+  using Kernel = void (*)(Datapath, Binary64Grid, Problem, int, OperandTable, OperandTable);
   const bool ieee = dp.zero_sign == ZeroSign::ieee;
-  const auto kernel =
-      ieee ? (use_table ? binary64_gemm_kernel<true, true> : binary64_gemm_kernel<true, false>)
-           : (use_table ? binary64_gemm_kernel<false, true> : binary64_gemm_kernel<false, false>);
+  Kernel kernel = nullptr;
+  if (dp.block_scaled()) {
+    if (!use_table) throw std::logic_error("launch_binary64: scaled operands wider than 16 bits");
+    kernel =
+        ieee ? binary64_gemm_kernel<true, true, true> : binary64_gemm_kernel<false, true, true>;
+  } else if (use_table) {
+    kernel =
+        ieee ? binary64_gemm_kernel<true, true, false> : binary64_gemm_kernel<false, true, false>;
+  } else {
+    kernel =
+        ieee ? binary64_gemm_kernel<true, false, false> : binary64_gemm_kernel<false, false, false>;
+  }
   TCEMU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bytes)));
   const dim3 grid((p.n + kTile - 1) / kTile, (p.m + kTile - 1) / kTile);
