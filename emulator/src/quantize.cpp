@@ -111,11 +111,15 @@ std::uint8_t nvfp4_block(std::span<const std::uint32_t> values, std::uint32_t te
   if (!is_nan(s)) s = std::clamp(s, kE4m3Tiny, kE4m3Max);
   // In [2^-6, 448] no rounding leaves e4m3's normal range; NaN gives 0x7F.
   const std::uint32_t code = convert(fp32, formats::e4m3, s, Rounding::nearest_even);
-  const std::uint32_t total =
-      fp32_mul_rn(tensor_scale, convert(formats::e4m3, fp32, code, Rounding::nearest_even));
+  // Each value times the reciprocal of the combined scale, fp32(fp32(1 / tensor_scale) / scale),
+  // as torchao 0.18 computes it (to match the MSLK Triton kernel), not divided by their product.
+  const std::uint32_t reciprocal =
+      fp32_div_rn(fp32_div_rn(kOne, tensor_scale),
+                  convert(formats::e4m3, fp32, code, Rounding::nearest_even));
   for (std::size_t i = 0; i < values.size(); ++i) {
-    codes[i] = static_cast<std::uint8_t>(convert(fp32, formats::e2m1, fp32_div_rn(values[i], total),
-                                                 Rounding::nearest_even, Overflow::saturate));
+    codes[i] =
+        static_cast<std::uint8_t>(convert(fp32, formats::e2m1, fp32_mul_rn(values[i], reciprocal),
+                                          Rounding::nearest_even, Overflow::saturate));
   }
   return static_cast<std::uint8_t>(code);
 }

@@ -1,8 +1,9 @@
 """quantize_mx() and quantize_nvfp4() against references, bits compared.
 
-PyTorch is not installed here, so torchao cannot run; its recipes are ported to NumPy float32
-below, line by line (to_mx's FLOOR scale, nvfp4_quantize with per_tensor_amax_to_scale, from
-pytorch/ao torchao/prototype/mx_formats/{mx_tensor,nvfp4_tensor}.py). Element and scale roundings
+torchao's recipes are ported to NumPy float32 below, line by line (to_mx's FLOOR scale, 0.18's
+nvfp4_quantize with per_tensor_amax_to_scale, from pytorch/ao
+torchao/prototype/mx_formats/{mx_tensor,nvfp4_tensor}.py); test_quantize_torchao.py runs torchao
+itself. Element and scale roundings
 are ml_dtypes' casts (round to nearest even; the values are clipped to the format's largest
 magnitude first, as torchao does, since ml_dtypes' float8_e4m3fn overflows to NaN). The MX scale
 is also checked against the spec's formula floor(log2(amax)) - emax through ml_dtypes'
@@ -60,7 +61,7 @@ def torchao_floor_scale(amax, fmt):
 
 
 def nvfp4_reference(x, block=16):
-    """torchao nvfp4_quantize(x, 16, per_tensor_amax_to_scale(amax(x))) in NumPy float32, with a
+    """torchao 0.18 nvfp4_quantize(x, 16, per_tensor_amax_to_scale(amax(x))) in NumPy float32, with a
     zero tensor scale made 1.0 (Transformer Engine's rule; torchao writes NaN there)."""
     x32 = x.astype(np.float32)
     m, k = x32.shape
@@ -73,8 +74,8 @@ def nvfp4_reference(x, block=16):
     scaled_fp8 = np.clip(scaled, np.float32(2.0**-6), np.float32(448.0)).astype(
         ml_dtypes.float8_e4m3fn
     )
-    total = tensor_scale * scaled_fp8.astype(np.float32)
-    data = np.clip(blocks / total[..., None], np.float32(-6.0), np.float32(6.0))
+    reciprocal = (np.float32(1.0) / tensor_scale) / scaled_fp8.astype(np.float32)
+    data = np.clip(blocks * reciprocal[..., None], np.float32(-6.0), np.float32(6.0))
     codes = data.astype(ml_dtypes.float4_e2m1fn).view(np.uint8).reshape(m, k)
     return codes, scaled_fp8.view(np.uint8), tensor_scale
 

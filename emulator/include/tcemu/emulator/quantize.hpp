@@ -18,15 +18,17 @@
 // for FP6 and FP4, which have no NaN. The scale never exceeds 2^125 (floor(log2(amax)) <= 127 for
 // the inputs, emax_elem >= 2), so no block overflows ue8m0.
 //
-// NVFP4 (torchao's nvfp4_quantize with per_tensor_amax_to_scale, the two-level scaling of
+// NVFP4 (torchao 0.18's nvfp4_quantize with per_tensor_amax_to_scale, the two-level scaling of
 // pytorch/ao torchao/prototype/mx_formats/nvfp4_tensor.py, each of its fp32 operations rounded to
 // nearest even as IEEE 754 and torch compute them):
 //   tensor_scale = fp32(amax_tensor / 2688)            2688 = 448 * 6 (e4m3 and e2m1 maxima)
 //   per block of 16: s = fp32(fp32(amax_block / 6) / tensor_scale), clamped to [2^-6, 448]
 //     (torchao's E4M3_EPS, the smallest normal e4m3, keeps a block scale off zero), rounded to
 //     nearest even into e4m3: the ue4m3 scale code; a NaN s gives 0x7F (NaN)
-//   elements: fp32(value / fp32(tensor_scale * scale)) rounded to nearest even into e2m1,
-//     saturating (torchao clamps to +-6 first, the same result); a NaN quotient gives 0x7
+//   elements: fp32(value * fp32(fp32(1 / tensor_scale) / scale)) rounded to nearest even into
+//     e2m1, saturating (torchao clamps to +-6 first, the same result); a NaN product gives 0x7.
+//     (torchao 0.18 multiplies by this reciprocal, as the MSLK Triton kernel does; earlier
+//     torchao divided by fp32(tensor_scale * scale), which rounds some elements differently.)
 // One departure: a tensor scale that rounds to zero (an all-zero tensor, or amax_tensor below
 // 2688 * 2^-150) is made 1.0, as Transformer Engine's compute_global_encode_scaling_factor_FP4
 // makes a degenerate global scale 1; torchao divides 0 by 0 there and writes NaN. The dequantized
