@@ -10,7 +10,6 @@
 //    of fused multiply-adds in ascending k order starting from c, which its authors validated on
 //    A100, H100/H800 and B200 hardware (arXiv 2511.10909). Not yet measured by us:
 //    `tcemu probe --instr dmma` on an H200 decides the order and the fusion (docs/presets.md).
-//  * SASS: cuobjdump -sass of gpu/src/probe/dmma_runner.cu built for sm_90a (CUDA 13).
 #include <tcemu/emulator/fp64_presets.hpp>
 
 #include <stdexcept>
@@ -21,18 +20,18 @@ namespace {
 
 std::vector<Fp64Instruction> table() {
   std::vector<Fp64Instruction> rows;
-  const auto add = [&](std::string_view arch, bool sm90_shapes, bool sm90_sass) {
-    rows.push_back({arch, "mma.sync.m8n8k4", 8, 8, 4, sm90_sass ? "DMMA.884" : ""});
+  const auto add = [&](std::string_view arch, bool sm90_shapes) {
+    rows.push_back({arch, "mma.sync.m8n8k4", 8, 8, 4});
     if (!sm90_shapes) return;
-    rows.push_back({arch, "mma.sync.m16n8k4", 16, 8, 4, sm90_sass ? "DMMA.1684" : ""});
-    rows.push_back({arch, "mma.sync.m16n8k8", 16, 8, 8, sm90_sass ? "DMMA.1688" : ""});
-    rows.push_back({arch, "mma.sync.m16n8k16", 16, 8, 16, sm90_sass ? "DMMA.16816" : ""});
+    rows.push_back({arch, "mma.sync.m16n8k4", 16, 8, 4});
+    rows.push_back({arch, "mma.sync.m16n8k8", 16, 8, 8});
+    rows.push_back({arch, "mma.sync.m16n8k16", 16, 8, 16});
   };
-  add("sm80", false, false);
-  add("sm89", false, false);
-  add("sm90", true, true);
-  add("sm100", true, false);
-  add("sm120", true, false);
+  add("sm80", false);
+  add("sm89", false);
+  add("sm90", true);
+  add("sm100", true);
+  add("sm120", true);
   return rows;
 }
 

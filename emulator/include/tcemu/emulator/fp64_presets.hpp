@@ -15,7 +15,6 @@ struct Fp64Instruction {
   std::string_view arch;  // sm80, sm89, sm90, sm100, sm120
   std::string_view name;  // PTX name with shape: "mma.sync.m8n8k4", "mma.sync.m16n8k16"
   int m, n, k;
-  std::string_view sass;  // the SASS instruction ptxas emits for sm_90a, empty elsewhere
 };
 
 // Every row of the table, by architecture, then K (m8n8k4 first).
