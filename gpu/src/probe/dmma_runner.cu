@@ -5,9 +5,11 @@
 //   B register r: row (k) 4 r + tig, column group;
 //   C/D register r: row group + 8 (r div 2), column 2 tig + r mod 2; D(0, 0) is lane 0's
 //   register 0.
-// A wrong layout pairs the wrong a with the wrong b, which the random probes show as mismatches
-// against the emulator. The k of a product is its column of A and row of B as the PTX ISA numbers
-// them: the order of the chain the probe measures is in those k.
+// CUTLASS's CuTe MMA_Traits of SM80_8x8x4_F64F64F64F64_TN and SM90_16x8x{4,8,16}_F64F64F64F64_TN
+// (include/cute/atom/mma_traits_sm80.hpp, mma_traits_sm90.hpp) give the same maps. A wrong layout
+// pairs the wrong a with the wrong b, which the random probes show as mismatches against the
+// emulator. The k of a product is its column of A and row of B as the PTX ISA numbers them: the
+// order of the chain the probe measures is in those k.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
