@@ -70,6 +70,12 @@ TEST(Fp64Cli, BadInputIsRefusedNamingIt) {
   const Result nan = run("mma --type fp64 --nan-bits 7ff0000000000000", "");
   EXPECT_EQ(nan.status, 2);
   EXPECT_NE(nan.output.find("nan_bits 7ff0000000000000 is not a binary64 NaN"), std::string::npos);
+  const Result detect = run("detect --type fp64 --acc fp64 --from /dev/null");
+  EXPECT_EQ(detect.status, 2);
+  EXPECT_NE(detect.output.find("fp64 MMA is a chain of fused multiply-adds: `tcemu probe --instr "
+                               "dmma`"),
+            std::string::npos)
+      << detect.output;
   const Result recorded = run("mma --type fp64", std::string(kOrderCase) + " 0000000000000000\n");
   EXPECT_EQ(recorded.status, 2);
   EXPECT_NE(recorded.output.find("a recorded d, is for tcemu validate"), std::string::npos);
