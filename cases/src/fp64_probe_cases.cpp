@@ -1,8 +1,7 @@
 #include <tcemu/cases/fp64_probe_cases.hpp>
 
-#include <algorithm>
-#include <limits>
-#include <numeric>
+#include <iterator>
+#include <utility>
 
 #include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
