@@ -19,6 +19,7 @@
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "fp64_commands.hpp"
 #include "input_file.hpp"
 #include "integer_commands.hpp"
 #include "probe_cases.hpp"
@@ -59,7 +60,9 @@ The names: those of `tcemu probe --instr` (mma.sync shapes, WMMA shapes, wgmma, 
 and the sparse shapes mma.sp.m16n8k8, mma.sp.m16n8k16, mma.sp.m16n8k32 and mma.sp.m16n8k64, whose
 datapath is inferred over the K/2 kept products of each case (sparse case lines with --from;
 'all' takes the sparse shapes but not the wgmma of N > 8). The integer shapes have nothing to
-infer (exact sums, wrapped or saturated): `tcemu probe --instr imma` checks them.
+infer (exact sums, wrapped or saturated): `tcemu probe --instr imma` checks them. Nor is fp64
+(DMMA) a block datapath: `tcemu probe --instr dmma` compares its chain of fused multiply-adds, in
+either k order, fused or not, with the GPU's results.
 
 )";
 
@@ -143,6 +146,12 @@ int detect_command(const std::vector<std::string>& words) {
         "tcemu detect infers floating-point datapaths; an integer MMA is an exact sum, wrapped or "
         "saturated, with nothing to infer: `tcemu probe --instr imma` checks the GPU's against "
         "the integer presets");
+  }
+  if (fp64_requested(args) || args.value_or("instr", "") == "dmma") {
+    throw session::UsageError(
+        "tcemu detect infers block datapaths; fp64 MMA is a chain of fused multiply-adds: `tcemu "
+        "probe --instr dmma` compares each k order, fused and unfused, with the GPU's results, and "
+        "`tcemu validate --type fp64 --fp64-order ORDER --fp64-step STEP` with recorded ones");
   }
   const std::string instruction = args.value_or("instr", "mma.sync");
   const bool sparse = session::is_sparse_instruction(instruction);

@@ -12,6 +12,7 @@
 #include "case_lines.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "fp64_commands.hpp"
 #include "input_file.hpp"
 #include "integer_commands.hpp"
 
@@ -28,7 +29,8 @@ line, and writes one result per line to standard output:
 Operands are hex bit patterns of their format without prefix (fp16/bf16: 4 digits, tf32: the
 8-digit fp32 container, e4m3/e5m2: 2 digits, e3m2/e2m3 (FP6): 2 digits up to 3f, e2m1 (FP4): 1
 digit; c and the result: 8 digits for an fp32 accumulator, 4 for fp16; integer formats: 2
-digits per s8/u8 operand, 1 per s4/u4, 8 for an s32 c and result); the b's are in --b-type's
+digits per s8/u8 operand, 1 per s4/u4, 8 for an s32 c and result; fp64: 16 digits for every
+operand, c and result); the b's are in --b-type's
 format where it is given. A line is one output element of one MMA instruction with that K; a
 larger K runs as a chain of instructions. Blank lines and lines starting with # are skipped. A
 recorded result d after c (as `tcemu probe` writes it) is refused: `tcemu validate` checks it.
@@ -134,15 +136,19 @@ bool run_pair_fma_stream(std::istream& in, const std::string& name, bool allow_e
 int mma_command(const std::vector<std::string>& words) {
   auto names = datapath_option_names();
   names.merge(integer_value_option_names());
+  names.merge(fp64_value_option_names());
   auto flags = integer_flag_names();
   flags.insert("help");
   flags.insert("allow-empty");
   const session::Arguments args(words, names, flags);
   if (args.flag("help")) {
-    std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
+    std::cout << kUsage << datapath_options_help() << '\n'
+              << integer_options_help() << '\n'
+              << fp64_options_help();
     return 0;
   }
   if (integer_requested(args)) return integer_mma(args);
+  if (fp64_requested(args)) return fp64_mma(args);
   const bool pair_fma = pair_fma_requested(args);
   const bool sparse = sparse_requested(args);
   const Datapath dp = pair_fma ? Datapath{} : sparse_or_dense_datapath_from(args);

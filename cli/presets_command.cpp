@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "fp64_commands.hpp"
 #include "integer_commands.hpp"
 
 namespace tcemu::cli {
@@ -27,9 +28,10 @@ of several formats (kind::f8f6f4) as one line, 'input=e5m2|e4m3|... input_b=e5m2
 them: mma.sync (the largest-K shape of the format) and each WMMA fragment shape (the mma.sync
 shape it compiles to on that architecture); then every sparse MMA shape (mma.sp.mMnNkK, 2:4 sparsity of A), whose
 datapath is that of its K/2 kept products (instruction_k = K/2; `tcemu mma --help` has the case
-format); then every integer MMA instruction (IMMA) per architecture. With datapath options
-(integer ones too: --type s8 --acc s32 ...; --instr mma.sp.* for a sparse shape) prints that one
-datapath after the overrides.
+format); then every integer MMA instruction (IMMA) per architecture; then every fp64 MMA
+instruction (DMMA) per architecture and the shape mma.sync stands for. With datapath options
+(integer and fp64 ones too: --type s8 --acc s32 ..., --type fp64 --instr mma.sync.m16n8k8 ...;
+--instr mma.sp.* for a sparse shape) prints that one datapath after the overrides.
 
 )";
 
@@ -92,11 +94,14 @@ void print_rows(const std::vector<PresetEntry>& rows) {
 int presets_command(const std::vector<std::string>& words) {
   auto option_names = datapath_option_names();
   option_names.merge(integer_value_option_names());
+  option_names.merge(fp64_value_option_names());
   auto flags = integer_flag_names();
   flags.insert({"help", "all"});
   const session::Arguments args(words, option_names, flags);
   if (args.flag("help")) {
-    std::cout << kUsage << datapath_options_help() << '\n' << integer_options_help();
+    std::cout << kUsage << datapath_options_help() << '\n'
+              << integer_options_help() << '\n'
+              << fp64_options_help();
     return 0;
   }
   if (!args.positional().empty())
@@ -136,10 +141,15 @@ int presets_command(const std::vector<std::string>& words) {
                 << " kept products): " << describe(e.datapath) << " (" << e.source << ")\n";
     }
     print_integer_presets();
+    print_fp64_presets();
     return 0;
   }
   if (integer_requested(args)) {
     std::cout << describe(integer_datapath_from(args)) << '\n';
+    return 0;
+  }
+  if (fp64_requested(args)) {
+    std::cout << describe(fp64_datapath_from(args)) << '\n';
     return 0;
   }
   std::cout << describe(sparse_or_dense_datapath_from(args)) << '\n';

@@ -19,6 +19,7 @@
 #include <tcemu/session/probe.hpp>
 
 #include "commands.hpp"
+#include "fp64_commands.hpp"
 #include "integer_commands.hpp"
 #include "probe_cases.hpp"
 
@@ -29,6 +30,8 @@ constexpr const char* kUsage = R"(usage: tcemu probe --out-dir DIR [--type FORMA
                    [--instr NAME|all] [--random N] [--seed S] [--keep N]
        tcemu probe --out-dir DIR --instr imma [--type s8|u8|s4|u4 [--b-type F]]
                    [--shape mma.sync.mMnNkK] [--random N] [--seed S] [--keep N] [--show N]
+       tcemu probe --out-dir DIR --instr dmma [--shape mma.sync.mMnNkK]
+                   [--random N] [--seed S] [--keep N] [--show N]
 
 Runs cases through one instruction shape of the present GPU (one case per instruction: the case
 is every row of A, every column of B and every element of C, or, for the mma.sync m16n8k16
@@ -69,6 +72,18 @@ checked on the spot against the emulator's preset for the GPU's architecture and
 count of mismatches is printed, with the first --show N of them, default 3; exit 1 if any).
 DIR/probe-GPU-imma-SHAPE-A-B[-satfinite].txt keeps the first --keep N random cases and N
 crafted ones evenly spaced (default: every case), as integer case lines with the GPU's d.
+
+With --instr dmma (or --type fp64, where --instr may name the shape): every fp64 mma.sync shape
+of the GPU (m8n8k4 from sm_80; m16n8k4, m16n8k8, m16n8k16 from sm_90; dmma_runner.hpp), or the
+one --shape names (a GPU below its compute capability is refused, naming both): N random cases
+then the crafted ones of fp64_probe_cases.hpp, built so that the k order of the instruction's
+chain, where c enters, one rounding per step or two, and the NaN, Inf, signed-zero and
+subnormal rules each change the result. Each is checked on the spot against the preset (MMA-Sim
+2.1.1's chain of fused multiply-adds in ascending k order) and against the same chain descending,
+unfused, and both: one line each with its mismatches (and how many of them are crafted), so the
+run says which order the hardware has; the first --show N mismatches against the preset are
+printed (exit 1 if any). DIR/probe-GPU-dmma-SHAPE.txt keeps the cases as fp64 case lines (16
+hex digits a word) with the GPU's d, as --keep says.
 
 )";
 
@@ -202,9 +217,11 @@ int probe_command(const std::vector<std::string>& words) {
     return 0;
   }
   if (args.value_or("instr", "") == "imma" || integer_requested(args)) return integer_probe(args);
+  if (args.value_or("instr", "") == "dmma" || fp64_requested(args)) return fp64_probe(args);
   for (const char* integer_only : {"b-type", "shape", "show"}) {
     if (args.value(integer_only)) {
-      throw session::UsageError("--" + std::string(integer_only) + " applies to --instr imma only");
+      throw session::UsageError("--" + std::string(integer_only) +
+                                " applies to --instr imma and --instr dmma only");
     }
   }
   const auto dir = args.value("out-dir");

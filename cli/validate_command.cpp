@@ -17,6 +17,7 @@
 #include "case_lines.hpp"
 #include "commands.hpp"
 #include "datapath_options.hpp"
+#include "fp64_commands.hpp"
 #include "gemm_operands.hpp"
 #include "input_file.hpp"
 #include "integer_commands.hpp"
@@ -188,6 +189,7 @@ int validate(const std::vector<std::string>& words) {
   names.insert("show");
   names.insert("d");
   names.merge(integer_value_option_names());
+  names.merge(fp64_value_option_names());
   auto flags = integer_flag_names();
   flags.insert("help");
   flags.insert("allow-empty");
@@ -195,7 +197,8 @@ int validate(const std::vector<std::string>& words) {
   if (args.flag("help")) {
     std::cout << kUsage << gemm_operand_options_help() << '\n'
               << datapath_options_help() << '\n'
-              << integer_options_help();
+              << integer_options_help() << '\n'
+              << fp64_options_help();
     return 0;
   }
   const long long show_option = args.integer("show").value_or(5);
@@ -203,6 +206,7 @@ int validate(const std::vector<std::string>& words) {
   if (integer_requested(args)) {
     return integer_validate(args, static_cast<std::size_t>(show_option));
   }
+  if (fp64_requested(args)) return fp64_validate(args, static_cast<std::size_t>(show_option));
   const bool sparse = sparse_requested(args);
   if (sparse && args.value("d"))
     throw session::UsageError("sparse shapes take case files, not --d");

@@ -1,9 +1,5 @@
 #include <tcemu/cases/integer_case_file.hpp>
 
-#include <charconv>
-
-#include <tcemu/cases/printable.hpp>
-
 #include "case_words.hpp"
 
 namespace tcemu {
@@ -23,21 +19,7 @@ std::optional<IntegerMmaCase> parse_integer_case_line(std::string_view text, std
                                                       const IntegerFormat& b_format) {
   const auto words = detail::split_case_words(text);
   if (words.empty() || words.front().front() == '#') return std::nullopt;
-  std::size_t k = 0;
-  const std::string_view first = words.front();
-  const auto [end, error] = std::from_chars(first.data(), first.data() + first.size(), k, 10);
-  if (error != std::errc() || end != first.data() + first.size()) {
-    throw CaseFileError(line, "K '" + printable(first) + "' is not a non-negative integer");
-  }
-  // A K above words.size() / 2 cannot fit (and 2 + 2K could wrap): check it first.
-  const bool fits = k <= words.size() / 2;
-  const std::size_t expected = fits ? 2 + 2 * k : 0;
-  if (!fits || (words.size() != expected && words.size() != expected + 1)) {
-    throw CaseFileError(line, "K = " + std::to_string(k) + " needs 2K + 2 fields (K, " +
-                                  std::to_string(k) + " a, " + std::to_string(k) +
-                                  " b, c) or 2K + 3 with a recorded d, found " +
-                                  std::to_string(words.size()));
-  }
+  const auto [k, has_d] = detail::dense_case_shape(words, line);
   IntegerMmaCase c;
   for (std::size_t i = 0; i < k; ++i)
     c.a.push_back(parse_hex(words[1 + i], a_format, "a", i, line));
@@ -45,7 +27,7 @@ std::optional<IntegerMmaCase> parse_integer_case_line(std::string_view text, std
     c.b.push_back(parse_hex(words[1 + k + i], b_format, "b", i, line));
   }
   c.c = parse_hex(words[1 + 2 * k], integer_formats::s32, "c", std::string_view::npos, line);
-  if (words.size() == expected + 1) {
+  if (has_d) {
     c.d = parse_hex(words.back(), integer_formats::s32, "d", std::string_view::npos, line);
   }
   return c;

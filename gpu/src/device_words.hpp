@@ -1,5 +1,5 @@
-// Device memory holding one 32-bit word per element, freed on scope exit; shared by the
-// one-case runner and the GEMM kernel.
+// Device memory holding one word per element (32-bit, or 64-bit for the fp64 runner), freed on
+// scope exit; shared by the one-case runners and the GEMM kernel.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,37 +12,39 @@
 
 namespace tcemu::gpu::detail {
 
-class DeviceWords {
+template <typename Word>
+class DeviceArray {
  public:
   // Uninitialised room for `count` words.
-  explicit DeviceWords(std::size_t count) : count_(count) {
-    TCEMU_CUDA_CHECK(
-        cudaMalloc(&pointer_, std::max<std::size_t>(count, 1) * sizeof(std::uint32_t)));
+  explicit DeviceArray(std::size_t count) : count_(count) {
+    TCEMU_CUDA_CHECK(cudaMalloc(&pointer_, std::max<std::size_t>(count, 1) * sizeof(Word)));
   }
   // A copy of `host` on the device.
-  explicit DeviceWords(const std::vector<std::uint32_t>& host) : DeviceWords(host.size()) {
+  explicit DeviceArray(const std::vector<Word>& host) : DeviceArray(host.size()) {
     if (!host.empty()) {
-      TCEMU_CUDA_CHECK(cudaMemcpy(pointer_, host.data(), host.size() * sizeof(std::uint32_t),
-                                  cudaMemcpyHostToDevice));
+      TCEMU_CUDA_CHECK(
+          cudaMemcpy(pointer_, host.data(), host.size() * sizeof(Word), cudaMemcpyHostToDevice));
     }
   }
-  DeviceWords(const DeviceWords&) = delete;
-  DeviceWords& operator=(const DeviceWords&) = delete;
-  ~DeviceWords() { cudaFree(pointer_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { cudaFree(pointer_); }
 
-  std::uint32_t* get() const { return pointer_; }
-  std::vector<std::uint32_t> to_host() const {
-    std::vector<std::uint32_t> out(count_);
+  Word* get() const { return pointer_; }
+  std::vector<Word> to_host() const {
+    std::vector<Word> out(count_);
     if (count_ > 0) {
       TCEMU_CUDA_CHECK(
-          cudaMemcpy(out.data(), pointer_, count_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+          cudaMemcpy(out.data(), pointer_, count_ * sizeof(Word), cudaMemcpyDeviceToHost));
     }
     return out;
   }
 
  private:
-  std::uint32_t* pointer_ = nullptr;
+  Word* pointer_ = nullptr;
   std::size_t count_;
 };
+
+using DeviceWords = DeviceArray<std::uint32_t>;
 
 }  // namespace tcemu::gpu::detail

@@ -23,6 +23,7 @@ namespace nb = nanobind;
 void bind_formats(nb::module_& m);   // Format, formats()
 void bind_datapath(nb::module_& m);  // Datapath, preset(), presets(), block_datapath()
 void bind_mma(nb::module_& m);       // mma(): cases through mma_element
+void bind_fp64(nb::module_& m);      // Fp64Datapath, fp64_preset(), fp64_mma(): fp64 MMA
 void bind_matmul(nb::module_& m);    // matmul(): the emulated GEMM, or the GPU's mma_gemm
 void bind_ozaki(nb::module_& m);     // ozaki_gemm()
 void bind_markidis(nb::module_& m);  // markidis_gemm(), markidis_schemes()

@@ -11,6 +11,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <tcemu/emulator/fp64_presets.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 
@@ -180,6 +181,19 @@ void bind_datapath(nb::module_& m) {
               "instruction_names: give input and accumulator together (and input_b only with "
               "them), or none of them");
         }
+        const auto is_fp64 = [](const std::optional<FormatArg>& f) {
+          return f && std::holds_alternative<std::string>(*f) &&
+                 std::get<std::string>(*f) == "fp64";
+        };
+        if (is_fp64(input) || is_fp64(accumulator)) {
+          if (!is_fp64(input) || !is_fp64(accumulator) || input_b) {
+            throw nb::value_error(
+                "instruction_names: fp64 MMA takes input='fp64' and accumulator='fp64' (no "
+                "input_b)");
+          }
+          const auto names = fp64_instruction_names(arch);
+          return std::vector<std::string>(names.begin(), names.end());
+        }
         const auto names = !input ? instruction_names(arch)
                            : !input_b
                                ? instruction_names(arch, format_of(*input), format_of(*accumulator))
@@ -192,7 +206,7 @@ void bind_datapath(nb::module_& m) {
       "Every instruction name an architecture accepts: mma.sync, its mma.sync.mMnNkK shapes, its "
       "WMMA shapes, wgmma (sm90), tcgen05 and its block-scaled kinds (sm100), sm120's "
       "block-scaled mma.sync; with input and accumulator (and input_b), only those that take "
-      "them.");
+      "them (input='fp64', accumulator='fp64': the fp64 MMA shapes of fp64_preset).");
   m.def(
       "block_datapath",
       [](const FormatArg& input, const FormatArg& accumulator, int instruction_k, int block_terms,

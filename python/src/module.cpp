@@ -10,6 +10,7 @@ NB_MODULE(_tcemu, m) {
   bind_formats(m);
   bind_datapath(m);
   bind_mma(m);
+  bind_fp64(m);
   bind_matmul(m);
   bind_ozaki(m);
   bind_markidis(m);

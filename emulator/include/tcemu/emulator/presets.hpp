@@ -32,7 +32,9 @@ std::vector<std::string_view> preset_names();
 
 // Every instruction name an architecture accepts, in the order above: "mma.sync", its
 // mma.sync.mMnNkK shapes by increasing K, its wmma.mMnNkK shapes, "wgmma" (sm90), "tcgen05"
-// (sm100). (wgmma.m64nNkK is accepted for every N the PTX ISA allows and is not listed.)
+// (sm100). (wgmma.m64nNkK is accepted for every N the PTX ISA allows and is not listed.) These are
+// the floating-point datapaths' names; the integer and fp64 shapes have their own tables
+// (integer_presets.hpp; fp64_instruction_names in fp64_presets.hpp).
 std::vector<std::string_view> instruction_names(std::string_view arch);
 
 // The same, restricted to the instructions that take `input` with an `accumulator` accumulator
