@@ -65,7 +65,7 @@ bool mma_stream(std::istream& in, const std::string& name, const session::Argume
 }  // namespace
 
 std::set<std::string> fp64_value_option_names() {
-  return {"fp64-order", "fp64-step"};
+  return {"fp64-order", "fp64-step", "fp64-nan"};
 }
 
 std::string fp64_options_help() {
@@ -78,10 +78,14 @@ std::string fp64_options_help() {
   --fp64-order ORDER     ascending (the presets) or descending: the k order of the chain
   --fp64-step STEP       fused (the presets: one fma per k) or unfused (product rounded, then
                          added)
-  --nan-bits HEX         the NaN every NaN result becomes (default 7fffffffffffffff)
-  An instruction is MMA-Sim 2.1.1's chain of IEEE fused multiply-adds from c in ascending k
-  order, d = fma(a_k, b_k, d), rounded to nearest even each step; a longer K is a chain of
-  instructions in k order. `tcemu probe --instr dmma` measures the order on a GPU.
+  --fp64-nan RULE        propagate (the presets: a step with a NaN operand returns it quieted,
+                         b_k's before d's before a_k's) or replace (every NaN is --nan-bits)
+  --nan-bits HEX         the NaN of an invalid operation, 0 x Inf or Inf - Inf (default
+                         fff8000000000000); with --fp64-nan replace, of every NaN result
+  An instruction is a chain of IEEE fused multiply-adds from c in ascending k order,
+  d = fma(a_k, b_k, d), rounded to nearest even each step (MMA-Sim 2.1.1's model, and the H200's
+  bits, NaNs included: `tcemu probe --instr dmma`, 2026-11-29); a longer K is a chain of
+  instructions in k order.
 )";
 }
 
@@ -102,7 +106,8 @@ Fp64Datapath fp64_datapath_from(const session::Arguments& args) {
     if (args.value(option)) {
       throw session::UsageError("--" + std::string(option) +
                                 " is not a field of the fp64 datapath (fp64 MMA has "
-                                "--instruction-k, --fp64-order, --fp64-step, --nan-bits)");
+                                "--instruction-k, --fp64-order, --fp64-step, --fp64-nan, "
+                                "--nan-bits)");
     }
   }
   if (args.flag("satfinite")) throw session::UsageError("--satfinite applies to integer MMA");
@@ -131,6 +136,14 @@ Fp64Datapath fp64_datapath_from(const session::Arguments& args) {
       throw session::UsageError("--fp64-step: '" + printable(*step) + "' is not fused or unfused");
     }
     dp.step = *s;
+  }
+  if (const auto rule = args.value("fp64-nan")) {
+    const auto n = fp64_nan_by_name(*rule);
+    if (!n) {
+      throw session::UsageError("--fp64-nan: '" + printable(*rule) +
+                                "' is not propagate or replace");
+    }
+    dp.nan = *n;
   }
   if (const auto nan = args.value("nan-bits")) {
     std::uint64_t bits = 0;

@@ -10,7 +10,7 @@
 
 namespace tcemu::cli {
 
-// The options only fp64 MMA reads: --fp64-order, --fp64-step.
+// The options only fp64 MMA reads: --fp64-order, --fp64-step, --fp64-nan.
 std::set<std::string> fp64_value_option_names();
 std::string fp64_options_help();
 
@@ -18,7 +18,8 @@ std::string fp64_options_help();
 bool fp64_requested(const session::Arguments& args);
 
 // The datapath named by --arch (default sm90), --instr (default mma.sync: the largest-K shape)
-// with the overrides --instruction-k, --fp64-order, --fp64-step and --nan-bits (16 hex digits).
+// with the overrides --instruction-k, --fp64-order, --fp64-step, --fp64-nan and --nan-bits (16
+// hex digits).
 // Throws UsageError naming the problem: fp64 with another format (--type, --b-type, --acc), a
 // shape the architecture lacks (listing those it has), an architecture without fp64 MMA, a
 // floating-point or integer datapath option that fp64 MMA has no field for.

@@ -1,6 +1,7 @@
 #include <tcemu/emulator/fp64_mma.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,6 +14,20 @@ namespace {
 
 bool is_nan(std::uint64_t bits) {
   return (bits & fp64::kExponentMask) == fp64::kExponentMask && (bits & fp64::kFractionMask) != 0;
+}
+
+constexpr std::uint64_t kQuietBit = std::uint64_t{1} << 51;
+
+// One step of the chain: d = a b + d through `dp`, NaNs as its rule says.
+double step(const Fp64Datapath& dp, std::uint64_t a, std::uint64_t b, double d) {
+  if (dp.nan == Fp64Nan::propagated) {
+    for (const std::uint64_t operand : {b, fp64::bits(d), a}) {
+      if (is_nan(operand)) return fp64::value(operand | kQuietBit);
+    }
+  }
+  const double x = fp64::value(a), y = fp64::value(b);
+  const double r = dp.step == Fp64Step::fused ? fma_rn(x, y, d) : add_rn(mul_rn(x, y), d);
+  return std::isnan(r) ? fp64::value(dp.nan_bits) : r;
 }
 
 std::string hex16(std::uint64_t bits) {
@@ -29,6 +44,13 @@ std::string hex16(std::uint64_t bits) {
 std::optional<Fp64Order> fp64_order_by_name(std::string_view name) {
   for (const Fp64Order o : {Fp64Order::ascending, Fp64Order::descending}) {
     if (name_of(o) == name) return o;
+  }
+  return std::nullopt;
+}
+
+std::optional<Fp64Nan> fp64_nan_by_name(std::string_view name) {
+  for (const Fp64Nan n : {Fp64Nan::propagated, Fp64Nan::replaced}) {
+    if (name_of(n) == name) return n;
   }
   return std::nullopt;
 }
@@ -60,20 +82,18 @@ std::uint64_t fp64_mma_element(const Fp64Datapath& dp, std::span<const std::uint
     throw std::invalid_argument("fp64_mma_element: a has " + std::to_string(a.size()) +
                                 " values, b has " + std::to_string(b.size()));
   }
-  double d = fp64::value(c);
-  const std::size_t k = a.size(), step = static_cast<std::size_t>(dp.instruction_k);
-  for (std::size_t first = 0; first < k; first += step) {
-    const std::size_t terms = std::min(step, k - first);
+  // K = 0 leaves c; a NaN c is then returned as the rule returns an operand NaN.
+  double d = is_nan(c) && dp.nan == Fp64Nan::replaced ? fp64::value(dp.nan_bits)
+                                                      : fp64::value(is_nan(c) ? c | kQuietBit : c);
+  const std::size_t k = a.size(), per = static_cast<std::size_t>(dp.instruction_k);
+  for (std::size_t first = 0; first < k; first += per) {
+    const std::size_t terms = std::min(per, k - first);
     for (std::size_t i = 0; i < terms; ++i) {
       const std::size_t p = first + (dp.order == Fp64Order::ascending ? i : terms - 1 - i);
-      const double x = fp64::value(a[p]), y = fp64::value(b[p]);
-      d = dp.step == Fp64Step::fused ? fma_rn(x, y, d) : add_rn(mul_rn(x, y), d);
+      d = step(dp, a[p], b[p], d);
     }
   }
-  // A NaN stays a NaN through every later fma or addition (IEEE 754 6.2), so replacing the final
-  // NaN is replacing each step's.
-  const std::uint64_t bits = fp64::bits(d);
-  return is_nan(bits) ? dp.nan_bits : bits;
+  return fp64::bits(d);
 }
 
 std::string describe(const Fp64Datapath& dp) {
@@ -81,7 +101,10 @@ std::string describe(const Fp64Datapath& dp) {
   out << "fp64 x fp64 -> fp64, K = " << dp.instruction_k << " per instruction: a chain of K "
       << (dp.step == Fp64Step::fused ? "fused multiply-adds (one rounding each)"
                                      : "multiplies and adds (two roundings each)")
-      << " from c in " << name_of(dp.order) << " k order, round to nearest even, NaN "
+      << " from c in " << name_of(dp.order) << " k order, round to nearest even, "
+      << (dp.nan == Fp64Nan::propagated
+              ? "NaN operands propagated quieted (b, then d, then a), invalid operations "
+              : "every NaN ")
       << hex16(dp.nan_bits);
   return out.str();
 }

@@ -97,7 +97,7 @@ Fp64Instruction fp64_instruction(std::string_view arch, std::string_view instruc
 
 Fp64Datapath fp64_preset(std::string_view arch, std::string_view instruction) {
   return {fp64_instruction(arch, instruction).k, Fp64Order::ascending, Fp64Step::fused,
-          kFp64PresetNan};
+          kFp64PresetNan, Fp64Nan::propagated};
 }
 
 void check_fp64_shape_k(std::string_view arch, std::string_view instruction, std::size_t k) {

@@ -74,8 +74,8 @@ void bind_fp64(nb::module_& m) {
       "An fp64 MMA (DMMA) datapath (emulator/include/tcemu/emulator/fp64_mma.hpp): each "
       "instruction of instruction_k terms is a chain of IEEE multiply-adds from c, visiting k in "
       "`order` ('ascending' or 'descending'), each step 'fused' (one fma) or 'unfused' (product "
-      "rounded, then added); every NaN result is nan_bits. The presets are MMA-Sim 2.1.1's "
-      "ascending fused chain.");
+      "rounded, then added); `nan` says which NaN a NaN result is. The presets are MMA-Sim "
+      "2.1.1's ascending fused chain, with the NaNs the H200 returns.");
   datapath_class.def_rw("instruction_k", &Fp64Datapath::instruction_k)
       .def_prop_rw(
           "order", [](const Fp64Datapath& dp) { return std::string(name_of(dp.order)); },
@@ -93,7 +93,19 @@ void bind_fp64(nb::module_& m) {
             if (!s) throw nb::value_error(("step: '" + word + "' is not fused or unfused").c_str());
             dp.step = *s;
           })
-      .def_rw("nan_bits", &Fp64Datapath::nan_bits)
+      .def_rw("nan_bits", &Fp64Datapath::nan_bits,
+              "the NaN of an invalid operation (of every NaN result where nan is 'replace')")
+      .def_prop_rw(
+          "nan", [](const Fp64Datapath& dp) { return std::string(name_of(dp.nan)); },
+          [](Fp64Datapath& dp, const std::string& word) {
+            const auto n = fp64_nan_by_name(word);
+            if (!n)
+              throw nb::value_error(
+                  ("nan must be 'propagate' or 'replace', got '" + word + "'").c_str());
+            dp.nan = *n;
+          },
+          "'propagate' (the presets, as the H200: a NaN operand's NaN quieted, b_k's before the "
+          "running d's before a_k's) or 'replace' (every NaN result is nan_bits)")
       .def("validate", [](const Fp64Datapath& dp) { validate(dp); })
       .def("copy", [](const Fp64Datapath& dp) { return dp; })
       .def("__eq__", [](const Fp64Datapath& x, const Fp64Datapath& y) { return x == y; })

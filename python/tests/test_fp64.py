@@ -13,8 +13,8 @@ C = np.array([1.0])
 
 def test_the_preset_chain_is_ascending_and_fused():
     dp = tcemu.fp64_preset("sm80")
-    fields = (dp.instruction_k, dp.order, dp.step, dp.nan_bits)
-    assert fields == (4, "ascending", "fused", 0x7FFFFFFFFFFFFFFF)
+    fields = (dp.instruction_k, dp.order, dp.step, dp.nan, dp.nan_bits)
+    assert fields == (4, "ascending", "fused", "propagate", 0xFFF8000000000000)
     assert tcemu.fp64_mma(dp, A, B, C)[0] == 2.0**-60
     dp.order = "descending"
     assert tcemu.fp64_mma(dp, A, B, C)[0] == 0.0
@@ -34,10 +34,19 @@ def test_bit_patterns_and_float64_agree_and_nan_keeps_its_bits():
     np.testing.assert_array_equal(bits.view(np.uint64), tcemu.fp64_mma(dp, A, B, C).view(np.uint64))
     inf = np.array([[np.inf, -np.inf]])
     d = tcemu.fp64_mma(dp, inf, np.ones((1, 2)), np.array([0.0]))
-    assert d.view(np.uint64)[0] == 0x7FFFFFFFFFFFFFFF
-    dp.nan_bits = 0xFFF8000000000000
-    d = tcemu.fp64_mma(dp, inf, np.ones((1, 2)), np.array([0.0]))
     assert d.view(np.uint64)[0] == 0xFFF8000000000000
+    dp.nan_bits = 0x7FF8000000000000
+    d = tcemu.fp64_mma(dp, inf, np.ones((1, 2)), np.array([0.0]))
+    assert d.view(np.uint64)[0] == 0x7FF8000000000000
+    # A NaN operand keeps its payload, quieted, unless every NaN is replaced.
+    payload = np.array([[0x7FF0000000000ABC, 0x3FF0000000000000]], np.uint64)
+    ones = np.ones((1, 2)).view(np.uint64)
+    zero = np.zeros(1).view(np.uint64)
+    assert tcemu.fp64_mma(dp, payload, ones, zero).view(np.uint64)[0] == 0x7FF8000000000ABC
+    dp.nan = "replace"
+    assert tcemu.fp64_mma(dp, payload, ones, zero).view(np.uint64)[0] == 0x7FF8000000000000
+    with pytest.raises(ValueError, match="propagate"):
+        dp.nan = "keep"
     # Strided views are read in place of a copy's order.
     wide = np.zeros((1, 8))
     wide[0, ::2] = A[0]

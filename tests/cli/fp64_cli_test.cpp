@@ -1,6 +1,8 @@
 // tcemu mma, validate, presets and probe with fp64 (DMMA), as a user runs them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -30,8 +32,16 @@ TEST(Fp64Cli, MmaRunsTheChainInTheDatapathsOrder) {
   EXPECT_EQ(run("mma --type fp64 --fp64-step unfused", fusion).output, "0000000000000000\n");
   // 0 x Inf: the preset's NaN, or the one --nan-bits names.
   const std::string nan = "1 0000000000000000 7ff0000000000000 3ff0000000000000\n";
-  EXPECT_EQ(run("mma --type fp64", nan).output, "7fffffffffffffff\n");
-  EXPECT_EQ(run("mma --type fp64 --nan-bits fff8000000000000", nan).output, "fff8000000000000\n");
+  EXPECT_EQ(run("mma --type fp64", nan).output, "fff8000000000000\n");
+  EXPECT_EQ(run("mma --type fp64 --nan-bits 7ff8000000000000", nan).output, "7ff8000000000000\n");
+  // A NaN operand comes back quieted, or as --nan-bits with --fp64-nan replace.
+  const std::string operand = "1 7ff0000000000abc 3ff0000000000000 3ff0000000000000\n";
+  EXPECT_EQ(run("mma --type fp64", operand).output, "7ff8000000000abc\n");
+  EXPECT_EQ(run("mma --type fp64 --fp64-nan replace", operand).output, "fff8000000000000\n");
+  const Result bad_rule = run("mma --type fp64 --fp64-nan keep", operand);
+  EXPECT_EQ(bad_rule.status, 2);
+  EXPECT_NE(bad_rule.output.find("--fp64-nan: 'keep' is not propagate or replace"),
+            std::string::npos);
 }
 
 TEST(Fp64Cli, BadInputIsRefusedNamingIt) {
@@ -103,8 +113,8 @@ TEST(Fp64Cli, ValidateCountsMismatchesAndPresetsListTheRows) {
   const Result one = run("presets --type fp64 --arch sm120 --instr mma.sync.m16n8k4");
   EXPECT_EQ(one.output,
             "fp64 x fp64 -> fp64, K = 4 per instruction: a chain of K fused multiply-adds (one "
-            "rounding each) from c in ascending k order, round to nearest even, NaN "
-            "7fffffffffffffff\n");
+            "rounding each) from c in ascending k order, round to nearest even, NaN operands "
+            "propagated quieted (b, then d, then a), invalid operations fff8000000000000\n");
 }
 
 TEST(Fp64Cli, ProbeWithoutAGpuSaysWhy) {
@@ -120,6 +130,33 @@ TEST(Fp64Cli, ProbeWithoutAGpuSaysWhy) {
   EXPECT_NE(type.output.find("--instr dmma probes fp64 MMA: --type must be fp64, got 'fp32'"),
             std::string::npos)
       << type.output;
+}
+
+}  // namespace
+
+namespace {
+
+// The DMMA results recorded on the H200 (tests/data/h200-dmma) replay through the sm90 presets,
+// each file by the `tcemu validate` line in its header, with 0 mismatches.
+TEST(H200DmmaProbe, EveryRecordedCaseReplaysThroughThePreset) {
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(TCEMU_H200_DMMA_DIR)) {
+    if (entry.path().extension() != ".txt") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string header;
+    std::getline(in, header);
+    std::getline(in, header);
+    const std::string prefix = "# validate: tcemu validate ";
+    ASSERT_TRUE(header.starts_with(prefix)) << entry.path() << ": " << header;
+    // The options, less the file name the header ends with.
+    std::string options = header.substr(prefix.size());
+    options = options.substr(0, options.rfind(' '));
+    const Result r = run("validate " + options + " " + entry.path().string());
+    EXPECT_EQ(r.status, 0) << entry.path() << "\n" << r.output;
+    EXPECT_NE(r.output.find(" 0 mismatches"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(files, 4u);
 }
 
 }  // namespace

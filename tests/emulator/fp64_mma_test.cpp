@@ -79,22 +79,23 @@ TEST(Fp64Mma, LongerKChainsInstructionsInKOrderWithAShorterLastOne) {
   EXPECT_EQ(chain(down, {}, 2.5), bits(2.5));  // K = 0: d = c
 }
 
-TEST(Fp64Mma, EveryNanIsTheDatapathsNan) {
+TEST(Fp64Mma, InvalidOperationsGiveTheDatapathsNan) {
   const Fp64Datapath dp = fp64_preset("sm90", "mma.sync.m8n8k4");
   const double inf = std::numeric_limits<double>::infinity();
-  const std::uint64_t payload = 0x7FF8000000000123ull;
-  EXPECT_EQ(fp64_mma_element(dp, std::vector<std::uint64_t>{payload, 0, 0, 0},
-                             std::vector<std::uint64_t>(4, bits(1.0)), bits(1.0)),
-            kFp64PresetNan);
-  EXPECT_EQ(chain(dp, {}, std::bit_cast<double>(0xFFF0000000000001ull)), kFp64PresetNan);
   EXPECT_EQ(chain(dp, {inf, 0, 0, -inf}, 1), kFp64PresetNan);  // Inf - Inf
   EXPECT_EQ(fp64_mma_element(dp, std::vector<std::uint64_t>{0, 0, 0, 0},
                              std::vector<std::uint64_t>{bits(inf), 0, 0, 0}, bits(1.0)),
             kFp64PresetNan);  // 0 x Inf
   EXPECT_EQ(chain(dp, {inf, 1, 0, 0}, 1), bits(inf));
   Fp64Datapath other = dp;
-  other.nan_bits = 0xFFF8000000000000ull;
-  EXPECT_EQ(chain(other, {inf, 0, 0, -inf}, 1), 0xFFF8000000000000ull);
+  other.nan_bits = 0x7FF8000000000000ull;
+  EXPECT_EQ(chain(other, {inf, 0, 0, -inf}, 1), 0x7FF8000000000000ull);
+  // Replaced: a NaN operand's NaN too.
+  other.nan = Fp64Nan::replaced;
+  EXPECT_EQ(fp64_mma_element(other, std::vector<std::uint64_t>{0x7FF8000000000123ull, 0, 0, 0},
+                             std::vector<std::uint64_t>(4, bits(1.0)), bits(1.0)),
+            0x7FF8000000000000ull);
+  EXPECT_EQ(chain(other, {}, std::bit_cast<double>(0xFFF0000000000001ull)), 0x7FF8000000000000ull);
 }
 
 TEST(Fp64Mma, ZerosAndSubnormalsFollowIeee) {
@@ -142,11 +143,12 @@ TEST(Fp64Presets, ShapesPerArchitectureFollowThePtxTargets) {
     EXPECT_EQ(fp64_preset(arch, "mma.sync.m16n8k8").instruction_k, 8);
   }
   const Fp64Datapath dp = fp64_preset("sm90", "mma.sync.m16n8k4");
-  EXPECT_EQ(dp, (Fp64Datapath{4, Fp64Order::ascending, Fp64Step::fused, kFp64PresetNan}));
+  EXPECT_EQ(dp, (Fp64Datapath{4, Fp64Order::ascending, Fp64Step::fused, kFp64PresetNan,
+                              Fp64Nan::propagated}));
   EXPECT_EQ(describe(dp),
             "fp64 x fp64 -> fp64, K = 4 per instruction: a chain of K fused multiply-adds (one "
-            "rounding each) from c in ascending k order, round to nearest even, NaN "
-            "7fffffffffffffff");
+            "rounding each) from c in ascending k order, round to nearest even, NaN operands "
+            "propagated quieted (b, then d, then a), invalid operations fff8000000000000");
 }
 
 TEST(Fp64Presets, WhatTheHardwareLacksIsNamed) {
@@ -167,6 +169,33 @@ TEST(Fp64Presets, WhatTheHardwareLacksIsNamed) {
                 .find("K = 4 is not a multiple of mma.sync.m16n8k8's K = 8; sm90 has "
                       "mma.sync.m8n8k4 (K 4), mma.sync.m16n8k4 (K 4)"),
             std::string::npos);
+}
+
+// The H200's NaN rule (docs/presets.md): a NaN operand's NaN quieted, b_k's before d's before
+// a_k's; an invalid operation gives nan_bits; `replaced` makes every NaN nan_bits.
+TEST(Fp64Mma, NanOperandsPropagateQuietedBThenDThenA) {
+  Fp64Datapath dp = fp64_preset("sm90", "mma.sync.m16n8k4");
+  const std::uint64_t one = 0x3FF0000000000000ULL, inf = 0x7FF0000000000000ULL;
+  const std::uint64_t nan_a = 0xFFF8000000000ABCULL, snan_b = 0x7FF0000000000001ULL;
+  const std::uint64_t nan_c = 0x7FF8000000000123ULL;
+  using V = std::vector<std::uint64_t>;
+  // b_k before d: the signalling NaN of b_1 comes back quiet, though c and a_0 are NaN.
+  EXPECT_EQ(fp64_mma_element(dp, V{nan_a, one, one, one}, V{one, snan_b, one, one}, nan_c),
+            0x7FF8000000000001ULL);
+  // d before a_k: c's NaN passes every later step, though a_2 is NaN.
+  EXPECT_EQ(fp64_mma_element(dp, V{one, one, nan_a, one}, V{one, one, one, one}, nan_c), nan_c);
+  // a NaN of a_0 with c a number.
+  EXPECT_EQ(fp64_mma_element(dp, V{nan_a, one, one, one}, V{one, one, one, one}, one), nan_a);
+  // 0 x Inf and Inf - Inf: nan_bits.
+  EXPECT_EQ(fp64_mma_element(dp, V{0, one, one, one}, V{inf, one, one, one}, one), kFp64PresetNan);
+  EXPECT_EQ(fp64_mma_element(dp, V{inf, inf ^ (1ULL << 63), 0, 0}, V{one, one, 0, 0}, 0),
+            kFp64PresetNan);
+  dp.nan = Fp64Nan::replaced;
+  EXPECT_EQ(fp64_mma_element(dp, V{nan_a, one, one, one}, V{one, one, one, one}, one),
+            kFp64PresetNan);
+  EXPECT_EQ(fp64_mma_element(dp, V{}, V{}, nan_c), kFp64PresetNan);
+  dp.nan = Fp64Nan::propagated;
+  EXPECT_EQ(fp64_mma_element(dp, V{}, V{}, snan_b), 0x7FF8000000000001ULL);
 }
 
 }  // namespace

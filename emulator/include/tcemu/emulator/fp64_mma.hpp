@@ -9,9 +9,13 @@
 // from its nearest alternatives: descending k, or a product rounded before its addition.
 //
 // Values travel as binary64 bit patterns (std::uint64_t), as the float MMA's do in 32 bits, so
-// that the NaN a datapath produces is part of the model: every NaN result, whatever made it (a
-// NaN operand, 0 x Inf, Inf - Inf), is `nan_bits`. Everything else is the IEEE operations' result,
-// subnormals and signed zeros included (no flush to zero).
+// that the NaN a datapath produces is part of the model. With Fp64Nan::propagated (measured on the
+// H200, 2026-11-29: `tcemu probe --instr dmma`, 0 mismatches in 8e5 cases, docs/presets.md) a step
+// with a NaN operand returns that NaN quieted (its quiet bit set, sign and payload kept), taking
+// b_k's before the running d's before a_k's where several are NaN; an invalid operation
+// (0 x Inf, Inf - Inf) returns `nan_bits` (fff8000000000000 there). With Fp64Nan::replaced every
+// NaN result is `nan_bits`. Everything else is the IEEE operations' result, subnormals and signed
+// zeros included (no flush to zero).
 #pragma once
 
 #include <cstdint>
@@ -43,11 +47,23 @@ constexpr std::string_view name_of(Fp64Step s) {
 std::optional<Fp64Order> fp64_order_by_name(std::string_view name);
 std::optional<Fp64Step> fp64_step_by_name(std::string_view name);
 
+// Which NaN a step with a NaN result returns.
+enum class Fp64Nan {
+  propagated,  // a NaN operand's, quieted (b_k, then d, then a_k); nan_bits for an invalid one
+  replaced,    // nan_bits, whatever made the NaN
+};
+
+constexpr std::string_view name_of(Fp64Nan n) {
+  return n == Fp64Nan::propagated ? "propagate" : "replace";
+}
+std::optional<Fp64Nan> fp64_nan_by_name(std::string_view name);
+
 struct Fp64Datapath {
   int instruction_k;  // K of one instruction, 1..kMaxFp64InstructionK
   Fp64Order order;
   Fp64Step step;
-  std::uint64_t nan_bits;  // the NaN every NaN result is replaced by; must be a NaN
+  std::uint64_t nan_bits;  // the NaN of an invalid operation (every NaN, if replaced); a NaN
+  Fp64Nan nan = Fp64Nan::propagated;
 
   friend constexpr bool operator==(const Fp64Datapath&, const Fp64Datapath&) = default;
 };

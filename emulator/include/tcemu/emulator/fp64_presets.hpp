@@ -32,13 +32,15 @@ std::vector<std::string_view> fp64_instruction_names(std::string_view arch);
 Fp64Instruction fp64_instruction(std::string_view arch, std::string_view instruction = "mma.sync");
 
 // The datapath of `arch` running `instruction`: MMA-Sim 2.1.1's chain of fused multiply-adds in
-// ascending k order from c, K of the shape, NaN kFp64PresetNan. Throws as fp64_instruction.
+// ascending k order from c, K of the shape, NaN operands propagated and invalid operations
+// kFp64PresetNan, as measured on the H200 (sm90; the other architectures take sm90's until
+// measured). Throws as fp64_instruction.
 Fp64Datapath fp64_preset(std::string_view arch, std::string_view instruction = "mma.sync");
 
-// The NaN of the presets: all ones but the sign, the binary64 widening of the fp32 MMA presets'
-// measured 7fffffff. Inferred, not measured: `tcemu probe --instr dmma` has NaN cases that
-// decide it.
-inline constexpr std::uint64_t kFp64PresetNan = 0x7FFFFFFFFFFFFFFFULL;
+// The NaN of an invalid operation (0 x Inf, Inf - Inf) in the presets: the negative quiet NaN
+// with a zero payload, measured on the H200 (2026-11-29, 13 of 13 such cases of
+// `tcemu probe --instr dmma`).
+inline constexpr std::uint64_t kFp64PresetNan = 0xFFF8000000000000ULL;
 
 // Throws std::invalid_argument unless k is a multiple of the named shape's K (the plain mma.sync
 // accepts any K as a chain with a shorter last instruction). The message names the instruction,
