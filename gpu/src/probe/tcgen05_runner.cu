@@ -133,8 +133,11 @@ __global__ void __launch_bounds__(128)
         : "memory");
   }
   if (thread == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(&barrier))
-                 : "memory");
+    // The initialisation made visible to the async proxy that tcgen05.commit arrives through.
+    asm volatile(
+        "mbarrier.init.shared::cta.b64 [%0], 1;\n"
+        "fence.mbarrier_init.release.cluster;\n" ::"r"(shared_address(&barrier))
+        : "memory");
   }
   for (int i = thread; i < kABytes; i += blockDim.x) a[i] = 0;
   for (int i = thread; i < kBBytes; i += blockDim.x) b[i] = 0;
