@@ -2,6 +2,7 @@
 // that cannot mean anything, a missing option value, and binary input quoted in a message.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -140,9 +141,11 @@ TEST(Refusals, BlackwellProbeNamesNameTheGpuTheyNeed) {
       {"mma.sync.m16n8k64.mxf4nvf4.block16.ue8m0", "needs an sm_120a GPU"},
       {"mma.sync.m16n8k64.mxf4nvf4.block16.ue4m3", "needs an sm_120a GPU"},
   };
+  // The refusal comes before the output folder is made.
   const TempFile dir("blackwell_probe_dir", "");
+  const std::string commands[] = {"probe --out-dir " + dir.path.string(), "detect"};
   for (const auto& [instr, needs] : names) {
-    for (const std::string command : {"probe --out-dir " + dir.path.string() + "-out", "detect"}) {
+    for (const std::string& command : commands) {
       const Result r = run(command + " --instr " + instr + " --random 10");
       EXPECT_EQ(r.status, 1) << command << " " << instr << ": " << r.output;
       if (contains(r, "built without the CUDA backend")) continue;
@@ -151,4 +154,5 @@ TEST(Refusals, BlackwellProbeNamesNameTheGpuTheyNeed) {
           << instr << ": " << r.output;
     }
   }
+  EXPECT_FALSE(std::filesystem::exists(dir.path));
 }
