@@ -43,8 +43,8 @@ def test_blackwell_probe_names_name_the_gpu_they_need():
     ]:
         if capability == [cc]:
             continue
-        with pytest.raises(RuntimeError,
-                           match=instr.replace(".", r"\.") + " " + needs + "|built without the CUDA"):
+        refusal = instr.replace(".", r"\.") + " " + needs + "|built without the CUDA"
+        with pytest.raises(RuntimeError, match=refusal):
             tcemu.probe(input="e2m1", instr=instr, random=10)
 
 
