@@ -93,14 +93,6 @@ std::vector<std::string_view> blackwell_instructions(int compute_capability) {
   return names;
 }
 
-bool blackwell_runners_built() {
-#if TCEMU_WITH_BLACKWELL_PROBES
-  return true;
-#else
-  return false;
-#endif
-}
-
 void check_blackwell_device(std::string_view instruction) {
   const Runner* r = find_runner(instruction);
   if (r == nullptr) {

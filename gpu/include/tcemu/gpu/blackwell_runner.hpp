@@ -36,20 +36,20 @@ std::string_view blackwell_requirement(std::string_view instruction);
 // names on 10.0, the sm_120 names on 12.0, none elsewhere.
 std::vector<std::string_view> blackwell_instructions(int compute_capability);
 
-// Whether this build holds the Blackwell kernels (TCEMU_BLACKWELL_PROBES).
-bool blackwell_runners_built();
-
-// Throws std::runtime_error unless device 0 can run `instruction` (a name blackwell_requirement
-// knows): "tcgen05.mxf4.block32 needs an sm_100a GPU (B200, GB200; compute capability 10.0);
-// this is NVIDIA H200 (compute capability 9.0)", or the same without a device, or naming the
-// build option or the toolkit the build lacks.
+// Throws std::runtime_error unless device 0 is the GPU `instruction` (a Blackwell runner's name)
+// needs: "tcgen05.mxf4.block32 needs an sm_100a GPU (B200, GB200; compute capability 10.0);
+// this is NVIDIA H200 (compute capability 9.0)", or "...; there is no CUDA device (REASON)";
+// std::invalid_argument for a name no Blackwell runner has.
 void check_blackwell_device(std::string_view instruction);
 
 // D(0, 0) of one `instruction` per case, on `datapath` = preset(arch, a, b, accumulator,
 // instruction): a in datapath.input, b in datapath.b_format(), c and d in the accumulator, and on
 // a block-scaled datapath scale_count(datapath, K) scales of each. Every case must have K =
 // datapath.instruction_k terms. Throws std::invalid_argument for a case of the wrong K or scale
-// count or a datapath the instruction does not take, and as check_blackwell_device.
+// count or a datapath the instruction does not take, then as check_blackwell_device, and
+// std::runtime_error in a build without the kernels (TCEMU_BLACKWELL_PROBES=OFF) or for the one
+// instruction the toolkit could not build (mma.sync .scale_vec::4X with ue8m0 scales before
+// CUDA 13.1).
 std::vector<std::uint32_t> run_blackwell(std::string_view instruction, const Datapath& datapath,
                                          std::span<const MmaCase> cases);
 
