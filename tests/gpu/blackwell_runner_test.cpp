@@ -36,9 +36,13 @@ TEST(Tcgen05Descriptor, RefusesWhatTheIsaDoesNotAllow) {
   f.m = 96;
   EXPECT_THROW(gpu::tcgen05::instruction_descriptor(f), std::invalid_argument);
   f = ok;
-  f.n = 8;  // M = 128 takes N in steps of 16
+  f.n = 12;  // N in steps of 8, 8 to 256
   EXPECT_THROW(gpu::tcgen05::instruction_descriptor(f), std::invalid_argument);
-  f.m = 64;  // M = 64 takes N = 8
+  f.n = 264;
+  EXPECT_THROW(gpu::tcgen05::instruction_descriptor(f), std::invalid_argument);
+  f.n = 8;
+  EXPECT_EQ(gpu::tcgen05::instruction_descriptor(f), 0x08020010u);
+  f.m = 64;
   EXPECT_EQ(gpu::tcgen05::instruction_descriptor(f), 0x04020010u);
   f = ok;
   f.kind = Kind::tf32;  // kind::tf32 takes tf32 alone, and gives fp32 alone
@@ -59,6 +63,9 @@ TEST(Tcgen05Descriptor, RefusesWhatTheIsaDoesNotAllow) {
   f.scale = formats::ue8m0;
   EXPECT_EQ(gpu::tcgen05::instruction_descriptor(f), 0x08840000u | 1u << 7 | 3u << 10);
   f.a_scale_byte = 4;
+  EXPECT_THROW(gpu::tcgen05::instruction_descriptor(f), std::invalid_argument);
+  f.a_scale_byte = 0;
+  f.m = 64;  // the block-scaled kinds take M = 128 alone
   EXPECT_THROW(gpu::tcgen05::instruction_descriptor(f), std::invalid_argument);
   f = mxf8;
   f.kind = Kind::mxf4;  // packed e2m1 only

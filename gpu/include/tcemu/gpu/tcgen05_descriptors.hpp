@@ -77,8 +77,8 @@ struct InstructionFields {
   FloatFormat a;
   FloatFormat b;
   FloatFormat d;         // fp32, or fp16 for kind::f16 and kind::f8f6f4
-  int m;                 // 64 or 128 (cta_group::1)
-  int n;                 // M = 64: 8 to 256 in steps of 8; M = 128: 16 to 256 in steps of 16
+  int m;                 // 64 or 128 (cta_group::1; the block-scaled kinds 128)
+  int n;                 // 8 to 256 in steps of 8
   FloatFormat scale{};   // block-scaled kinds: ue8m0 or ue4m3 (both A's and B's)
   int a_scale_byte = 0;  // block-scaled kinds: the byte of A's scale column ("SF ID", 0-3)
   int b_scale_byte = 0;
@@ -88,12 +88,14 @@ struct InstructionFields {
 // [7,10) A type, [10,13) B type, [17,23) N >> 3, [24,29) M >> 4. Block-scaled kinds: [4,6) B's
 // scale byte, [7,10) A type, [10,13) B type, [17,23) N >> 3, [23] scale type (ue4m3 0, ue8m0 1),
 // [24,29) M >> 4, [29,31) A's scale byte. Throws std::invalid_argument for a field the ISA does
-// not allow for cta_group::1.
+// not allow for a dense cta_group::1 instruction (the shapes of "Matrix Shape", Table 39: M = 64
+// or 128, N = 8 to 256 in steps of 8; the block-scaled kinds M = 128).
 constexpr std::uint32_t instruction_descriptor(const InstructionFields& f) {
-  if (f.m != 64 && f.m != 128) throw std::invalid_argument("tcgen05.mma: M must be 64 or 128");
-  const int n_step = f.m == 64 ? 8 : 16;
-  if (f.n < n_step || f.n > 256 || f.n % n_step != 0) {
-    throw std::invalid_argument("tcgen05.mma: N out of range for this M");
+  if (f.m != 128 && (f.m != 64 || block_scaled(f.kind))) {
+    throw std::invalid_argument("tcgen05.mma: M must be 128 (or 64 for an unscaled kind)");
+  }
+  if (f.n < 8 || f.n > 256 || f.n % 8 != 0) {
+    throw std::invalid_argument("tcgen05.mma: N must be 8 to 256 in steps of 8");
   }
   std::uint32_t bits = format_code(f.kind, f.a) << 7 | format_code(f.kind, f.b) << 10 |
                        static_cast<std::uint32_t>(f.n >> 3) << 17 |
