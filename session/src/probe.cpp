@@ -38,7 +38,7 @@ std::vector<PresetEntry> preset_rows(const std::string& arch, const std::string&
   return rows;
 }
 
-// The architecture of a Blackwell name's presets on `device`.
+// The architecture whose presets a Blackwell name (is_blackwell_instruction) compares with.
 std::string blackwell_arch(const std::string& instruction) {
   return instruction.starts_with("tcgen05") ? "sm100" : "sm120";
 }
@@ -164,6 +164,8 @@ std::vector<std::uint32_t> run_cases(const std::string& instruction, const Forma
 #endif
 }
 
+namespace {
+
 // A Blackwell instruction's probe (probe.hpp): the evidence generator's cases, then the crafted
 // ones with scales of 1 where B's format is A's.
 DenseProbe probe_blackwell(const ProbeDevice& device, const std::string& instruction,
@@ -203,6 +205,8 @@ DenseProbe probe_blackwell(const ProbeDevice& device, const std::string& instruc
   not_built("the probe (" + instruction + ")");
 #endif
 }
+
+}  // namespace
 
 DenseProbe probe_dense(const ProbeDevice& device, const std::string& instruction,
                        const FormatPair& pair, std::size_t random, std::uint64_t seed,
