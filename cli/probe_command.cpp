@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/cases/case_generator.hpp>
@@ -26,7 +27,8 @@
 namespace tcemu::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: tcemu probe --out-dir DIR [--type FORMAT --acc FORMAT]
+constexpr const char* kUsage =
+    R"(usage: tcemu probe --out-dir DIR [--type FORMAT [--b-type FORMAT] --acc FORMAT]
                    [--instr NAME|all] [--random N] [--seed S] [--keep N]
        tcemu probe --out-dir DIR --instr imma [--type s8|u8|s4|u4 [--b-type F]]
                    [--shape mma.sync.mMnNkK] [--random N] [--seed S] [--keep N] [--show N]
@@ -50,6 +52,18 @@ for tf32, 16 for fp16/bf16, 32 for e4m3/e5m2), and the sparse mma.sp.m16n8k16 an
 mma.sp.m16n8k32 (fp16 -> fp32, fp16 -> fp16, bf16 -> fp32), mma.sp.m16n8k8, mma.sp.m16n8k16
 (tf32 -> fp32) and mma.sp.m16n8k64 (e4m3, e5m2 -> fp32; sm_89+); 'all' probes every one of them the GPU has but the wgmma of
 N > 8, one file per shape and format pair.
+
+The Blackwell instructions (gpu/include/tcemu/gpu/blackwell_runner.hpp; built for sm_100a and
+sm_120a, not yet run on Blackwell hardware: docs/gpu.md): on an sm_100a GPU (B200, GB200)
+tcgen05 (kind::f16, tf32, f8f6f4 by --type), tcgen05.mxf8f6f4.block32, tcgen05.mxf4.block32,
+tcgen05.mxf4nvf4.block32, tcgen05.mxf4nvf4.block16.ue8m0 and .ue4m3; on an sm_120a GPU (RTX 50,
+RTX PRO 6000 Blackwell) mma.sync.m16n8k32 (kind::f8f6f4), mma.sync.m16n8k32.mxf8f6f4.block32,
+mma.sync.m16n8k64.mxf4.block32, mma.sync.m16n8k64.mxf4nvf4.block32, .block16.ue8m0 and
+.block16.ue4m3. The kinds of FP8/FP6/FP4 take B in any of e5m2 e4m3 e3m2 e2m3 e2m1 (every one,
+or the one --b-type names: DIR/probe-GPU-INSTR-A-B-ACC.txt); their random cases are those of the
+MMA-Sim evidence generator (scales included), their crafted ones where B's format is A's (scales
+of 1); the lines are case lines of the preset's datapath (B's format, then the scales after c).
+On any other GPU these names exit with status 1 and say which GPU they need.
 
 The sparse shapes (2:4 sparsity of A) write sparse case lines 'K a_0..a_{K/2-1} METADATA
 b_0..b_{K-1} c d' (cases/include/tcemu/cases/sparse_case.hpp: the K/2 kept values of A,
@@ -90,11 +104,12 @@ hex digits a word) with the GPU's d, as --keep says.
 using session::FormatPair;
 
 std::string file_name(const std::string& device, const std::string& instruction,
-                      const FormatPair& p) {
+                      const FormatPair& p, const FloatFormat& input_b) {
   std::string gpu;
   for (char ch : device) gpu += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  const std::string b = input_b == p.first ? "" : std::string(input_b.name) + "-";
   return "probe-" + gpu + (instruction == "mma.sync" ? "-" : "-" + instruction + "-") +
-         std::string(p.first.name) + "-" + std::string(p.second.name) + ".txt";
+         std::string(p.first.name) + "-" + b + std::string(p.second.name) + ".txt";
 }
 
 std::string device_words(const session::ProbeDevice& device) {
@@ -104,11 +119,13 @@ std::string device_words(const session::ProbeDevice& device) {
 
 // Returns the number of mismatches against the preset.
 std::size_t probe_pair(const session::ProbeDevice& device, const std::string& instruction,
-                       const FormatPair& p, std::size_t random, std::uint64_t seed,
-                       std::size_t keep, const std::filesystem::path& path) {
+                       const FormatPair& p, const FloatFormat& input_b, std::size_t random,
+                       std::uint64_t seed, std::size_t keep, const std::filesystem::path& path) {
   const auto& [input, accumulator] = p;
   const std::string& arch = device.arch;
-  const session::DenseProbe run = session::probe_dense(device, instruction, p, random, seed);
+  const bool blackwell = session::is_blackwell_instruction(device, instruction);
+  const session::DenseProbe run =
+      session::probe_dense(device, instruction, p, random, seed, input_b);
   const ProbeCases& probe = run.probe;
   const Datapath& dp = run.datapath;
   const bool pair_fma = run.pair_fma;
@@ -124,7 +141,7 @@ std::size_t probe_pair(const session::ProbeDevice& device, const std::string& in
                            const MmaCase& c = probe.cases[static_cast<std::size_t>(i)];
                            const std::uint32_t model_d =
                                pair_fma ? sm90_m8n8k4_fp16_element(c.a, c.b, c.c)
-                                        : mma_element(dp, c.a, c.b, c.c);
+                                        : mma_case_element(dp, c);
                            if (model_d != *c.d) ++local;
                          }
                          differing += local;
@@ -135,23 +152,27 @@ std::size_t probe_pair(const session::ProbeDevice& device, const std::string& in
   const std::size_t kept = std::min(keep, random);
   out << "# tcemu probe: " << device_words(device) << ", "
       << (instruction == "mma.sync" ? "mma.sync m16n8k" + std::to_string(k) : instruction)
-      << ", input " << input.name << ", accumulator " << accumulator.name << ", " << kept << " of "
-      << random << " random cases (seed " << seed << ") and " << probe.cases.size() - random
-      << " crafted; " << mismatches << " of " << probe.cases.size() << " cases differ from "
-      << model << "\n"
+      << ", input " << input.name << (input_b == input ? "" : " x " + std::string(input_b.name))
+      << ", accumulator " << accumulator.name << ", " << kept << " of " << random
+      << " random cases (seed " << seed << ") and " << probe.cases.size() - random << " crafted; "
+      << mismatches << " of " << probe.cases.size() << " cases differ from " << model << "\n"
       << "# validate: tcemu validate --arch " << arch
       << (instruction == "mma.sync" ? "" : " --instr " + instruction) << " --type " << input.name
-      << " --acc " << accumulator.name << " " << path.filename().string() << '\n';
+      << (input_b == input ? "" : " --b-type " + std::string(input_b.name)) << " --acc "
+      << accumulator.name << " " << path.filename().string() << '\n';
   for (std::size_t i = 0; i < probe.cases.size(); ++i) {
     if (i >= kept && i < random) continue;
     if (!probe.names[i].empty()) out << "# crafted: " << probe.names[i] << '\n';
-    out << format_case_line(probe.cases[i], input, accumulator) << '\n';
+    out << (blackwell ? format_case_line(probe.cases[i], dp)
+                      : format_case_line(probe.cases[i], input, accumulator))
+        << '\n';
   }
   file.close();
   std::cout << path.string() << ": " << probe.cases.size() << " cases (" << random << " random, "
             << probe.cases.size() - random << " crafted), " << mismatches << " mismatches against "
-            << model << ", " << instruction << " " << input.name << " -> " << accumulator.name
-            << "\n";
+            << model << ", " << instruction << " " << input.name
+            << (input_b == input ? "" : " x " + std::string(input_b.name)) << " -> "
+            << accumulator.name << "\n";
   return mismatches;
 }
 
@@ -218,7 +239,7 @@ int probe_command(const std::vector<std::string>& words) {
   }
   if (args.value_or("instr", "") == "imma" || integer_requested(args)) return integer_probe(args);
   if (args.value_or("instr", "") == "dmma" || fp64_requested(args)) return fp64_probe(args);
-  for (const char* integer_only : {"b-type", "shape", "show"}) {
+  for (const char* integer_only : {"shape", "show"}) {
     if (args.value(integer_only)) {
       throw session::UsageError("--" + std::string(integer_only) +
                                 " applies to --instr imma and --instr dmma only");
@@ -231,10 +252,16 @@ int probe_command(const std::vector<std::string>& words) {
   const long long keep = args.integer("keep").value_or(random);
   if (keep < 0) throw session::UsageError("--keep must not be negative");
   const auto seed = static_cast<std::uint64_t>(args.integer("seed").value_or(1));
-  const session::ProbeDevice device = session::probe_device();
   const std::string instruction = args.value_or("instr", "mma.sync");
-  const std::vector<std::string> instructions = session::probe_instructions(device, instruction);
   const auto named = named_pair(args);
+  std::optional<FloatFormat> named_b;
+  if (const auto b = args.value("b-type")) {
+    named_b = format_by_name(*b);
+    if (!named_b) throw session::UsageError("--b-type: unknown format '" + *b + "'");
+    if (!named) throw session::UsageError("--b-type needs --type and --acc");
+  }
+  const session::ProbeDevice device = session::probe_device(instruction);
+  const std::vector<std::string> instructions = session::probe_instructions(device, instruction);
   std::filesystem::create_directories(*dir);
   std::size_t files = 0;
   for (const std::string& name : instructions) {
@@ -250,10 +277,21 @@ int probe_command(const std::vector<std::string>& words) {
             return q.first == p.first && q.second == p.second;
           }) == 0)
         continue;  // --instr all with a pair: only the shapes that take it
-      (sparse ? probe_sparse_pair : probe_pair)(
-          device, name, p, static_cast<std::size_t>(random), seed, static_cast<std::size_t>(keep),
-          std::filesystem::path(*dir) / file_name(device.name, name, p));
-      ++files;
+      if (sparse) {
+        if (named_b && !(*named_b == p.first)) continue;  // mma.sp takes B in A's format
+        probe_sparse_pair(device, name, p, static_cast<std::size_t>(random), seed,
+                          static_cast<std::size_t>(keep),
+                          std::filesystem::path(*dir) / file_name(device.name, name, p, p.first));
+        ++files;
+        continue;
+      }
+      for (const FloatFormat& b : session::instruction_b_formats(device, name, p)) {
+        if (named_b && !(*named_b == b)) continue;
+        probe_pair(device, name, p, b, static_cast<std::size_t>(random), seed,
+                   static_cast<std::size_t>(keep),
+                   std::filesystem::path(*dir) / file_name(device.name, name, p, b));
+        ++files;
+      }
     }
   }
   if (files == 0) throw std::runtime_error("no instruction of " + device.name + " takes that pair");

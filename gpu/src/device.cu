@@ -14,6 +14,7 @@ std::string DeviceInfo::arch_preset() const {
   if (cc == 89) return "sm89";
   if (cc == 90) return "sm90";
   if (cc == 100) return "sm100";
+  if (cc == 120) return "sm120";
   return "";
 }
 

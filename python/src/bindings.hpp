@@ -34,9 +34,10 @@ void bind_probe(nb::module_& m);     // probe(): cases through the GPU's own ins
 void bind_detect(nb::module_& m);    // detect(): the datapath that reproduces recorded results
 void bind_quantize(nb::module_& m);  // quantize_mx(), quantize_nvfp4()
 
-// The present GPU for the call `what` (probe(), gpu_mma(), detect_gpu()); RuntimeError in a
-// build without the CUDA backend or where there is no GPU (probe.cpp).
-session::ProbeDevice probe_device_for(const std::string& what);
+// The present GPU for the call `what` (probe(), gpu_mma(), detect_gpu()) of instruction `instr`;
+// RuntimeError in a build without the CUDA backend or where there is no GPU, naming the GPU a
+// Blackwell `instr` needs (probe.cpp).
+session::ProbeDevice probe_device_for(const std::string& what, const std::string& instr);
 
 // The instruction shapes `instr` names on `device` (session::probe_instructions: "mma.sync",
 // "all", or a shape the probe runners issue there); ValueError listing them otherwise.

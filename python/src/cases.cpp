@@ -68,6 +68,22 @@ nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint
   return out;
 }
 
+nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint32_t>& d,
+                  const Datapath& datapath) {
+  nb::dict out = cases_to(cases, d, datapath.input, datapath.accumulator);
+  const std::size_t n = cases.size(), k = n == 0 ? 0 : cases.front().a.size();
+  out["b"] = bits_array(n, k, datapath.b_format(),
+                        [&](std::size_t i, std::size_t j) { return cases[i].b[j]; });
+  if (datapath.block_scaled()) {
+    const std::size_t s = n == 0 ? 0 : cases.front().scale_a.size();
+    out["scale_a"] = bits_array(n, s, datapath.block_scaling.scale_a,
+                                [&](std::size_t i, std::size_t j) { return cases[i].scale_a[j]; });
+    out["scale_b"] = bits_array(n, s, datapath.block_scaling.scale_b,
+                                [&](std::size_t i, std::size_t j) { return cases[i].scale_b[j]; });
+  }
+  return out;
+}
+
 nb::dict sparse_cases_to(const std::vector<SparseMmaCase>& cases, const FloatFormat& input,
                          const FloatFormat& accumulator) {
   const std::size_t n = cases.size(), k = n == 0 ? 0 : cases.front().b.size();

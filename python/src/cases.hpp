@@ -25,6 +25,11 @@ std::vector<MmaCase> cases_from(nb::handle a, nb::handle b, nb::handle c, nb::ha
 nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint32_t>& d,
                   const FloatFormat& input, const FloatFormat& accumulator);
 
+// The same in the datapath's formats: b in datapath.b_format() and, on a block-scaled datapath,
+// scale_a and scale_b [cases, S] in their scale formats (S scales of each case).
+nb::dict cases_to(const std::vector<MmaCase>& cases, const std::vector<std::uint32_t>& d,
+                  const Datapath& datapath);
+
 // The same for sparse cases with their results d: a [cases, K/2] (the kept values), index
 // [cases, K/2] (uint8: each kept value's position in its group of four), b [cases, K], c, d
 // [cases].

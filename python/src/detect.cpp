@@ -106,7 +106,7 @@ void bind_detect(nb::module_& m) {
         std::optional<FloatFormat> input, accumulator;
         if (input_arg) input = format_of(*input_arg);
         if (accumulator_arg) accumulator = format_of(*accumulator_arg);
-        const session::ProbeDevice device = probe_device_for("detect_gpu (" + instr + ")");
+        const session::ProbeDevice device = probe_device_for("detect_gpu (" + instr + ")", instr);
         const std::vector<std::string> shapes = probe_shapes(device, instr);
         std::vector<DatapathFit> fits;
         nb::gil_scoped_release release;

@@ -1,9 +1,11 @@
 // probe() and gpu_mma(): cases through one instruction of the present GPU (every dense shape the
 // probe runners issue, wgmma, and the sparse mma.sp shapes for probe()), the GPU's own bits to
 // hold against the emulator's, by the pipeline of `tcemu probe` (tcemu/session/probe.hpp).
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -17,9 +19,9 @@
 
 namespace tcemu::python {
 
-session::ProbeDevice probe_device_for(const std::string& what) {
+session::ProbeDevice probe_device_for(const std::string& what, const std::string& instr) {
   if (!session::gpu_built()) no_gpu_build(what);
-  return session::probe_device();
+  return session::probe_device(instr);
 }
 
 std::vector<std::string> probe_shapes(const session::ProbeDevice& device,
@@ -56,7 +58,7 @@ void bind_probe(nb::module_& m) {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
         const std::vector<MmaCase> cases =
             cases_from(a, b, c, nb::none(), input, input, accumulator);
-        const session::ProbeDevice device = probe_device_for("gpu_mma (" + instr + ")");
+        const session::ProbeDevice device = probe_device_for("gpu_mma (" + instr + ")", instr);
         const std::string shape = one_shape(device, instr, false);
         std::vector<std::uint32_t> d;
         {
@@ -76,9 +78,12 @@ void bind_probe(nb::module_& m) {
   m.def(
       "probe",
       [](const FormatArg& input_arg, const FormatArg& accumulator_arg, const std::string& instr,
-         std::size_t random, std::uint64_t seed) -> nb::dict {
+         std::size_t random, std::uint64_t seed,
+         const std::optional<FormatArg>& input_b_arg) -> nb::dict {
         const FloatFormat input = format_of(input_arg), accumulator = format_of(accumulator_arg);
-        const session::ProbeDevice device = probe_device_for("probe (" + instr + ")");
+        std::optional<FloatFormat> input_b;
+        if (input_b_arg) input_b = format_of(*input_b_arg);
+        const session::ProbeDevice device = probe_device_for("probe (" + instr + ")", instr);
         const std::string shape = one_shape(device, instr, true);
         nb::dict out;
         if (session::is_sparse_instruction(shape)) {
@@ -93,12 +98,12 @@ void bind_probe(nb::module_& m) {
           session::DenseProbe p;
           {
             nb::gil_scoped_release release;
-            p = session::probe_dense(device, shape, {input, accumulator}, random, seed);
+            p = session::probe_dense(device, shape, {input, accumulator}, random, seed, input_b);
           }
           std::vector<std::uint32_t> d;
           d.reserve(p.probe.cases.size());
           for (const MmaCase& c : p.probe.cases) d.push_back(c.d.value());
-          out = cases_to(p.probe.cases, d, input, accumulator);
+          out = cases_to(p.probe.cases, d, p.datapath);
           out["names"] = nb::cast(p.probe.names);
         }
         out["device"] = device.name;
@@ -106,7 +111,7 @@ void bind_probe(nb::module_& m) {
         return out;
       },
       nb::arg("input") = "fp16", nb::arg("accumulator") = "fp32", nb::arg("instr") = "mma.sync",
-      nb::arg("random") = 100000, nb::arg("seed") = 1,
+      nb::arg("random") = 100000, nb::arg("seed") = 1, nb::arg("input_b") = nb::none(),
       "Runs `random` generated cases and the crafted ones through the present GPU's `instr` "
       "(mma.sync, a dense shape as gpu_mma() takes it, or a sparse shape: mma.sp.m16n8k8, "
       "mma.sp.m16n8k16, mma.sp.m16n8k32, mma.sp.m16n8k64), one case per instruction, as `tcemu "
@@ -115,7 +120,12 @@ void bind_probe(nb::module_& m) {
       "names, '' for random ones), device, and arch (its preset). A sparse shape's a holds the "
       "K/2 kept values of each case and index [cases, K/2] (uint8) their positions in their "
       "groups of four (tcemu/cases/sparse_case.hpp); b holds all K. The integer shapes are "
-      "`tcemu probe`'s only. ValueError for a name no runner issues, RuntimeError without a GPU.");
+      "`tcemu probe`'s only. The Blackwell instructions (`tcemu probe --help`: tcgen05, "
+      "tcgen05.mxf4nvf4.block16.ue4m3, mma.sync.m16n8k64.mxf4.block32, ...; built for sm_100a and "
+      "sm_120a, not yet run on Blackwell hardware) take b in input_b (default: input) and return "
+      "scale_a, scale_b [cases, S] on the block-scaled kinds; on another GPU they raise "
+      "RuntimeError naming the GPU they need. ValueError for a name no runner issues, "
+      "RuntimeError without a GPU.");
 }
 
 }  // namespace tcemu::python

@@ -31,6 +31,23 @@ def test_gpu_calls_say_no_gpu():
             call()
 
 
+def test_blackwell_probe_names_name_the_gpu_they_need():
+    # Everywhere but on an sm_100a (sm_120a) GPU: no GPU, or another GPU ("...; this is NVIDIA
+    # H200 (compute capability 9.0)"), or a build without the CUDA backend; nothing is launched.
+    capability = [10 * major + minor for major, minor in
+                  (d["compute_capability"] for d in tcemu.devices()[:1])]
+    for instr, needs, cc in [
+        ("tcgen05.mxf4nvf4.block16.ue4m3", "needs an sm_100a GPU", 100),
+        ("tcgen05", "needs an sm_100a GPU", 100),
+        ("mma.sync.m16n8k64.mxf4.block32", "needs an sm_120a GPU", 120),
+    ]:
+        if capability == [cc]:
+            continue
+        refusal = instr.replace(".", r"\.") + " " + needs + "|built without the CUDA"
+        with pytest.raises(RuntimeError, match=refusal):
+            tcemu.probe(input="e2m1", instr=instr, random=10)
+
+
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
 def test_gpu_matmul_and_schemes_give_the_emulator_bits(rng):
     arch = tcemu.devices()[0]["arch_preset"]

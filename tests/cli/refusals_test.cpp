@@ -2,6 +2,7 @@
 // that cannot mean anything, a missing option value, and binary input quoted in a message.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -117,3 +118,41 @@ TEST(Refusals, GemmAndDetectExit2ForInputErrors) {
 }
 
 }  // namespace
+
+// The Blackwell probe names refuse every GPU but the one they need, naming it, with status 1 (as
+// probe's other refusals): here no GPU ("no CUDA device (...); NAME needs an sm_100a GPU"), on a
+// GPU without them "NAME needs an sm_100a GPU (...); this is NVIDIA H200 (compute capability
+// 9.0)", or a build without the CUDA backend. They never launch a kernel there.
+TEST(Refusals, BlackwellProbeNamesNameTheGpuTheyNeed) {
+  const struct {
+    const char* instr;
+    const char* needs;
+  } names[] = {
+      {"tcgen05", "needs an sm_100a GPU (B200, GB200; compute capability 10.0)"},
+      {"tcgen05.mxf8f6f4.block32", "needs an sm_100a GPU"},
+      {"tcgen05.mxf4.block32", "needs an sm_100a GPU"},
+      {"tcgen05.mxf4nvf4.block32", "needs an sm_100a GPU"},
+      {"tcgen05.mxf4nvf4.block16.ue8m0", "needs an sm_100a GPU"},
+      {"tcgen05.mxf4nvf4.block16.ue4m3", "needs an sm_100a GPU"},
+      {"mma.sync.m16n8k32.mxf8f6f4.block32",
+       "needs an sm_120a GPU (RTX 50, RTX PRO 6000 Blackwell; compute capability 12.0)"},
+      {"mma.sync.m16n8k64.mxf4.block32", "needs an sm_120a GPU"},
+      {"mma.sync.m16n8k64.mxf4nvf4.block32", "needs an sm_120a GPU"},
+      {"mma.sync.m16n8k64.mxf4nvf4.block16.ue8m0", "needs an sm_120a GPU"},
+      {"mma.sync.m16n8k64.mxf4nvf4.block16.ue4m3", "needs an sm_120a GPU"},
+  };
+  // The refusal comes before the output folder is made.
+  const TempFile dir("blackwell_probe_dir", "");
+  const std::string commands[] = {"probe --out-dir " + dir.path.string(), "detect"};
+  for (const auto& [instr, needs] : names) {
+    for (const std::string& command : commands) {
+      const Result r = run(command + " --instr " + instr + " --random 10");
+      EXPECT_EQ(r.status, 1) << command << " " << instr << ": " << r.output;
+      if (contains(r, "built without the CUDA backend")) continue;
+      EXPECT_TRUE(contains(r, std::string(instr) + " " + needs)) << instr << ": " << r.output;
+      EXPECT_TRUE(contains(r, "no CUDA device (") || contains(r, "; this is "))
+          << instr << ": " << r.output;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path));
+}
