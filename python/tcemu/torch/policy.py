@@ -2,8 +2,8 @@
 datapath's input format, and which datapath its gradients take.
 
 A Route is one such choice; a Policy maps a product to a Route (or to None: run natively) by the
-module it runs in (qualified name, then type, from the innermost module out), then by the
-operator, then the default.
+modules it runs in (qualified names, then types, each from the innermost module out), then by
+the operator, then the default.
 """
 
 import tcemu
@@ -84,8 +84,9 @@ class Policy:
     layers: {qualified module name: Datapath | Route | None}, names as model.named_modules()
     gives them ("" is the model itself). types: {module class: Datapath | Route | None}.
     operators: {operator name: Datapath | Route | None}, the names of tcemu.torch.OPERATORS.
-    A product takes the entry of the innermost module (its name, then its type) that has one,
-    going outwards; else its operator's; else the default. None means natively."""
+    A product takes the entry of the innermost module whose name has one, going outwards; else
+    that of the innermost module whose type (or a base class) has one; else its operator's; else
+    the default. None means natively."""
 
     def __init__(self, datapath=None, *, scaling=None, backward=None, layers=None, types=None, operators=None):
         from .forms import OPERATORS
@@ -110,9 +111,10 @@ class Policy:
     def route(self, operator, modules):
         """(Route or None, why): the route of a product of `operator` run inside `modules`, a list
         of (qualified name, module) from the outermost to the innermost."""
-        for name, module in reversed(modules):
+        for name, _ in reversed(modules):
             if name in self.layers:
                 return self.layers[name], f"layer {name!r}"
+        for _, module in reversed(modules):
             for cls in type(module).__mro__:
                 if cls in self.types:
                     return self.types[cls], f"type {cls.__name__}"
