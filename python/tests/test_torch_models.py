@@ -222,7 +222,18 @@ def test_the_module_wrapper_names_layers_relative_to_its_module():
     y = wrapped(torch.randn(3, 8))
     assert y.shape == (3, 8)
     assert {(r["layer"], r["ran"]) for r in wrapped.summary.rows()} == {
-        ("a", "tcemu fp16->fp32"),
+        ("a", "tcemu sm90 fp16->fp32"),
         ("b", "native: policy (default)"),
     }
     assert math.isfinite(float(y.detach().sum()))
+
+
+def test_the_readme_example_prints_what_the_readme_says():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    code = re.search(r"```python\n(import tcemu, tcemu.torch as tt, torch\n.*?)```", text, re.S).group(1)
+    printed = re.search(r"prints \(python/tests/test_torch_models.py runs this block\)\n\n```\n(.*?)```", text, re.S)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == printed.group(1)

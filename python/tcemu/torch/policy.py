@@ -24,7 +24,8 @@ class Route:
     backward: the Route (or a Datapath, taken with this scaling) of the two gradient products
     grad_a = grad b^T and grad_b = a^T grad; None: this route; "native": PyTorch's own product
     in the gradient's dtype (for example fp32 gradients under an emulated forward).
-    name: how the summary names the route (default: the datapath's input and accumulator)."""
+    name: how the summary names the route (default: the first preset's architecture with this
+    datapath and its formats, e.g. 'sm90 fp16->fp32', or 'fp16->fp32 (custom)')."""
 
     def __init__(self, datapath, scaling=None, backward=None, name=None):
         if not isinstance(datapath, tcemu.Datapath):
@@ -50,9 +51,7 @@ class Route:
                 "tcemu.torch.Route: backward must be None, 'native', a Route or a tcemu.Datapath, "
                 f"got {backward!r}"
             )
-        dp = self.datapath
-        b = f"x{dp.input_b.name}" if dp.input_b is not None else ""
-        self.name = name or f"{dp.input.name}{b}->{dp.accumulator.name}"
+        self.name = name or _default_name(self.datapath)
 
     @property
     def key(self):
@@ -66,6 +65,15 @@ class Route:
 
     def __repr__(self):
         return f"tcemu.torch.Route({self.name}, scaling={self.scaling!r}, backward={self.backward!r})"
+
+
+def _default_name(dp):
+    """'ARCH INPUT->ACCUMULATOR' of the first preset with this datapath, else 'INPUT->ACCUMULATOR
+    (custom)'."""
+    b = f"x{dp.input_b.name}" if dp.input_b is not None else ""
+    formats = f"{dp.input.name}{b}->{dp.accumulator.name}"
+    arch = next((e.arch for e in tcemu.presets() if e.datapath == dp), None)
+    return f"{arch} {formats}" if arch else f"{formats} (custom)"
 
 
 def _as_route(value, where):
