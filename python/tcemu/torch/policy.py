@@ -44,8 +44,8 @@ class Route:
         if backward is None or backward == "native" or isinstance(backward, Route):
             self.backward = backward
         elif isinstance(backward, tcemu.Datapath):
-            self.backward = Route(backward, None if backward.block_scaled else
-                                  (self.scaling if self.scaling != "block" else None))
+            keep = not backward.block_scaled and self.scaling != "block"  # this route's scaling
+            self.backward = Route(backward, self.scaling if keep else None)
         else:
             raise TypeError(
                 "tcemu.torch.Route: backward must be None, 'native', a Route or a tcemu.Datapath, "
