@@ -237,3 +237,44 @@ def test_the_readme_example_prints_what_the_readme_says():
     printed = re.search(r"prints \(python/tests/test_torch_models.py runs this block\)\n\n```\n(.*?)```", text, re.S)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == printed.group(1)
+
+
+def test_attention_modules_route_every_product():
+    torch.manual_seed(6)
+    layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True, dropout=0.0)
+    mha = nn.MultiheadAttention(16, 2, batch_first=True)
+    x = torch.randn(2, 5, 16)
+    for train in (True, False):
+        layer.train(train)
+        with tt.emulate(SM90, layer) as mode:
+            layer(x)
+        rows = {(r["layer"], r["operator"]): r["count"] for r in mode.summary.rows()}
+        # the packed q, k, v projection, the attention, the output projection, the feed-forward
+        assert rows == {("self_attn", "linear"): 2, ("self_attn", "scaled_dot_product_attention"): 1,
+                        ("linear1", "linear"): 1, ("linear2", "linear"): 1}, rows
+        assert mode.summary.native() == 0
+    with tt.emulate(SM90, mha) as mode:
+        out, weights = mha(x, x + 1, x + 2)  # need_weights: the explicit bmm path
+    assert weights.shape == (2, 5, 5)
+    assert {(r["operator"], r["count"]) for r in mode.summary.rows()} == {("linear", 4), ("bmm", 2)}
+
+
+def test_recurrent_kernels_run_natively_and_are_counted():
+    torch.manual_seed(7)
+    lstm = nn.LSTM(4, 8)
+    with tt.emulate(SM90, lstm) as mode:
+        lstm(torch.randn(3, 1, 4))
+    assert mode.summary.rows() == [
+        {"layer": "", "operator": "lstm", "ran": "native: no GEMM form for lstm in tcemu.torch", "count": 1}]
+
+
+def test_backward_inside_the_mode_routes_nothing_twice():
+    gen = torch.Generator().manual_seed(8)
+    a = torch.randn(4, 8, generator=gen, requires_grad=True)
+    b = torch.randn(8, 3, generator=gen, requires_grad=True)
+    g = torch.randn(4, 3, generator=gen)
+    with tt.emulate(tt.Route(SM90, backward="native")) as mode:
+        (a @ b).backward(g)
+    assert mode.summary.routed() == 1 and mode.summary.native() == 0
+    assert_bits(a.grad, g @ b.detach().t(), "native grad a")
+    assert_bits(b.grad, a.detach().t() @ g, "native grad b")

@@ -344,4 +344,13 @@ UNROUTED = {
     torch.Tensor.addbmm_: "addbmm_",
     torch.chain_matmul: "chain_matmul",
     torch.linalg.multi_dot: "multi_dot",
+    torch.cdist: "cdist",
+    torch.lstm: "lstm",  # the fused recurrent kernels of nn.LSTM, nn.GRU, nn.RNN
+    torch.gru: "gru",
+    torch.rnn_tanh: "rnn_tanh",
+    torch.rnn_relu: "rnn_relu",
 }
+
+# Python-level functions whose products are the routed functions above: run with the mode still
+# active (see mode.emulate), so that their products are routed and counted one by one.
+TRANSPARENT = {F.multi_head_attention_forward}

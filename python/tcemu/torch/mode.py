@@ -6,16 +6,23 @@ operators such as @) before dispatch and without patching PyTorch; it is thread-
 PyTorch's mode stack is, so only the thread that entered it is routed. Layer names come from
 forward hooks on the model's modules (Layers), which keep a per-thread stack of the modules
 being run.
+
+A Python-level torch function (F.multi_head_attention_forward) reaches the mode whole, and
+PyTorch runs a mode's handler with the mode off: the products inside would pass unseen. The
+functions of forms.TRANSPARENT are therefore run from a copy whose has_torch_function checks
+answer False (their plain-Tensor arguments have no override of their own), with the mode
+pushed again, so that each product inside reaches it.
 """
 
 import threading
+import types
 
 import torch
 from torch.overrides import TorchFunctionMode
 
 import tcemu
 
-from .forms import FORMS, UNROUTED, Native, Products
+from .forms import FORMS, TRANSPARENT, UNROUTED, Native, Products
 from .policy import Policy, Route
 from .summary import Summary
 
@@ -53,6 +60,27 @@ class Layers:
         for h in self._handles:
             h.remove()
         self._handles = []
+
+
+_UNCHECKED = {}
+
+
+def _unchecked(func):
+    """func with has_torch_function* answering False in its globals (cached)."""
+    if func not in _UNCHECKED:
+        no = {n: (lambda *args: False) for n in ("has_torch_function", "has_torch_function_unary",
+                                                 "has_torch_function_variadic")}
+        copy = types.FunctionType(func.__code__, {**func.__globals__, **no}, func.__name__,
+                                  func.__defaults__, func.__closure__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        _UNCHECKED[func] = copy
+    return _UNCHECKED[func]
+
+
+def _plain_tensors(args, kwargs):
+    """Whether every tensor among the arguments is a torch.Tensor or Parameter, no subclass."""
+    values = list(args) + list(kwargs.values())
+    return all(type(v) in (torch.Tensor, torch.nn.Parameter) for v in values if isinstance(v, torch.Tensor))
 
 
 def as_policy(policy):
@@ -99,6 +127,12 @@ class emulate(TorchFunctionMode):
         kwargs = kwargs or {}
         form = FORMS.get(func)
         if form is None:
+            if func in TRANSPARENT and _plain_tensors(args, kwargs):
+                TorchFunctionMode.__enter__(self)  # the handler runs with this mode popped
+                try:
+                    return _unchecked(func)(*args, **kwargs)
+                finally:
+                    TorchFunctionMode.__exit__(self, None, None, None)
             if func in UNROUTED:
                 name = UNROUTED[func]
                 self.summary.record(self._layer(), name, reason=f"no GEMM form for {name} in tcemu.torch")

@@ -144,6 +144,11 @@ def _setup_context(ctx, inputs, output):
 def _backward(ctx, grad):
     """grad_a = alpha grad B^T, grad_b = alpha A^T grad through the route's backward datapath;
     grad_c = beta grad."""
+    with torch._C.DisableTorchFunction():  # a native gradient product is no model product
+        return _gradients(ctx, grad)
+
+
+def _gradients(ctx, grad):
     a, b = ctx.saved_tensors
     back = route_of(ctx.route).gradient_route()
     ga = gb = gc = None
