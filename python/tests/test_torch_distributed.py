@@ -7,7 +7,9 @@ import socket
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)"
+)
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
@@ -47,8 +49,14 @@ def worker(rank, port, out_dir):
         ddp = DDP(tt.emulate_module(model, tcemu.preset("sm70", "fp16", "fp32")))
         F.cross_entropy(ddp(x), y).backward()
         grads = [p.grad.clone() for p in model.parameters()]
-        torch.save({"grads": grads, "routed": ddp.module.summary.routed(), "native": ddp.module.summary.native()},
-                   os.path.join(out_dir, f"rank{rank}.pt"))
+        torch.save(
+            {
+                "grads": grads,
+                "routed": ddp.module.summary.routed(),
+                "native": ddp.module.summary.native(),
+            },
+            os.path.join(out_dir, f"rank{rank}.pt"),
+        )
     finally:
         dist.destroy_process_group()
 
@@ -70,7 +78,9 @@ def test_ddp_two_ranks_route_their_products_and_agree(tmp_path):
     local = []
     for rank in range(WORLD):
         model, x, y = model_and_data(rank)
-        F.cross_entropy(tt.emulate_module(model, tcemu.preset("sm70", "fp16", "fp32"))(x), y).backward()
+        F.cross_entropy(
+            tt.emulate_module(model, tcemu.preset("sm70", "fp16", "fp32"))(x), y
+        ).backward()
         local.append([p.grad for p in model.parameters()])
     for got, a, b in zip(ranks[0]["grads"], *local):
         assert not torch.equal(a, b)

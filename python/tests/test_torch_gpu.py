@@ -4,7 +4,9 @@ and gradients, and the results stay on the device. Skipped without a CUDA device
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)"
+)
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch_support import assert_bits, reference  # noqa: E402
@@ -13,8 +15,10 @@ import tcemu  # noqa: E402
 import tcemu.torch as tt  # noqa: E402
 
 if not (torch.cuda.is_available() and tcemu.gpu_built() and tcemu.devices()):
-    pytest.skip("no CUDA device, or tcemu built without its GPU backend: the lead runs these on the H200",
-                allow_module_level=True)
+    pytest.skip(
+        "no CUDA device, or tcemu built without its GPU backend: the lead runs these on the H200",
+        allow_module_level=True,
+    )
 
 
 @pytest.mark.parametrize("arch", ["sm90", "sm70"])
@@ -35,7 +39,9 @@ def test_cuda_linear_and_attention_give_the_emulators_bits(arch):
 
 def test_cuda_model_matches_the_cpu_model():
     torch.manual_seed(12)
-    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 8 * 8, 10))
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 8 * 8, 10)
+    )
     x = torch.randn(4, 3, 8, 8)
     dp = tcemu.preset("sm90", "fp16", "fp32")
     with tt.emulate(dp, model):

@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)"
+)
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch_support import assert_bits  # noqa: E402
@@ -33,14 +35,23 @@ CASES = {  # name: (operand shapes, the call)
     "mm": ([(3, 8), (8, 5)], torch.mm),
     "bmm": ([(2, 3, 8), (2, 8, 5)], torch.bmm),
     "addmm": ([(5,), (3, 8), (8, 5)], lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0)),
-    "baddbmm": ([(2, 3, 5), (2, 3, 8), (2, 8, 5)], lambda c, a, b: torch.baddbmm(c, a, b, beta=2.0)),
+    "baddbmm": (
+        [(2, 3, 5), (2, 3, 8), (2, 8, 5)],
+        lambda c, a, b: torch.baddbmm(c, a, b, beta=2.0),
+    ),
     "einsum": ([(3, 2, 8), (8, 5, 2)], lambda a, b: torch.einsum("ibk,kjb->jbi", a, b)),
     "conv2d": (
         [(2, 4, 7, 6), (6, 2, 3, 2), (6,)],
         lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2),
     ),
-    "conv2d-same": ([(1, 2, 5, 5), (3, 2, 2, 3)], lambda x, w: F.conv2d(x, w, padding="same", dilation=2)),
-    "conv1d": ([(2, 3, 9), (4, 3, 3), (4,)], lambda x, w, b: F.conv1d(x, w, b, padding="same", dilation=2)),
+    "conv2d-same": (
+        [(1, 2, 5, 5), (3, 2, 2, 3)],
+        lambda x, w: F.conv2d(x, w, padding="same", dilation=2),
+    ),
+    "conv1d": (
+        [(2, 3, 9), (4, 3, 3), (4,)],
+        lambda x, w, b: F.conv1d(x, w, b, padding="same", dilation=2),
+    ),
     "conv1d-unbatched": ([(3, 9), (4, 3, 2)], lambda x, w: F.conv1d(x, w, stride=2)),
 }
 
@@ -74,7 +85,10 @@ def test_a_model_trains_on_an_exact_datapath_as_in_float64():
     with tt.emulate(EXACT, model) as mode:
         y = model(x)
     y.sum().backward()
-    assert {(r["layer"], r["operator"], r["count"]) for r in mode.summary.rows()} == {("0", "conv2d", 1), ("3", "linear", 1)}
+    assert {(r["layer"], r["operator"], r["count"]) for r in mode.summary.rows()} == {
+        ("0", "conv2d", 1),
+        ("3", "linear", 1),
+    }
     grads = [p.grad for p in model.parameters()]
     model64 = model.double()
     model64.zero_grad()
@@ -91,7 +105,9 @@ def test_attention_on_an_exact_datapath_equals_float32_math():
     with tt.emulate(EXACT):
         o = F.scaled_dot_product_attention(q, k, v, scale=0.5)
     s = (q.double() @ k.double().transpose(-1, -2) * 0.5).float()  # exact
-    assert_bits(o, (torch.softmax(s, -1).to(torch.float16).double() @ v.double()).float(), "attention")
+    assert_bits(
+        o, (torch.softmax(s, -1).to(torch.float16).double() @ v.double()).float(), "attention"
+    )
 
 
 class Block(nn.Module):
@@ -211,8 +227,12 @@ def test_importing_without_pytorch_says_so():
         "try:\n    import tcemu.torch\nexcept ImportError as e:\n    print(e)\n"
     )
     env = dict(os.environ)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert "tcemu.torch needs PyTorch, which is not installed" in out.stdout, out.stdout + out.stderr
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert "tcemu.torch needs PyTorch, which is not installed" in out.stdout, (
+        out.stdout + out.stderr
+    )
 
 
 def test_the_module_wrapper_names_layers_relative_to_its_module():
@@ -233,8 +253,12 @@ def test_the_readme_example_prints_what_the_readme_says():
     import re
 
     text = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-    code = re.search(r"```python\n(import tcemu, tcemu.torch as tt, torch\n.*?)```", text, re.S).group(1)
-    printed = re.search(r"prints \(python/tests/test_torch_models.py runs this block\)\n\n```\n(.*?)```", text, re.S)
+    code = re.search(
+        r"```python\n(import tcemu, tcemu.torch as tt, torch\n.*?)```", text, re.S
+    ).group(1)
+    printed = re.search(
+        r"prints \(python/tests/test_torch_models.py runs this block\)\n\n```\n(.*?)```", text, re.S
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == printed.group(1)
 
@@ -250,8 +274,12 @@ def test_attention_modules_route_every_product():
             layer(x)
         rows = {(r["layer"], r["operator"]): r["count"] for r in mode.summary.rows()}
         # the packed q, k, v projection, the attention, the output projection, the feed-forward
-        assert rows == {("self_attn", "linear"): 2, ("self_attn", "scaled_dot_product_attention"): 1,
-                        ("linear1", "linear"): 1, ("linear2", "linear"): 1}, rows
+        assert rows == {
+            ("self_attn", "linear"): 2,
+            ("self_attn", "scaled_dot_product_attention"): 1,
+            ("linear1", "linear"): 1,
+            ("linear2", "linear"): 1,
+        }, rows
         assert mode.summary.native() == 0
     with tt.emulate(SM90, mha) as mode:
         out, weights = mha(x, x + 1, x + 2)  # need_weights: the explicit bmm path
@@ -265,7 +293,13 @@ def test_recurrent_kernels_run_natively_and_are_counted():
     with tt.emulate(SM90, lstm) as mode:
         lstm(torch.randn(3, 1, 4))
     assert mode.summary.rows() == [
-        {"layer": "", "operator": "lstm", "ran": "native: no GEMM form for lstm in tcemu.torch", "count": 1}]
+        {
+            "layer": "",
+            "operator": "lstm",
+            "ran": "native: no GEMM form for lstm in tcemu.torch",
+            "count": 1,
+        }
+    ]
 
 
 def test_backward_inside_the_mode_routes_nothing_twice():

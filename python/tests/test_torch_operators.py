@@ -8,7 +8,9 @@ import math
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="tcemu.torch needs PyTorch (bash scripts/setup.sh installs it)"
+)
 import torch.nn.functional as F  # noqa: E402
 from torch_support import assert_bits, batched_reference, reference  # noqa: E402
 
@@ -31,7 +33,15 @@ def gen():
 
 def test_every_operator_is_tested():
     assert set(tt.OPERATORS) == {
-        "linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "einsum", "conv1d", "conv2d",
+        "linear",
+        "matmul",
+        "mm",
+        "bmm",
+        "addmm",
+        "baddbmm",
+        "einsum",
+        "conv1d",
+        "conv2d",
         "scaled_dot_product_attention",
     }
 
@@ -118,8 +128,12 @@ def test_addmm_and_baddbmm_take_alpha_and_beta(gen, batched):
     for i, (ai, bi, gi) in enumerate(pairs):
         di = d[i] if batched else d
         assert_bits(di, reference(ai, bi, SM90, c=c.expand(5, 3), alpha=0.75, beta=0.5), "forward")
-        assert_bits(ai.grad if not batched else a.grad[i], reference(gi, bi.t(), SM90, alpha=0.75), "grad a")
-        assert_bits(b.grad[i] if batched else b.grad, reference(ai.t(), gi, SM90, alpha=0.75), "grad b")
+        assert_bits(
+            ai.grad if not batched else a.grad[i], reference(gi, bi.t(), SM90, alpha=0.75), "grad a"
+        )
+        assert_bits(
+            b.grad[i] if batched else b.grad, reference(ai.t(), gi, SM90, alpha=0.75), "grad b"
+        )
     assert_bits(c.grad, (g * 0.5).reshape(-1, 3).sum(0), "grad c: beta grad, summed natively")
 
 
@@ -130,11 +144,19 @@ def test_conv2d_is_the_gemm_of_its_patches(gen):
         y = F.conv2d(x, w, bias, **kw)
     assert mode.summary.routed("conv2d") == 1
     assert y.shape == F.conv2d(x, w, bias, **kw).shape
-    cols = F.unfold(x.detach(), (3, 2), dilation=kw["dilation"], padding=kw["padding"], stride=kw["stride"])
+    cols = F.unfold(
+        x.detach(), (3, 2), dilation=kw["dilation"], padding=kw["padding"], stride=kw["stride"]
+    )
     for grp in range(2):
         patches = cols[:, grp * 12 : (grp + 1) * 12].permute(0, 2, 1).reshape(-1, 12)
         wg = w.detach()[grp * 3 : (grp + 1) * 3].reshape(3, 12)
-        expected = reference(patches, wg.t(), SM90, c=bias.detach()[grp * 3 : (grp + 1) * 3].expand(patches.shape[0], 3), beta=1.0)
+        expected = reference(
+            patches,
+            wg.t(),
+            SM90,
+            c=bias.detach()[grp * 3 : (grp + 1) * 3].expand(patches.shape[0], 3),
+            beta=1.0,
+        )
         got = y[:, grp * 3 : (grp + 1) * 3].permute(0, 2, 3, 1).reshape(-1, 3)
         assert_bits(got, expected, f"group {grp}")
 
@@ -178,12 +200,35 @@ def test_backward_datapath_and_native_gradients(gen):
 def test_round_to_nearest_matches_pytorchs_casts():
     # float32 values around every fp16/bf16/e4m3 edge: ties, subnormals, overflow, specials
     gen = torch.Generator().manual_seed(1)
-    x = torch.cat([
-        torch.randn(4000, generator=gen) * 2.0 ** torch.randint(-30, 20, (4000,), generator=gen),
-        torch.tensor([65504.0, 65519.99, 65520.0, 1e6, 2.0**-25, 2.0**-24 * 1.5, 1 + 2.0**-11, -0.0,
-                      math.inf, -math.inf, 448.0, 464.0, 2.0**-10, 3.0 * 2.0**-10]),
-    ])
-    for name, dtype in [("fp16", torch.float16), ("bf16", torch.bfloat16), ("e5m2", torch.float8_e5m2)]:
+    x = torch.cat(
+        [
+            torch.randn(4000, generator=gen)
+            * 2.0 ** torch.randint(-30, 20, (4000,), generator=gen),
+            torch.tensor(
+                [
+                    65504.0,
+                    65519.99,
+                    65520.0,
+                    1e6,
+                    2.0**-25,
+                    2.0**-24 * 1.5,
+                    1 + 2.0**-11,
+                    -0.0,
+                    math.inf,
+                    -math.inf,
+                    448.0,
+                    464.0,
+                    2.0**-10,
+                    3.0 * 2.0**-10,
+                ]
+            ),
+        ]
+    )
+    for name, dtype in [
+        ("fp16", torch.float16),
+        ("bf16", torch.bfloat16),
+        ("e5m2", torch.float8_e5m2),
+    ]:
         got = operands.round_to(x, tcemu.Format(name)).to(dtype)
         assert_bits(got, x.to(dtype), name)
     # e4m3 saturates where PyTorch's cast gives NaN; within range both are RNE
@@ -220,7 +265,9 @@ def test_block_scaling(gen, recipe):
     a, b = torch.randn(4, 64, generator=gen), torch.randn(64, 3, generator=gen)
     if recipe == "mxfp8":
         dp = tcemu.preset("sm100", "e4m3", "fp32", "tcgen05.mxf8f6f4.block32")
-        qa, qb = tcemu.quantize_mx(a.numpy(), "e4m3", 32, -1), tcemu.quantize_mx(b.numpy(), "e4m3", 32, 0)
+        qa, qb = tcemu.quantize_mx(a.numpy(), "e4m3", 32, -1), tcemu.quantize_mx(
+            b.numpy(), "e4m3", 32, 0
+        )
         alpha = 1.0
     else:
         dp = tcemu.preset("sm100", "e2m1", "fp32", "tcgen05.mxf4nvf4.block16.ue4m3")

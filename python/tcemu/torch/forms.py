@@ -48,7 +48,10 @@ def _operands(*tensors):
             raise Native(f"layout {t.layout}")
     dtypes = {t.dtype for t in tensors}
     if len(dtypes) > 1:
-        raise Native("operands of dtypes " + " and ".join(sorted(str(d).replace("torch.", "") for d in dtypes)))
+        raise Native(
+            "operands of dtypes "
+            + " and ".join(sorted(str(d).replace("torch.", "") for d in dtypes))
+        )
     if len({t.device for t in tensors}) > 1:
         raise Native("operands on several devices")
     return tensors[0].dtype
@@ -105,7 +108,12 @@ def mm(p, input, mat2, *, out=None):
 def bmm(p, input, mat2, *, out=None):
     _no_out(out)
     dtype = _operands(input, mat2)
-    if input.dim() != 3 or mat2.dim() != 3 or input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+    if (
+        input.dim() != 3
+        or mat2.dim() != 3
+        or input.shape[0] != mat2.shape[0]
+        or input.shape[2] != mat2.shape[1]
+    ):
         raise Native(f"bmm of shapes {list(input.shape)} and {list(mat2.shape)}")
     return p(input, mat2).to(dtype)
 
@@ -123,7 +131,12 @@ def addmm(p, input, mat1, mat2, *, beta=1, alpha=1, out=None):
 def baddbmm(p, input, batch1, batch2, *, beta=1, alpha=1, out=None):
     _no_out(out)
     dtype = _operands(input, batch1, batch2)
-    if batch1.dim() != 3 or batch2.dim() != 3 or batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+    if (
+        batch1.dim() != 3
+        or batch2.dim() != 3
+        or batch1.shape[0] != batch2.shape[0]
+        or batch1.shape[2] != batch2.shape[1]
+    ):
         raise Native(f"baddbmm of shapes {list(batch1.shape)} and {list(batch2.shape)}")
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     c = None if beta == 0 else input.expand(shape)
@@ -172,7 +185,12 @@ def einsum(p, equation, *operands):
     else:  # implicit: the ellipsis, then the labels seen once, in (ASCII) alphabetical order
         once = sorted(c for c in set(sa + sb) if (sa + sb).count(c) == 1 and c not in ellipsis)
         out = "".join(c for c in ellipsis if c in sa or c in sb) + "".join(once)
-    if len(sa) != a.dim() or len(sb) != b.dim() or len(set(sa)) != len(sa) or len(set(sb)) != len(sb):
+    if (
+        len(sa) != a.dim()
+        or len(sb) != b.dim()
+        or len(set(sa)) != len(sa)
+        or len(set(sb)) != len(sb)
+    ):
         raise Native(f"einsum equation '{equation}' (a repeated or missing index)")
     size = {**dict(zip(sb, b.shape)), **dict(zip(sa, a.shape))}
     if any(c in sb and b.shape[sb.index(c)] != size[c] for c in sa):
@@ -218,7 +236,9 @@ def _conv(p, input, weight, bias, stride, padding, dilation, groups, n):
     B = the weights transposed [C/g kh kw, O/g], the bias as C with beta = 1."""
     dtype = _operands(input, weight, *([bias] if bias is not None else []))
     if input.dim() == n + 1:  # unbatched
-        return _conv(p, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, n).squeeze(0)
+        return _conv(
+            p, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, n
+        ).squeeze(0)
     if input.dim() != n + 2 or weight.dim() != n + 2:
         raise Native(f"conv{n}d of shapes {list(input.shape)} and {list(weight.shape)}")
     stride, dilation = _pairs(stride, n, "stride"), _pairs(dilation, n, "dilation")
@@ -238,20 +258,32 @@ def _conv(p, input, weight, bias, stride, padding, dilation, groups, n):
     padding = _pairs(padding, n, "padding")
     batch, channels = input.shape[:2]
     out_channels = weight.shape[0]
-    if groups < 1 or channels % groups or out_channels % groups or weight.shape[1] * groups != channels:
-        raise Native(f"conv{n}d of {channels} channels, weight {list(weight.shape)}, groups {groups}")
+    if (
+        groups < 1
+        or channels % groups
+        or out_channels % groups
+        or weight.shape[1] * groups != channels
+    ):
+        raise Native(
+            f"conv{n}d of {channels} channels, weight {list(weight.shape)}, groups {groups}"
+        )
     if n == 1:
         x, kernel2 = input.unsqueeze(2), (1, kernel[0])
         stride2, padding2, dilation2 = (1, stride[0]), (0, padding[0]), (1, dilation[0])
     else:
         x, kernel2, stride2, padding2, dilation2 = input, kernel, stride, padding, dilation
     spatial = [
-        (x.shape[2 + i] + 2 * padding2[i] - dilation2[i] * (kernel2[i] - 1) - 1) // stride2[i] + 1 for i in range(2)
+        (x.shape[2 + i] + 2 * padding2[i] - dilation2[i] * (kernel2[i] - 1) - 1) // stride2[i] + 1
+        for i in range(2)
     ]
     if min(spatial) <= 0:
         raise Native(f"conv{n}d with an empty output {spatial}")
     cols = F.unfold(x, kernel2, dilation=dilation2, padding=padding2, stride=stride2)  # [N, C k, L]
-    length, kg, og = cols.shape[2], (channels // groups) * math.prod(kernel2), out_channels // groups
+    length, kg, og = (
+        cols.shape[2],
+        (channels // groups) * math.prod(kernel2),
+        out_channels // groups,
+    )
     a = cols.view(batch, groups, kg, length).permute(1, 0, 3, 2).reshape(groups, batch * length, kg)
     b = weight.reshape(groups, og, kg).transpose(1, 2)
     c = None if bias is None else bias.view(groups, 1, og).expand(groups, batch * length, og)
@@ -273,7 +305,15 @@ def conv2d(p, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=
 
 
 def scaled_dot_product_attention(
-    p, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
+    p,
+    query,
+    key,
+    value,
+    attn_mask=None,
+    dropout_p=0.0,
+    is_causal=False,
+    scale=None,
+    enable_gqa=False,
 ):
     """Both products on tcemu::gemm: S = scale Q K^T (scale as alpha), the mask and softmax (and
     dropout) natively in the accumulator's dtype, then P V."""
@@ -286,7 +326,9 @@ def scaled_dot_product_attention(
         key = key.repeat_interleave(query.shape[-3] // key.shape[-3], -3)
         value = value.repeat_interleave(query.shape[-3] // value.shape[-3], -3)
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise Native(f"attention of shapes {list(query.shape)}, {list(key.shape)}, {list(value.shape)}")
+        raise Native(
+            f"attention of shapes {list(query.shape)}, {list(key.shape)}, {list(value.shape)}"
+        )
     alpha = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     s = _batched(p, query, key.transpose(-2, -1), alpha=alpha)
     if is_causal:

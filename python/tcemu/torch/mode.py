@@ -33,7 +33,9 @@ class Layers:
 
     def __init__(self, model):
         if not isinstance(model, torch.nn.Module):
-            raise TypeError(f"tcemu.torch: model must be a torch.nn.Module, got {type(model).__name__}")
+            raise TypeError(
+                f"tcemu.torch: model must be a torch.nn.Module, got {type(model).__name__}"
+            )
         self._local = threading.local()
         self._handles = []
         for name, module in model.named_modules():
@@ -68,10 +70,21 @@ _UNCHECKED = {}
 def _unchecked(func):
     """func with has_torch_function* answering False in its globals (cached)."""
     if func not in _UNCHECKED:
-        no = {n: (lambda *args: False) for n in ("has_torch_function", "has_torch_function_unary",
-                                                 "has_torch_function_variadic")}
-        copy = types.FunctionType(func.__code__, {**func.__globals__, **no}, func.__name__,
-                                  func.__defaults__, func.__closure__)
+        no = {
+            n: (lambda *args: False)
+            for n in (
+                "has_torch_function",
+                "has_torch_function_unary",
+                "has_torch_function_variadic",
+            )
+        }
+        copy = types.FunctionType(
+            func.__code__,
+            {**func.__globals__, **no},
+            func.__name__,
+            func.__defaults__,
+            func.__closure__,
+        )
         copy.__kwdefaults__ = func.__kwdefaults__
         _UNCHECKED[func] = copy
     return _UNCHECKED[func]
@@ -80,7 +93,9 @@ def _unchecked(func):
 def _plain_tensors(args, kwargs):
     """Whether every tensor among the arguments is a torch.Tensor or Parameter, no subclass."""
     values = list(args) + list(kwargs.values())
-    return all(type(v) in (torch.Tensor, torch.nn.Parameter) for v in values if isinstance(v, torch.Tensor))
+    return all(
+        type(v) in (torch.Tensor, torch.nn.Parameter) for v in values if isinstance(v, torch.Tensor)
+    )
 
 
 def as_policy(policy):
@@ -88,7 +103,9 @@ def as_policy(policy):
         return policy
     if isinstance(policy, (tcemu.Datapath, Route)):
         return Policy(policy)
-    raise TypeError(f"tcemu.torch: policy must be a Policy, a Route or a tcemu.Datapath, got {type(policy).__name__}")
+    raise TypeError(
+        f"tcemu.torch: policy must be a Policy, a Route or a tcemu.Datapath, got {type(policy).__name__}"
+    )
 
 
 class emulate(TorchFunctionMode):
@@ -135,7 +152,9 @@ class emulate(TorchFunctionMode):
                     TorchFunctionMode.__exit__(self, None, None, None)
             if func in UNROUTED:
                 name = UNROUTED[func]
-                self.summary.record(self._layer(), name, reason=f"no GEMM form for {name} in tcemu.torch")
+                self.summary.record(
+                    self._layer(), name, reason=f"no GEMM form for {name} in tcemu.torch"
+                )
             return func(*args, **kwargs)
         operator, rewrite = form
         modules = self._layers.stack() if self._layers is not None else []

@@ -33,9 +33,9 @@ FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 def max_finite(fmt):
     """The largest finite value of tcemu.Format `fmt`, as a Python float."""
-    top = 2.0 - 2.0 ** -fmt.fraction_bits
+    top = 2.0 - 2.0**-fmt.fraction_bits
     if fmt.special == "fn_e4m3":  # S.1111.111 is NaN: the top mantissa is one step lower
-        top -= 2.0 ** -fmt.fraction_bits
+        top -= 2.0**-fmt.fraction_bits
     return math.ldexp(top, fmt.max_exponent)
 
 
@@ -81,7 +81,9 @@ def encode(values, fmt):
         import ml_dtypes
 
         if bool(torch.isnan(values).any()):
-            raise ValueError(f"tcemu.torch: a NaN operand has no {name} value (the format has no NaN)")
+            raise ValueError(
+                f"tcemu.torch: a NaN operand has no {name} value (the format has no NaN)"
+            )
         host = values.detach().to("cpu", torch.float32).numpy()
         codes = host.astype(getattr(ml_dtypes, _ML_DTYPES[name])).view(np.uint8)
         return torch.from_numpy(codes).to(values.device)

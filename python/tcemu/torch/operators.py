@@ -29,6 +29,8 @@ def _release():
     shuts down, so that none is alive when the extension checks for leaked instances."""
     _ROUTES.clear()
     torch._dynamo.reset()
+
+
 _ACCUMULATOR_DTYPES = {"fp32": torch.float32, "fp16": torch.float16}
 
 
@@ -50,7 +52,9 @@ def route_of(key):
     try:
         return _ROUTES[key]
     except KeyError:
-        raise RuntimeError(f"tcemu.torch: no route {key!r} in this process: register() it first") from None
+        raise RuntimeError(
+            f"tcemu.torch: no route {key!r} in this process: register() it first"
+        ) from None
 
 
 def accumulator_dtype(datapath):
@@ -60,7 +64,9 @@ def accumulator_dtype(datapath):
 def _check(a, b, c):
     """The shape of D, or a ValueError naming the dimension that does not fit."""
     if a.dim() not in (2, 3) or b.dim() != a.dim():
-        raise ValueError(f"tcemu::gemm: A and B must both be 2-D or both 3-D (batched), got {a.dim()}-D and {b.dim()}-D")
+        raise ValueError(
+            f"tcemu::gemm: A and B must both be 2-D or both 3-D (batched), got {a.dim()}-D and {b.dim()}-D"
+        )
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"tcemu::gemm: A's k = {a.shape[-1]} differs from B's k = {b.shape[-2]}")
     if a.dim() == 3 and a.shape[0] != b.shape[0]:
@@ -69,7 +75,9 @@ def _check(a, b, c):
     if c is not None and tuple(c.shape) != shape:
         raise ValueError(f"tcemu::gemm: C must be {list(shape)}, got {list(c.shape)}")
     if a.device != b.device or (c is not None and c.device != a.device):
-        raise ValueError(f"tcemu::gemm: operands on {a.device} and {b.device}: put them on one device")
+        raise ValueError(
+            f"tcemu::gemm: operands on {a.device} and {b.device}: put them on one device"
+        )
     return shape
 
 
@@ -106,7 +114,14 @@ def _gemm2d(a, b, c, route, alpha, beta):
 
 
 @torch.library.custom_op("tcemu::gemm", mutates_args=())
-def gemm(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], route: str, alpha: float, beta: float) -> torch.Tensor:
+def gemm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: Optional[torch.Tensor],
+    route: str,
+    alpha: float,
+    beta: float,
+) -> torch.Tensor:
     """D = alpha A B + beta C through the Route registered as `route`: A [m, k] or [batch, m, k],
     B [k, n] or [batch, k, n], C of D's shape or None; D has the accumulator's dtype."""
     _check(a, b, c)
@@ -117,7 +132,12 @@ def gemm(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], route: str
         return _gemm2d(a, b, c, r, alpha, beta)
     if a.shape[0] == 0:
         return a.new_empty((0, a.shape[1], b.shape[2]), dtype=accumulator_dtype(r.datapath))
-    return torch.stack([_gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta) for i in range(a.shape[0])])
+    return torch.stack(
+        [
+            _gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta)
+            for i in range(a.shape[0])
+        ]
+    )
 
 
 @gemm.register_fake

@@ -29,13 +29,17 @@ class Route:
 
     def __init__(self, datapath, scaling=None, backward=None, name=None):
         if not isinstance(datapath, tcemu.Datapath):
-            raise TypeError(f"tcemu.torch.Route: datapath must be a tcemu.Datapath, got {type(datapath).__name__}")
+            raise TypeError(
+                f"tcemu.torch.Route: datapath must be a tcemu.Datapath, got {type(datapath).__name__}"
+            )
         datapath.validate()
         self.datapath = datapath.copy()
         scaled = datapath.block_scaled
         self.scaling = scaling if scaling is not None else ("block" if scaled else "round")
         if self.scaling not in SCALINGS:
-            raise ValueError(f"tcemu.torch.Route: scaling must be one of {SCALINGS}, got {self.scaling!r}")
+            raise ValueError(
+                f"tcemu.torch.Route: scaling must be one of {SCALINGS}, got {self.scaling!r}"
+            )
         if scaled != (self.scaling == "block"):
             raise ValueError(
                 "tcemu.torch.Route: scaling 'block' is for block-scaled datapaths, and the only one "
@@ -64,7 +68,9 @@ class Route:
         return self if self.backward is None else self.backward
 
     def __repr__(self):
-        return f"tcemu.torch.Route({self.name}, scaling={self.scaling!r}, backward={self.backward!r})"
+        return (
+            f"tcemu.torch.Route({self.name}, scaling={self.scaling!r}, backward={self.backward!r})"
+        )
 
 
 def _default_name(dp):
@@ -81,7 +87,9 @@ def _as_route(value, where):
         return value
     if isinstance(value, tcemu.Datapath):
         return Route(value)
-    raise TypeError(f"tcemu.torch.Policy: {where} must be a tcemu.Datapath, a Route or None (native), got {value!r}")
+    raise TypeError(
+        f"tcemu.torch.Policy: {where} must be a tcemu.Datapath, a Route or None (native), got {value!r}"
+    )
 
 
 class Policy:
@@ -96,24 +104,32 @@ class Policy:
     that of the innermost module whose type (or a base class) has one; else its operator's; else
     the default. None means natively."""
 
-    def __init__(self, datapath=None, *, scaling=None, backward=None, layers=None, types=None, operators=None):
+    def __init__(
+        self, datapath=None, *, scaling=None, backward=None, layers=None, types=None, operators=None
+    ):
         from .forms import OPERATORS
 
         if isinstance(datapath, tcemu.Datapath):
             datapath = Route(datapath, scaling=scaling, backward=backward)
         elif scaling is not None or backward is not None:
-            raise ValueError("tcemu.torch.Policy: scaling= and backward= apply to a Datapath default; give a Route their place")
+            raise ValueError(
+                "tcemu.torch.Policy: scaling= and backward= apply to a Datapath default; give a Route their place"
+            )
         self.default = _as_route(datapath, "datapath")
         self.layers = {str(k): _as_route(v, f"layers[{k!r}]") for k, v in (layers or {}).items()}
         self.types = {}
         for k, v in (types or {}).items():
             if not isinstance(k, type):
-                raise TypeError(f"tcemu.torch.Policy: the keys of types must be module classes, got {k!r}")
+                raise TypeError(
+                    f"tcemu.torch.Policy: the keys of types must be module classes, got {k!r}"
+                )
             self.types[k] = _as_route(v, f"types[{k.__name__}]")
         self.operators = {}
         for k, v in (operators or {}).items():
             if k not in OPERATORS:
-                raise ValueError(f"tcemu.torch.Policy: operators[{k!r}]: no such operator; they are {sorted(OPERATORS)}")
+                raise ValueError(
+                    f"tcemu.torch.Policy: operators[{k!r}]: no such operator; they are {sorted(OPERATORS)}"
+                )
             self.operators[k] = _as_route(v, f"operators[{k!r}]")
 
     def route(self, operator, modules):

@@ -13,7 +13,11 @@ class Summary:
 
     def record(self, layer, operator, route=None, reason=None):
         """One product of `operator` in `layer`: on `route` (a Route), or natively for `reason`."""
-        key = (layer, operator, True, route.name) if route is not None else (layer, operator, False, reason)
+        key = (
+            (layer, operator, True, route.name)
+            if route is not None
+            else (layer, operator, False, reason)
+        )
         with self._lock:
             self._counts[key] += 1
 
@@ -22,7 +26,12 @@ class Summary:
         with self._lock:
             items = sorted(self._counts.items())
         return [
-            {"layer": layer, "operator": op, "ran": f"tcemu {what}" if routed else f"native: {what}", "count": n}
+            {
+                "layer": layer,
+                "operator": op,
+                "ran": f"tcemu {what}" if routed else f"native: {what}",
+                "count": n,
+            }
             for (layer, op, routed, what), n in items
         ]
 
@@ -49,7 +58,10 @@ class Summary:
     def __str__(self):
         rows = self.rows()
         lines = ["| layer | operator | ran | count |", "| --- | --- | --- | --- |"]
-        lines += [f"| {r['layer'] or '(top)'} | {r['operator']} | {r['ran']} | {r['count']} |" for r in rows]
+        lines += [
+            f"| {r['layer'] or '(top)'} | {r['operator']} | {r['ran']} | {r['count']} |"
+            for r in rows
+        ]
         lines.append(f"{self.routed()} products through tcemu, {self.native()} native.")
         return "\n".join(lines)
 
