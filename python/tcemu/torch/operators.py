@@ -1,0 +1,191 @@
+"""The custom operator tcemu::gemm (torch.library): D = alpha A B + beta C through a Route, 2-D
+or batched, on tcemu.matmul (CPU tensors on the emulator, CUDA tensors on the GPU engine through
+DLPack), with a fake kernel for torch.compile and autograd through the Route's backward datapath.
+
+The operator takes the Route by its key (a string, as operator schemas require); routes are
+registered in this process by register() before any call names them.
+"""
+
+import atexit
+import math
+import threading
+from typing import Optional
+
+import numpy as np
+import torch
+
+import tcemu
+
+from . import operands
+from .policy import Route
+
+_ROUTES = {}
+_ROUTES_LOCK = threading.Lock()
+
+
+@atexit.register
+def _release():
+    """Drops the datapaths this module and torch.compile's caches hold before the interpreter
+    shuts down, so that none is alive when the extension checks for leaked instances."""
+    _ROUTES.clear()
+    torch._dynamo.reset()
+
+
+_ACCUMULATOR_DTYPES = {"fp32": torch.float32, "fp16": torch.float16}
+
+
+@torch.compiler.assume_constant_result
+def register(route):
+    """Makes `route` (a Route, or a tcemu.Datapath taken as Route(datapath)) and its backward
+    route callable by key; returns the key (a constant to torch.compile, which calls this when it
+    traces)."""
+    if isinstance(route, tcemu.Datapath):
+        route = Route(route)
+    with _ROUTES_LOCK:
+        _ROUTES.setdefault(route.key, route)
+    if isinstance(route.backward, Route):
+        register(route.backward)
+    return route.key
+
+
+def route_of(key):
+    try:
+        return _ROUTES[key]
+    except KeyError:
+        raise RuntimeError(
+            f"tcemu.torch: no route {key!r} in this process: register() it first"
+        ) from None
+
+
+def accumulator_dtype(datapath):
+    return _ACCUMULATOR_DTYPES[datapath.accumulator.name]
+
+
+def _check(a, b, c):
+    """The shape of D, or a ValueError naming the dimension that does not fit."""
+    if a.dim() not in (2, 3) or b.dim() != a.dim():
+        raise ValueError(
+            f"tcemu::gemm: A and B must both be 2-D or both 3-D (batched), got {a.dim()}-D and {b.dim()}-D"
+        )
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"tcemu::gemm: A's k = {a.shape[-1]} differs from B's k = {b.shape[-2]}")
+    if a.dim() == 3 and a.shape[0] != b.shape[0]:
+        raise ValueError(f"tcemu::gemm: A's batch {a.shape[0]} differs from B's batch {b.shape[0]}")
+    shape = (*a.shape[:-1], b.shape[-1])
+    if c is not None and tuple(c.shape) != shape:
+        raise ValueError(f"tcemu::gemm: C must be {list(shape)}, got {list(c.shape)}")
+    if a.device != b.device or (c is not None and c.device != a.device):
+        raise ValueError(
+            f"tcemu::gemm: operands on {a.device} and {b.device}: put them on one device"
+        )
+    return shape
+
+
+def _float32_alpha(alpha, exponent):
+    """alpha (rounded to float32, as tcemu.matmul takes it) times 2^exponent, which must stay an
+    exact float32: the per-tensor scales of the operands undone in the product's alpha."""
+    a32 = float(np.float32(alpha))
+    scaled = math.ldexp(a32, exponent)
+    if float(np.float32(scaled)) != scaled or (scaled != 0.0 and abs(scaled) < 2.0**-126):
+        raise ValueError(
+            f"tcemu.torch: per-tensor scaling: alpha {alpha} times the scales' 2^{exponent} is not a "
+            "normal float32 (an operand's magnitudes are too far from the format's range)"
+        )
+    return scaled
+
+
+def _gemm2d(a, b, c, route, alpha, beta):
+    dp = route.datapath
+    extra = {}
+    if route.scaling == "block":
+        ca, cb, sa, sb, factor = operands.block_operands(a, b, dp)
+        alpha, extra = alpha * factor, {"scale_a": sa, "scale_b": sb}
+    elif route.scaling == "tensor":
+        ca, ea = operands.scaled_operand(a, dp.input)
+        cb, eb = operands.scaled_operand(b, dp.b_format)
+        alpha = _float32_alpha(alpha, -(ea + eb))
+    else:
+        ca, cb = operands.rounded_operand(a, dp.input), operands.rounded_operand(b, dp.b_format)
+    cc = None if c is None else operands.encode(operands.rounded(c, dp.accumulator), dp.accumulator)
+    if a.is_cuda:  # tcemu's engine runs on its own stream: the operands must be written first
+        torch.cuda.synchronize(a.device)
+    d = tcemu.matmul(ca, cb, cc, datapath=dp, alpha=alpha, beta=beta, **extra)
+    return torch.from_numpy(d) if isinstance(d, np.ndarray) else torch.from_dlpack(d)
+
+
+@torch.library.custom_op("tcemu::gemm", mutates_args=())
+def gemm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: Optional[torch.Tensor],
+    route: str,
+    alpha: float,
+    beta: float,
+) -> torch.Tensor:
+    """D = alpha A B + beta C through the Route registered as `route`: A [m, k] or [batch, m, k],
+    B [k, n] or [batch, k, n], C of D's shape or None; D has the accumulator's dtype."""
+    _check(a, b, c)
+    r = route_of(route)
+    if a.device.type not in ("cpu", "cuda"):
+        raise ValueError(f"tcemu::gemm: tensors on {a.device}: tcemu runs CPU and CUDA tensors")
+    if a.dim() == 2:
+        return _gemm2d(a, b, c, r, alpha, beta)
+    if a.shape[0] == 0:
+        return a.new_empty((0, a.shape[1], b.shape[2]), dtype=accumulator_dtype(r.datapath))
+    return torch.stack(
+        [
+            _gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta)
+            for i in range(a.shape[0])
+        ]
+    )
+
+
+@gemm.register_fake
+def _(a, b, c, route, alpha, beta):
+    shape = _check(a, b, c)
+    return a.new_empty(shape, dtype=accumulator_dtype(route_of(route).datapath))
+
+
+def _gradient_product(x, y, route, alpha, dtype):
+    """alpha x y for a gradient: on `route` (a Route), or natively ("native") in `dtype`, the
+    gradient's."""
+    if route == "native":
+        d = torch.matmul(x.to(dtype), y.to(dtype))
+        return d if alpha == 1.0 else d * alpha
+    return gemm(x, y, None, register(route), alpha, 0.0)
+
+
+def _setup_context(ctx, inputs, output):
+    a, b, c, route, alpha, beta = inputs
+    ctx.save_for_backward(a, b)
+    ctx.route, ctx.alpha, ctx.beta, ctx.c_dtype = route, alpha, beta, None if c is None else c.dtype
+
+
+def _backward(ctx, grad):
+    """grad_a = alpha grad B^T, grad_b = alpha A^T grad through the route's backward datapath;
+    grad_c = beta grad."""
+    with torch._C.DisableTorchFunction():  # a native gradient product is no model product
+        return _gradients(ctx, grad)
+
+
+def _gradients(ctx, grad):
+    a, b = ctx.saved_tensors
+    back = route_of(ctx.route).gradient_route()
+    ga = gb = gc = None
+    if ctx.needs_input_grad[0]:
+        ga = _gradient_product(grad, b.transpose(-1, -2), back, ctx.alpha, grad.dtype).to(a.dtype)
+    if ctx.needs_input_grad[1]:
+        gb = _gradient_product(a.transpose(-1, -2), grad, back, ctx.alpha, grad.dtype).to(b.dtype)
+    if ctx.c_dtype is not None and ctx.needs_input_grad[2]:
+        gc = (grad if ctx.beta == 1.0 else grad * ctx.beta).to(ctx.c_dtype)
+    return ga, gb, gc, None, None, None
+
+
+torch.library.register_autograd("tcemu::gemm", _backward, setup_context=_setup_context)
+
+
+def matmul(a, b, route, c=None, alpha=1.0, beta=0.0):
+    """alpha A B + beta C on `route` (a Route or a tcemu.Datapath), differentiable: A [m, k] or
+    [batch, m, k] and B likewise, any float dtype on the CPU or a CUDA device; the result has
+    the accumulator's dtype (C is rounded to it)."""
+    return gemm(a, b, c, register(route), float(alpha), float(beta))
