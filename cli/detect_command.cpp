@@ -219,14 +219,6 @@ int detect_command(const std::vector<std::string>& words) {
     for (const session::FormatPair& pair : pairs) {
       const std::string label =
           name + " " + std::string(pair.first.name) + " -> " + std::string(pair.second.name);
-      // fit_probe searches the unscaled fields: `all` passes over the block-scaled Blackwell
-      // kinds (one name alone gets fit_probe's refusal).
-      if (instruction == "all" && session::is_blackwell_instruction(device, name) &&
-          preset(device.arch, pair.first, pair.second, name).block_scaled()) {
-        std::cout << label << ": block-scaled, not fitted (tcemu probe --instr " << name
-                  << " compares it with its preset)\n";
-        continue;
-      }
       const DatapathFit fit =
           session::is_sparse_instruction(name)
               ? session::fit_probe(session::probe_sparse(device, name, pair,

@@ -257,13 +257,8 @@ SparseProbe probe_sparse(const ProbeDevice& device, const std::string& instructi
 }
 
 DatapathFit fit_probe(const DenseProbe& p) {
-  if (p.datapath.block_scaled() || p.datapath.has_input_b) {
-    throw std::invalid_argument(
-        "fitting a datapath searches the unscaled fields with B in A's format; the block-scaled "
-        "and mixed-format probes are compared with their presets by `tcemu probe`");
-  }
-  return fit_datapath(baseline_datapath(p.datapath.input, p.datapath.accumulator, p.k),
-                      p.probe.cases);
+  // The instruction fixes the inputs' layout (B's format, the scales); the rest is searched.
+  return fit_datapath(baseline_datapath(p.datapath, p.k), p.probe.cases);
 }
 
 DatapathFit fit_probe(const SparseProbe& p) {

@@ -103,9 +103,9 @@ SparseProbe probe_sparse(const ProbeDevice& device, const std::string& instructi
                          const FormatPair& pair, std::size_t random, std::uint64_t seed);
 
 // The datapath fitted (detect.hpp, fit_datapath from the baseline of the shape's K) to a probe's
-// results; a sparse probe's over the K/2 kept products of each case (dense_case()). Throws
-// std::invalid_argument for a block-scaled or mixed-format probe, whose fields fit_datapath does
-// not search.
+// results; a sparse probe's over the K/2 kept products of each case (dense_case()). A block-scaled
+// or mixed-format probe keeps its instruction's B format and scale layout, and the fit searches G,
+// F, the zero exponent and the NaN-scale rule with the rest.
 DatapathFit fit_probe(const DenseProbe& probe);
 DatapathFit fit_probe(const SparseProbe& probe);
 
