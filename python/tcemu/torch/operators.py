@@ -7,6 +7,7 @@ registered in this process by register() before any call names them.
 """
 
 import atexit
+import contextlib
 import math
 import threading
 from typing import Optional
@@ -96,21 +97,108 @@ def _float32_alpha(alpha, exponent):
 
 def _gemm2d(a, b, c, route, alpha, beta):
     dp = route.datapath
+    if route.scaling == "round":
+        return _engine(*_rounded(a, b, c, dp), dp, alpha, beta, {})
     extra = {}
     if route.scaling == "block":
         ca, cb, sa, sb, factor = operands.block_operands(a, b, dp)
         alpha, extra = alpha * factor, {"scale_a": sa, "scale_b": sb}
-    elif route.scaling == "tensor":
+    else:  # "tensor"
         ca, ea = operands.scaled_operand(a, dp.input)
         cb, eb = operands.scaled_operand(b, dp.b_format)
         alpha = _float32_alpha(alpha, -(ea + eb))
-    else:
-        ca, cb = operands.rounded_operand(a, dp.input), operands.rounded_operand(b, dp.b_format)
-    cc = None if c is None else operands.encode(operands.rounded(c, dp.accumulator), dp.accumulator)
-    if a.is_cuda:  # tcemu's engine runs on its own stream: the operands must be written first
-        torch.cuda.synchronize(a.device)
-    d = tcemu.matmul(ca, cb, cc, datapath=dp, alpha=alpha, beta=beta, **extra)
-    return torch.from_numpy(d) if isinstance(d, np.ndarray) else torch.from_dlpack(d)
+    cc = None if c is None else _rounded_accumulator(c, dp)
+    return _engine(ca, cb, cc, dp, alpha, beta, extra)
+
+
+def _rounded_accumulator(c, dp):
+    return operands.encode(operands.rounded(c, dp.accumulator), dp.accumulator)
+
+
+def _rounded(a, b, c, dp):
+    """A, B and C (or None) rounded to nearest in the datapath's formats, as tcemu.matmul reads
+    them; 2-D or batched alike: the rounding is elementwise, so slice i of a converted batch is
+    the conversion of slice i."""
+    ca, cb = operands.rounded_operand(a, dp.input), operands.rounded_operand(b, dp.b_format)
+    return ca, cb, None if c is None else _rounded_accumulator(c, dp)
+
+
+def _for_engine(t):
+    """t as tcemu.matmul takes it: a CPU tensor as it is; a CUDA tensor as a DLPack capsule made
+    for the legacy default stream (DLPack stream 1), on which the engine copies its operands in and
+    works. PyTorch's __dlpack__ then makes that stream wait for the current stream's work (an
+    event, no host synchronization; nothing when the current stream is the default one), so the
+    engine reads the operands after they are written. nanobind's own __dlpack__ call passes no
+    stream, hence the capsule."""
+    if not t.is_cuda:
+        return t
+    with torch.cuda.device(t.device):
+        return t.detach().__dlpack__(stream=1)
+
+
+def _engine(ca, cb, cc, dp, alpha, beta, extra):
+    """One tcemu.matmul on converted operands, its result as a tensor on their device. The engine
+    synchronizes the device after its GEMM and then copies the result out on the legacy default
+    stream: a current stream other than the default one waits for that stream (an event)."""
+    for r in _RECORDERS:
+        r.products.append(EngineProduct(ca, cb, cc, dp, alpha, beta, extra))
+    d = tcemu.matmul(
+        _for_engine(ca),
+        _for_engine(cb),
+        None if cc is None else _for_engine(cc),
+        datapath=dp,
+        alpha=alpha,
+        beta=beta,
+        **{name: _for_engine(t) if isinstance(t, torch.Tensor) else t for name, t in extra.items()},
+    )
+    if isinstance(d, np.ndarray):
+        return torch.from_numpy(d)
+    out = torch.from_dlpack(d)
+    current = torch.cuda.current_stream(out.device)
+    if current != torch.cuda.default_stream(out.device):
+        current.wait_stream(torch.cuda.default_stream(out.device))
+    return out
+
+
+class EngineProduct:
+    """One tcemu.matmul call of the operator, as a Recorder keeps it: the converted operands'
+    shapes, strides and dtypes (not their values), the device, the datapath, alpha and beta, and
+    the block scales (kept, they are small)."""
+
+    def __init__(self, ca, cb, cc, datapath, alpha, beta, extra):
+        self.a = (tuple(ca.shape), tuple(ca.stride()), ca.dtype)
+        self.b = (tuple(cb.shape), tuple(cb.stride()), cb.dtype)
+        self.c = None if cc is None else (tuple(cc.shape), tuple(cc.stride()), cc.dtype)
+        self.device = ca.device
+        self.datapath, self.alpha, self.beta, self.extra = datapath, alpha, beta, dict(extra)
+
+    @property
+    def macs(self):
+        """m k n: the multiply-adds of the product."""
+        (m, k), n = self.a[0], self.b[0][1]
+        return m * k * n
+
+
+class Recorder:
+    """with recording() as r: r.products lists every tcemu.matmul call the operator makes in this
+    process while it is active (EngineProduct, forward and gradient products, a batched product's
+    one per batch element), so that a benchmark can time the engine alone on the same products."""
+
+    def __init__(self):
+        self.products = []
+
+
+_RECORDERS = []
+
+
+@contextlib.contextmanager
+def recording():
+    r = Recorder()
+    _RECORDERS.append(r)
+    try:
+        yield r
+    finally:
+        _RECORDERS.remove(r)
 
 
 @torch.library.custom_op("tcemu::gemm", mutates_args=())
@@ -130,14 +218,16 @@ def gemm(
         raise ValueError(f"tcemu::gemm: tensors on {a.device}: tcemu runs CPU and CUDA tensors")
     if a.dim() == 2:
         return _gemm2d(a, b, c, r, alpha, beta)
-    if a.shape[0] == 0:
-        return a.new_empty((0, a.shape[1], b.shape[2]), dtype=accumulator_dtype(r.datapath))
-    return torch.stack(
-        [
-            _gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta)
-            for i in range(a.shape[0])
-        ]
-    )
+    out = a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=accumulator_dtype(r.datapath))
+    if r.scaling == "round":  # one conversion for the batch, then the engine per element
+        ca, cb, cc = _rounded(a, b, c, r.datapath)
+        for i in range(a.shape[0]):
+            ci = None if cc is None else cc[i]
+            out[i] = _engine(ca[i], cb[i], ci, r.datapath, alpha, beta, {})
+    else:  # per-tensor and block scales are each 2-D product's own
+        for i in range(a.shape[0]):
+            out[i] = _gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta)
+    return out
 
 
 @gemm.register_fake
