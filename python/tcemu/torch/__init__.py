@@ -19,7 +19,7 @@ except ImportError as e:
 from .forms import OPERATORS
 from .mode import Layers, emulate
 from .module import EmulatedModule, emulate_module
-from .operators import gemm, matmul, register
+from .operators import gemm, matmul, recording, register
 from .policy import Policy, Route
 from .summary import Summary
 
@@ -34,5 +34,6 @@ __all__ = [
     "emulate_module",
     "gemm",
     "matmul",
+    "recording",
     "register",
 ]

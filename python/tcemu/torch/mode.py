@@ -22,6 +22,7 @@ from torch.overrides import TorchFunctionMode
 
 import tcemu
 
+from . import operators
 from .forms import FORMS, TRANSPARENT, UNROUTED, Native, Products
 from .policy import Policy, Route
 from .summary import Summary
@@ -164,11 +165,12 @@ class emulate(TorchFunctionMode):
             self.summary.record(layer, operator, reason=f"policy ({why})")
             return func(*args, **kwargs)
         try:
-            out = rewrite(Products(route), *args, **kwargs)
+            out = operators.timed("forward_seconds", rewrite, Products(route), *args, **kwargs)
         except Native as e:
             self.summary.record(layer, operator, reason=e.reason)
             return func(*args, **kwargs)
         self.summary.record(layer, operator, route=route)
+        operators.routed(operator)
         return out
 
     def _layer(self):

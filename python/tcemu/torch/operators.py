@@ -7,9 +7,11 @@ registered in this process by register() before any call names them.
 """
 
 import atexit
+import collections
 import contextlib
 import math
 import threading
+import time
 from typing import Optional
 
 import numpy as np
@@ -180,25 +182,61 @@ class EngineProduct:
 
 
 class Recorder:
-    """with recording() as r: r.products lists every tcemu.matmul call the operator makes in this
-    process while it is active (EngineProduct, forward and gradient products, a batched product's
-    one per batch element), so that a benchmark can time the engine alone on the same products."""
+    """with recording(timed) as r: r.products lists every tcemu.matmul call the operator makes in
+    this process while r is active (EngineProduct: forward and gradient products, a batched
+    product's one per batch element), so that a benchmark can time the engine alone on the same
+    products; r.calls counts emulate()'s routed calls by operator, as its Summary does. With
+    timed=True, r.forward_seconds and r.backward_seconds add up the wall time inside emulate()'s
+    routed calls and inside the operator's backward, each synchronized with the CUDA device at
+    both ends (which slows the model: time the model in a run without it)."""
 
-    def __init__(self):
+    def __init__(self, timed):
+        self.timed = timed
         self.products = []
+        self.calls = collections.Counter()  # operator -> routed calls emulate() made
+        self.forward_seconds = 0.0
+        self.backward_seconds = 0.0
 
 
 _RECORDERS = []
 
 
 @contextlib.contextmanager
-def recording():
-    r = Recorder()
+def recording(timed=False):
+    r = Recorder(timed)
     _RECORDERS.append(r)
     try:
         yield r
     finally:
         _RECORDERS.remove(r)
+
+
+def _synchronize():
+    if torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def routed(operator):
+    """Counts one routed call of `operator` in every active Recorder (emulate() calls this)."""
+    for r in _RECORDERS:
+        r.calls[operator] += 1
+
+
+def timed(field, fn, *args, **kwargs):
+    """fn(*args, **kwargs), its wall time added to `field` ("forward_seconds" or
+    "backward_seconds") of every active timed Recorder; a plain call when there is none."""
+    clocks = [r for r in _RECORDERS if r.timed]
+    if not clocks:
+        return fn(*args, **kwargs)
+    _synchronize()
+    start = time.perf_counter()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _synchronize()
+        elapsed = time.perf_counter() - start
+        for r in clocks:
+            setattr(r, field, getattr(r, field) + elapsed)
 
 
 @torch.library.custom_op("tcemu::gemm", mutates_args=())
@@ -255,7 +293,7 @@ def _backward(ctx, grad):
     """grad_a = alpha grad B^T, grad_b = alpha A^T grad through the route's backward datapath;
     grad_c = beta grad."""
     with torch._C.DisableTorchFunction():  # a native gradient product is no model product
-        return _gradients(ctx, grad)
+        return timed("backward_seconds", _gradients, ctx, grad)
 
 
 def _gradients(ctx, grad):
