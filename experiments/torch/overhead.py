@@ -222,13 +222,15 @@ def main(argv=None):
     policy = tt.Policy(dp)
     dp_name = tt.Route(dp).name
     rows = []
-    for name, model, inputs, targets in workloads(args.size, args.device):
-        rows.append(measure(name, model, inputs, targets, policy, args, dp_name))
-        print(f"{name}: done", file=sys.stderr, flush=True)
-    with open(args.out, "w", newline="") as f:
+    with open(args.out, "w", newline="") as f:  # a row as each model is done
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
-        w.writerows(rows)
+        for name, model, inputs, targets in workloads(args.size, args.device):
+            start = time.perf_counter()
+            rows.append(measure(name, model, inputs, targets, policy, args, dp_name))
+            w.writerow(rows[-1])
+            f.flush()
+            print(f"{name}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     print(table(rows))
     print(f"wrote {args.out}")
 
