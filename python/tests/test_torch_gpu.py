@@ -51,3 +51,30 @@ def test_cuda_model_matches_the_cpu_model():
         gpu = model(x.cuda())
     assert mode.summary.routed() == 2 and mode.summary.native() == 0
     assert_bits(gpu.cpu(), cpu, "CUDA against CPU")
+
+
+def test_on_a_side_stream_the_engine_reads_the_operands_written_and_its_result_is_waited_for():
+    """The operands are written on a stream other than the default one, behind long kernels:
+    the engine (on the default stream) must wait for them (an engine that read early would see
+    the zeros), and the stream must wait for the engine's result; the bits equal the default
+    stream's."""
+    dp = tcemu.preset("sm90", "fp16", "fp32")
+    gen = torch.Generator().manual_seed(13)
+    a = torch.randn(6, 64, 96, generator=gen).cuda()
+    b = torch.randn(6, 96, 80, generator=gen).cuda()
+    with tt.emulate(dp):
+        expected = torch.bmm(a, b).cpu()
+    big = torch.randn(4096, 4096, device="cuda")
+    side = torch.cuda.Stream()
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        ac, bc = torch.zeros_like(a), torch.zeros_like(b)
+        busy = big
+        for _ in range(8):
+            busy = busy @ big
+        ac.copy_(a)
+        bc.copy_(b)
+        with tt.emulate(dp):
+            d = torch.bmm(ac, bc)
+        got = (d + 0.0).cpu()
+    assert_bits(got, expected, "side stream")
