@@ -143,11 +143,11 @@ def random_operand(spec, device):
 
 def engine_seconds(products, device):
     """The sum over `products` (EngineProduct) of tcemu.matmul's synchronized wall time on random
-    operands of the same shapes, strides and dtypes."""
+    operands of the same shapes, strides, dtypes and device."""
     total = 0.0
     for p in products:
-        a, b = random_operand(p.a, device), random_operand(p.b, device)
-        c = None if p.c is None else random_operand(p.c, device)
+        a, b = random_operand(p.a, p.device), random_operand(p.b, p.device)
+        c = None if p.c is None else random_operand(p.c, p.device)
         synchronize(device)
         start = time.perf_counter()
         tcemu.matmul(a, b, c, datapath=p.datapath, alpha=p.alpha, beta=p.beta, **p.extra)
