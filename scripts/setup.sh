@@ -36,13 +36,14 @@ fi
 # tests (pytest python/tests; the example and the notebooks plot with matplotlib; nbclient and
 # ipykernel run the notebooks of python/notebooks headless; torch: tcemu.torch and its tests,
 # tests/test_torch_*.py; torchao: the reference quantize_mx and quantize_nvfp4 are checked
-# against, tests/test_quantize_torchao.py). Module name = package name.
+# against, tests/test_quantize_torchao.py; torchvision and scikit-learn: the torch studies of
+# experiments/torch and their tests). Module name = package name (import=pip where they differ).
 # torch is PyPI's Linux wheel, the only one PyPI has: built for CUDA, it pulls the nvidia-* and
 # cuda-* packages, which it needs even on a machine without a GPU (`pip install --no-deps torch`
 # fails to import: libcufile.so.0 missing). Measured 2026-11-29 on the 2-core development machine
 # into a fresh venv: 3.7 minutes, 5.4 GB installed (torch 2.15.0, its wheel 539 MB of them).
 python_packages=(scikit_build_core=scikit-build-core nanobind numpy ml_dtypes pytest matplotlib
-                 nbclient nbformat ipykernel torch torchao)
+                 nbclient nbformat ipykernel torch torchao torchvision sklearn=scikit-learn)
 missing=()
 for p in "${python_packages[@]}"; do
   if ! python3 -c "import ${p%%=*}" 2>/dev/null; then missing+=("${p#*=}"); fi
