@@ -33,13 +33,13 @@ void* foreign(void* f) {
   return f;
 }
 
-// The paths of the objects loaded now, in load order (the main program, whose name is empty, and
-// the vDSO are left out: the first is searched by RTLD_NEXT's global scope already).
+// The names of the objects loaded now, in load order (the main program, whose name is empty, is
+// left out: RTLD_NEXT's global scope has searched it already; the vDSO's name opens nothing).
 std::vector<std::string> loaded_objects() {
   std::vector<std::string> paths;
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* out) {
-        if (info->dlpi_name != nullptr && info->dlpi_name[0] == '/') {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
           static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
         }
         return 0;
