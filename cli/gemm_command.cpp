@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <tcemu/cases/printable.hpp>
+#include <tcemu/ozaki/options.hpp>
 #include <tcemu/reference/accumulator_gemm.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/session/backends.hpp>
@@ -40,6 +41,7 @@ product: the largest relative error (NaN when a NaN or Inf is in either) and the
 that differ from it (a NaN agrees with any NaN). With --alpha other than 1 the reference is
 RN(alpha x the correctly rounded A B) in the scheme's precision, the BLAS epilogue every scheme
 applies; the correctly rounded schemes promise the correctly rounded A B only for alpha 1.
+With --rounding (the Ozaki schemes' mode cr) the reference is A B rounded in that direction.
 
 Exit status: 0 success; 2 a usage or input error (an unknown or malformed option, an option the
 scheme or mode does not use, a matrix file that is missing, unreadable, malformed or of the wrong
@@ -101,7 +103,7 @@ Reference reference_named(const std::string& word) {
 // block of columns at a time so that `progress` moves (every element is computed on its own:
 // the blocks do not change it). A block has at least 4 columns per thread.
 std::vector<double> correctly_rounded(const GemmProblem& p, bool fp32, Reference reference,
-                                      int threads, Progress& progress) {
+                                      fp64::Direction rounding, int threads, Progress& progress) {
   const std::int64_t workers =
       threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   const std::int64_t width = std::max<std::int64_t>((p.n + 19) / 20, 4 * workers);
@@ -111,7 +113,9 @@ std::vector<double> correctly_rounded(const GemmProblem& p, bool fp32, Reference
     const std::int64_t cols = std::min(width, p.n - j0);
     const std::vector<double> b(p.b.begin() + j0 * p.k, p.b.begin() + (j0 + cols) * p.k);
     const std::vector<double> block =
-        reference == Reference::mpfr
+        rounding != fp64::Direction::nearest_even
+            ? reference::correctly_rounded_gemm(p.m, cols, p.k, p.a, b, rounding, threads)
+        : reference == Reference::mpfr
             ? reference::correctly_rounded_gemm(p.m, cols, p.k, p.a, b, fp32, threads)
             : reference::accumulator_gemm(p.m, cols, p.k, p.a, b, fp32, threads);
     exact.insert(exact.end(), block.begin(), block.end());
@@ -171,6 +175,14 @@ int gemm_command(const std::vector<std::string>& words) {
   const bool from_files = args.value("a") || args.value("b");
   const Reference reference =
       reference_named(args.value_or("reference", from_files ? "none" : "mpfr"));
+  // The direction the Ozaki schemes' --rounding asks for (they refuse a bad word): the
+  // reference's too, by MPFR.
+  const fp64::Direction rounding = ozaki::rounding_by_name(args.value_or("rounding", "nearest"))
+                                       .value_or(fp64::Direction::nearest_even);
+  if (rounding != fp64::Direction::nearest_even && reference == Reference::exact) {
+    throw session::UsageError(
+        "--reference exact rounds to nearest only: use --reference mpfr with --rounding");
+  }
   const Progress::Show show = Progress::show_named(args.value_or("progress", "auto"));
   Progress progress(show);
   if (from_files) {
@@ -266,7 +278,7 @@ int gemm_command(const std::vector<std::string>& words) {
   const bool fp32 = scheme.element == Real::fp32;
   progress.phase(reference == Reference::mpfr ? "MPFR reference" : "exact reference");
   std::vector<double> exact = naming_size("the reference, " + shape(p.m, p.n), p.m * p.n, [&] {
-    return correctly_rounded(p, fp32, reference, static_cast<int>(threads), progress);
+    return correctly_rounded(p, fp32, reference, rounding, static_cast<int>(threads), progress);
   });
   progress.end_phase();
   const bool scaled = std::bit_cast<std::uint64_t>(p.alpha) != std::bit_cast<std::uint64_t>(1.0);
@@ -293,9 +305,11 @@ int gemm_command(const std::vector<std::string>& words) {
       worst = std::max(worst, std::fabs(p.c[e] - exact[e]) / std::fabs(exact[e]));
     }
   }
-  const char* against = scaled ? (fp32 ? "RN(alpha x correctly rounded A B) in fp32"
-                                       : "RN(alpha x correctly rounded A B) in fp64")
-                               : "the correctly rounded A B";
+  const std::string against = rounding != fp64::Direction::nearest_even
+                                  ? std::string("A B rounded ") + ozaki::rounding_name(rounding)
+                              : scaled ? (fp32 ? "RN(alpha x correctly rounded A B) in fp32"
+                                               : "RN(alpha x correctly rounded A B) in fp64")
+                                       : "the correctly rounded A B";
   if (!from_files) std::cout << "phi " << args.number_or("phi", 1.0) << ": ";
   std::cout << "against " << against << ": max relative error " << std::setprecision(3) << worst
             << ", elements not correctly rounded " << wrong << " of " << exact.size() << '\n';

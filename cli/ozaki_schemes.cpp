@@ -42,6 +42,21 @@ ozaki::Options ozaki_options(const session::Arguments& args, Real element, Ozaki
                                    : "--" + count + " is missing: " + expected);
   }
   o.splits = *d;
+  if (const auto word = args.value("rounding")) {
+    const auto direction = ozaki::rounding_by_name(*word);
+    if (!direction) {
+      throw session::UsageError(
+          "--rounding must be nearest, upward, downward or toward-zero, got '" + printable(*word) +
+          "'");
+    }
+    o.rounding = *direction;
+    if (o.rounding != fp64::Direction::nearest_even &&
+        (o.mode != ozaki::Mode::cr || args.number_or("alpha", 1.0) != 1.0 ||
+         args.number_or("beta", 0.0) != 0.0)) {
+      throw session::UsageError("--rounding " + *word +
+                                " needs --mode cr and C := A B (--alpha 1, --beta 0)");
+    }
+  }
   const std::string fast = args.value_or("fast", "on");
   if (fast != "on" && fast != "off") throw session::UsageError("--fast must be on or off");
   o.fast = fast == "on";
@@ -112,6 +127,7 @@ GemmScheme ozaki_entry(const std::string& name, Real element, OzakiSlices kind) 
   if (kind == OzakiSlices::floating) s.options = datapath_option_names();
   if (kind == OzakiSlices::crt) {
     for (const char* o : {"mode", "moduli", "workspace-mib"}) s.options.insert(o);
+    if (element == Real::fp64) s.options.insert("rounding");
     s.options_help = R"(Ozaki scheme II options:
   --mode M               cr: as many moduli as hold A and B exactly (the correctly rounded
                          product); sp (default for sgemm-crt): the same, rounded to fp32;
@@ -124,6 +140,9 @@ GemmScheme ozaki_entry(const std::string& name, Real element, OzakiSlices kind) 
                          bound cannot be certified, cr's if they fit, else all 48 (reported);
                          tunable: --moduli N, scaled to the widest norms they allow
   --moduli N             tunable mode: N of the 48 moduli (a fixed count; refused in the others)
+  --rounding R           dgemm-crt --mode cr: the exact product rounded once nearest (default),
+                         upward, downward or toward-zero: downward and upward give the tightest
+                         binary64 bounds of A B (C := A B only: --alpha 1, --beta 0)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 One int8 GEMM per modulus (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA),
 the product rebuilt by the Chinese remainder theorem and rounded once.
@@ -131,6 +150,7 @@ the product rebuilt by the Chinese remainder theorem and rounded once.
   } else {
     for (const char* o : {"mode", "splits", "fast", "max-splits", "workspace-mib"})
       s.options.insert(o);
+    if (element == Real::fp64) s.options.insert("rounding");
     s.options_help = std::string(R"(Ozaki options:
   --mode M               dp (default for dgemm-*), cr (correctly rounded), sp (default for
                          sgemm-*), tunable
@@ -138,6 +158,9 @@ the product rebuilt by the Chinese remainder theorem and rounded once.
   --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there
+  --rounding R           dgemm-* --mode cr: the exact product rounded once nearest (default),
+                         upward, downward or toward-zero: downward and upward give the tightest
+                         binary64 bounds of A B (C := A B only: --alpha 1, --beta 0)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 )") + (kind == OzakiSlices::int8
            ? R"(Slices are int8 integers of 6 bits (and sign), multiplied exactly by the backend's

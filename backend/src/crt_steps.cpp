@@ -195,7 +195,7 @@ int CrtSteps::crt_bound_need(std::span<const BoundLevel> levels, std::int64_t k)
 }
 
 void CrtSteps::crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
-                               const RealMatrix& dst) {
+                               const RealMatrix& dst, fp64::Direction d) {
   const FloatingPointScope scope;
   if (residues.count < 1 || residues.count > crt_elements::kMaxModuli) {
     refuse(name(), "crt_reconstruct: " + std::to_string(residues.count) + " residues (1 to " +
@@ -213,8 +213,9 @@ void CrtSteps::crt_reconstruct(const IntegerMatrixStack& residues, const OuterEx
   detail::same_shape(name(), dst, "destination", residues.first.rows, residues.first.cols);
   check_vector(*this, shifts.rows, dst.rows, "of the rows");
   check_vector(*this, shifts.columns, dst.cols, "of the columns");
-  crt_reconstruct_checked(residues, crt_elements::table(static_cast<int>(residues.count)), shifts,
-                          dst);
+  crt_elements::Table table = crt_elements::table(static_cast<int>(residues.count));
+  table.direction = d;
+  crt_reconstruct_checked(residues, table, shifts, dst);
 }
 
 }  // namespace tcemu

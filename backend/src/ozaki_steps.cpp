@@ -148,7 +148,7 @@ void OzakiSteps::accumulate_scaled(const RealMatrixStack& products,
 }
 
 void OzakiSteps::exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
-                           const RealMatrix& dst) {
+                           const RealMatrix& dst, fp64::Direction d) {
   const FloatingPointScope scope;
   if (stack.count < 1) refuse(name(), "exact_sum of an empty stack");
   RealMatrix last = stack.first;
@@ -160,7 +160,7 @@ void OzakiSteps::exact_sum(const RealMatrixStack& stack, const OuterExponents& s
   require_fp64(name(), dst, "the sum");
   same_shape(name(), dst, "sum", stack.first.rows, stack.first.cols);
   check_scale(scale, dst.rows, dst.cols, "of the sum");
-  exact_sum_checked(stack, scale, dst);
+  exact_sum_checked(stack, scale, dst, d);
 }
 
 void OzakiSteps::epilogue(const std::optional<RealMatrix>& v,

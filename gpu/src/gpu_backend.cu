@@ -199,9 +199,9 @@ class GpuBackend final : public Backend {
                               overwrite);
   }
   void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
-                         const RealMatrix& dst) override {
+                         const RealMatrix& dst, fp64::Direction d) override {
     detail::exact_sum(detail::device_real(stack.first), stack.stride_bytes, stack.count,
-                      exponents(scale), detail::device_real(dst));
+                      exponents(scale), detail::device_real(dst), d);
   }
   void epilogue_checked(const std::optional<RealMatrix>& v,
                         const std::optional<OuterExponents>& v_scale, double alpha, double beta,

@@ -99,8 +99,8 @@ class HostBackend final : public Backend {
     detail::host_accumulate_scaled(products, scales, base, dst, overwrite, threads_);
   }
   void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
-                         const RealMatrix& dst) override {
-    detail::host_exact_sum(stack, scale, dst, threads_);
+                         const RealMatrix& dst, fp64::Direction d) override {
+    detail::host_exact_sum(stack, scale, dst, d, threads_);
   }
   void epilogue_checked(const std::optional<RealMatrix>& v,
                         const std::optional<OuterExponents>& v_scale, double alpha, double beta,

@@ -160,7 +160,7 @@ void host_accumulate_scaled(const RealMatrixStack& products, std::span<const Out
 }
 
 void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
-                    const RealMatrix& dst, int threads) {
+                    const RealMatrix& dst, fp64::Direction d, int threads) {
   const HostReal out(dst);
   const std::int32_t* row_e = exponent_data(scale.rows);
   const std::int32_t* col_e = exponent_data(scale.columns);
@@ -171,7 +171,7 @@ void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
       for (std::int64_t i = 0; i < dst.rows; ++i) {
         el::ExactSum<> sum;
         for (const HostReal& l : layers) sum.add(*l.fp64_at(i, j));
-        *out.fp64_at(i, j) = sum.round(std::int64_t{row_e[i]} + col_e[j]);
+        *out.fp64_at(i, j) = sum.round(std::int64_t{row_e[i]} + col_e[j], d);
       }
     }
   });

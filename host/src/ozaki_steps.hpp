@@ -18,7 +18,7 @@ void host_accumulate_scaled(const RealMatrixStack& products, std::span<const Out
                             const OuterExponents& base, const RealMatrix& dst, bool overwrite,
                             int threads);
 void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
-                    const RealMatrix& dst, int threads);
+                    const RealMatrix& dst, fp64::Direction d, int threads);
 void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
                    double alpha, double beta, const std::optional<RealMatrix>& c,
                    const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,

@@ -210,14 +210,15 @@ int dp_bound_bits(Backend& backend, const Problem& problem, const Buffer& worksp
   return need == el::kBoundUncertified ? pass(2, k) : need;
 }
 
-// What every step reads: the backend, the operands, the workspace, the dimensions and w =
-// ceil(log2 k).
+// What every step reads: the backend, the operands, the workspace, the dimensions, w =
+// ceil(log2 k) and the reconstruction's rounding (Options::rounding).
 struct Context {
   Backend& backend;
   const Problem& problem;
   Buffer& workspace;
   std::int64_t m, n, k;
   int w;
+  fp64::Direction rounding;
 };
 
 // The vectors at the start of the workspace: the shifts of A's rows and B's columns
@@ -520,13 +521,13 @@ void reconstruct_block(const Context& c, const Blocks& b, const ExponentVector& 
   const std::int64_t rows = c_block.rows, cols = c_block.cols;
   const IntegerMatrixStack residues{product(c, b, 0, rows, cols), b.moduli, b.product_stride};
   if (b.direct) {
-    c.backend.crt_reconstruct(residues, {sa, sb}, c_block);
+    c.backend.crt_reconstruct(residues, {sa, sb}, c_block, c.rounding);
     return;
   }
   const RealMatrix value{
       &c.workspace,        b.value_at, Real::fp64, rows, cols, std::max<std::int64_t>(1, rows),
       Layout::column_major};
-  c.backend.crt_reconstruct(residues, {sa, sb}, value);
+  c.backend.crt_reconstruct(residues, {sa, sb}, value, c.rounding);
   c.backend.epilogue(value, std::nullopt, c.problem.alpha, c.problem.beta, c_block,
                      nonfinite ? std::optional<RealMatrix>(a_block) : std::nullopt,
                      nonfinite ? std::optional<RealMatrix>(b_block) : std::nullopt, c_block);
@@ -549,7 +550,8 @@ void run_crt_scheme(Backend& backend, const Options& options, Buffer& workspace,
                   m,
                   n,
                   k,
-                  static_cast<int>(std::bit_width(static_cast<std::uint64_t>(k - 1)))};
+                  static_cast<int>(std::bit_width(static_cast<std::uint64_t>(k - 1))),
+                  options.rounding};
   const Vectors v = carve_vectors(c);
   const Scaling scaling = scale(c, options, v, report);
   report.slices_a = report.slices_b = scaling.moduli;

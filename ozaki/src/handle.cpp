@@ -14,10 +14,23 @@
 namespace tcemu::ozaki {
 namespace {
 
+// Refuses a directed rounding (Options::rounding) for anything but C := A B in binary64.
+void check_rounding(const Options& options, const char* routine, double alpha, double beta,
+                    bool fp64) {
+  if (options.rounding == fp64::Direction::nearest_even) return;
+  if (alpha != 1.0 || beta != 0.0 || !fp64) {
+    throw std::invalid_argument(
+        std::string(routine) + ": rounding " + rounding_name(options.rounding) +
+        " is for C := A B in binary64 (alpha = 1, beta = 0), got alpha " + std::to_string(alpha) +
+        ", beta " + std::to_string(beta) + (fp64 ? "" : ", fp32 operands"));
+  }
+}
+
 // Runs `problem` by the scheme the products ask for: Ozaki scheme II for CrtProducts, scheme I
 // (slices) for the others.
 void run_chosen_scheme(Backend& backend, const Products& products, const Options& options,
                        Buffer& workspace, const detail::Problem& problem, Report& report) {
+  check_rounding(options, "ozaki", problem.alpha, problem.beta, problem.input_precision == 53);
   if (std::holds_alternative<CrtProducts>(products)) {
     detail::run_crt_scheme(backend, options, workspace, problem, report);
   } else {
@@ -34,6 +47,10 @@ Handle::Handle(Backend& backend, Products products, Options options)
   if (options_.mode == Mode::tunable && options_.splits < 1) {
     throw std::invalid_argument("ozaki: tunable mode needs splits >= 1, got " +
                                 std::to_string(options_.splits));
+  }
+  if (options_.rounding != fp64::Direction::nearest_even && options_.mode != Mode::cr) {
+    throw std::invalid_argument(std::string("ozaki: rounding ") + rounding_name(options_.rounding) +
+                                " needs mode cr");
   }
   if (options_.mode == Mode::cr && options_.max_splits < 1) {
     throw std::invalid_argument("ozaki: max_splits must be >= 1");
@@ -73,6 +90,7 @@ void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double
   }
   const bool fp64 = a.format == Real::fp64;
   prepare(kRoutine, fp64);  // the mode takes this precision; clears the report
+  check_rounding(options_, kRoutine, alpha, beta, fp64);
   if (c.rows == 0 || c.cols == 0 || ((alpha == 0.0 || a.cols == 0) && beta == 1.0)) return;
   if (alpha == 0.0 || a.cols == 0) {  // C := beta C, as BlasCall::scale_c
     backend().epilogue(std::nullopt, std::nullopt, alpha, beta, c, std::nullopt, std::nullopt, c);

@@ -120,6 +120,7 @@ struct Context {
   const TensorCoreProducts* tc;  // nullptr: binary64 or int8 slices
   bool integer;                  // IntegerProducts: int8 slices, Backend::integer_gemm
   bool cr;                       // Mode::cr: one sum per product and the exact sum
+  fp64::Direction rounding;      // cr: the exact sum's (Options::rounding)
   Mode mode;
   int bits;  // integer bits per slice (split_rule.hpp)
   std::int64_t m, n, k;
@@ -425,7 +426,8 @@ void epilogue(const Context& c, const Plan& plan, const BlockProducts& products,
               const RealMatrix& a_block, const RealMatrix& b_block, const RealMatrix& c_block) {
   const RealMatrix value = products.sum(0);
   if (c.cr)
-    c.backend.exact_sum({value, products.issued(), plan.sums_stride}, products.base(), value);
+    c.backend.exact_sum({value, products.issued(), plan.sums_stride}, products.base(), value,
+                        c.rounding);
   c.backend.epilogue(value, c.cr ? std::nullopt : std::optional<OuterExponents>(products.base()),
                      c.problem.alpha, c.problem.beta, c_block, a_block, b_block, c_block);
 }
@@ -442,6 +444,7 @@ void run_scheme(Backend& backend, const Products& products, const Options& optio
                   std::get_if<TensorCoreProducts>(&products),
                   std::holds_alternative<IntegerProducts>(products),
                   options.mode == Mode::cr,
+                  options.rounding,
                   options.mode,
                   slice_bits(products, k),
                   m,

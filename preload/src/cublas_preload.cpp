@@ -2,13 +2,18 @@
 // cublas_v2.h's cublasDgemm names), cublasDgemm_v2_64, and cublasGemmEx / cublasGemmEx_64 with
 // CUDA_R_64F A, B and C and CUBLAS_COMPUTE_64F[_PEDANTIC]. Each call is routed to the Ozaki
 // scheme the environment names (tcemu/session/preload_route.hpp), run on the GPU backend in place
-// on the caller's device memory, or passed to the next definition (cuBLAS's, dlsym(RTLD_NEXT)) when
-// the scheme is off, the variables are bad, the call is below TCEMU_PRELOAD_MIN_SIZE, its
-// arguments are not a valid DGEMM (cuBLAS then reports them), or the scheme refuses the
-// operands (C is restored first). One log line per call says which.
+// on the caller's device memory, or passed to cuBLAS wherever the program loaded it
+// (next_definition.hpp) when the scheme is off, the variables are bad, the call is below
+// TCEMU_PRELOAD_MIN_SIZE, its arguments are not a valid DGEMM (cuBLAS then reports them), or the
+// scheme refuses the operands (C is restored first). One log line per call says which. A call
+// made while the calling host thread rounds upward, downward or toward zero is routed in mode cr
+// rounded in that direction on the device (session::with_caller_rounding). Where no loaded object
+// defines the entry point, a call that falls through returns CUBLAS_STATUS_NOT_INITIALIZED (a
+// line on stderr says so once) instead of taking the process down.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cfenv>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -201,9 +206,11 @@ std::string route(const Call& call, const Routing& r) {
 template <class FallThrough>
 cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
   if (inside_scheme) return fall_through();
+  const int caller_mode = std::fegetround();  // before any scope of the libraries sets its own
   std::string why;
-  const std::optional<Routing> r = session::routing_from_environment(why);
+  std::optional<Routing> r = session::routing_from_environment(why);
   if (r) {
+    r = session::with_caller_rounding(*r, caller_mode);
     if (auto refused = refusal(call, *r)) {
       why = *refused;
     } else {
@@ -235,12 +242,39 @@ bool is_fp64_gemm(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasCompu
          (compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC);
 }
 
+// What a call that finds no cuBLAS does (find_definition's report).
+constexpr const char* kNoCublas = "return CUBLAS_STATUS_NOT_INITIALIZED";
+
+// next's definition called with `args`, or CUBLAS_STATUS_NOT_INITIALIZED where there is none.
+template <class Function, class... Args>
+cublasStatus_t call_next(NextDefinition<Function>& next, Args... args) {
+  const Function f = next.get();
+  return f != nullptr ? f(args...) : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+// With TCEMU_PRELOAD_LOG set, one line when the library is loaded: what it intercepts and how
+// the variables route calls now.
+__attribute__((constructor)) void log_load() {
+  std::string why;
+  const std::optional<Routing> r = session::routing_from_environment(why);
+  session::log_line(
+      std::string("libtcemu_cublas_preload.so loaded: intercepts cublasDgemm_v2, "
+                  "cublasDgemm_v2_64, cublasGemmEx, cublasGemmEx_64 (FP64 A, B, C and compute); ") +
+      (r ? std::string("routes them to ") + session::scheme_name(r->scheme) + " mode " +
+               session::mode_name(r->mode)
+         : "lets them fall through (" + why + ")") +
+      "; a call under a directed rounding mode of the calling thread is routed in mode cr "
+      "rounded in that direction");
+}
+
 }  // namespace
 }  // namespace tcemu::preload
 
 using tcemu::preload::Call;
+using tcemu::preload::call_next;
 using tcemu::preload::dispatch;
-using tcemu::preload::next_definition;
+using tcemu::preload::kNoCublas;
+using tcemu::preload::NextDefinition;
 
 extern "C" {
 
@@ -248,21 +282,26 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const double* alpha,
                               const double* A, int lda, const double* B, int ldb,
                               const double* beta, double* C, int ldc) {
-  static const auto next = next_definition<decltype(&cublasDgemm_v2)>("cublasDgemm_v2");
+  static NextDefinition<decltype(&cublasDgemm_v2)> next("cublasDgemm_v2", kNoCublas);
   return dispatch(
       Call{"cublasDgemm_v2", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc},
-      [&] { return next(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+      [&] {
+        return call_next(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                         ldc);
+      });
 }
 
 cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
                                  cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
                                  const double* alpha, const double* A, int64_t lda, const double* B,
                                  int64_t ldb, const double* beta, double* C, int64_t ldc) {
-  static const auto next = next_definition<decltype(&cublasDgemm_v2_64)>("cublasDgemm_v2_64");
-  return dispatch(
-      Call{"cublasDgemm_v2_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
-           ldc},
-      [&] { return next(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+  static NextDefinition<decltype(&cublasDgemm_v2_64)> next("cublasDgemm_v2_64", kNoCublas);
+  return dispatch(Call{"cublasDgemm_v2_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                       beta, C, ldc},
+                  [&] {
+                    return call_next(next, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                     beta, C, ldc);
+                  });
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -275,10 +314,10 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                                   int, const void*, const void*, cudaDataType, int, const void*,
                                   cudaDataType, int, const void*, void*, cudaDataType, int,
                                   cublasComputeType_t, cublasGemmAlgo_t);
-  static const auto next = next_definition<Next>("cublasGemmEx");
+  static NextDefinition<Next> next("cublasGemmEx", kNoCublas);
   auto fall_through = [&] {
-    return next(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
-                Ctype, ldc, computeType, algo);
+    return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+                     beta, C, Ctype, ldc, computeType, algo);
   };
   if (tcemu::preload::inside_scheme ||
       !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
@@ -301,10 +340,10 @@ cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
                                   int64_t, int64_t, const void*, const void*, cudaDataType, int64_t,
                                   const void*, cudaDataType, int64_t, const void*, void*,
                                   cudaDataType, int64_t, cublasComputeType_t, cublasGemmAlgo_t);
-  static const auto next = next_definition<Next>("cublasGemmEx_64");
+  static NextDefinition<Next> next("cublasGemmEx_64", kNoCublas);
   auto fall_through = [&] {
-    return next(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
-                Ctype, ldc, computeType, algo);
+    return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+                     beta, C, Ctype, ldc, computeType, algo);
   };
   if (tcemu::preload::inside_scheme ||
       !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {

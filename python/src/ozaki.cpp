@@ -27,6 +27,13 @@ ozaki::Mode mode_named(const std::string& word) {
   throw nb::value_error(("mode must be 'dp', 'cr', 'sp' or 'tunable', got '" + word + "'").c_str());
 }
 
+fp64::Direction rounding_named(const std::string& word) {
+  if (const auto d = ozaki::rounding_by_name(word)) return *d;
+  throw nb::value_error(
+      ("rounding must be 'nearest', 'upward', 'downward' or 'toward-zero', got '" + word + "'")
+          .c_str());
+}
+
 // What the call did (ozaki::Report, tcemu/ozaki/options.hpp), as a dict of its field names.
 nb::dict report_dict(const ozaki::Report& r) {
   nb::dict d;
@@ -56,7 +63,8 @@ void bind_ozaki(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle c, double alpha, double beta,
          std::optional<std::string> mode, int splits, bool fast, int max_splits,
          std::size_t workspace_mib, const std::string& backend, std::optional<Datapath> datapath,
-         int threads, const std::string& engine, bool int8, bool crt, bool return_report) {
+         int threads, const std::string& engine, bool int8, bool crt, const std::string& rounding,
+         bool return_report) {
         const Operand oa = operand(a, "a"), ob = operand(b, "b");
         std::optional<Operand> oc;
         if (!c.is_none()) oc = operand(c, "c");
@@ -66,7 +74,8 @@ void bind_ozaki(nb::module_& m) {
                                .splits = splits,
                                .fast = fast,
                                .max_splits = max_splits,
-                               .workspace_bytes = workspace_mib << 20};
+                               .workspace_bytes = workspace_mib << 20,
+                               .rounding = rounding_named(rounding)};
         if ((int8 || crt) && datapath) {
           throw nb::value_error("int8=True and crt=True multiply int8 integers; no datapath");
         }
@@ -105,7 +114,7 @@ void bind_ozaki(nb::module_& m) {
       nb::arg("fast") = true, nb::arg("max_splits") = 48, nb::arg("workspace_mib") = 512,
       nb::arg("backend") = "emulator", nb::arg("datapath") = nb::none(), nb::arg("threads") = 0,
       nb::arg("engine") = "fastest", nb::arg("int8") = false, nb::arg("crt") = false,
-      nb::arg("return_report") = false,
+      nb::arg("rounding") = "nearest", nb::arg("return_report") = false,
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
       "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "
@@ -118,7 +127,10 @@ void bind_ozaki(nb::module_& m) {
       "columns scaled by their norms, 15 moduli or more as one more int8 GEMM's lower bound of "
       "|A||B| asks, so that every element meets DGEMM's bound k 2^-53 (|A||B|)_ij; cr's moduli "
       "when fewer; the bound sums the leading k/16 terms first from k = 4096 on), 'tunable' "
-      "takes `splits` moduli. Returns a new array; with return_report=True, (array, report): "
+      "takes `splits` moduli. rounding: in mode 'cr', the exact product rounded once 'nearest' "
+      "(default), 'upward', 'downward' or 'toward-zero' (float64, alpha 1, beta 0): downward "
+      "and upward give the tightest float64 bounds of A B. Returns a new array; with "
+      "return_report=True, (array, report): "
       "the report a dict of what the call did (slices_a: slices or moduli, gemms, blocks, phase "
       "seconds, dp_bound_bits, dp_bound_terms, dp_bound_met; tcemu/ozaki/options.hpp, Report).");
 }

@@ -45,6 +45,20 @@ def nearest(s, dtype):
     return best
 
 
+def directed(sums, direction):
+    """Each exact sum rounded to float64 'upward', 'downward' or 'toward-zero'."""
+    out = round_to(sums, np.float64)
+    for i, row in enumerate(sums):
+        for j, s in enumerate(row):
+            x = out[i, j]
+            up = direction == "upward" or (direction == "toward-zero" and s < 0)
+            if up and Fraction(float(x)) < s:
+                out[i, j] = np.nextafter(x, np.inf)
+            elif not up and Fraction(float(x)) > s:
+                out[i, j] = np.nextafter(x, -np.inf)
+    return out
+
+
 def ulps(x, y):
     """Distance in units in the last place of float64/float32 arrays of one sign convention."""
     bits = np.int64 if x.dtype == np.float64 else np.int32

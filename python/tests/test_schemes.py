@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from exact import exact_sums, round_to, ulps
+from exact import directed, exact_sums, round_to, ulps
 
 import tcemu
 
@@ -34,6 +34,26 @@ def test_ozaki_cr_is_correctly_rounded(problem, backend, preset):
     np.testing.assert_array_equal(
         tcemu.ozaki_gemm(np.asfortranarray(a), b.T.copy().T, mode="cr", backend=backend), d
     )
+
+
+@pytest.mark.parametrize("direction", ["upward", "downward", "toward-zero"])
+@pytest.mark.parametrize("scheme", [{}, {"int8": True}, {"crt": True}, {"backend": "cpu64"}])
+def test_ozaki_cr_rounds_in_the_direction_asked(problem, direction, scheme):
+    a, b, nearest = problem
+    expected = directed(exact_sums(a, b), direction)
+    assert np.count_nonzero(expected != nearest) >= expected.size // 4  # the direction matters
+    d = tcemu.ozaki_gemm(a, b, mode="cr", rounding=direction, **scheme)
+    np.testing.assert_array_equal(d.view(np.uint64), expected.view(np.uint64))
+
+
+def test_ozaki_directed_rounding_is_refused_outside_cr_and_c_equals_ab(problem):
+    a, b, _ = problem
+    with pytest.raises(ValueError, match="needs mode cr"):
+        tcemu.ozaki_gemm(a, b, mode="dp", rounding="upward")
+    with pytest.raises(ValueError, match="alpha = 1, beta = 0"):
+        tcemu.ozaki_gemm(a, b, mode="cr", rounding="upward", alpha=2.0)
+    with pytest.raises(ValueError, match="rounding must be"):
+        tcemu.ozaki_gemm(a, b, mode="cr", rounding="up")
 
 
 @pytest.mark.parametrize("backend", ["emulator", "cpu64"])

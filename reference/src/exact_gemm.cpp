@@ -30,12 +30,12 @@ Unpacked unpack(double x) {
   return {(raw >> 63) != 0, fraction | (std::uint64_t{1} << 52), field - 1075};
 }
 
-// One element: the exact sum of x_p y_p rounded once. Every product is an exact integer
-// (a 106-bit product of significands, times a power of two); they are summed exactly in a
+// One element: the exact sum of x_p y_p rounded once in `rounding`. Every product is an exact
+// integer (a 106-bit product of significands, times a power of two); they are summed exactly in a
 // two's-complement fixed-point integer spanning the products' exponents (64 spare bits for
 // carries), which MPFR takes over exactly (mpfr_set_z_2exp at that precision) and rounds once.
 double element(std::int64_t k, const double* x, std::int64_t x_stride, const double* y,
-               bool to_fp32, std::vector<std::uint64_t>& limbs) {
+               bool to_fp32, mpfr_rnd_t rounding, std::vector<std::uint64_t>& limbs) {
   int lo = 1 << 20, hi = -(1 << 20);
   double special = 0.0;
   bool finite = true;
@@ -105,8 +105,22 @@ double element(std::int64_t k, const double* x, std::int64_t x_stride, const dou
   mpfr_set_z_2exp(sum.get(), z, lo, MPFR_RNDN);  // exact: the precision holds every limb
   mpz_clear(z);
   if (sum.is_zero()) return 0.0;  // an exact cancellation: +0
-  if (to_fp32) return static_cast<double>(mpfr_get_flt(sum.get(), MPFR_RNDN));
-  return sum.to_double(MPFR_RNDN);
+  if (to_fp32) return static_cast<double>(mpfr_get_flt(sum.get(), rounding));
+  return sum.to_double(rounding);
+}
+
+std::vector<double> rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
+                                 const std::vector<double>& a, const std::vector<double>& b,
+                                 bool to_fp32, mpfr_rnd_t rounding, int threads) {
+  std::vector<double> c(static_cast<std::size_t>(m * n));
+  detail::for_each_column(n, threads, [&](std::int64_t j) {
+    std::vector<std::uint64_t> limbs;
+    for (std::int64_t i = 0; i < m; ++i) {
+      c[static_cast<std::size_t>(j * m + i)] =
+          element(k, a.data() + i, m, b.data() + j * k, to_fp32, rounding, limbs);
+    }
+  });
+  return c;
 }
 
 }  // namespace
@@ -115,15 +129,18 @@ std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::
                                            const std::vector<double>& a,
                                            const std::vector<double>& b, bool to_fp32,
                                            int threads) {
-  std::vector<double> c(static_cast<std::size_t>(m * n));
-  detail::for_each_column(n, threads, [&](std::int64_t j) {
-    std::vector<std::uint64_t> limbs;
-    for (std::int64_t i = 0; i < m; ++i) {
-      c[static_cast<std::size_t>(j * m + i)] =
-          element(k, a.data() + i, m, b.data() + j * k, to_fp32, limbs);
-    }
-  });
-  return c;
+  return rounded_gemm(m, n, k, a, b, to_fp32, MPFR_RNDN, threads);
+}
+
+std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
+                                           const std::vector<double>& a,
+                                           const std::vector<double>& b, fp64::Direction d,
+                                           int threads) {
+  const mpfr_rnd_t rounding = d == fp64::Direction::upward        ? MPFR_RNDU
+                              : d == fp64::Direction::downward    ? MPFR_RNDD
+                              : d == fp64::Direction::toward_zero ? MPFR_RNDZ
+                                                                  : MPFR_RNDN;
+  return rounded_gemm(m, n, k, a, b, false, rounding, threads);
 }
 
 }  // namespace tcemu::reference

@@ -2,6 +2,7 @@
 #include <tcemu/session/preload_route.hpp>
 
 #include <algorithm>
+#include <cfenv>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -26,15 +27,6 @@ std::mutex& stderr_mutex() {
   return m;
 }
 
-// Writes `message` on stderr the first time it is seen in this process.
-void report_once(const std::string& message) {
-  static std::set<std::string> seen;
-  std::lock_guard lock(stderr_mutex());
-  if (!seen.insert(message).second) return;
-  std::fprintf(stderr, "%s%s\n", kPrefix, message.c_str());
-  std::fflush(stderr);
-}
-
 std::optional<std::string_view> variable(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr) return std::nullopt;
@@ -55,7 +47,7 @@ std::optional<std::int64_t> integer_in(std::string_view text, std::int64_t lo, s
 std::string bad(const char* name, std::string_view value, const std::string& expected) {
   std::string message = std::string(name) + "='" + std::string(value) + "' is not " + expected +
                         "; calls fall through to the BLAS";
-  report_once(message);
+  warn(message);
   return message;
 }
 
@@ -145,6 +137,28 @@ std::optional<Routing> routing_from_environment(std::string& why) {
     return std::nullopt;
   }
   r.workspace_grows = grows == 1;
+  if (const auto rounding = variable("TCEMU_PRELOAD_ROUNDING")) {
+    const auto named = ozaki::rounding_by_name(*rounding);
+    if (!named) {
+      why = bad("TCEMU_PRELOAD_ROUNDING", *rounding, "nearest, upward, downward or toward-zero");
+      return std::nullopt;
+    }
+    r.rounding = *named;
+    if (r.rounding != fp64::Direction::nearest_even) r.mode = ozaki::Mode::cr, r.count = 0;
+  }
+  return r;
+}
+
+Routing with_caller_rounding(Routing r, int caller_mode) {
+  const fp64::Direction d = caller_mode == FE_UPWARD       ? fp64::Direction::upward
+                            : caller_mode == FE_DOWNWARD   ? fp64::Direction::downward
+                            : caller_mode == FE_TOWARDZERO ? fp64::Direction::toward_zero
+                                                           : fp64::Direction::nearest_even;
+  if (d == fp64::Direction::nearest_even) return r;
+  r.mode = ozaki::Mode::cr;
+  r.count = 0;
+  r.rounding = d;
+  r.rounding_from_caller = true;
   return r;
 }
 
@@ -152,6 +166,7 @@ std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
                                            const std::string& tensor_core_arch) {
   ozaki::Options options;
   options.mode = r.mode;
+  options.rounding = r.rounding;
   options.splits = r.count;
   options.workspace_bytes = static_cast<std::size_t>(r.workspace_mib) << 20;
   // Both libraries' backends (the emulator, the GPU) multiply floating-point slices on tensor
@@ -170,7 +185,7 @@ std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
 }
 
 HandleCache::Entry& HandleCache::entry(const Routing& r) {
-  return entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows}];
+  return entries_[{r.scheme, r.mode, r.count, r.workspace_mib, r.workspace_grows, r.rounding}];
 }
 
 ozaki::Handle& HandleCache::handle(Backend& backend, const Routing& r,
@@ -238,6 +253,11 @@ std::string routed_line(const DgemmCall& call, const Routing& r, const std::stri
   line << call_shape(call) << ": routed to " << scheme_name(r.scheme) << " mode "
        << mode_name(r.mode);
   if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
+  if (r.rounding != fp64::Direction::nearest_even) {
+    line << " rounding " << ozaki::rounding_name(r.rounding)
+         << (r.rounding_from_caller ? " (the caller's rounding mode)"
+                                    : " (TCEMU_PRELOAD_ROUNDING)");
+  }
   line << where << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ")
        << report.slices_a;
   if (r.scheme != Scheme::dgemm_crt) line << "/" << report.slices_b;
@@ -250,6 +270,14 @@ std::string routed_line(const DgemmCall& call, const Routing& r, const std::stri
 std::string fell_through_line(const DgemmCall& call, const std::string& target,
                               const std::string& why) {
   return call_shape(call) + ": fell through to " + target + " (" + why + ")";
+}
+
+void warn(const std::string& message) {
+  static std::set<std::string> seen;
+  std::lock_guard lock(stderr_mutex());
+  if (!seen.insert(message).second) return;
+  std::fprintf(stderr, "%s%s\n", kPrefix, message.c_str());
+  std::fflush(stderr);
 }
 
 void log_line(const std::string& line) {
@@ -265,7 +293,7 @@ void log_line(const std::string& line) {
   std::lock_guard lock(file_mutex);
   std::FILE* f = std::fopen(std::string(*target).c_str(), "a");
   if (f == nullptr) {
-    report_once("TCEMU_PRELOAD_LOG='" + std::string(*target) + "' cannot be opened for appending");
+    warn("TCEMU_PRELOAD_LOG='" + std::string(*target) + "' cannot be opened for appending");
     return;
   }
   std::fprintf(f, "%s\n", line.c_str());

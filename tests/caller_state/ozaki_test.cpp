@@ -1,5 +1,7 @@
-// The Ozaki schemes (ozaki::Handle) in every caller state: dgemm-tc (dp, cr, tunable; sgemm in
-// sp and tunable), dgemm-int8 and dgemm-crt (dp, cr), through the emulator backend and cpu64.
+// The Ozaki schemes (ozaki::Handle) in every caller state: dgemm-tc, dgemm-int8, dgemm-crt and
+// binary64 slices in dp, cr (also rounded upward, downward, toward zero: Options::rounding, which
+// the caller's mode does not change) and tunable, sgemm in sp and tunable, through the emulator
+// backend and cpu64.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -48,8 +50,25 @@ std::vector<Case> cases() {
       {"fp64 dp", Fp64Products{}, {.mode = Mode::dp}, true},
       {"int8 dp", IntegerProducts{}, {.mode = Mode::dp}, false},
       {"int8 cr", IntegerProducts{}, {.mode = Mode::cr}, false},
+      {"int8 tunable", IntegerProducts{}, {.mode = Mode::tunable, .splits = 4}, false},
       {"crt dp", CrtProducts{}, {.mode = Mode::dp}, true},
       {"crt cr", CrtProducts{}, {.mode = Mode::cr}, true},
+      {"crt tunable", CrtProducts{}, {.mode = Mode::tunable, .splits = 14}, true},
+      {"fp64 cr", Fp64Products{}, {.mode = Mode::cr}, true},
+      {"fp64 tunable", Fp64Products{}, {.mode = Mode::tunable, .splits = 3}, true},
+      {"tc cr downward", tc, {.mode = Mode::cr, .rounding = fp64::Direction::downward}, false},
+      {"int8 cr toward zero",
+       IntegerProducts{},
+       {.mode = Mode::cr, .rounding = fp64::Direction::toward_zero},
+       false},
+      {"crt cr upward",
+       CrtProducts{},
+       {.mode = Mode::cr, .rounding = fp64::Direction::upward},
+       true},
+      {"fp64 cr upward",
+       Fp64Products{},
+       {.mode = Mode::cr, .rounding = fp64::Direction::upward},
+       true},
   };
 }
 
@@ -62,8 +81,11 @@ TEST(CallerState, OzakiDgemm) {
       test::expect_same_in_every_caller_state([&] {
         const auto backend = cpu64 ? host::make_cpu64_backend(2) : host::make_emulator_backend(2);
         Handle h(*backend, c.products, c.options);
+        // A directed rounding is for C := A B (alpha 1, beta 0).
+        const bool directed = c.options.rounding != fp64::Direction::nearest_even;
         std::vector<double> out(kM * kN, 0.25);
-        h.dgemm('N', 'N', kM, kN, kK, 1.5, in.a.data(), kM, in.b.data(), kK, 0.5, out.data(), kM);
+        h.dgemm('N', 'N', kM, kN, kK, directed ? 1.0 : 1.5, in.a.data(), kM, in.b.data(), kK,
+                directed ? 0.0 : 0.5, out.data(), kM);
         out.push_back(h.ddot(kK, in.a.data(), kM, in.b.data(), 1));
         return test::words(out);
       });

@@ -436,6 +436,22 @@ TEST(Cli, GemmInt8SchemesRun) {
   EXPECT_EQ(out.slurp(), "1 1\n41300000\n");  // [1 2] [3; 4] = 11
 }
 
+// --rounding (issue 37): every dgemm scheme in mode cr gives the exact product rounded upward,
+// downward or toward zero, compared bit for bit with MPFR's rounded so (which differs from
+// round-to-nearest's in many elements at phi 4: an ignored direction would fail).
+TEST(Cli, GemmDirectedRounding) {
+  for (const std::string scheme : {"dgemm-crt", "dgemm-tc", "dgemm-int8"}) {
+    for (const std::string d : {"upward", "downward", "toward-zero"}) {
+      const Result r = run("gemm --scheme " + scheme + " --mode cr --rounding " + d +
+                           " --m 12 --n 10 --k 30 --phi 4");
+      EXPECT_EQ(r.status, 0) << r.output;
+      EXPECT_NE(r.output.find("against A B rounded " + d + ":"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("elements not correctly rounded 0 of 120"), std::string::npos)
+          << r.output;
+    }
+  }
+}
+
 // Ozaki scheme II: dgemm-crt is correctly rounded in mode cr on the emulator (and the GPU where
 // there is one); dp takes the norm scaling's 15 moduli at phi 1 (its bound of |A||B| asks for no
 // more) and more at phi 4, and says what its bound asked; tunable takes --moduli, sgemm-crt

@@ -90,6 +90,16 @@ TEST(Refusals, GemmOptionsNothingReads) {
   refused(gemm + "dgemm-tc --mode tunable --splits 0",
           "--splits 0 is not an integer in [1, 1000], which --mode tunable needs");
   EXPECT_EQ(run(gemm + "dgemm-tc --mode tunable --splits 3").status, 0);
+  // --rounding: a known direction, in mode cr, for C := A B, against MPFR's reference.
+  refused(gemm + "dgemm-crt --mode cr --rounding up",
+          "--rounding must be nearest, upward, downward or toward-zero, got 'up'");
+  refused(gemm + "dgemm-crt --rounding upward",
+          "--rounding upward needs --mode cr and C := A B (--alpha 1, --beta 0)");
+  refused(gemm + "dgemm-tc --mode cr --rounding downward --alpha 2",
+          "--rounding downward needs --mode cr and C := A B (--alpha 1, --beta 0)");
+  refused(gemm + "dgemm-int8 --mode cr --rounding upward --reference exact",
+          "--reference exact rounds to nearest only: use --reference mpfr with --rounding");
+  EXPECT_EQ(run(gemm + "sgemm-tc --mode tunable --splits 2 --rounding upward").status, 2);
   for (const std::string phi : {"nan", "inf", "-inf", "-1"}) {
     refused(gemm + "dgemm-tc --phi " + phi, "--phi must be a finite number >= 0, got " + phi);
   }

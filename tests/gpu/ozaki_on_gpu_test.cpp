@@ -2,7 +2,9 @@
 // GPU's preset (issue 4: reproducible across backends), in every mode, on both GPU GEMM engines
 // that compute exact slice products (our mma.sync kernel and cuBLAS), blocked or not, with
 // transposes, NaN and Inf, through host arrays and through device-resident matrices; and
-// DGEMM-DP-CR (binary64 slices, cublasDgemm) gives the cpu64 backend's bits.
+// DGEMM-DP-CR (binary64 slices, cublasDgemm) gives the cpu64 backend's bits. Mode cr rounded
+// upward, downward and toward zero (Options::rounding, issue 37) gives MPFR's bits on the device
+// for every scheme, through host arrays and device-resident matrices.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -18,6 +20,7 @@
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/host/host_backends.hpp>
 #include <tcemu/ozaki/handle.hpp>
+#include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/phi_values.hpp>
 #include <tcemu/test/same_bits.hpp>
 
@@ -312,6 +315,43 @@ TEST(OzakiOnGpu, DeviceResidentGemmGivesTheHostArrayBits) {
                       {&bb, 0, Real::fp64, k - 1, n, k, Layout::column_major}, 0.0,
                       {&cb, 0, Real::fp64, m, n, m, Layout::column_major}),
                std::invalid_argument);
+}
+
+TEST(OzakiOnGpu, DirectedCrGivesMpfrsBitsOnTheDevice) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  const std::int64_t m = 67, n = 45, k = 150;
+  std::mt19937_64 rng(37);
+  auto a = reference::phi_values<double>(m * k, 2.0, rng),
+       b = reference::phi_values<double>(k * n, 2.0, rng);
+  for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 1)] *= 0x1p-1060;
+  const auto gpu_backend = gpu::make_gpu_backend({});
+  const std::pair<const char*, ozaki::Products> schemes[] = {
+      {"dgemm-tc",
+       ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
+      {"dgemm-int8", ozaki::IntegerProducts{}},
+      {"dgemm-crt", ozaki::CrtProducts{}},
+      {"binary64 slices", ozaki::Fp64Products{}}};
+  const std::vector<double> nearest = reference::correctly_rounded_gemm(m, n, k, a, b);
+  for (const fp64::Direction d :
+       {fp64::Direction::upward, fp64::Direction::downward, fp64::Direction::toward_zero}) {
+    const std::vector<double> expected = reference::correctly_rounded_gemm(m, n, k, a, b, d);
+    std::size_t apart = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) apart += expected[i] != nearest[i];
+    EXPECT_GT(apart, expected.size() / 4) << "the inputs must make the direction matter";
+    for (const auto& [name, products] : schemes) {
+      ozaki::Handle h(*gpu_backend, products, {.mode = ozaki::Mode::cr, .rounding = d});
+      std::vector<double> got(static_cast<std::size_t>(m * n), 7.0);
+      h.dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, got.data(), m);
+      const Gemm<double> gemm{'N', 'N', m, n, k, a, b, nullptr};
+      const test::BitComparison same = gemm.compare(expected, got);
+      EXPECT_TRUE(same.result) << name << ", " << ozaki::rounding_name(d);
+      std::printf("%s cr rounded %s on %s, %lld x %lld x %lld: %lld elements differ from MPFR's\n",
+                  name, ozaki::rounding_name(d), arch.c_str(), static_cast<long long>(m),
+                  static_cast<long long>(n), static_cast<long long>(k),
+                  static_cast<long long>(same.differing));
+    }
+  }
 }
 
 }  // namespace

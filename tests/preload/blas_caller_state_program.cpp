@@ -1,7 +1,8 @@
 // The caller's floating-point state through libtcemu_blas_preload.so (caller_state_checks.hpp):
-// dgemm_ and cblas_dgemm, 64 x 64 x 64, under each rounding mode, FTZ and DAZ, and from several
-// threads, against the bits of round-to-nearest. Run by CTest with TCEMU_PRELOAD_SCHEME and
-// TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds, 1 otherwise.
+// dgemm_ and cblas_dgemm, C := A B of 64 x 64 x 64, under each rounding mode, FTZ and DAZ, and
+// from several threads, against the bits of the product rounded in the caller's direction. Run by
+// CTest with TCEMU_PRELOAD_SCHEME and TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds,
+// 1 otherwise.
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -17,13 +18,13 @@ int main() {
   caller_state_inputs(a, b, n);
   const int fortran = check_caller_states([&] {
     std::vector<double> c(a.size(), 0.25);
-    const double alpha = 1.5, beta = 0.5;
+    const double alpha = 1, beta = 0;
     dgemm_("N", "N", &n, &n, &n, &alpha, a.data(), &n, b.data(), &n, &beta, c.data(), &n, 1, 1);
     return c;
   });
   const int cblas = check_caller_states([&] {
     std::vector<double> c(a.size(), 0.25);
-    cblas_dgemm(102, 111, 111, n, n, n, 1.5, a.data(), n, b.data(), n, 0.5, c.data(), n);
+    cblas_dgemm(102, 111, 111, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
     return c;
   });
   const int fell_through = calls_fell_through();

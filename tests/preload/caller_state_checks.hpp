@@ -1,14 +1,20 @@
-// The caller's floating-point state through an LD_PRELOAD library (issue 38): a DGEMM issued in
-// each rounding mode, with x86's FTZ and DAZ, and from threads each in a mode of its own, gives
-// the bits it gives in the default state, and leaves the caller's mode as it was.
+// The caller's floating-point state through an LD_PRELOAD library (issues 37, 38): a DGEMM C :=
+// A B issued in each rounding mode, with x86's FTZ and DAZ, and from threads each in a mode of
+// its own, leaves the caller's mode as it was and gives: to nearest (FTZ and DAZ or not) the bits
+// of the default state; under a directed mode the bits of the product correctly rounded in that
+// direction, which the library gives in the default state with TCEMU_PRELOAD_ROUNDING set to it;
+// and those enclose the product: downward <= upward, neighbours or equal, toward zero the one of
+// smaller magnitude, each differing from round-to-nearest's somewhere.
 #pragma once
 
 #include <cfenv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -22,13 +28,17 @@ struct CallerState {
   const char* name;
   int rounding;
   bool ftz_daz;
+  int direction;  // the index in kDirections of the rounding the product gets
 };
 
-inline const std::vector<CallerState> kCallerStates{{"upward", FE_UPWARD, false},
-                                                    {"downward", FE_DOWNWARD, false},
-                                                    {"toward zero", FE_TOWARDZERO, false},
-                                                    {"nearest, FTZ and DAZ", FE_TONEAREST, true},
-                                                    {"upward, FTZ and DAZ", FE_UPWARD, true}};
+// TCEMU_PRELOAD_ROUNDING's words, in the order of CallerState::direction.
+inline const char* const kDirections[] = {"nearest", "upward", "downward", "toward-zero"};
+
+inline const std::vector<CallerState> kCallerStates{{"upward", FE_UPWARD, false, 1},
+                                                    {"downward", FE_DOWNWARD, false, 2},
+                                                    {"toward zero", FE_TOWARDZERO, false, 3},
+                                                    {"nearest, FTZ and DAZ", FE_TONEAREST, true, 0},
+                                                    {"upward, FTZ and DAZ", FE_UPWARD, true, 1}};
 
 inline unsigned control_word() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -70,25 +80,61 @@ inline void caller_state_inputs(std::vector<double>& a, std::vector<double>& b, 
   }
 }
 
-// Runs `product` (C of the DGEMM) in the default state and in every caller state, on this thread
-// and on one thread per state at once; prints each difference and returns the number of them.
+// The product in the default state for each of kDirections (TCEMU_PRELOAD_ROUNDING set to it),
+// with the enclosure checks; prints each failure and adds it to `failures`.
+inline std::vector<std::vector<double>> expected_products(
+    const std::function<std::vector<double>()>& product, int& failures) {
+  std::vector<std::vector<double>> expected;
+  for (const char* d : kDirections) {
+    setenv("TCEMU_PRELOAD_ROUNDING", d, 1);
+    expected.push_back(product());
+  }
+  unsetenv("TCEMU_PRELOAD_ROUNDING");
+  const std::vector<double>&nearest = expected[0], &up = expected[1], &down = expected[2],
+        &zero = expected[3];
+  std::size_t apart = 0, bad = 0;
+  for (std::size_t i = 0; i < nearest.size(); ++i) {
+    apart += down[i] < up[i];
+    bad += !(down[i] == up[i] || std::nextafter(down[i], INFINITY) == up[i]) ||
+           zero[i] != (std::fabs(down[i]) <= std::fabs(up[i]) ? down[i] : up[i]);
+  }
+  if (bad != 0 || apart == 0) {
+    std::printf("FAILED: %zu elements outside the enclosure, %zu with downward < upward\n", bad,
+                apart);
+    ++failures;
+  }
+  for (std::size_t d = 1; d < std::size(kDirections); ++d) {
+    if (std::memcmp(expected[d].data(), nearest.data(), nearest.size() * sizeof(double)) == 0) {
+      std::printf("FAILED: TCEMU_PRELOAD_ROUNDING=%s gives round-to-nearest's bits\n",
+                  kDirections[d]);
+      ++failures;
+    }
+  }
+  return expected;
+}
+
+// Runs `product` (C := A B by the DGEMM) in the default state and in every caller state, on this
+// thread and on one thread per state at once; prints each difference and returns the number of
+// them.
 inline int check_caller_states(const std::function<std::vector<double>()>& product) {
   leave();
-  const std::vector<double> expected = product();
   int failures = 0;
-  const auto same = [&](const std::vector<double>& got, const char* name, const char* where) {
-    if (got.size() == expected.size() &&
-        std::memcmp(got.data(), expected.data(), got.size() * sizeof(double)) == 0) {
+  const std::vector<std::vector<double>> expected = expected_products(product, failures);
+  const auto same = [&](const std::vector<double>& got, const CallerState& s, const char* where) {
+    const std::vector<double>& want = expected[static_cast<std::size_t>(s.direction)];
+    if (got.size() == want.size() &&
+        std::memcmp(got.data(), want.data(), got.size() * sizeof(double)) == 0) {
       return;
     }
     std::size_t differ = 0;
-    for (std::size_t i = 0; i < got.size() && i < expected.size(); ++i) {
-      differ += std::memcmp(&got[i], &expected[i], sizeof(double)) != 0;
+    for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) {
+      differ += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
     }
     std::printf(
-        "FAILED: %s (%s): %zu of %zu elements differ from round-to-nearest's, C[0] = %a "
-        "instead of %a\n",
-        name, where, differ, expected.size(), got.empty() ? 0.0 : got[0], expected[0]);
+        "FAILED: %s (%s): %zu of %zu elements differ from the product rounded %s, C[0] = "
+        "%a instead of %a\n",
+        s.name, where, differ, want.size(), kDirections[s.direction], got.empty() ? 0.0 : got[0],
+        want[0]);
     ++failures;
   };
   for (const CallerState& s : kCallerStates) {
@@ -98,7 +144,7 @@ inline int check_caller_states(const std::function<std::vector<double>()>& produ
     const std::vector<double> got = product();
     const bool kept = std::fegetround() == mode && control_word() == control;
     leave();
-    same(got, s.name, "this thread");
+    same(got, s, "this thread");
     if (!kept) std::printf("FAILED: %s: the caller's state changed\n", s.name), ++failures;
   }
   std::vector<std::vector<double>> results(kCallerStates.size());
@@ -111,8 +157,7 @@ inline int check_caller_states(const std::function<std::vector<double>()>& produ
       });
     }
   }
-  for (std::size_t t = 0; t < results.size(); ++t)
-    same(results[t], kCallerStates[t].name, "threads");
+  for (std::size_t t = 0; t < results.size(); ++t) same(results[t], kCallerStates[t], "threads");
   std::printf("%s: %zu caller states, %d failures\n", failures ? "FAILED" : "passed",
               kCallerStates.size(), failures);
   return failures;

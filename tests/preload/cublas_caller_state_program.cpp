@@ -1,6 +1,7 @@
 // The caller's floating-point state through libtcemu_cublas_preload.so (caller_state_checks.hpp):
-// cublasDgemm, 64 x 64 x 64, under each rounding mode, FTZ and DAZ, and from several threads
-// (each its own cuBLAS handle), against the bits of round-to-nearest. Run by CTest with
+// cublasDgemm, C := A B of 64 x 64 x 64, under each rounding mode of the calling host thread,
+// FTZ and DAZ, and from several threads (each its own cuBLAS handle), against the bits of the
+// product correctly rounded in the caller's direction on the device. Run by CTest with
 // TCEMU_PRELOAD_SCHEME and TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds, 1
 // otherwise, 77 (skipped) when there is no CUDA device.
 #include <cublas_v2.h>
@@ -51,7 +52,7 @@ int main() {
     cuda(cudaMemcpy(dc, c.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     cublasHandle_t handle = nullptr;
     blas(cublasCreate(&handle), "cublasCreate");
-    const double alpha = 1.5, beta = 0.5;
+    const double alpha = 1, beta = 0;
     // Not transposed, as the BLAS program calls dgemm_: B's column of subnormals then lies across
     // the columns of the product, which cr's moduli hold; transposed it lies along k, and cr needs
     // more moduli than the scheme has (the call falls through, by design).

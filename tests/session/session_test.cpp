@@ -3,6 +3,9 @@
 // exercised through the tcemu command, tests/cli/).
 #include <gtest/gtest.h>
 
+#include <cfenv>
+#include <cstdlib>
+#include <string>
 #include <variant>
 
 #include <tcemu/emulator/presets.hpp>
@@ -106,6 +109,49 @@ TEST(PreloadRoute, WritesTheLogLinesOfBothLibraries) {
   EXPECT_EQ(routed_line(call, tc, "", report, 2, 1, 0.25, "workspace grown"),
             "cblas_dgemm T? m 4 n 5 k 6 lda 7 ldb 8 ldc 9: routed to dgemm-tc mode dp (slices "
             "14/14, GEMMs 14, blocks 1), alpha 2 beta 1, 0.25 s; workspace grown");
+}
+
+// A directed rounding (TCEMU_PRELOAD_ROUNDING, or the caller's mode at the call) makes the mode
+// cr in that direction, whatever TCEMU_PRELOAD_MODE says; to nearest changes nothing; the log
+// says which asked.
+TEST(PreloadRoute, DirectedRoundingMakesTheModeCr) {
+  setenv("TCEMU_PRELOAD_SCHEME", "dgemm-crt", 1);
+  setenv("TCEMU_PRELOAD_MODE", "tunable", 1);
+  setenv("TCEMU_PRELOAD_MODULI", "14", 1);
+  std::string why;
+  const std::optional<Routing> plain = routing_from_environment(why);
+  ASSERT_TRUE(plain.has_value()) << why;
+  EXPECT_EQ(plain->mode, ozaki::Mode::tunable);
+  EXPECT_EQ(with_caller_rounding(*plain, FE_TONEAREST), *plain);
+  const Routing up = with_caller_rounding(*plain, FE_UPWARD);
+  EXPECT_EQ(up.mode, ozaki::Mode::cr);
+  EXPECT_EQ(up.rounding, fp64::Direction::upward);
+  EXPECT_TRUE(up.rounding_from_caller);
+  EXPECT_EQ(with_caller_rounding(*plain, FE_DOWNWARD).rounding, fp64::Direction::downward);
+  EXPECT_EQ(with_caller_rounding(*plain, FE_TOWARDZERO).rounding, fp64::Direction::toward_zero);
+  setenv("TCEMU_PRELOAD_ROUNDING", "toward-zero", 1);
+  const std::optional<Routing> asked = routing_from_environment(why);
+  ASSERT_TRUE(asked.has_value()) << why;
+  EXPECT_EQ(asked->mode, ozaki::Mode::cr);
+  EXPECT_EQ(asked->rounding, fp64::Direction::toward_zero);
+  EXPECT_FALSE(asked->rounding_from_caller);
+  const DgemmCall call{"dgemm_", 'N', 'N', 4, 5, 6, 4, 6, 4};
+  ozaki::Report report;
+  EXPECT_NE(routed_line(call, *asked, "", report, 1, 0, 0.5, "")
+                .find("mode cr rounding toward-zero (TCEMU_PRELOAD_ROUNDING)"),
+            std::string::npos);
+  EXPECT_NE(routed_line(call, up, "", report, 1, 0, 0.5, "")
+                .find("mode cr rounding upward (the caller's rounding mode)"),
+            std::string::npos);
+  setenv("TCEMU_PRELOAD_ROUNDING", "up", 1);
+  EXPECT_FALSE(routing_from_environment(why).has_value());
+  EXPECT_NE(why.find("TCEMU_PRELOAD_ROUNDING='up' is not nearest, upward, downward or toward-zero"),
+            std::string::npos)
+      << why;
+  for (const char* name : {"TCEMU_PRELOAD_SCHEME", "TCEMU_PRELOAD_MODE", "TCEMU_PRELOAD_MODULI",
+                           "TCEMU_PRELOAD_ROUNDING"}) {
+    unsetenv(name);
+  }
 }
 
 }  // namespace

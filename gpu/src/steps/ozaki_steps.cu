@@ -434,14 +434,14 @@ constexpr int kSumThreads = 128;
 
 __global__ void __launch_bounds__(kSumThreads)
     exact_sum_kernel(const DeviceReal first, const std::size_t stride, const std::int64_t count,
-                     const LayerExponents scale, const DeviceReal dst) {
+                     const LayerExponents scale, const DeviceReal dst, const fp64::Direction d) {
   // Limb l of thread t at [l * kSumThreads + t]: a thread's limbs share one bank, no conflicts.
   __shared__ std::uint64_t limbs[Binary64Accumulator<>::kLimbs * kSumThreads];
   const StridedLimbs mine{limbs + threadIdx.x, kSumThreads};
   for_each_element(dst.rows, dst.cols, dst.row_major, [&](std::int64_t i, std::int64_t j) {
     el::ExactSum<StridedLimbs> sum(mine);
     for (std::int64_t l = 0; l < count; ++l) sum.add(*first.layer(l, stride).fp64_at(i, j));
-    *dst.fp64_at(i, j) = sum.round(std::int64_t{scale.rows[i]} + scale.columns[j]);
+    *dst.fp64_at(i, j) = sum.round(std::int64_t{scale.rows[i]} + scale.columns[j], d);
   });
 }
 
@@ -614,10 +614,10 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
 }
 
 void exact_sum(const DeviceReal& first, std::size_t stride_bytes, std::int64_t count,
-               LayerExponents scale, const DeviceReal& dst) {
+               LayerExponents scale, const DeviceReal& dst, fp64::Direction d) {
   if (dst.rows == 0 || dst.cols == 0) return;
   exact_sum_kernel<<<elementwise_grid(dst.rows, dst.cols, dst.row_major, kSumThreads),
-                     kSumThreads>>>(first, stride_bytes, count, scale, dst);
+                     kSumThreads>>>(first, stride_bytes, count, scale, dst, d);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -59,7 +59,7 @@ void accumulate_scaled(const DeviceReal& first, std::size_t stride_bytes, std::i
 // Backend::exact_sum: one thread per element, the limbs of its long accumulator
 // (Binary64Accumulator, long_accumulator.hpp) in shared memory.
 void exact_sum(const DeviceReal& first, std::size_t stride_bytes, std::int64_t count,
-               LayerExponents scale, const DeviceReal& dst);
+               LayerExponents scale, const DeviceReal& dst, fp64::Direction d);
 
 // Backend::epilogue. `scale` is used when scale.rows != nullptr; `scratch` holds 4 (m + n)
 // bytes when a and b are given (flags of the rows of a and columns of b holding Inf or NaN).

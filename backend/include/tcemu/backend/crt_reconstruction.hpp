@@ -24,8 +24,11 @@ inline constexpr int kCrtOffset = 1 << 22;
 // m_l (< M; 1 modulo m_l, 0 modulo every other modulus), fraction[l] = 2^32 weight[l] / M =
 // 2^32 cofactor_inverse[l] / m_l rounded to the nearest integer, offset_fraction = 2^32
 // kCrtOffset / M rounded likewise, M and M / 2 (M is even: 256 is the first modulus), all
-// little-endian 32-bit limbs, and `limbs`, the limbs that hold M (M < 2^(32 limbs)).
+// little-endian 32-bit limbs, and `limbs`, the limbs that hold M (M < 2^(32 limbs)); and the
+// direction every result is rounded in (crt_reconstruct's, per call: nearest even unless the
+// scheme's correctly rounded mode asks for a directed one).
 struct Table {
+  fp64::Direction direction = fp64::Direction::nearest_even;
   int count = 0;
   int limbs = 0;
   Modulus moduli[kMaxModuli] = {};
@@ -42,11 +45,12 @@ Table table(int count);
 // floor(log2 M) for the first `count` moduli.
 int product_bits(int count);
 
-// The binary64 number nearest to C' 2^-shift, C' the integer of [-M/2, M/2) with C' = v_l mod
-// m_l for the table's moduli, v_l = residues(l) any integer with |v_l| < 2^22 (a residue in (-m_l,
-// m_l), or sum_congruent of an int32 sum: no reduction needed), ties to even; a zero is +0 (C' = 0,
-// or a tiny C' 2^-shift rounded to zero: the sign the BLAS epilogue gives every zero, so that the
-// scheme may write C directly). L (>= t.limbs) is the count of 32-bit limbs the arithmetic runs in.
+// C' 2^-shift rounded to binary64 in the table's direction (nearest even, or directed:
+// fp64::round), C' the integer of [-M/2, M/2) with C' = v_l mod m_l for the table's moduli, v_l =
+// residues(l) any integer with |v_l| < 2^22 (a residue in (-m_l, m_l), or sum_congruent of an int32
+// sum: no reduction needed); a zero is +0 (C' = 0, or a tiny C' 2^-shift rounded to zero: the sign
+// the BLAS epilogue gives every zero, so that the scheme may write C directly). L (>= t.limbs) is
+// the count of 32-bit limbs the arithmetic runs in.
 //
 // The CRT sum, without a reduction per modulus: the weights w_l = weight[l] sum to 1 modulo M
 // (modulo each m_j only w_j is nonzero, and it is 1), so with u_l = v_l + kCrtOffset in
@@ -92,17 +96,22 @@ struct CrtSum {
 // uint64 is here) gives RN(taken + f) (exactly taken when it has fewer bits). Scaling by 2^e
 // (fp64::scale) is exact while the result stays normal, so it is then RN of the magnitude;
 // round_nearest_even otherwise (the subnormal range and overflow, where scaling the rounded
-// value would round twice). A magnitude rounded to zero gives +0, as C' = 0 does.
+// value would round twice). A directed rounding (d other than nearest even) goes straight to
+// fp64::round, whose rule needs the same round and sticky bits. A magnitude rounded to zero gives
+// +0, as C' = 0 does.
 TCEMU_HOST_DEVICE inline double round_crt_window(bool negative, std::uint64_t taken, bool sticky,
-                                                 int low_bit, std::int64_t shift) {
+                                                 int low_bit, std::int64_t shift,
+                                                 fp64::Direction d) {
   const std::int64_t lsb = low_bit - shift;
   constexpr std::int64_t kLimit = 4000;  // beyond it every value overflows or rounds to zero
   const auto e = static_cast<int>(lsb < -kLimit ? -kLimit : lsb > kLimit ? kLimit : lsb);
-  const double rounded = static_cast<double>(taken | (sticky ? 1u : 0u));
-  const int field = static_cast<int>(fp64::bits(rounded) >> 52) + e;
-  if (field >= 1 && field <= 2046) return fp64::scale(negative ? -rounded : rounded, e);
-  const double tiny = fp64::round_nearest_even(negative, {taken, e, sticky});
-  return tiny == 0.0 ? 0.0 : tiny;
+  if (d == fp64::Direction::nearest_even) {
+    const double rounded = static_cast<double>(taken | (sticky ? 1u : 0u));
+    const int field = static_cast<int>(fp64::bits(rounded) >> 52) + e;
+    if (field >= 1 && field <= 2046) return fp64::scale(negative ? -rounded : rounded, e);
+  }
+  const double r = fp64::round(negative, {taken, e, sticky}, d);
+  return r == 0.0 ? 0.0 : r;
 }
 
 template <int L>
@@ -164,7 +173,7 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
   for (int i = 2; i < L; ++i) wide = wide || c[i] != 0;
   if (!wide) {
     const std::uint64_t low = L > 1 ? c[0] | std::uint64_t{c[L > 1 ? 1 : 0]} << 32 : c[0];
-    return round_crt_window(negative, low, false, 0, shift);  // +0 for D = 0
+    return round_crt_window(negative, low, false, 0, shift, t.direction);  // +0 for D = 0
   }
   if constexpr (L >= 3) {
     // Whole limbs up until the top one is nonzero (at most L - 3 moves: some limb >= 2 is).
@@ -187,7 +196,7 @@ TCEMU_HOST_DEVICE double round_crt_sum_limbs(const Table& t, const CrtSum<L>& s,
     TCEMU_UNROLL
     for (int i = 0; i + 3 < L; ++i) sticky = sticky || c[i] != 0;
     const int low_bit = (L - 3 - moved) * 32 + b + 1;
-    return round_crt_window(negative, taken, sticky, low_bit, shift);
+    return round_crt_window(negative, taken, sticky, low_bit, shift, t.direction);
   }
   return 0.0;  // not reached: |D| >= 2^64 needs 3 limbs
 }
@@ -231,11 +240,11 @@ TCEMU_HOST_DEVICE double round_crt_sum_128(const Table& t, const CrtSum<L>& s, s
   const int up = tcemu::detail::bit_width(high);
   const std::uint64_t taken = up == 0 ? low : (high << (64 - up)) | (low >> up);
   const bool sticky = up != 0 && (low << (64 - up)) != 0;
-  return round_crt_window(negative, taken, sticky, up, shift);
+  return round_crt_window(negative, taken, sticky, up, shift, t.direction);
 }
 #endif
 
-// The binary64 number nearest to C' 2^-shift (round_crt_sum_limbs), by round_crt_sum_128 where
+// C' 2^-shift rounded in the table's direction (round_crt_sum_limbs), by round_crt_sum_128 where
 // M fits it.
 template <int L>
 TCEMU_HOST_DEVICE double round_crt_sum(const Table& t, const CrtSum<L>& s, std::int64_t shift) {

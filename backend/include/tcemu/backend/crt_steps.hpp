@@ -115,9 +115,9 @@ class CrtSteps : public virtual MemorySpace {
   // dst_ij (fp64) = crt_elements::reconstruct of the residues' elements (residues.count layers
   // as crt_product_residues writes them, the l-th for the l-th modulus, column major: s8
   // residues, or s32 sums taken as crt_elements::sum_congruent gives them) with shift
-  // shifts.rows_i + shifts.columns_j.
+  // shifts.rows_i + shifts.columns_j, rounded in direction d (the table's direction).
   void crt_reconstruct(const IntegerMatrixStack& residues, const OuterExponents& shifts,
-                       const RealMatrix& dst);
+                       const RealMatrix& dst, fp64::Direction d = fp64::Direction::nearest_even);
 
  protected:
   virtual ScaleSummary crt_scale_checked(const RealMatrix& x, SplitAxis axis, int max_bits,

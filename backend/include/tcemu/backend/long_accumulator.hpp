@@ -165,14 +165,16 @@ class BasicLongAccumulator {
     return {taken, lsb + low_bit, sticky};
   }
 
-  // The value times 2^shift rounded once to nearest even (overflow: Inf of the sign); an exact
-  // zero gives +0. Any shift: the value is below 2^(64 kLimbs + kLsbExponent) <= 2^2140 and, when
-  // nonzero, at least 2^kLsbExponent >= 2^-2148, so beyond +-2^14 every nonzero value overflows
-  // or rounds to a zero, as it does at +-2^14; the clamp keeps magnitude()'s int arithmetic safe.
-  TCEMU_HOST_DEVICE double round_to_double(std::int64_t shift = 0) const {
+  // The value times 2^shift rounded once in direction d (fp64::round; to nearest, overflow gives
+  // Inf of the sign); an exact zero gives +0. Any shift: the value is below 2^(64 kLimbs +
+  // kLsbExponent) <= 2^2140 and, when nonzero, at least 2^kLsbExponent >= 2^-2148, so beyond +-2^14
+  // every nonzero value overflows or rounds to a zero, as it does at +-2^14; the clamp keeps
+  // magnitude()'s int arithmetic safe.
+  TCEMU_HOST_DEVICE double round_to_double(
+      std::int64_t shift = 0, fp64::Direction d = fp64::Direction::nearest_even) const {
     constexpr std::int64_t kLimit = std::int64_t{1} << 14;
     const auto s = static_cast<int>(std::clamp(shift, -kLimit, kLimit));
-    return fp64::round_nearest_even(negative(), magnitude(s));
+    return fp64::round(negative(), magnitude(s), d);
   }
   TCEMU_HOST_DEVICE float round_to_float() const {
     constexpr FloatFormat fp32 = formats::fp32;  // a local copy: device code reads it

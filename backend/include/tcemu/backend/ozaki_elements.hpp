@@ -202,14 +202,15 @@ class ExactSum {
     sum_.add(x);
   }
 
-  // 2^shift times the sum, rounded once to nearest even, by the rules of Backend::exact_sum: a
+  // 2^shift times the sum, rounded once in direction d, by the rules of Backend::exact_sum: a
   // NaN term or both infinite signs give step_nan::ozaki_fp64, otherwise an Inf term gives that
-  // Inf; beyond the largest finite magnitude: Inf of the sign; an exact zero is -0 when every
-  // term is -0, +0 otherwise.
-  TCEMU_HOST_DEVICE double round(std::int64_t shift) const {
+  // Inf; beyond the largest finite magnitude: fp64::round's overflow; an exact zero is -0 when
+  // every term is -0, +0 otherwise.
+  TCEMU_HOST_DEVICE double round(std::int64_t shift,
+                                 fp64::Direction d = fp64::Direction::nearest_even) const {
     if (special_.any()) return special_.value();
     if (any_term_ && all_negative_zero_) return fp64::value(fp64::kSignBit);
-    return sum_.round_to_double(shift);
+    return sum_.round_to_double(shift, d);
   }
 
  private:

@@ -14,6 +14,7 @@
 
 #include <tcemu/backend/buffer_matrix.hpp>
 #include <tcemu/backend/memory.hpp>
+#include <tcemu/emulator/fp64_bits.hpp>
 
 namespace tcemu {
 
@@ -133,15 +134,17 @@ class OzakiSteps : public virtual MemorySpace {
     accumulate_scaled({p, 1, 0}, {&scale, 1}, base, dst, overwrite);
   }
 
-  // dst_ij = the binary64 number nearest to 2^(scale.rows_i + scale.columns_j) times the exact
-  // sum of stack[0]_ij, ..., stack[count-1]_ij (ties to even; subnormal results rounded once),
-  // the correctly rounded sum that NearSum of Rump, Ogita and Oishi (SISC 31(2), 2009, Alg. 7.3)
-  // delivers for unscaled terms; every backend must give these bits whatever algorithm it uses.
-  // A result beyond the largest finite magnitude (after rounding) is Inf of its sign. An exact
-  // zero is -0 when every term is -0, +0 otherwise. Special terms: any NaN, or both +Inf and
+  // dst_ij = 2^(scale.rows_i + scale.columns_j) times the exact sum of stack[0]_ij, ...,
+  // stack[count-1]_ij rounded once to binary64 in direction d (fp64::round; to nearest: ties to
+  // even, the correctly rounded sum that NearSum of Rump, Ogita and Oishi (SISC 31(2), 2009,
+  // Alg. 7.3) delivers for unscaled terms; subnormal results rounded once); every backend must
+  // give these bits whatever algorithm it uses. A result beyond the largest finite magnitude
+  // (after rounding) is fp64::round's overflow (to nearest: Inf of its sign). An exact zero is -0
+  // when every term is -0, +0 otherwise. Special terms: any NaN, or both +Inf and
   // -Inf, give the NaN 0x7FF8000000000000; otherwise an Inf term gives that Inf. All fp64; dst
   // may be one of the stack's matrices.
-  void exact_sum(const RealMatrixStack& stack, const OuterExponents& scale, const RealMatrix& dst);
+  void exact_sum(const RealMatrixStack& stack, const OuterExponents& scale, const RealMatrix& dst,
+                 fp64::Direction d = fp64::Direction::nearest_even);
 
   // The BLAS epilogue C := alpha op(A) op(B) + beta C for an m x n result, where v (fp64) holds
   // the scheme's value of op(A) op(B), scaled by 2^-(v_scale.rows_i + v_scale.columns_j) when
@@ -182,7 +185,7 @@ class OzakiSteps : public virtual MemorySpace {
                                          const OuterExponents& base, const RealMatrix& dst,
                                          bool overwrite) = 0;
   virtual void exact_sum_checked(const RealMatrixStack& stack, const OuterExponents& scale,
-                                 const RealMatrix& dst) = 0;
+                                 const RealMatrix& dst, fp64::Direction d) = 0;
   virtual void epilogue_checked(const std::optional<RealMatrix>& v,
                                 const std::optional<OuterExponents>& v_scale, double alpha,
                                 double beta, const std::optional<RealMatrix>& c,

@@ -66,12 +66,23 @@ TCEMU_HOST_DEVICE inline Fields fields(double x) {
   return {(raw & kSignBit) != 0, fraction | (std::uint64_t{1} << 52), field - 1075};
 }
 
-// (-1)^negative * m rounded to nearest even to binary64, as round_pack (round.hpp) does for the
+// IEEE 754's rounding-direction attributes for a binary64 result: roundTiesToEven,
+// roundTowardPositive, roundTowardNegative, roundTowardZero. The Ozaki schemes' correctly rounded
+// mode (ozaki::Options::rounding) rounds the exact product in any of them; every other binary64
+// result of the libraries is rounded to nearest even.
+enum class Direction : std::uint8_t { nearest_even, upward, downward, toward_zero };
+
+// (-1)^negative * m rounded in direction d to binary64, as round_pack (round.hpp) does for the
 // formats of at most 32 bits: p = 53 kept bits, or fewer on the subnormal grid 2^-1074; a carry out
-// of the kept bits renormalises; beyond the largest finite value: Inf of the sign; a zero
-// significand: a zero of the sign. When m.sticky is set, m.significand must hold at least 55 bits
-// (then the round bit and the sticky bit both lie below the kept bits).
-TCEMU_HOST_DEVICE inline double round_nearest_even(bool negative, ExactMagnitude m) {
+// of the kept bits renormalises; a zero significand: a zero of the sign. When m.sticky is set,
+// m.significand must hold at least 55 bits (then the round bit and the sticky bit both lie below
+// the kept bits). The kept bits are incremented: to nearest, when the round bit is set and the
+// rest or the last kept bit is (ties to even); upward (downward), when the value is positive
+// (negative) and any dropped bit is set; toward zero, never. Beyond the largest finite value
+// (IEEE 754, 7.4): Inf of the sign to nearest and where the direction points away from zero
+// (upward for a positive value, downward for a negative one), otherwise the largest finite
+// magnitude of the sign. A nonzero value rounded to a zero keeps its sign.
+TCEMU_HOST_DEVICE inline double round(bool negative, ExactMagnitude m, Direction d) {
   const std::uint64_t sign = negative ? kSignBit : 0;
   if (m.significand == 0) return value(sign);
   const int msb = detail::bit_width(m.significand) - 1;
@@ -88,15 +99,26 @@ TCEMU_HOST_DEVICE inline double round_nearest_even(bool negative, ExactMagnitude
   } else {
     rest = true;
   }
-  if (round_bit && (rest || (kept & 1) != 0)) ++kept;
+  const bool away = d == Direction::nearest_even || (d == Direction::upward && !negative) ||
+                    (d == Direction::downward && negative);
+  if (d == Direction::nearest_even ? round_bit && (rest || (kept & 1) != 0)
+                                   : away && (round_bit || rest)) {
+    ++kept;
+  }
   // value = kept * 2^lsb with kept <= 2^53. On the subnormal grid (lsb = -1074) kept is its own
   // encoding (a carry into 2^52 is the smallest normal); above it kept is in [2^52, 2^53] and the
   // field is (lsb + 1074) + kept / 2^52, the sum below carrying a rounding overflow into the
   // exponent.
   const auto units = static_cast<std::uint64_t>(lsb + 1074);
   const std::uint64_t field = units + (kept >> 52);
-  if (field >= 0x7FF) return value(sign | kExponentMask);
+  // kExponentMask - 1 is 0x7FEF...F, the largest finite magnitude.
+  if (field >= 0x7FF) return value(sign | (away ? kExponentMask : kExponentMask - 1));
   return value(sign | ((units << 52) + kept));
+}
+
+// round(negative, m, Direction::nearest_even).
+TCEMU_HOST_DEVICE inline double round_nearest_even(bool negative, ExactMagnitude m) {
+  return round(negative, m, Direction::nearest_even);
 }
 
 // The bits of |x| for a finite x, 0 for Inf and NaN. For finite numbers these order as the

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include <tcemu/emulator/datapath.hpp>
+#include <tcemu/emulator/fp64_bits.hpp>
 
 namespace tcemu::ozaki {
 
@@ -37,6 +38,32 @@ constexpr std::optional<Mode> mode_by_name(std::string_view name) {
   if (name == "sp") return Mode::sp;
   if (name == "tunable") return Mode::tunable;
   return std::nullopt;
+}
+
+// The direction called `name` ("nearest", "upward", "downward", "toward-zero"), or nothing: the
+// words of `tcemu gemm --rounding`, the Python package's ozaki_gemm(rounding=...) and
+// TCEMU_PRELOAD_ROUNDING.
+constexpr std::optional<fp64::Direction> rounding_by_name(std::string_view name) {
+  if (name == "nearest") return fp64::Direction::nearest_even;
+  if (name == "upward") return fp64::Direction::upward;
+  if (name == "downward") return fp64::Direction::downward;
+  if (name == "toward-zero") return fp64::Direction::toward_zero;
+  return std::nullopt;
+}
+
+// The word of rounding_by_name for d.
+constexpr const char* rounding_name(fp64::Direction d) {
+  switch (d) {
+    case fp64::Direction::nearest_even:
+      return "nearest";
+    case fp64::Direction::upward:
+      return "upward";
+    case fp64::Direction::downward:
+      return "downward";
+    case fp64::Direction::toward_zero:
+      return "toward-zero";
+  }
+  return "?";
 }
 
 // Products on tensor cores through a datapath: slices are stored in datapath.input, products
@@ -82,6 +109,14 @@ struct Options {
   // Bytes of backend memory allocated once by the handle for remainders, slices, exponents,
   // products and sums; m and n are blocked to stay inside it.
   std::size_t workspace_bytes = std::size_t{512} << 20;
+  // Mode cr: the direction in which the exact product is rounded, once (fp64::round): to nearest
+  // even, or upward, downward or toward zero. Two calls, downward and upward, give the tightest
+  // enclosure [lo, hi] of the exact product that binary64 holds (lo <= A B <= hi elementwise,
+  // lo = hi where A B is a binary64 number): what an interval matrix product needs. A directed
+  // rounding is for mode cr and C := A B (alpha = 1, beta = 0, binary64 operands), since the
+  // BLAS epilogue's own operations round to nearest; anything else is refused
+  // (std::invalid_argument, naming it).
+  fp64::Direction rounding = fp64::Direction::nearest_even;
   // When set, called on the calling thread after each slice product with the fraction of the
   // call's products done, in (0, 1] (each block of C counts equally). Tensor-core products then
   // go to the backend one per Backend::mma_gemm_batch call instead of a stack at a time: the

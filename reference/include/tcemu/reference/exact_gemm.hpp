@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <tcemu/emulator/fp64_bits.hpp>
+
 namespace tcemu::reference {
 
 // op(A) op(B) for column-major A (m x k) and B (k x n) with lda = m, ldb = k: every element is
@@ -15,6 +17,14 @@ namespace tcemu::reference {
 std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
                                            const std::vector<double>& a,
                                            const std::vector<double>& b, bool to_fp32 = false,
+                                           int threads = 0);
+
+// The same to binary64 with every element rounded once in direction d by MPFR (MPFR_RNDN,
+// RNDU, RNDD, RNDZ): the oracle of the Ozaki scheme's directed cr (ozaki::Options::rounding). An
+// exact zero is +0 in every direction; a NaN or Inf operand gives what IEEE gives.
+std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
+                                           const std::vector<double>& a,
+                                           const std::vector<double>& b, fp64::Direction d,
                                            int threads = 0);
 
 }  // namespace tcemu::reference

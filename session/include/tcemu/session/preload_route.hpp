@@ -30,6 +30,10 @@ struct Routing {
   std::int64_t min_size = 0;         // a call with m, n or k below it falls through
   std::int64_t workspace_mib = 512;  // the handle's first workspace (Options::workspace_bytes)
   bool workspace_grows = true;       // grown to one block of a larger call (HandleCache)
+  // cr's rounding direction (ozaki::Options::rounding): TCEMU_PRELOAD_ROUNDING's, or the
+  // calling thread's directed mode (with_caller_rounding).
+  fp64::Direction rounding = fp64::Direction::nearest_even;
+  bool rounding_from_caller = false;  // set by with_caller_rounding, for the log
 
   bool operator==(const Routing&) const = default;
 };
@@ -38,11 +42,19 @@ struct Routing {
 // or off), TCEMU_PRELOAD_MODE (dp, cr, tunable; default dp), TCEMU_PRELOAD_SPLITS (tunable
 // dgemm-tc and dgemm-int8) or TCEMU_PRELOAD_MODULI (tunable dgemm-crt), TCEMU_PRELOAD_MIN_SIZE
 // (default 0), TCEMU_PRELOAD_WORKSPACE_MIB (1 to 2^20, default 512), TCEMU_PRELOAD_WORKSPACE_GROW
-// (0 or 1, default 1). Nothing when calls are to fall
+// (0 or 1, default 1), TCEMU_PRELOAD_ROUNDING (nearest, upward, downward, toward-zero; default
+// nearest; a directed one makes the mode cr, whatever TCEMU_PRELOAD_MODE says, since no other
+// mode bounds the product in a direction). Nothing when calls are to fall
 // through: the scheme unset or "off", or a value that is not understood; the latter is reported
 // once per variable and value on stderr, naming the variable, and `why` receives the reason in both
 // cases.
 std::optional<Routing> routing_from_environment(std::string& why);
+
+// r for a call made while the calling thread's rounding mode (fegetround()) is `caller_mode`: a
+// directed one (FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO) makes the mode cr and the rounding that
+// direction, whatever the variables say: the caller computes under it to get a bound, which
+// only cr rounded in that direction gives. r unchanged under FE_TONEAREST.
+Routing with_caller_rounding(Routing r, int caller_mode);
 
 // The handle that runs calls routed by r on `backend`: r's scheme, mode and count; dgemm-tc on
 // the fp16 -> fp32 mma.sync datapath of preset `tensor_core_arch` (the emulator's "sm90" or the
@@ -70,7 +82,8 @@ class HandleCache {
     std::int64_t workspace_mib = 0;
   };
   Entry& entry(const Routing& r);
-  std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t, bool>, Entry> entries_;
+  std::map<std::tuple<Scheme, ozaki::Mode, int, std::int64_t, bool, fp64::Direction>, Entry>
+      entries_;
 };
 
 // The arguments of a DGEMM call as both libraries receive them, column major (a row-major
@@ -95,8 +108,10 @@ std::optional<std::string> refusal(const DgemmCall& call, const Routing& r,
 std::string call_shape(const DgemmCall& call);
 
 // The log line of a call routed by r on `where` ("" or " on the emulator"): its shape, the
-// scheme, mode and count, the report (slices or moduli, GEMMs, blocks), alpha, beta and the
-// seconds, then `note` (HandleCache::after_call's) after "; " where there is one.
+// scheme, mode and count, a directed rounding and where it came from ("rounding upward, the
+// caller's mode" or "rounding upward, TCEMU_PRELOAD_ROUNDING"), the report (slices or moduli,
+// GEMMs, blocks), alpha, beta and the seconds, then `note` (HandleCache::after_call's) after "; "
+// where there is one.
 std::string routed_line(const DgemmCall& call, const Routing& r, const std::string& where,
                         const ozaki::Report& report, double alpha, double beta, double seconds,
                         const std::string& note);
@@ -105,6 +120,9 @@ std::string routed_line(const DgemmCall& call, const Routing& r, const std::stri
 // the reason `why`: "SHAPE: fell through to TARGET (WHY)"; each library adds what it measured.
 std::string fell_through_line(const DgemmCall& call, const std::string& target,
                               const std::string& why);
+
+// Writes "tcemu preload: MESSAGE" on stderr the first time `message` is seen in this process.
+void warn(const std::string& message);
 
 // Appends `line` and a newline to the log TCEMU_PRELOAD_LOG names (a file, appended to, or
 // "stderr"); nothing when it is unset. A file that cannot be opened is reported once on stderr.

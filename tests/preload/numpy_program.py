@@ -1,0 +1,106 @@
+"""`a @ b` of a NumPy under libtcemu_blas_preload.so (docs/preload.md), run by CTest.
+
+usage: python3 numpy_program.py debian|wheel
+
+debian: Debian's python3-numpy (its BLAS, libblas.so.3 or OpenBLAS, reached through cblas_dgemm
+from an extension module loaded with RTLD_LOCAL); wheel: NumPy from pip (its bundled OpenBLAS,
+scipy_cblas_dgemm64_). With TCEMU_PRELOAD_SCHEME=dgemm-crt and TCEMU_PRELOAD_MODE=cr set by CTest,
+the product must be routed (the log says so, naming the entry point) and have the bits of the
+exact product rounded once: to nearest, then under FE_UPWARD and FE_DOWNWARD set by the caller
+(ctypes' fesetround), in those directions; with TCEMU_PRELOAD_SCHEME=off it falls through to the
+NumPy's BLAS, whose bits differ from the correctly rounded ones on these inputs (so the first
+check can fail). The process must exit 0. Exit status 0 when every check holds, 1 otherwise.
+"""
+
+import ctypes
+import math
+import os
+import sys
+from fractions import Fraction
+
+DEBIAN_NUMPY = "/usr/lib/python3/dist-packages"
+
+which = sys.argv[1] if len(sys.argv) == 2 else ""
+if which not in ("debian", "wheel"):
+    sys.exit(__doc__)
+if which == "debian":
+    sys.path.insert(0, DEBIAN_NUMPY)
+import numpy as np  # noqa: E402
+
+from_debian = os.path.realpath(np.__file__).startswith(DEBIAN_NUMPY + "/")
+if from_debian != (which == "debian"):
+    print(f"FAILED: wanted the {which} NumPy, imported {np.__file__}")
+    sys.exit(1)
+
+log_path = os.environ["TCEMU_PRELOAD_LOG"]
+entry = "cblas_dgemm" if which == "debian" else "scipy_cblas_dgemm64_"
+failures = 0
+# The library's line from when it was loaded, at this process's start; then the log is emptied so
+# that what follows is this run's.
+with open(log_path) as f:
+    loaded = [line for line in f if "libtcemu_blas_preload.so loaded: intercepts" in line]
+if not loaded or "scipy_cblas_dgemm64_" not in loaded[-1]:
+    print(f"FAILED: the log {log_path} has no load-time line naming the wheels' entry points")
+    failures += 1
+open(log_path, "w").close()
+
+# <fenv.h> on x86-64 and AArch64 glibc.
+libm = ctypes.CDLL("libm.so.6")
+if os.uname().machine == "x86_64":
+    FE_TONEAREST, FE_UPWARD, FE_DOWNWARD = 0, 0x800, 0x400
+else:
+    FE_TONEAREST, FE_UPWARD, FE_DOWNWARD = 0, 0x400000, 0x800000
+
+rng = np.random.default_rng(37)
+m, n, k = 12, 10, 96
+# Values spread over many binades (phi = 2): a BLAS's sum of rounded products is then far from
+# correctly rounded in most elements.
+a = (rng.random((m, k)) - 0.5) * np.exp(2 * rng.standard_normal((m, k)))
+b = (rng.random((k, n)) - 0.5) * np.exp(2 * rng.standard_normal((k, n)))
+
+
+def exact(direction):
+    """The exact product rounded once: int / int division is correctly rounded to nearest."""
+    out = np.empty((m, n))
+    for i in range(m):
+        for j in range(n):
+            s = sum(Fraction(x) * Fraction(y) for x, y in zip(a[i], b[:, j]))
+            r = float(s)
+            if direction == "upward" and Fraction(r) < s:
+                r = math.nextafter(r, math.inf)
+            if direction == "downward" and Fraction(r) > s:
+                r = math.nextafter(r, -math.inf)
+            out[i, j] = r
+    return out
+
+
+def differing(x, y):
+    return int(np.count_nonzero(x.view(np.uint64) != y.view(np.uint64)))
+
+
+expected = {d: exact(d) for d in ("nearest", "upward", "downward")}
+for d, mode in (("nearest", FE_TONEAREST), ("upward", FE_UPWARD), ("downward", FE_DOWNWARD)):
+    libm.fesetround(mode)
+    c = a @ b
+    libm.fesetround(FE_TONEAREST)
+    bad = differing(c, expected[d])
+    print(f"{which} NumPy {np.__version__}, a @ b under {d}: {bad} of {m * n} elements differ "
+          "from the exact product rounded " + d)
+    failures += bad != 0
+os.environ["TCEMU_PRELOAD_SCHEME"] = "off"  # read at every call
+blas = differing(a @ b, expected["nearest"])
+print(f"the NumPy's own BLAS: {blas} of {m * n} elements differ from the correctly rounded ones")
+failures += blas == 0
+
+with open(log_path) as f:
+    log = f.read()
+for needle in (f"{entry} (row-major) ",
+               "routed to dgemm-crt mode cr",
+               "rounding upward (the caller's rounding mode)",
+               "rounding downward (the caller's rounding mode)",
+               "fell through to the BLAS (TCEMU_PRELOAD_SCHEME=off)"):
+    if needle not in log:
+        print(f"FAILED: the log {log_path} does not say '{needle}'")
+        failures += 1
+print("passed" if failures == 0 else f"FAILED: {failures} checks")
+sys.exit(1 if failures else 0)
