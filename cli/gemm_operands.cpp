@@ -38,16 +38,25 @@ void check_codes(const std::string& option, const std::string& path, const BitMa
   }
 }
 
-// The scales of one operand: `rows` x `cols` codes of `format`, uint8 (or ml_dtypes' 1-byte void
-// items where --scale-format names the format: a void dtype does not say which format it holds).
+// The scales of one operand from its file (check_scales).
 BitMatrix read_scales(const session::Arguments& args, const std::string& option,
                       const FloatFormat& format, std::int64_t rows, std::int64_t cols,
                       const std::string& why) {
   const std::string path = *args.value(option);
-  BitMatrix m = read_bit_matrix_file(path, element_type(format));
+  const BitMatrix m = read_bit_matrix_file(path, element_type(format));
+  const bool format_given = args.value("scale-format") ||
+                            args.value(option == "scale-a" ? "scale-format-a" : "scale-format-b");
+  check_scales(option, path, m, format, format_given, rows, cols, why);
+  return m;
+}
+
+}  // namespace
+
+void check_scales(const std::string& option, const std::string& path, const BitMatrix& m,
+                  const FloatFormat& format, bool format_given, std::int64_t rows,
+                  std::int64_t cols, const std::string& why) {
   const std::string format_option = option == "scale-a" ? "scale-format-a" : "scale-format-b";
-  if (m.npy_dtype.size() >= 2 && m.npy_dtype[1] == 'V' && !args.value("scale-format") &&
-      !args.value(format_option)) {
+  if (m.npy_dtype.size() >= 2 && m.npy_dtype[1] == 'V' && !format_given) {
     throw InputError(
         "--" + option + " " + path + ": dtype '" + m.npy_dtype +
         "' (void items, as ml_dtypes saves float8_e8m0fnu and float8_e4m3fn alike) does not say "
@@ -60,11 +69,7 @@ BitMatrix read_scales(const session::Arguments& args, const std::string& option,
   }
   check_matrix_shape(option, path, m, rows, cols, why);
   check_codes(option, path, m, format);
-  return m;
 }
-
-}  // namespace
-
 std::set<std::string> gemm_operand_option_names() {
   return {"a", "b", "c", "alpha", "beta", "c-input", "takeout", "threads", "scale-a", "scale-b"};
 }

@@ -52,6 +52,15 @@ ElementType element_type_of_option(const session::Arguments& args, const std::st
 // --scale-format (uint8 codes say what they are).
 GemmOperands gemm_operands_from(const session::Arguments& args, const Datapath& datapath);
 
+// Throws InputError naming --OPTION ("scale-a" or "scale-b") and PATH unless `m`, read from that
+// file in element_type(format), holds one operand's scales: rows x cols (WHY says why) codes of
+// `format`, from hex text or a .npy of uint8 codes or, where `format_given` (--scale-format or
+// --scale-format-a/-b: a void dtype does not say which format it holds), ml_dtypes' 1-byte void
+// items.
+void check_scales(const std::string& option, const std::string& path, const BitMatrix& m,
+                  const FloatFormat& format, bool format_given, std::int64_t rows,
+                  std::int64_t cols, const std::string& why);
+
 // Throws InputError "--OPTION PATH is R x C, expected ROWS x COLS (WHY)" unless `m` is
 // rows x cols.
 void check_matrix_shape(const std::string& option, const std::string& path, const BitMatrix& m,

@@ -19,7 +19,7 @@ build-fuzz/findings/. Exits non-zero on the first target with a finding.
   -h, --help     this text
 
 Targets: fuzz_case_file fuzz_matrix_file fuzz_npy_dtype fuzz_line_reader fuzz_cli_options
-         fuzz_gemm_differential
+         fuzz_gemm_differential fuzz_preload_env fuzz_block_scaled
 Environment: CXX (default clang++), BUILD_DIR (default build-fuzz), JOBS (build jobs, default 2).
 USAGE
 }
@@ -27,7 +27,7 @@ USAGE
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
 all=(fuzz_case_file fuzz_matrix_file fuzz_npy_dtype fuzz_line_reader fuzz_cli_options
-     fuzz_gemm_differential)
+     fuzz_gemm_differential fuzz_preload_env fuzz_block_scaled)
 seconds=30
 runs=-1
 build_only=0

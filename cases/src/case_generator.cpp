@@ -7,6 +7,8 @@
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/round.hpp>
 
+#include "fraction_pattern.hpp"
+
 namespace tcemu {
 
 class CaseGenerator::Impl {
@@ -69,18 +71,7 @@ class CaseGenerator::Impl {
   }
 
   std::uint32_t fraction(const FloatFormat& f) {
-    switch (uniform(0, 9)) {
-      case 0:
-        return 0;
-      case 1:
-        return all_fraction(f);
-      case 2:
-        return 1;
-      case 3:
-        return 1u << (f.fraction_bits - 1);
-      default:
-        return random_bits(f.fraction_bits);
-    }
+    return detail::fraction_pattern(f, uniform(0, 9), [&](int n) { return random_bits(n); });
   }
 
   // A finite nonzero value with leading bit at `exponent`, clamped to the format's range (below

@@ -17,6 +17,8 @@
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/round.hpp>
 
+#include "fraction_pattern.hpp"
+
 namespace tcemu {
 namespace {
 
@@ -109,18 +111,7 @@ class Drawer {
   }
 
   std::uint32_t fraction(const FloatFormat& f) {
-    switch (r_.uniform(0, 9)) {
-      case 0:
-        return 0;
-      case 1:
-        return all_fraction(f);
-      case 2:
-        return 1;
-      case 3:
-        return 1u << (f.fraction_bits - 1);
-      default:
-        return r_.bits(f.fraction_bits);
-    }
+    return detail::fraction_pattern(f, r_.uniform(0, 9), [&](int n) { return r_.bits(n); });
   }
 
   // A finite nonzero value of an element, accumulator or ue4m3 format with its leading bit at

@@ -13,6 +13,7 @@
 #include <tcemu/emulator/presets.hpp>
 
 #include "datapath_options.hpp"
+#include "explained_block.hpp"
 #include "topics.hpp"
 #include "traced_block_fma.hpp"
 #include "values.hpp"
@@ -103,21 +104,6 @@ Datapath compare_datapath(const session::Arguments& args, const Datapath& main,
   }
 }
 
-Binary binary_of(const Decoded& x) {
-  return {x.negative, x.value_class == ValueClass::finite ? x.significand : 0, x.lsb_exponent};
-}
-
-bool is_number(const Decoded& x) {
-  return x.value_class == ValueClass::zero || x.value_class == ValueClass::finite;
-}
-
-std::string value_text(const FloatFormat& f, std::uint32_t bits) {
-  const Decoded x = decode(f, bits);
-  if (x.value_class == ValueClass::nan) return "NaN";
-  if (x.value_class == ValueClass::infinity) return x.negative ? "-Inf" : "Inf";
-  return decimal(to_double(f, bits));
-}
-
 // The block's operands: a and b in the input format, c in the accumulator format (bits).
 struct Block {
   std::vector<std::uint32_t> a, b;
@@ -190,39 +176,7 @@ void show_run(Document& d, const Run& r, const Block& x) {
   } else {
     d.paragraph("Exact alignment: no term loses a bit.");
   }
-  std::vector<BitRow> rows;
-  for (std::size_t i = 0; i < r.trace.terms.size(); ++i) {
-    const BlockTrace::Term& t = r.trace.terms[i];
-    const Binary before{t.negative, t.significand, t.lsb_exponent};
-    const Binary kept{t.negative, t.kept, t.kept_lsb_exponent};
-    const bool lost = t.lsb_exponent < t.kept_lsb_exponent &&
-                      (t.kept << (t.kept_lsb_exponent - t.lsb_exponent)) != t.significand;
-    rows.push_back({i < labels.size() ? labels[i] : "term", before,
-                    decimal(before) + (lost ? " -> " + decimal(kept) : ""), grid});
-  }
-  const int precision = dp.block_result_precision;
-  if (r.trace.sum.significand != 0) {
-    const Binary sum{r.trace.sum_negative, r.trace.sum.significand, r.trace.sum.lsb_exponent};
-    const int lead = sum.lsb_exponent + static_cast<int>(std::bit_width(sum.significand)) - 1;
-    rows.push_back({"sum of kept", sum,
-                    "exact" + std::string(r.trace.sum.sticky ? " + sticky" : ""),
-                    lead - precision + 1});
-  }
-  const Decoded result = decode(dp.accumulator, r.result);
-  const std::string result_text = std::string(dp.accumulator.name) + " " +
-                                  to_hex(dp.accumulator, r.result) + " = " +
-                                  value_text(dp.accumulator, r.result);
-  if (is_number(result)) rows.push_back({"d", binary_of(result), result_text, {}});
-  d.bits(rows);
-  if (!is_number(result)) d.paragraph("d = " + result_text + ": the rounding overflowed.");
-  d.why(
-      "the kept terms are summed exactly (block_fma.hpp's WideSum), then rounded once " +
-      std::string(dp.block_rounding == Rounding::toward_zero ? "toward zero" : "to nearest even") +
-      " to " + std::to_string(precision) + " significant bits (" +
-      std::string(dp.accumulator.name) + ").");
-  if (dp.c_entry == AccumulatorEntry::added_after_blocks) {
-    d.paragraph("c enters after the block: d = RN(block + c) (accumulator_add).");
-  }
+  explain_terms_and_rounding(d, dp, r.trace, labels, grid, r.result);
 }
 
 Document run(const session::Arguments& args) {

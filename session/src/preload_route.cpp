@@ -43,12 +43,10 @@ std::optional<std::int64_t> integer_in(std::string_view text, std::int64_t lo, s
   return v;
 }
 
-// Reports a bad value of `name` once and returns the reason calls fall through.
-std::string bad(const char* name, std::string_view value, const std::string& expected) {
-  std::string message = std::string(name) + "='" + std::string(value) + "' is not " + expected +
-                        "; calls fall through to the BLAS";
-  warn(message);
-  return message;
+// The reason calls fall through for a bad value of `name`.
+std::string bad_value(const char* name, std::string_view value, const std::string& expected) {
+  return std::string(name) + "='" + std::string(value) + "' is not " + expected +
+         "; calls fall through to the BLAS";
 }
 
 }  // namespace
@@ -70,6 +68,20 @@ const char* mode_name(ozaki::Mode m) {
 }
 
 std::optional<Routing> routing_from_environment(std::string& why) {
+  bool bad = false;
+  std::optional<Routing> r = routing_from_variables(variable, why, bad);
+  if (bad) warn(why);
+  return r;
+}
+
+std::optional<Routing> routing_from_variables(const PreloadVariables& variable, std::string& why,
+                                              bool& bad_flag) {
+  bad_flag = false;
+  // The reason for a bad value of `name`, flagged for the report.
+  const auto bad = [&](const char* name, std::string_view value, const std::string& expected) {
+    bad_flag = true;
+    return bad_value(name, value, expected);
+  };
   Routing r;
   const auto scheme = variable("TCEMU_PRELOAD_SCHEME");
   if (!scheme || *scheme == "off") {

@@ -5,7 +5,10 @@
 
 #include <cfenv>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include <tcemu/emulator/presets.hpp>
@@ -66,6 +69,35 @@ TEST(Products, FollowTheSlicesThenTheBackend) {
       ozaki_products(SliceProducts::tensor_cores, OzakiSlices::floating, tc);
   ASSERT_TRUE(std::holds_alternative<ozaki::TensorCoreProducts>(on_tc));
   EXPECT_EQ(std::get<ozaki::TensorCoreProducts>(on_tc).datapath, dp);
+}
+
+TEST(PreloadRoute, ReadsTheVariablesAndFlagsOnlyABadValue) {
+  std::map<std::string, std::string> env;
+  const PreloadVariables variable = [&](const char* name) -> std::optional<std::string_view> {
+    const auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<std::string_view>(it->second);
+  };
+  std::string why;
+  bool bad = true;
+  EXPECT_EQ(routing_from_variables(variable, why, bad), std::nullopt);
+  EXPECT_EQ(why, "TCEMU_PRELOAD_SCHEME unset");
+  EXPECT_FALSE(bad);
+  env = {{"TCEMU_PRELOAD_SCHEME", "dgemm-crt"},
+         {"TCEMU_PRELOAD_MODE", "tunable"},
+         {"TCEMU_PRELOAD_MODULI", "14"},
+         {"TCEMU_PRELOAD_WORKSPACE_GROW", "0"}};
+  bad = true;
+  EXPECT_EQ(routing_from_variables(variable, why, bad), (Routing{.scheme = Scheme::dgemm_crt,
+                                                                 .mode = ozaki::Mode::tunable,
+                                                                 .count = 14,
+                                                                 .workspace_grows = false}));
+  EXPECT_FALSE(bad);
+  env["TCEMU_PRELOAD_MIN_SIZE"] = "-1";
+  EXPECT_EQ(routing_from_variables(variable, why, bad), std::nullopt);
+  EXPECT_TRUE(bad);
+  EXPECT_EQ(why,
+            "TCEMU_PRELOAD_MIN_SIZE='-1' is not a non-negative integer; calls fall through to the "
+            "BLAS");
 }
 
 TEST(PreloadRoute, ChecksADgemmInTheBlasOrderThenTheMinimumSize) {

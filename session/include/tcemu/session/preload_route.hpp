@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include <tcemu/ozaki/handle.hpp>
@@ -49,6 +51,14 @@ struct Routing {
 // once per variable and value on stderr, naming the variable, and `why` receives the reason in both
 // cases.
 std::optional<Routing> routing_from_environment(std::string& why);
+
+// The rule of routing_from_environment over the values `variable(NAME)` gives (nothing: unset),
+// without the report on stderr: `bad` is set when `why` is a bad value's message (the one
+// routing_from_environment reports), cleared when the scheme is unset or off or the variables
+// route. fuzz/fuzz_preload_env.cpp feeds it every string.
+using PreloadVariables = std::function<std::optional<std::string_view>(const char* name)>;
+std::optional<Routing> routing_from_variables(const PreloadVariables& variable, std::string& why,
+                                              bool& bad);
 
 // r for a call made while the calling thread's rounding mode (fegetround()) is `caller_mode`: a
 // directed one (FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO) makes the mode cr and the rounding that
