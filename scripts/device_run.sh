@@ -242,7 +242,7 @@ main() {
     CMAKE_PREFIX_PATH=$DEPS/usr python3 -m pip install -q --no-build-isolation --no-deps --target "$B-python/site" \
       -C build-dir="$B-python/build" -C cmake.define.CMAKE_CUDA_ARCHITECTURES="$ARCHS" . \
       > "$LOGS/python-build.log" 2>&1 || { tail -40 "$LOGS/python-build.log"; exit 1; }
-    PYTHONPATH=$B-python/site timeout 500 python3 -m pytest -q -rs python/tests \
+    PYTHONPATH=$B-python/site${PYTHONPATH:+:$PYTHONPATH} timeout 500 python3 -m pytest -q -rs python/tests \
       --ignore=python/tests/test_notebooks.py > "$LOGS/pytest.log" 2>&1
     echo "pytest python/tests (GPU; notebooks not run) rc=$?"
     grep -E 'passed|failed|SKIPPED|FAILED|Error' "$LOGS/pytest.log" | tail -30
