@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from .operands import FLOAT_DTYPES
-from .operators import accumulator_dtype, gemm, register
+from .operators import accumulator_dtype, gemm
 
 
 class Native(Exception):
@@ -28,7 +28,7 @@ class Products:
     """The routed products of one call: tcemu::gemm on one Route."""
 
     def __init__(self, route):
-        self.key = register(route)
+        self.key = route.key
         self.accumulator = accumulator_dtype(route.datapath)
 
     def __call__(self, a, b, c=None, alpha=1.0, beta=0.0):

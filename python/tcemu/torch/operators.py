@@ -3,14 +3,13 @@ or batched, on tcemu.matmul (CPU tensors on the emulator, CUDA tensors on the GP
 DLPack), with a fake kernel for torch.compile and autograd through the Route's backward datapath.
 
 The operator takes the Route by its key (a string, as operator schemas require); routes are
-registered in this process by register() before any call names them.
+registered in this process when it is made (policy.py) before any call names it.
 """
 
 import atexit
 import collections
 import contextlib
 import math
-import threading
 import time
 from typing import Optional
 
@@ -20,44 +19,23 @@ import torch
 import tcemu
 
 from . import operands
-from .policy import Route
-
-_ROUTES = {}
-_ROUTES_LOCK = threading.Lock()
-
+from .policy import Route, release_routes, route_of
 
 @atexit.register
 def _release():
-    """Drops the datapaths this module and torch.compile's caches hold before the interpreter
+    """Drops the datapaths the routes and torch.compile's caches hold before the interpreter
     shuts down, so that none is alive when the extension checks for leaked instances."""
-    _ROUTES.clear()
+    release_routes()
     torch._dynamo.reset()
 
 
 _ACCUMULATOR_DTYPES = {"fp32": torch.float32, "fp16": torch.float16}
 
 
-@torch.compiler.assume_constant_result
 def register(route):
-    """Makes `route` (a Route, or a tcemu.Datapath taken as Route(datapath)) and its backward
-    route callable by key; returns the key (a constant to torch.compile, which calls this when it
-    traces)."""
-    if isinstance(route, tcemu.Datapath):
-        route = Route(route)
-    with _ROUTES_LOCK:
-        _ROUTES.setdefault(route.key, route)
-    if isinstance(route.backward, Route):
-        register(route.backward)
-    return route.key
-
-
-def route_of(key):
-    try:
-        return _ROUTES[key]
-    except KeyError:
-        raise RuntimeError(
-            f"tcemu.torch: no route {key!r} in this process: register() it first"
-        ) from None
+    """The key of `route` (a Route, or a tcemu.Datapath taken as Route(datapath)); every Route is
+    callable by its key from its construction on."""
+    return (Route(route) if isinstance(route, tcemu.Datapath) else route).key
 
 
 def accumulator_dtype(datapath):
@@ -134,6 +112,10 @@ def _for_engine(t):
     stream, hence the capsule."""
     if not t.is_cuda:
         return t
+    # The engine reads a CUDA matrix in place, row or column major with a leading dimension: a
+    # broadcast (stride 0) or otherwise strided one, as the CPU path would, is copied first.
+    if not (t.is_contiguous() or t.transpose(-1, -2).is_contiguous()):
+        t = t.contiguous()
     with torch.cuda.device(t.device):
         return t.detach().__dlpack__(stream=1)
 
@@ -280,7 +262,7 @@ def _gradient_product(x, y, route, alpha, dtype):
     if route == "native":
         d = torch.matmul(x.to(dtype), y.to(dtype))
         return d if alpha == 1.0 else d * alpha
-    return gemm(x, y, None, register(route), alpha, 0.0)
+    return gemm(x, y, None, route.key, alpha, 0.0)
 
 
 def _setup_context(ctx, inputs, output):

@@ -6,9 +6,28 @@ modules it runs in (qualified names, then types, each from the innermost module 
 the operator, then the default.
 """
 
+import threading
+
 import tcemu
 
 SCALINGS = ("round", "tensor", "block")
+
+
+_ROUTES = {}
+_ROUTES_LOCK = threading.Lock()
+
+
+def route_of(key):
+    """The Route whose key is `key` (every Route of this process is registered when made)."""
+    try:
+        return _ROUTES[key]
+    except KeyError:
+        raise RuntimeError(f"tcemu.torch: no route {key!r} in this process") from None
+
+
+def release_routes():
+    """Drops every Route (and so every datapath) this module holds."""
+    _ROUTES.clear()
 
 
 class Route:
@@ -56,12 +75,14 @@ class Route:
                 f"got {backward!r}"
             )
         self.name = name or _default_name(self.datapath)
-
-    @property
-    def key(self):
-        """The route's full description: equal keys, equal bits (str(datapath) lists every field)."""
+        # The route's full description, equal keys for equal bits (str(datapath) lists every
+        # field): the tcemu::gemm operator's argument, a plain string as operator schemas
+        # require (and a constant attribute to torch.compile). A Route is callable by its key from
+        # its construction on (route_of), so that nothing registers while torch.compile traces.
         back = self.backward.key if isinstance(self.backward, Route) else str(self.backward)
-        return f"{self.scaling}|{self.datapath}|backward=({back})"
+        self.key = f"{self.scaling}|{self.datapath}|backward=({back})"
+        with _ROUTES_LOCK:
+            _ROUTES.setdefault(self.key, self)
 
     def gradient_route(self):
         """The Route of the gradient products, or "native"."""
