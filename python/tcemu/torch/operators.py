@@ -26,7 +26,12 @@ def _release():
     """Drops the datapaths the routes and torch.compile's caches hold before the interpreter
     shuts down, so that none is alive when the extension checks for leaked instances."""
     release_routes()
-    torch._dynamo.reset()
+    try:
+        torch._dynamo.reset()
+    except RuntimeError:
+        # Resetting imports inductor's modules, which register with threading's exit: refused
+        # once the interpreter is shutting down (nothing was compiled with inductor, then).
+        pass
 
 
 _ACCUMULATOR_DTYPES = {"fp32": torch.float32, "fp16": torch.float16}
