@@ -117,18 +117,24 @@ def _for_engine(t):
     stream, hence the capsule."""
     if not t.is_cuda:
         return t
-    # The engine reads a CUDA matrix in place, row or column major with a leading dimension: a
-    # broadcast (stride 0) or otherwise strided one, as the CPU path would, is copied first.
-    if not (t.is_contiguous() or t.transpose(-1, -2).is_contiguous()):
-        t = t.contiguous()
     with torch.cuda.device(t.device):
         return t.detach().__dlpack__(stream=1)
+
+
+def _engine_layout(t):
+    """t as the engine reads a CUDA matrix in place, row or column major with a leading
+    dimension: a broadcast (stride 0) or otherwise strided one is copied, as the CPU path copies
+    it."""
+    if t is None or not t.is_cuda or t.is_contiguous() or t.transpose(-1, -2).is_contiguous():
+        return t
+    return t.contiguous()
 
 
 def _engine(ca, cb, cc, dp, alpha, beta, extra):
     """One tcemu.matmul on converted operands, its result as a tensor on their device. The engine
     synchronizes the device after its GEMM and then copies the result out on the legacy default
     stream: a current stream other than the default one waits for that stream (an event)."""
+    ca, cb, cc = _engine_layout(ca), _engine_layout(cb), _engine_layout(cc)
     for r in _RECORDERS:
         r.products.append(EngineProduct(ca, cb, cc, dp, alpha, beta, extra))
     d = tcemu.matmul(
