@@ -20,8 +20,7 @@ namespace {
 void check_codes(const std::string& option, const std::string& path, const BitMatrix& m,
                  const FloatFormat& format) {
   // Only formats narrower than their byte get here (m.type.bits is 8): a code is 2 hex digits.
-  // A scale is the whole byte the hardware reads (ue4m3's bit 7 ignored; case_file.cpp).
-  const int bits = is_scale_format(format) ? 8 : format.container_bits();
+  const int bits = code_bits(format);
   if (bits >= m.type.bits) return;
   for (std::int64_t i = 0; i < m.rows; ++i) {
     for (std::int64_t j = 0; j < m.cols; ++j) {

@@ -55,7 +55,7 @@ const std::vector<PresetEntry>& block_scaled_presets() {
 
 bool codes_of(const std::vector<std::uint32_t>& fields, const FloatFormat& format) {
   for (const std::uint32_t f : fields) {
-    if (std::uint64_t{f} >> format.container_bits() != 0) return false;
+    if (std::uint64_t{f} >> tcemu::code_bits(format) != 0) return false;
   }
   return true;
 }
@@ -137,7 +137,7 @@ void scale_file(const PresetEntry& e, std::uint8_t how, std::uint8_t shape,
   }
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < cols; ++j) {
-      if (m.get(i, j) >> format.container_bits() != 0) finding(e, "admitted a non-code");
+      if (m.get(i, j) >> tcemu::code_bits(format) != 0) finding(e, "admitted a non-code");
     }
   }
   // What the writers write reads back as the same codes.

@@ -11,16 +11,14 @@
 namespace tcemu {
 namespace {
 
-// A field of `format`: its hex digits, and no bit above the format's container (an e2m3 code in
-// two digits could otherwise carry a bit the decoder drops). A scale is the byte the hardware
-// reads: ue4m3's bit 7 (the sign of the float8_e4m3fn a kernel stores it as) is ignored, as
-// MMA-Sim 2.1.1 ignores it (the extreme-scale evidence cases of mmasim_evidence.cpp set it).
+// A field of `format`: its hex digits, and no bit above code_bits (an e2m3 code in two digits
+// could otherwise carry a bit the decoder drops; a scale is the byte the hardware reads).
 std::uint32_t parse_hex(std::string_view word, const FloatFormat& format, const char* role,
                         std::size_t index, std::size_t line) {
   const std::string field = detail::case_field_name(role, index);
   const std::uint32_t value =
       detail::parse_hex_field(word, hex_digits(format), format.name, field, line);
-  const int bits = is_scale_format(format) ? 8 : format.container_bits();
+  const int bits = code_bits(format);
   if (bits < 32 && value >> bits != 0) {
     throw CaseFileError(line, field + " '" + printable(word) + "' is not a bit pattern of " +
                                   std::string(format.name) + " (" + std::to_string(bits) +

@@ -88,6 +88,14 @@ constexpr bool is_scale_format(const FloatFormat& f) {
   return f == formats::ue8m0 || f == formats::ue4m3;
 }
 
+// The bits a code of this format may have where a case line or a file gives one: its container,
+// but a scale's whole byte, as the hardware reads it (ue4m3's bit 7, the sign of the
+// float8_e4m3fn a kernel stores it as, is ignored: MMA-Sim 2.1.1; the extreme-scale evidence
+// cases of cases/src/mmasim_evidence.cpp set it).
+constexpr int code_bits(const FloatFormat& f) {
+  return is_scale_format(f) ? 8 : f.container_bits();
+}
+
 // Number of hex digits of a container of this format (fp16: 4, tf32: 8, e4m3: 2, e2m1: 1).
 constexpr int hex_digits(const FloatFormat& f) {
   return (f.container_bits() + 3) / 4;
