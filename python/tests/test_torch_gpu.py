@@ -16,7 +16,8 @@ import tcemu.torch as tt  # noqa: E402
 
 if not (torch.cuda.is_available() and tcemu.gpu_built() and tcemu.devices()):
     pytest.skip(
-        "no CUDA device, or tcemu built without its GPU backend: the lead runs these on the H200",
+        "no CUDA device, or tcemu built without its GPU backend (these run on a GPU machine: "
+        "docs/gpu.md)",
         allow_module_level=True,
     )
 
