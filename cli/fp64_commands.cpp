@@ -32,9 +32,12 @@ constexpr const char* kOtherOptions[] = {
     "block-precision", "c-entry",        "overflow",       "zero-sign",       "scale-block",
     "scale-format",    "scale-format-a", "scale-format-b", "group-terms",     "nan-scale"};
 
+#if TCEMU_WITH_GPU
+// A binary64 NaN (the probe counts the mismatches that are NaN bits alone).
 bool is_nan(std::uint64_t bits) {
   return (bits & fp64::kExponentMask) == fp64::kExponentMask && (bits & fp64::kFractionMask) != 0;
 }
+#endif
 
 bool names_fp64(const session::Arguments& args, const char* option) {
   return args.value(option) == kFp64;
