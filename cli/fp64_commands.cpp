@@ -242,7 +242,7 @@ void print_fp64_presets() {
 }
 
 int fp64_probe(const session::Arguments& args) {
-#if TCEMU_WITH_GPU
+  // The usage errors first, in every build.
   const auto dir = args.value("out-dir");
   if (!dir) throw session::UsageError("--out-dir is required");
   if (args.value("b-type") && args.value("b-type") != kFp64) {
@@ -255,6 +255,7 @@ int fp64_probe(const session::Arguments& args) {
                                 " must be fp64, got '" + printable(*args.value(option)) + "'");
     }
   }
+#if TCEMU_WITH_GPU
   const long long random = args.integer_or("random", 100000, 0, 100'000'000);
   const long long keep_option = args.integer_or("keep", -1, -1, 100'000'000);
   const long long show = args.integer_or("show", 3, 0, 1000);
@@ -375,7 +376,6 @@ int fp64_probe(const session::Arguments& args) {
   }
   return total_mismatches == 0 ? 0 : 1;
 #else
-  (void)args;
   throw std::runtime_error("this tcemu was built without the CUDA backend (no CUDA toolkit found)");
 #endif
 }
