@@ -17,7 +17,7 @@ Per model, after a warm-up step and each the median of --repeats runs:
   undoes im2col, reshapes) is in t_total, not in t_routed.
 routed and native are the emulate() summary's counts of the step; recorded_calls the routed calls
 the recording hook saw (equal to routed); engine_products the tcemu.matmul calls (a batched
-product is one per batch element, a product's backward two more).
+product is one call, a product's backward two more).
 
 --size small (CPU): 16x16 images at batch 2, a 2-layer transformer of width 32 over 16 tokens.
 --size full (for --device cuda): 224x224 images at batch 32; d_model 512, 8 heads, 6 layers,

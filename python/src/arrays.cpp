@@ -168,6 +168,19 @@ void require_ndim(const Operand& op, std::size_t ndim) {
   }
 }
 
+Operand batch_element(const Operand& op, std::size_t i) {
+  const std::size_t shape[2] = {op.array.shape(1), op.array.shape(2)};
+  const std::int64_t strides[2] = {op.array.stride(1), op.array.stride(2)};
+  const auto offset = static_cast<std::int64_t>(i) * op.array.stride(0) *
+                      static_cast<std::int64_t>(op.array.itemsize());
+  Operand element = op;
+  element.array = AnyArray(static_cast<const unsigned char*>(op.array.data()) + offset, 2, shape,
+                           nb::handle(), strides, op.array.dtype(), op.array.device_type(),
+                           op.array.device_id());
+  element.name = op.name + "[" + std::to_string(i) + "]";
+  return element;
+}
+
 void require_format(const Operand& op, const FloatFormat& format) {
   const dl::dtype t = op.array.dtype();
   // fp32 arrays hold tf32 values; e4m3 arrays hold ue4m3 scales, whose sign bit is ignored.

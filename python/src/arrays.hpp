@@ -47,6 +47,10 @@ bool on_gpu(const Operand& op);
 // Raises ValueError unless the array has `ndim` dimensions.
 void require_ndim(const Operand& op, std::size_t ndim);
 
+// Element i of a batched array (3-D: [batch, rows, cols]) as a 2-D operand over the same memory,
+// valid while `op` lives, named "NAME[i]" in messages.
+Operand batch_element(const Operand& op, std::size_t i);
+
 // Raises TypeError unless the dtype holds `format`: that float format (fp32 also for tf32) or
 // unsigned integers as wide as its container.
 void require_format(const Operand& op, const FloatFormat& format);

@@ -1,6 +1,8 @@
 #include "backends.hpp"
 
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 #include <nanobind/nanobind.h>
 
@@ -45,6 +47,23 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads, int 
     settings.engine = e->engine;
   }
   return session::make_backend(*choice, settings);
+}
+
+SharedBackend shared_gpu_backend(int device, const std::string& engine) {
+  struct Kept {
+    std::unique_ptr<Backend> backend;
+    std::mutex in_use;
+  };
+  static auto* kept = new std::map<std::pair<int, std::string>, Kept>;
+  static std::mutex kept_lock;
+  Kept* entry = nullptr;
+  {
+    const std::lock_guard<std::mutex> guard(kept_lock);
+    Kept& k = (*kept)[{device, engine}];
+    if (!k.backend) k.backend = make_backend("gpu", 0, device, engine);
+    entry = &k;
+  }
+  return {*entry->backend, entry->in_use};
 }
 
 }  // namespace tcemu::python

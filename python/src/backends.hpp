@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <tcemu/backend/backend.hpp>
@@ -18,6 +19,18 @@ namespace tcemu::python {
 // without a GPU.
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads, int device = 0,
                                       const std::string& engine = "fastest");
+
+// The GPU backend of CUDA device `device` and `engine` that matmul() keeps for the rest of the
+// process, made on first use (a backend owns a cuBLAS handle and scratch memory, costly to make
+// for each small product), and the mutex a call holds while its steps run: a backend's scratch
+// serves one call at a time. Lock it only with the GIL released (the thread that holds it may
+// wait for the GIL). Never destroyed: the CUDA runtime may be gone by the time static objects
+// are. Errors as make_backend("gpu", ...).
+struct SharedBackend {
+  Backend& backend;
+  std::mutex& steps;
+};
+SharedBackend shared_gpu_backend(int device, const std::string& engine);
 
 // The table's entry for the backend word `name`; ValueError for another word.
 const session::BackendChoice& backend_named(const std::string& name);

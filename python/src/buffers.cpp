@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if TCEMU_WITH_GPU
 #include <cuda_runtime_api.h>
@@ -68,6 +70,32 @@ BufferOperand<Format> to_buffer_as(Backend& backend, const Operand& op, Format f
   return out;
 }
 
+// A new CUDA array of `shape` with `strides` (in elements) on `device`, uninitialised, and its
+// data; an array_api object (__dlpack__ and __dlpack_device__) that any framework takes.
+struct NewCudaArray {
+  nb::object object;
+  void* data;
+};
+NewCudaArray new_cuda_array(const std::vector<std::size_t>& shape,
+                            const std::vector<std::int64_t>& strides, nb::dlpack::dtype dtype,
+                            int device) {
+#if TCEMU_WITH_GPU
+  std::size_t bytes = dtype.bits / 8;
+  for (std::size_t extent : shape) bytes *= extent;
+  const CurrentDevice current(device);
+  void* data = nullptr;
+  cuda_check(cudaMalloc(&data, std::max<std::size_t>(bytes, 1)), "allocating the result");
+  nb::capsule owner(data, [](void* p) noexcept { cudaFree(p); });
+  return {nb::cast(nb::ndarray<nb::array_api>(data, shape.size(), shape.data(), owner,
+                                              strides.data(), dtype, nb::device::cuda::value,
+                                              device)),
+          data};
+#else
+  (void)shape, (void)strides, (void)dtype, (void)device;
+  no_gpu_build("a result in GPU memory");
+#endif
+}
+
 template <class Format>
 nb::object from_buffer_as(Backend& backend, const BufferOperand<Format>& m, nb::dlpack::dtype dtype,
                           bool on_device, int device) {
@@ -86,27 +114,18 @@ nb::object from_buffer_as(Backend& backend, const BufferOperand<Format>& m, nb::
     }
     return out.object;
   }
+  const NewCudaArray out = new_cuda_array({rows, cols},
+                                          {row_major ? static_cast<std::int64_t>(cols) : 1,
+                                           row_major ? 1 : static_cast<std::int64_t>(rows)},
+                                          dtype, device);
 #if TCEMU_WITH_GPU
-  cuda_check(cudaSetDevice(device), "selecting the CUDA device");
-  void* data = nullptr;
-  cuda_check(cudaMalloc(&data, std::max<std::size_t>(outer * inner * size, 1)),
-             "allocating the result");
-  nb::capsule owner(data, [](void* p) noexcept { cudaFree(p); });
   if (outer > 0 && inner > 0) {
-    cuda_check(cudaMemcpy2D(data, inner * size, m.buffer.address(), pitch, inner * size, outer,
+    cuda_check(cudaMemcpy2D(out.data, inner * size, m.buffer.address(), pitch, inner * size, outer,
                             cudaMemcpyDeviceToDevice),
                "copying the result out of the GPU backend");
   }
-  const std::size_t shape[2] = {rows, cols};
-  const std::int64_t strides[2] = {row_major ? static_cast<std::int64_t>(cols) : 1,
-                                   row_major ? 1 : static_cast<std::int64_t>(rows)};
-  // array_api: an object with __dlpack__ and __dlpack_device__ that any framework takes.
-  return nb::cast(nb::ndarray<nb::array_api>(data, 2, shape, owner, strides, dtype,
-                                             nb::device::cuda::value, device));
-#else
-  (void)device;
-  no_gpu_build("a result in GPU memory");
 #endif
+  return out.object;
 }
 
 }  // namespace
@@ -115,6 +134,59 @@ BufferOperand<FloatFormat> to_buffer(Backend& backend, const Operand& op,
                                      const FloatFormat& format) {
   require_format(op, format);
   return to_buffer_as(backend, op, format);
+}
+
+BufferOperand<FloatFormat> read_only_buffer(Backend& backend, const Operand& op,
+                                            const FloatFormat& format) {
+  if (!on_gpu(op)) return to_buffer(backend, op, format);
+  require_format(op, format);
+  require_ndim(op, 2);
+  const auto rows = static_cast<std::int64_t>(op.array.shape(0));
+  const auto cols = static_cast<std::int64_t>(op.array.shape(1));
+  const std::optional<Strided> s = strided_2d(op);
+  if (!s) {
+    throw nb::value_error((op.name + ": a CUDA array must have unit stride along one axis and a "
+                                     "leading dimension along the other (make it contiguous)")
+                              .c_str());
+  }
+#if TCEMU_WITH_GPU
+  if (!gpu::is_gpu_backend(backend)) {
+    throw nb::value_error((op.name + ": a CUDA array needs backend 'gpu'").c_str());
+  }
+#endif
+  const auto bytes = static_cast<std::size_t>(extent(rows, cols, *s)) * element_bytes(format);
+  // The steps only read it: borrowing drops the const of the caller's read-only view.
+  return {backend.borrow(const_cast<void*>(op.array.data()), bytes),
+          {nullptr, 0, format, rows, cols, s->ld, s->layout}};
+}
+
+CudaResult new_cuda_result(Backend& backend, const std::vector<std::size_t>& shape,
+                           nb::dlpack::dtype dtype, int device) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) {
+    strides[i - 1] = strides[i] * static_cast<std::int64_t>(shape[i]);
+  }
+  std::size_t bytes = dtype.bits / 8;
+  for (std::size_t extent : shape) bytes *= extent;
+  NewCudaArray out = new_cuda_array(shape, strides, dtype, device);
+#if TCEMU_WITH_GPU
+  cuda_check(cudaMemset(out.data, 0, bytes), "clearing the result");
+#endif
+  return {std::move(out.object), backend.borrow(out.data, bytes)};
+}
+
+CurrentDevice::CurrentDevice([[maybe_unused]] int device) {
+#if TCEMU_WITH_GPU
+  cuda_check(cudaGetDevice(&caller_), "reading the current CUDA device");
+  if (caller_ != device) cuda_check(cudaSetDevice(device), "selecting the CUDA device");
+#endif
+}
+
+CurrentDevice::~CurrentDevice() {
+#if TCEMU_WITH_GPU
+  int now = -1;
+  if (caller_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != caller_) cudaSetDevice(caller_);
+#endif
 }
 
 BufferOperand<Real> to_buffer(Backend& backend, const Operand& op, Real real) {

@@ -5,8 +5,10 @@
 // arrays.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 #include <tcemu/backend/backend.hpp>
 
@@ -31,6 +33,34 @@ struct BufferOperand {
 BufferOperand<FloatFormat> to_buffer(Backend& backend, const Operand& op,
                                      const FloatFormat& format);
 BufferOperand<Real> to_buffer(Backend& backend, const Operand& op, Real real);
+
+// An operand the steps only read: a CUDA array in place, its memory borrowed (no copy; the same
+// stride rule as to_buffer), a host array copied in as to_buffer copies it.
+BufferOperand<FloatFormat> read_only_buffer(Backend& backend, const Operand& op,
+                                            const FloatFormat& format);
+
+// A new C-contiguous CUDA array of `shape` and `dtype` on CUDA device `device`, its bytes zero,
+// and a buffer of `backend` (a GPU backend) borrowing its memory, for steps to write the result
+// of a call in place.
+struct CudaResult {
+  nb::object array;
+  Buffer buffer;
+};
+CudaResult new_cuda_result(Backend& backend, const std::vector<std::size_t>& shape,
+                           nb::dlpack::dtype dtype, int device);
+
+// Makes CUDA device `device` current while it lives and then the caller's again (nothing in a
+// build without the CUDA backend).
+class CurrentDevice {
+ public:
+  explicit CurrentDevice(int device);
+  ~CurrentDevice();
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int caller_ = -1;
+};
 
 // A rows x cols row-major matrix of zero bits in `backend`'s memory.
 template <class Format>

@@ -71,9 +71,14 @@ bool takes_scales(const std::string& caller, const Datapath& datapath, nb::handl
 
 BitMatrix scale_matrix(nb::handle scales, const char* name, const FloatFormat& format,
                        std::int64_t rows, std::int64_t cols, const char* shape) {
-  BitMatrix m = bit_matrix(operand(scales, name), format);
+  return scale_matrix(operand(scales, name), format, rows, cols, shape);
+}
+
+BitMatrix scale_matrix(const Operand& scales, const FloatFormat& format, std::int64_t rows,
+                       std::int64_t cols, const char* shape) {
+  BitMatrix m = bit_matrix(scales, format);
   if (m.view.rows != rows || m.view.cols != cols) {
-    throw nb::value_error((std::string(name) + " must be " + shape + " = " + std::to_string(rows) +
+    throw nb::value_error((scales.name + " must be " + shape + " = " + std::to_string(rows) +
                            " x " + std::to_string(cols) + ", got " + std::to_string(m.view.rows) +
                            " x " + std::to_string(m.view.cols))
                               .c_str());

@@ -47,6 +47,8 @@ bool takes_scales(const std::string& caller, const Datapath& datapath, nb::handl
 // the given shape, for another shape; TypeError for a dtype that does not hold `format`.
 BitMatrix scale_matrix(nb::handle scales, const char* name, const FloatFormat& format,
                        std::int64_t rows, std::int64_t cols, const char* shape);
+BitMatrix scale_matrix(const Operand& scales, const FloatFormat& format, std::int64_t rows,
+                       std::int64_t cols, const char* shape);
 
 // The scales of A and of B, each a scale_matrix().
 struct ScaleMatrices {

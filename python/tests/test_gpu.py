@@ -181,3 +181,30 @@ def test_any_datapath_runs_on_cuda_tensors_with_the_emulator_bits(rng):
                              engine=engine)
             got = torch.from_dlpack(d).cpu().numpy()
             np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_a_batch_of_cuda_tensors_gives_the_emulator_bits_in_place(rng):
+    torch = pytest.importorskip("torch")
+    arch = tcemu.devices()[0]["arch_preset"]
+    hardware = tcemu.preset(arch, "fp16", "fp32")
+    v100 = tcemu.preset("sm70", "fp16", "fp32")
+    a = from_float(rng.standard_normal((5, 64, 96)), "fp16")
+    b = from_float(rng.standard_normal((5, 48, 96)), "fp16").transpose(0, 2, 1)
+    c = rng.standard_normal((5, 64, 48)).astype(np.float32)
+    ta = torch.from_numpy(a.view(np.int16).copy()).view(torch.float16).cuda()
+    tb = torch.from_numpy(b.view(np.int16).copy()).view(torch.float16).cuda()  # column-major
+    tc = torch.from_numpy(c).cuda()
+    torch.cuda.set_device(0)
+    for dp in [hardware, v100]:
+        expected = tcemu.matmul(a, b, c, datapath=dp, beta=0.5)
+        for engine in ["fastest", "emulated"]:
+            d = tcemu.matmul(ta, tb, tc, datapath=dp, beta=0.5, engine=engine)
+            got = torch.from_dlpack(d)
+            assert got.shape == (5, 64, 48) and got.is_contiguous() and got.is_cuda
+            np.testing.assert_array_equal(got.cpu().numpy().view(np.uint32),
+                                          expected.view(np.uint32))
+    # Host arrays on backend "gpu" come back as NumPy with the same bits.
+    np.testing.assert_array_equal(tcemu.matmul(a, b, datapath=v100, backend="gpu"),
+                                  tcemu.matmul(a, b, datapath=v100))
+    assert torch.cuda.current_device() == 0

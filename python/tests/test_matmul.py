@@ -80,6 +80,59 @@ def test_dlpack_producer(rng):
     np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
 
 
+def test_a_batch_gives_the_bits_of_one_call_per_element(rng):
+    dp = tcemu.preset("sm70", "fp16", "fp32")
+    a = from_float(rng.standard_normal((4, 7, 40)), "fp16")
+    b = from_float(rng.standard_normal((4, 6, 40)), "fp16").transpose(0, 2, 1)  # column-major
+    c = rng.standard_normal((4, 7, 6)).astype(np.float32)
+    for c_input, alpha, beta in [("epilogue", 2.0, 0.5), ("initial_accumulator", 1.0, 1.0)]:
+        d = tcemu.matmul(a, b, c, datapath=dp, alpha=alpha, beta=beta, c_input=c_input)
+        assert d.shape == (4, 7, 6) and d.dtype == np.float32 and d.flags.c_contiguous
+        for i in range(4):
+            one = tcemu.matmul(a[i], b[i], c[i], datapath=dp, alpha=alpha, beta=beta,
+                               c_input=c_input)
+            np.testing.assert_array_equal(d[i].view(np.uint32), one.view(np.uint32))
+    # A batch whose elements are strided views of a larger array: each read as its 2-D self.
+    big = from_float(rng.standard_normal((3, 9, 50)), "fp16")
+    strided = big[:, ::2, 5:45]
+    d = tcemu.matmul(strided, b[:3], datapath=dp)
+    for i in range(3):
+        np.testing.assert_array_equal(d[i], tcemu.matmul(np.ascontiguousarray(strided[i]), b[i],
+                                                         datapath=dp))
+    assert tcemu.matmul(a[:0], b[:0], datapath=dp).shape == (0, 7, 6)
+
+
+def test_a_batch_of_block_scaled_products_takes_a_batch_of_scales(rng):
+    dp = tcemu.preset("sm100", "e2m1", "fp32", "tcgen05.mxf4nvf4.block16.ue4m3")  # NVFP4
+    batch, m, n, k = 3, 5, 4, 64
+    a = rng.integers(0, 16, (batch, m, k), dtype=np.uint8)
+    b = rng.integers(0, 16, (batch, k, n), dtype=np.uint8)
+    scale_a = rng.integers(0x30, 0x40, (batch, m, k // 16), dtype=np.uint8)
+    scale_b = rng.integers(0x30, 0x40, (batch, k // 16, n), dtype=np.uint8)
+    d = tcemu.matmul(a, b, datapath=dp, scale_a=scale_a, scale_b=scale_b)
+    for i in range(batch):
+        one = tcemu.matmul(a[i], b[i], datapath=dp, scale_a=scale_a[i], scale_b=scale_b[i])
+        np.testing.assert_array_equal(d[i].view(np.uint32), one.view(np.uint32))
+    with pytest.raises(ValueError, match=r"scale_b: a is a batch of 3 .* got 2-D"):
+        tcemu.matmul(a, b, datapath=dp, scale_a=scale_a, scale_b=scale_b[0])
+
+
+def test_a_batch_needs_every_array_batched_alike():
+    dp = tcemu.preset("sm90", "fp16", "fp32")
+    a = np.zeros((3, 4, 8), np.float16)
+    with pytest.raises(ValueError, match=r"b: a is a batch of 3 .* got 3-D of batch 2"):
+        tcemu.matmul(a, np.zeros((2, 8, 5), np.float16), datapath=dp)
+    with pytest.raises(ValueError, match=r"b: a is a batch of 3 .* got 2-D"):
+        tcemu.matmul(a, np.zeros((8, 5), np.float16), datapath=dp)
+    with pytest.raises(ValueError, match=r"c: a is a batch of 3 .* got 2-D"):
+        tcemu.matmul(a, np.zeros((3, 8, 5), np.float16), np.zeros((4, 5), np.float32),
+                     datapath=dp, beta=1.0)
+    with pytest.raises(ValueError, match="a: expected a 2-D array or a batch of them"):
+        tcemu.matmul(a[None], a[None], datapath=dp)
+    with pytest.raises(ValueError, match="emulated_gemm: B is 4 x 5, expected 8 x"):
+        tcemu.matmul(a, np.zeros((3, 4, 5), np.float16), datapath=dp)
+
+
 @pytest.mark.parametrize(
     "fmt,dtype,arch",
     [("bf16", ml_dtypes.bfloat16, "sm80"), ("e4m3", ml_dtypes.float8_e4m3fn, "sm89"),

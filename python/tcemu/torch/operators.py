@@ -81,6 +81,8 @@ def _float32_alpha(alpha, exponent):
 
 
 def _gemm2d(a, b, c, route, alpha, beta):
+    """One product on `route`; with scaling "round" also a batch of them ([batch, m, k] operands),
+    which the engine takes in one call."""
     dp = route.datapath
     if route.scaling == "round":
         return _engine(*_rounded(a, b, c, dp), dp, alpha, beta, {})
@@ -102,8 +104,8 @@ def _rounded_accumulator(c, dp):
 
 def _rounded(a, b, c, dp):
     """A, B and C (or None) rounded to nearest in the datapath's formats, as tcemu.matmul reads
-    them; 2-D or batched alike: the rounding is elementwise, so slice i of a converted batch is
-    the conversion of slice i."""
+    them; 2-D or batched alike: the rounding is elementwise, so element i of a converted batch is
+    the conversion of element i."""
     ca, cb = operands.rounded_operand(a, dp.input), operands.rounded_operand(b, dp.b_format)
     return ca, cb, None if c is None else _rounded_accumulator(c, dp)
 
@@ -122,9 +124,9 @@ def _for_engine(t):
 
 
 def _engine_layout(t):
-    """t as the engine reads a CUDA matrix in place, row or column major with a leading
-    dimension: a broadcast (stride 0) or otherwise strided one is copied, as the CPU path copies
-    it."""
+    """t as the engine reads a CUDA matrix (or each matrix of a batch) in place, row or column
+    major with a leading dimension: a broadcast (stride 0) or otherwise strided one is copied, as
+    the CPU path copies it."""
     if t is None or not t.is_cuda or t.is_contiguous() or t.transpose(-1, -2).is_contiguous():
         return t
     return t.contiguous()
@@ -157,8 +159,8 @@ def _engine(ca, cb, cc, dp, alpha, beta, extra):
 
 class EngineProduct:
     """One tcemu.matmul call of the operator, as a Recorder keeps it: the converted operands'
-    shapes, strides and dtypes (not their values), the device, the datapath, alpha and beta, and
-    the block scales (kept, they are small)."""
+    shapes, strides and dtypes (not their values; [batch, m, k] for a batched call), the device,
+    the datapath, alpha and beta, and the block scales (kept, they are small)."""
 
     def __init__(self, ca, cb, cc, datapath, alpha, beta, extra):
         self.a = (tuple(ca.shape), tuple(ca.stride()), ca.dtype)
@@ -169,16 +171,16 @@ class EngineProduct:
 
     @property
     def macs(self):
-        """m k n: the multiply-adds of the product."""
-        (m, k), n = self.a[0], self.b[0][1]
-        return m * k * n
+        """batch m k n: the multiply-adds of the call."""
+        *batch, m, k = self.a[0]
+        return math.prod(batch) * m * k * self.b[0][-1]
 
 
 class Recorder:
     """with recording(timed) as r: r.products lists every tcemu.matmul call the operator makes in
-    this process while r is active (EngineProduct: forward and gradient products, a batched
-    product's one per batch element), so that a benchmark can time the engine alone on the same
-    products; r.calls counts emulate()'s routed calls by operator, as its Summary does. With
+    this process while r is active (EngineProduct: forward and gradient products; a batched
+    product is one call, or one per batch element where each has its own scales), so that a
+    benchmark can time the engine alone on the same products; r.calls counts emulate()'s routed calls by operator, as its Summary does. With
     timed=True, r.forward_seconds and r.backward_seconds add up the wall time inside emulate()'s
     routed calls and inside the operator's backward, each synchronized with the CUDA device at
     both ends (which slows the model: time the model in a run without it)."""
@@ -247,17 +249,12 @@ def gemm(
     r = route_of(route)
     if a.device.type not in ("cpu", "cuda"):
         raise ValueError(f"tcemu::gemm: tensors on {a.device}: tcemu runs CPU and CUDA tensors")
-    if a.dim() == 2:
+    if a.dim() == 2 or r.scaling == "round":  # rounding is elementwise: one batched engine call
         return _gemm2d(a, b, c, r, alpha, beta)
+    # Per-tensor and block scales are each 2-D product's own (and so is the alpha that undoes them).
     out = a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=accumulator_dtype(r.datapath))
-    if r.scaling == "round":  # one conversion for the batch, then the engine per element
-        ca, cb, cc = _rounded(a, b, c, r.datapath)
-        for i in range(a.shape[0]):
-            ci = None if cc is None else cc[i]
-            out[i] = _engine(ca[i], cb[i], ci, r.datapath, alpha, beta, {})
-    else:  # per-tensor and block scales are each 2-D product's own
-        for i in range(a.shape[0]):
-            out[i] = _gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta)
+    for i in range(a.shape[0]):
+        out[i] = _gemm2d(a[i], b[i], None if c is None else c[i], r, alpha, beta)
     return out
 
 
