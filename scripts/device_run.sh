@@ -36,7 +36,8 @@
 #   ctest              ctest -LE long on the whole build (needs the whole tree built)
 #   python             the Python package built for $ARCHS into $B-python (pip, no build
 #                      isolation: the machine's scikit-build-core and nanobind) and its pytest
-#                      suite on the GPU, less the notebooks (nbclient is not on the lent machines)
+#                      suite on the GPU, less the notebooks (nbclient is not on the lent machines),
+#                      or pytest's $PYTEST_ARGS (test files, -k ...)
 #
 # Knobs (environment) and their defaults:
 #   OUT=$PWD/out  B=$PWD/build-device  ARCHS=90a-real  TARGETS=(all)  JOBS=$(nproc)
@@ -242,9 +243,10 @@ main() {
     CMAKE_PREFIX_PATH=$DEPS/usr python3 -m pip install -q --no-build-isolation --no-deps --target "$B-python/site" \
       -C build-dir="$B-python/build" -C cmake.define.CMAKE_CUDA_ARCHITECTURES="$ARCHS" . \
       > "$LOGS/python-build.log" 2>&1 || { tail -40 "$LOGS/python-build.log"; exit 1; }
-    PYTHONPATH=$B-python/site${PYTHONPATH:+:$PYTHONPATH} timeout 500 python3 -m pytest -q -rs python/tests \
-      --ignore=python/tests/test_notebooks.py > "$LOGS/pytest.log" 2>&1
-    echo "pytest python/tests (GPU; notebooks not run) rc=$?"
+    # shellcheck disable=SC2086  # PYTEST_ARGS is words
+    PYTHONPATH=$B-python/site${PYTHONPATH:+:$PYTHONPATH} timeout 500 python3 -m pytest -q -rs \
+      ${PYTEST_ARGS:-python/tests --ignore=python/tests/test_notebooks.py} > "$LOGS/pytest.log" 2>&1
+    echo "pytest ${PYTEST_ARGS:-python/tests} (GPU; notebooks not run) rc=$?"
     grep -E 'passed|failed|SKIPPED|FAILED|Error' "$LOGS/pytest.log" | tail -30
   fi
 }
