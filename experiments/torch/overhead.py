@@ -1,11 +1,13 @@
 """Speed of tcemu.torch (issue 36, section 1): what the wrapper costs over the engine's own time
 on the products it routes, in one training step (forward and backward, no optimizer) of a
 randomly initialised ResNet-18 (torchvision's architecture) and of a small transformer
-(nn.TransformerEncoder), every product on the sm90 fp16->fp32 datapath.
+(nn.TransformerEncoder), every product on each datapath of --archs: sm90 fp16->fp32 (on the H200
+its own datapath, which the GPU engine computes with our wgmma kernel) and sm70 (the emulated
+engine).
 
 Per model, after a warm-up step and each the median of --repeats runs:
   t_native   the step without emulation;
-  t_total    the step under tcemu.torch.emulate(Policy(sm90 fp16->fp32)), nothing instrumented;
+  t_total    the step under tcemu.torch.emulate(Policy(datapath)), nothing instrumented;
   t_routed   the wall time inside the routed calls (emulate()'s rewrite of each product: im2col,
              conversions, the tcemu::gemm operator) and inside the operator's backward (the two
              gradient products), each CUDA-synchronized at both ends (tcemu.torch.recording);
@@ -196,7 +198,7 @@ def measure(name, model, inputs, targets, policy, args, dp_name):
 
 
 def table(rows):
-    head = ["model", "t_native_s", "t_total_s", "t_routed_s", "t_engine_s", "wrapper_ratio"]
+    head = ["model", "datapath", "t_native_s", "t_total_s", "t_routed_s", "t_engine_s", "wrapper_ratio"]
     head += ["total_ratio", "routed", "native", "engine_products", "engine_gmac"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in rows:
@@ -213,24 +215,36 @@ def main(argv=None):
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each kind (median)")
     parser.add_argument("--out", default="torch-overhead.csv", help="CSV file to write")
+    parser.add_argument(
+        "--archs",
+        default="sm90,sm70",
+        help="comma-separated presets, each preset(ARCH, fp16, fp32) (default sm90,sm70: on the "
+        "H200 sm90 is its own datapath, computed by our wgmma kernel; sm70 runs on the emulated "
+        "engine)",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: PyTorch sees no CUDA device")
-    dp = tcemu.preset("sm90", "fp16", "fp32")
-    policy = tt.Policy(dp)
-    dp_name = tt.Route(dp).name
+    archs = [a for a in args.archs.split(",") if a]
+    try:
+        datapaths = [tcemu.preset(arch, "fp16", "fp32") for arch in archs]
+    except ValueError as e:
+        parser.error(f"--archs: {e}")
     rows = []
     with open(args.out, "w", newline="") as f:  # a row as each model is done
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
         for name, model, inputs, targets in workloads(args.size, args.device):
-            start = time.perf_counter()
-            rows.append(measure(name, model, inputs, targets, policy, args, dp_name))
-            w.writerow(rows[-1])
-            f.flush()
-            print(f"{name}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+            for dp in datapaths:
+                start = time.perf_counter()
+                rows.append(measure(name, model, inputs, targets, tt.Policy(dp), args,
+                                    tt.Route(dp).name))
+                w.writerow(rows[-1])
+                f.flush()
+                print(f"{name} on {rows[-1]['datapath']}: {time.perf_counter() - start:.1f} s",
+                      file=sys.stderr, flush=True)
     print(table(rows))
     print(f"wrote {args.out}")
 

@@ -76,9 +76,12 @@ def test_the_benchmark_writes_its_columns_and_counts_every_routed_product(tmp_pa
         "engine_products",
         "engine_gmac",
     ]
-    assert [r["model"] for r in rows] == ["resnet18", "transformer"]
+    assert [(r["model"], r["datapath"]) for r in rows] == [
+        (model, dp) for model in ("resnet18", "transformer")
+        for dp in ("sm90 fp16->fp32", "sm70 fp16->fp32")
+    ]
     for r in rows:
-        assert (r["device"], r["size"], r["datapath"]) == ("cpu", "small", "sm90 fp16->fp32")
+        assert (r["device"], r["size"]) == ("cpu", "small")
         routed = int(r["routed"])
         assert routed > 0 and int(r["native"]) == 0, r
         assert int(r["recorded_calls"]) == routed, r
@@ -86,7 +89,7 @@ def test_the_benchmark_writes_its_columns_and_counts_every_routed_product(tmp_pa
         assert int(r["engine_products"]) >= 2 * routed, r
         for column in ("t_native_s", "t_total_s", "t_routed_s", "t_engine_s", "engine_gmac"):
             assert float(r[column]) > 0, (column, r)
-    assert "| resnet18 |" in printed and f"wrote {out}" in printed
+    assert "| resnet18 | sm70 fp16->fp32 |" in printed and f"wrote {out}" in printed
 
 
 def test_the_benchmark_says_what_it_needs(capsys):
@@ -94,3 +97,7 @@ def test_the_benchmark_says_what_it_needs(capsys):
         overhead().main(["--repeats", "0"])
     assert stop.value.code == 2
     assert "--repeats must be at least 1, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        overhead().main(["--archs", "sm42"])
+    assert stop.value.code == 2
+    assert "--archs" in capsys.readouterr().err
