@@ -174,9 +174,9 @@ Operand batch_element(const Operand& op, std::size_t i) {
   const auto offset = static_cast<std::int64_t>(i) * op.array.stride(0) *
                       static_cast<std::int64_t>(op.array.itemsize());
   Operand element = op;
-  element.array = AnyArray(static_cast<const unsigned char*>(op.array.data()) + offset, 2, shape,
-                           nb::handle(), strides, op.array.dtype(), op.array.device_type(),
-                           op.array.device_id());
+  element.array =
+      AnyArray(static_cast<const unsigned char*>(op.array.data()) + offset, 2, shape, nb::handle(),
+               strides, op.array.dtype(), op.array.device_type(), op.array.device_id());
   element.name = op.name + "[" + std::to_string(i) + "]";
   return element;
 }

@@ -86,10 +86,10 @@ NewCudaArray new_cuda_array(const std::vector<std::size_t>& shape,
   void* data = nullptr;
   cuda_check(cudaMalloc(&data, std::max<std::size_t>(bytes, 1)), "allocating the result");
   nb::capsule owner(data, [](void* p) noexcept { cudaFree(p); });
-  return {nb::cast(nb::ndarray<nb::array_api>(data, shape.size(), shape.data(), owner,
-                                              strides.data(), dtype, nb::device::cuda::value,
-                                              device)),
-          data};
+  return {
+      nb::cast(nb::ndarray<nb::array_api>(data, shape.size(), shape.data(), owner, strides.data(),
+                                          dtype, nb::device::cuda::value, device)),
+      data};
 #else
   (void)shape, (void)strides, (void)dtype, (void)device;
   no_gpu_build("a result in GPU memory");

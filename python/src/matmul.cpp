@@ -44,8 +44,8 @@ struct Arguments {
     const auto element = [i](const std::optional<Operand>& op) {
       return op ? std::optional<Operand>(batch_element(*op, i)) : std::nullopt;
     };
-    return {batch_element(a, i), batch_element(b, i), element(c), element(scale_a),
-            element(scale_b), std::nullopt};
+    return {batch_element(a, i), batch_element(b, i), element(c),
+            element(scale_a),    element(scale_b),    std::nullopt};
   }
 };
 
@@ -53,8 +53,8 @@ struct Arguments {
 // the argument otherwise.
 Arguments arguments(nb::handle a, nb::handle b, nb::handle c, nb::handle scale_a,
                     nb::handle scale_b, bool scaled) {
-  Arguments args{operand(a, "a"), operand(b, "b"), std::nullopt, std::nullopt, std::nullopt,
-                 std::nullopt};
+  Arguments args{operand(a, "a"), operand(b, "b"), std::nullopt,
+                 std::nullopt,    std::nullopt,    std::nullopt};
   if (!c.is_none()) args.c = operand(c, "c");
   if (scaled) {
     args.scale_a = operand(scale_a, "scale_a");
@@ -62,9 +62,9 @@ Arguments arguments(nb::handle a, nb::handle b, nb::handle c, nb::handle scale_a
   }
   const std::size_t ndim = args.a.array.ndim();
   if (ndim != 2 && ndim != 3) {
-    throw nb::value_error(("a: expected a 2-D array or a batch of them (3-D), got " +
-                           std::to_string(ndim) + "-D")
-                              .c_str());
+    throw nb::value_error(
+        ("a: expected a 2-D array or a batch of them (3-D), got " + std::to_string(ndim) + "-D")
+            .c_str());
   }
   if (ndim == 2) return args;  // the other arrays' ranks are checked as 2-D operands are
   args.batch = args.a.array.shape(0);
@@ -105,9 +105,9 @@ nb::object emulated(const Datapath& datapath, const GemmOptions& options, const 
       const std::int64_t rows = q.a.view.rows, k = q.a.view.cols, cols = q.b.view.cols;
       const auto s = static_cast<std::int64_t>(scale_count(datapath, static_cast<std::size_t>(k)));
       const BlockScaling& f = datapath.block_scaling;
-      q.scales = ScaleMatrices{
-          scale_matrix(*p.scale_a, f.scale_a, rows, s, "m x ceil(k / scale_block)"),
-          scale_matrix(*p.scale_b, f.scale_b, s, cols, "ceil(k / scale_block) x n")};
+      q.scales =
+          ScaleMatrices{scale_matrix(*p.scale_a, f.scale_a, rows, s, "m x ceil(k / scale_block)"),
+                        scale_matrix(*p.scale_b, f.scale_b, s, cols, "ceil(k / scale_block) x n")};
     }
   }
   const std::int64_t m = products.front().a.view.rows, n = products.front().b.view.cols;
@@ -116,8 +116,8 @@ nb::object emulated(const Datapath& datapath, const GemmOptions& options, const 
   nb::gil_scoped_release release;
   for (std::size_t i = 0; i < products.size(); ++i) {
     const Product& q = products[i];
-    const MatrixView vd{{static_cast<unsigned char*>(d.data) + i * stride, datapath.accumulator,
-                         m, n, std::max<std::int64_t>(n, 1), Layout::row_major}};
+    const MatrixView vd{{static_cast<unsigned char*>(d.data) + i * stride, datapath.accumulator, m,
+                         n, std::max<std::int64_t>(n, 1), Layout::row_major}};
     const auto vc = q.c ? std::optional<ConstMatrixView>(q.c->view) : std::nullopt;
     if (q.scales) {
       emulated_gemm(datapath, options, q.a.view, q.b.view, q.scales->view(), vc, vd);
@@ -170,10 +170,9 @@ nb::object on_backend(const SharedBackend& shared, const Datapath& datapath,
   std::vector<Product> products;
   for (std::size_t i = 0; i < args.products(); ++i) {
     const Arguments p = args.product(i);
-    Product& q = products.emplace_back(
-        Product{read_only_buffer(backend, p.a, datapath.input),
-                read_only_buffer(backend, p.b, datapath.b_format()), std::nullopt, std::nullopt,
-                std::nullopt});
+    Product& q = products.emplace_back(Product{read_only_buffer(backend, p.a, datapath.input),
+                                               read_only_buffer(backend, p.b, datapath.b_format()),
+                                               std::nullopt, std::nullopt, std::nullopt});
     if (p.c) q.c = read_only_buffer(backend, *p.c, datapath.accumulator);
     if (p.scale_a) {
       const std::int64_t m = q.a.shape.rows, k = q.a.shape.cols, n = q.b.shape.cols;
@@ -204,8 +203,13 @@ nb::object on_backend(const SharedBackend& shared, const Datapath& datapath,
       const Product& q = products[i];
       std::optional<ScaleBuffers> scales;
       if (q.scale_a) scales = ScaleBuffers{q.scale_a->view(), q.scale_b->view()};
-      const BufferMatrix vd{&d, i * stride, datapath.accumulator, m, n,
-                            std::max<std::int64_t>(n, 1), Layout::row_major};
+      const BufferMatrix vd{&d,
+                            i * stride,
+                            datapath.accumulator,
+                            m,
+                            n,
+                            std::max<std::int64_t>(n, 1),
+                            Layout::row_major};
       backend.mma_gemm(datapath, options, q.a.view(), q.b.view(),
                        q.c ? std::optional<BufferMatrix>(q.c->view()) : std::nullopt, vd, scales);
     }
@@ -244,8 +248,8 @@ void bind_matmul(nb::module_& m) {
                                   .c_input = c_input_named(c_input),
                                   .takeout_every_k = takeout_every_k,
                                   .threads = threads};
-        const int device = args.c ? cuda_device({&args.a, &args.b, &*args.c})
-                                  : cuda_device({&args.a, &args.b});
+        const int device =
+            args.c ? cuda_device({&args.a, &args.b, &*args.c}) : cuda_device({&args.a, &args.b});
         const std::string where = backend.value_or(device >= 0 ? "gpu" : "emulator");
         if (where != "gpu" && (where != "emulator" || device >= 0)) {
           throw nb::value_error((device >= 0
