@@ -306,6 +306,15 @@ bool is_fp64_gemm(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasCompu
          (compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC);
 }
 
+// A cublasGemm*Ex call: dispatched as `call` where its types are FP64; any other type (and a
+// call from inside a scheme) goes to cuBLAS untouched and unlogged.
+template <class FallThrough>
+cublasStatus_t dispatch_ex(const Call& call, cudaDataType at, cudaDataType bt, cudaDataType ct,
+                           cublasComputeType_t compute, FallThrough fall_through) {
+  if (inside_scheme || !is_fp64_gemm(at, bt, ct, compute)) return fall_through();
+  return dispatch(call, fall_through);
+}
+
 // The batch of a cublas*Batched call (device arrays of pointers) and of a *StridedBatched one.
 Batch pointer_arrays(std::int64_t count, const void* const* a, const void* const* b,
                      void* const* c) {
@@ -355,6 +364,7 @@ __attribute__((constructor)) void log_load() {
 using tcemu::preload::Call;
 using tcemu::preload::call_next;
 using tcemu::preload::dispatch;
+using tcemu::preload::dispatch_ex;
 using tcemu::preload::kNoCublas;
 using tcemu::preload::NextDefinition;
 using tcemu::preload::pointer_arrays;
@@ -399,19 +409,14 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                                   cudaDataType, int, const void*, void*, cudaDataType, int,
                                   cublasComputeType_t, cublasGemmAlgo_t);
   static NextDefinition<Next> next("cublasGemmEx", kNoCublas);
-  auto fall_through = [&] {
-    return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                     beta, C, Ctype, ldc, computeType, algo);
-  };
-  if (tcemu::preload::inside_scheme ||
-      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
-    return fall_through();
-  }
-  return dispatch(
+  return dispatch_ex(
       Call{"cublasGemmEx", handle, transa, transb, m, n, k, static_cast<const double*>(alpha),
            static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
            static_cast<const double*>(beta), static_cast<double*>(C), ldc},
-      fall_through);
+      Atype, Btype, Ctype, computeType, [&] {
+        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+                         beta, C, Ctype, ldc, computeType, algo);
+      });
 }
 
 cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -425,19 +430,14 @@ cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
                                   const void*, cudaDataType, int64_t, const void*, void*,
                                   cudaDataType, int64_t, cublasComputeType_t, cublasGemmAlgo_t);
   static NextDefinition<Next> next("cublasGemmEx_64", kNoCublas);
-  auto fall_through = [&] {
-    return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                     beta, C, Ctype, ldc, computeType, algo);
-  };
-  if (tcemu::preload::inside_scheme ||
-      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
-    return fall_through();
-  }
-  return dispatch(
+  return dispatch_ex(
       Call{"cublasGemmEx_64", handle, transa, transb, m, n, k, static_cast<const double*>(alpha),
            static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
            static_cast<const double*>(beta), static_cast<double*>(C), ldc},
-      fall_through);
+      Atype, Btype, Ctype, computeType, [&] {
+        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+                         beta, C, Ctype, ldc, computeType, algo);
+      });
 }
 
 cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -520,19 +520,15 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
                                   const void* const*, cudaDataType, int, const void*, void* const*,
                                   cudaDataType, int, int, cublasComputeType_t, cublasGemmAlgo_t);
   static NextDefinition<Next> next("cublasGemmBatchedEx", kNoCublas);
-  auto fall_through = [&] {
-    return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
-                     Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-  };
-  if (tcemu::preload::inside_scheme ||
-      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
-    return fall_through();
-  }
-  return dispatch(Call{"cublasGemmBatchedEx", handle, transa, transb, m, n, k,
-                       static_cast<const double*>(alpha), nullptr, lda, nullptr, ldb,
-                       static_cast<const double*>(beta), nullptr, ldc,
-                       pointer_arrays(batchCount, Aarray, Barray, Carray)},
-                  fall_through);
+  return dispatch_ex(Call{"cublasGemmBatchedEx", handle, transa, transb, m, n, k,
+                          static_cast<const double*>(alpha), nullptr, lda, nullptr, ldb,
+                          static_cast<const double*>(beta), nullptr, ldc,
+                          pointer_arrays(batchCount, Aarray, Barray, Carray)},
+                     Atype, Btype, Ctype, computeType, [&] {
+                       return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype,
+                                        lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc,
+                                        batchCount, computeType, algo);
+                     });
 }
 
 cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -545,19 +541,15 @@ cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t t
                                       cublasGemmAlgo_t algo) {
   static NextDefinition<decltype(&cublasGemmBatchedEx_64)> next("cublasGemmBatchedEx_64",
                                                                 kNoCublas);
-  auto fall_through = [&] {
-    return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
-                     Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-  };
-  if (tcemu::preload::inside_scheme ||
-      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
-    return fall_through();
-  }
-  return dispatch(Call{"cublasGemmBatchedEx_64", handle, transa, transb, m, n, k,
-                       static_cast<const double*>(alpha), nullptr, lda, nullptr, ldb,
-                       static_cast<const double*>(beta), nullptr, ldc,
-                       pointer_arrays(batchCount, Aarray, Barray, Carray)},
-                  fall_through);
+  return dispatch_ex(Call{"cublasGemmBatchedEx_64", handle, transa, transb, m, n, k,
+                          static_cast<const double*>(alpha), nullptr, lda, nullptr, ldb,
+                          static_cast<const double*>(beta), nullptr, ldc,
+                          pointer_arrays(batchCount, Aarray, Barray, Carray)},
+                     Atype, Btype, Ctype, computeType, [&] {
+                       return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype,
+                                        lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc,
+                                        batchCount, computeType, algo);
+                     });
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -574,20 +566,16 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
       cudaDataType, int, long long int, const void*, cudaDataType, int, long long int, const void*,
       void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
   static NextDefinition<Next> next("cublasGemmStridedBatchedEx", kNoCublas);
-  auto fall_through = [&] {
-    return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
-                     ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-  };
-  if (tcemu::preload::inside_scheme ||
-      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
-    return fall_through();
-  }
-  return dispatch(
+  return dispatch_ex(
       Call{"cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k,
            static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
            static_cast<const double*>(B), ldb, static_cast<const double*>(beta),
            static_cast<double*>(C), ldc, strided(batchCount, strideA, strideB, strideC)},
-      fall_through);
+      Atype, Btype, Ctype, computeType, [&] {
+        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,
+                         Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType,
+                         algo);
+      });
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx_64(
@@ -598,20 +586,16 @@ cublasStatus_t cublasGemmStridedBatchedEx_64(
     int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   static NextDefinition<decltype(&cublasGemmStridedBatchedEx_64)> next(
       "cublasGemmStridedBatchedEx_64", kNoCublas);
-  auto fall_through = [&] {
-    return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
-                     ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-  };
-  if (tcemu::preload::inside_scheme ||
-      !tcemu::preload::is_fp64_gemm(Atype, Btype, Ctype, computeType)) {
-    return fall_through();
-  }
-  return dispatch(
+  return dispatch_ex(
       Call{"cublasGemmStridedBatchedEx_64", handle, transa, transb, m, n, k,
            static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
            static_cast<const double*>(B), ldb, static_cast<const double*>(beta),
            static_cast<double*>(C), ldc, strided(batchCount, strideA, strideB, strideC)},
-      fall_through);
+      Atype, Btype, Ctype, computeType, [&] {
+        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,
+                         Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType,
+                         algo);
+      });
 }
 
 }  // extern "C"

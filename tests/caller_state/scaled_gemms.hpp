@@ -16,32 +16,9 @@
 #include <tcemu/emulator/matrix.hpp>
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
+#include <tcemu/test/codes.hpp>
 
 namespace tcemu::test {
-
-// A row-major matrix of codes and the bytes emulated_gemm reads (container_bytes each).
-struct Codes {
-  FloatFormat format;
-  std::int64_t rows, cols;
-  std::vector<std::uint32_t> words;
-  std::vector<unsigned char> bytes;
-
-  Codes(const FloatFormat& f, std::int64_t r, std::int64_t c)
-      : format(f), rows(r), cols(c), words(static_cast<std::size_t>(r * c)) {}
-  std::uint32_t& at(std::int64_t i, std::int64_t j) {
-    return words[static_cast<std::size_t>(i * cols + j)];
-  }
-  void pack() {
-    bytes.assign(words.size() * container_bytes(format), 0);
-    const MatrixView v{{bytes.data(), format, rows, cols, cols, Layout::row_major}};
-    for (std::int64_t i = 0; i < rows; ++i) {
-      for (std::int64_t j = 0; j < cols; ++j) v.set(i, j, at(i, j));
-    }
-  }
-  ConstMatrixView view() const {
-    return {bytes.data(), format, rows, cols, cols, Layout::row_major};
-  }
-};
 
 // Finite codes of f, a zero exponent field (subnormal) in one of four.
 inline void fill_finite(Codes& x, std::mt19937_64& rng) {

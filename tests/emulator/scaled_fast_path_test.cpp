@@ -22,6 +22,7 @@
 #include <tcemu/emulator/mma.hpp>
 #include <tcemu/emulator/presets.hpp>
 #include <tcemu/emulator/scaled_groups.hpp>
+#include <tcemu/test/codes.hpp>
 #include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
@@ -29,29 +30,7 @@ namespace {
 
 enum class Inputs { random, cancellation, special };
 
-// A row-major matrix of codes (one byte or four per element).
-struct Codes {
-  FloatFormat format;
-  std::int64_t rows, cols;
-  std::vector<std::uint32_t> words;
-  std::vector<unsigned char> bytes;
-
-  Codes(const FloatFormat& f, std::int64_t r, std::int64_t c)
-      : format(f), rows(r), cols(c), words(static_cast<std::size_t>(r * c)) {}
-  std::uint32_t& at(std::int64_t i, std::int64_t j) {
-    return words[static_cast<std::size_t>(i * cols + j)];
-  }
-  // The view emulated_gemm reads (container_bytes per element).
-  ConstMatrixView view() {
-    bytes.clear();
-    const std::size_t size = container_bytes(format);
-    for (const std::uint32_t w : words) {
-      for (std::size_t b = 0; b < size; ++b)
-        bytes.push_back(static_cast<unsigned char>(w >> (8 * b)));
-    }
-    return {bytes.data(), format, rows, cols, cols, Layout::row_major};
-  }
-};
+using test::Codes;
 
 // Scale codes: near 1 (random), any code but NaN (cancellation), any code with NaN and zero
 // frequent (special).
@@ -155,6 +134,7 @@ void fill_scales(Inputs kind, Codes& x, std::mt19937_64& rng) {
                                      container_bytes(dp.accumulator));
   const MatrixView dv{d_bytes.data(), dp.accumulator, m, n, n, Layout::row_major};
   const GemmOptions o{.beta = 1.0f, .c_input = CInput::initial_accumulator, .threads = 2};
+  for (Codes* x : {&a, &b, &c, &sa, &sb}) x->pack();
   if (dp.block_scaled()) {
     emulated_gemm(dp, o, a.view(), b.view(), BlockScales{sa.view(), sb.view()}, c.view(), dv);
   } else {
@@ -204,6 +184,8 @@ TEST(ScaledFastPath, BitsAboveANarrowCodeAreIgnoredAsDecodeIgnoresThem) {
   for (std::uint32_t& w : b.words) w = static_cast<std::uint32_t>(rng() & 0xFF);
   std::vector<unsigned char> d(static_cast<std::size_t>(m * n * 4));
   const MatrixView dv{{d.data(), formats::fp32, m, n, n, Layout::row_major}};
+  a.pack();
+  b.pack();
   emulated_gemm(dp, GemmOptions{}, a.view(), b.view(), std::nullopt, dv);
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
