@@ -167,25 +167,9 @@ Fp64Datapath fp64_datapath_from(const session::Arguments& args) {
 
 int fp64_mma(const session::Arguments& args) {
   const Fp64Datapath dp = fp64_datapath_from(args);
-  std::vector<std::string> files = args.positional();
-  if (files.empty()) files.push_back("-");
-  for (const std::string& file : files) {
-    if (file == "-") {
-      check_stdin_is_not_a_directory();
-      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 2;
-      continue;
-    }
-    std::ifstream in;
-    try {
-      in = open_input(file);
-    } catch (const std::runtime_error& e) {
-      std::cout.flush();
-      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
-      return 2;
-    }
-    if (!mma_stream(in, file, args, dp)) return 2;
-  }
-  return 0;
+  return run_each_input(args.positional(), [&](std::istream& in, const std::string& name) {
+    return mma_stream(in, name, args, dp);
+  });
 }
 
 int fp64_validate(const session::Arguments& args, std::size_t show) {
@@ -194,41 +178,19 @@ int fp64_validate(const session::Arguments& args, std::size_t show) {
     throw session::UsageError("--d (whole matrices) takes fp16 to fp32 formats only");
   if (args.positional().empty()) throw session::UsageError("no case file given");
   std::cout << "datapath: " << describe(dp) << '\n';
-  std::size_t total = 0;
-  for (const std::string& file : args.positional()) {
-    std::ifstream in = open_input(file);
-    std::size_t cases = 0, mismatches = 0;
-    std::string text, name;
-    LineReader lines(in, file);
-    while (lines.next(text)) {
-      const std::size_t line = lines.line();
-      if (text.starts_with("# crafted: ")) {
-        name = text.substr(11);
-        continue;
-      }
-      std::optional<Fp64MmaCase> c;
-      try {
-        c = parse_fp64_case_line(text, line);
-        if (c && !c->d) throw CaseFileError(line, "no recorded result d to validate against");
-        if (c) check_case_k(args, c->a.size(), line);
-      } catch (const CaseFileError& e) {
-        throw std::runtime_error(file + ": " + e.what());
-      }
-      if (!c) continue;
-      ++cases;
-      const std::uint64_t got = fp64_mma_element(dp, c->a, c->b, c->c);
-      if (got != *c->d && mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
-                  << ": recorded " << fp64_hex(*c->d) << ", emulated " << fp64_hex(got) << "\n  "
-                  << format_fp64_case_line(*c) << '\n';
-      }
-      name.clear();
-    }
-    check_not_empty(file, cases, args.flag("allow-empty"));
-    std::cout << file << ": " << cases << " cases, " << mismatches << " mismatches\n";
-    total += mismatches;
-  }
-  return total == 0 ? 0 : 1;
+  return validate_each_file(args, [&](std::istream& in, const std::string& file) {
+    return validate_case_lines(
+        in, file, show, [&](const std::string& text, std::size_t line) -> std::optional<Verdict> {
+          const std::optional<Fp64MmaCase> c = parse_fp64_case_line(text, line);
+          if (!c) return std::nullopt;
+          if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
+          check_case_k(args, c->a.size(), line);
+          const std::uint64_t got = fp64_mma_element(dp, c->a, c->b, c->c);
+          if (got == *c->d) return Verdict{true, {}};
+          return Verdict{false, "recorded " + fp64_hex(*c->d) + ", emulated " + fp64_hex(got) +
+                                    "\n  " + format_fp64_case_line(*c)};
+        });
+  });
 }
 
 void print_fp64_presets() {

@@ -165,25 +165,9 @@ IntegerDatapath integer_datapath_from(const session::Arguments& args) {
 
 int integer_mma(const session::Arguments& args) {
   const IntegerDatapath dp = integer_datapath_from(args);
-  std::vector<std::string> files = args.positional();
-  if (files.empty()) files.push_back("-");
-  for (const std::string& file : files) {
-    if (file == "-") {
-      check_stdin_is_not_a_directory();
-      if (!mma_stream(std::cin, "<stdin>", args, dp)) return 2;
-      continue;
-    }
-    std::ifstream in;
-    try {
-      in = open_input(file);
-    } catch (const std::runtime_error& e) {
-      std::cout.flush();
-      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
-      return 2;
-    }
-    if (!mma_stream(in, file, args, dp)) return 2;
-  }
-  return 0;
+  return run_each_input(args.positional(), [&](std::istream& in, const std::string& name) {
+    return mma_stream(in, name, args, dp);
+  });
 }
 
 int integer_validate(const session::Arguments& args, std::size_t show) {
@@ -192,42 +176,21 @@ int integer_validate(const session::Arguments& args, std::size_t show) {
     throw session::UsageError("--d (whole matrices) takes floating-point formats only");
   if (args.positional().empty()) throw session::UsageError("no case file given");
   std::cout << "datapath: " << describe(dp) << '\n';
-  std::size_t total = 0;
-  for (const std::string& file : args.positional()) {
-    std::ifstream in = open_input(file);
-    std::size_t cases = 0, mismatches = 0;
-    std::string text, name;
-    LineReader lines(in, file);
-    while (lines.next(text)) {
-      const std::size_t line = lines.line();
-      if (text.starts_with("# crafted: ")) {
-        name = text.substr(11);
-        continue;
-      }
-      std::optional<IntegerMmaCase> c;
-      try {
-        c = parse_integer_case_line(text, line, dp.a_format, dp.b_format);
-        if (c && !c->d) throw CaseFileError(line, "no recorded result d to validate against");
-        if (c) check_case_k(args, dp, c->a.size(), line);
-      } catch (const CaseFileError& e) {
-        throw std::runtime_error(file + ": " + e.what());
-      }
-      if (!c) continue;
-      ++cases;
-      const std::int32_t got = integer_mma_element(dp, c->a, c->b, c->c);
-      if (got != *c->d && mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
-                  << ": recorded " << to_hex(integer_formats::s32, *c->d) << ", emulated "
-                  << to_hex(integer_formats::s32, got) << "\n  "
-                  << format_integer_case_line(*c, dp.a_format, dp.b_format) << '\n';
-      }
-      name.clear();
-    }
-    check_not_empty(file, cases, args.flag("allow-empty"));
-    std::cout << file << ": " << cases << " cases, " << mismatches << " mismatches\n";
-    total += mismatches;
-  }
-  return total == 0 ? 0 : 1;
+  return validate_each_file(args, [&](std::istream& in, const std::string& file) {
+    return validate_case_lines(
+        in, file, show, [&](const std::string& text, std::size_t line) -> std::optional<Verdict> {
+          const std::optional<IntegerMmaCase> c =
+              parse_integer_case_line(text, line, dp.a_format, dp.b_format);
+          if (!c) return std::nullopt;
+          if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
+          check_case_k(args, dp, c->a.size(), line);
+          const std::int32_t got = integer_mma_element(dp, c->a, c->b, c->c);
+          if (got == *c->d) return Verdict{true, {}};
+          return Verdict{false, "recorded " + to_hex(integer_formats::s32, *c->d) + ", emulated " +
+                                    to_hex(integer_formats::s32, got) + "\n  " +
+                                    format_integer_case_line(*c, dp.a_format, dp.b_format)};
+        });
+  });
 }
 
 void print_integer_presets() {

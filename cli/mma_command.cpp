@@ -160,25 +160,7 @@ int mma_command(const std::vector<std::string>& words) {
     return sparse ? run_sparse_stream(in, name, allow_empty, sparse_k, dp)
                   : run_stream(in, name, allow_empty, args, dp);
   };
-  std::vector<std::string> files = args.positional();
-  if (files.empty()) files.push_back("-");
-  for (const std::string& file : files) {
-    if (file == "-") {
-      check_stdin_is_not_a_directory();
-      if (!run(std::cin, "<stdin>")) return 2;
-      continue;
-    }
-    std::ifstream in;
-    try {
-      in = open_input(file);
-    } catch (const std::runtime_error& e) {
-      std::cout.flush();
-      std::cerr << "tcemu mma: " << printable_message(e.what()) << '\n';
-      return 2;
-    }
-    if (!run(in, file)) return 2;
-  }
-  return 0;
+  return run_each_input(args.positional(), run);
 }
 
 }  // namespace tcemu::cli

@@ -58,75 +58,44 @@ than 1 MiB included), a matrix of the wrong shape or type, a case file without c
 
 )";
 
-struct Counts {
-  std::size_t cases = 0;
-  std::size_t mismatches = 0;
-};
-
-// `element` gives d of a case (the datapath's mma_element, or the pair-FMA emulation); `check_k`
-// throws a CaseFileError for a K (of that line) the instruction does not take. `dp` gives the
-// formats.
+// The case lines of one file: `element` gives d of a case (the datapath's mma_element, or the
+// pair-FMA emulation); `check_k` throws a CaseFileError for a K (of that line) the instruction
+// does not take. `dp` gives the formats.
 Counts validate_file(std::istream& in, const std::string& file, const Datapath& dp,
                      std::size_t show, const std::function<std::uint32_t(const MmaCase&)>& element,
                      const std::function<void(std::size_t k, std::size_t line)>& check_k) {
-  Counts counts;
-  std::string text, name;
-  LineReader lines(in, file);
-  while (lines.next(text)) {
-    const std::size_t line = lines.line();
-    if (text.starts_with("# crafted: ")) {
-      name = text.substr(11);
-      continue;
-    }
-    const auto c = parse_case_line(text, line, dp);
-    if (!c) continue;
-    if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
-    check_k(c->a.size(), line);
-    ++counts.cases;
-    const std::uint32_t got = element(*c);
-    if (got != *c->d) {
-      if (counts.mismatches++ < show) {
-        std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
-                  << ": recorded " << to_hex(dp.accumulator, *c->d) << ", emulated "
-                  << to_hex(dp.accumulator, got) << "\n  " << format_case_line(*c, dp) << '\n';
-      }
-    }
-    name.clear();
-  }
-  return counts;
+  return validate_case_lines(
+      in, file, show, [&](const std::string& text, std::size_t line) -> std::optional<Verdict> {
+        const auto c = parse_case_line(text, line, dp);
+        if (!c) return std::nullopt;
+        if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
+        check_k(c->a.size(), line);
+        const std::uint32_t got = element(*c);
+        if (got == *c->d) return Verdict{true, {}};
+        return Verdict{false, "recorded " + to_hex(dp.accumulator, *c->d) + ", emulated " +
+                                  to_hex(dp.accumulator, got) + "\n  " + format_case_line(*c, dp)};
+      });
 }
 
 // The same for sparse case lines through a sparse shape's datapath.
 Counts validate_sparse_file(std::istream& in, const std::string& file,
                             const session::Arguments& args, const Datapath& dp, std::size_t show) {
   const std::size_t k = static_cast<std::size_t>(sparse_instruction_k(*args.value("instr")));
-  Counts counts;
-  std::string text, name;
-  LineReader lines(in, file);
-  while (lines.next(text)) {
-    const std::size_t line = lines.line();
-    if (text.starts_with("# crafted: ")) {
-      name = text.substr(11);
-      continue;
-    }
-    const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
-    if (!c) continue;
-    if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
-    if (c->b.size() != k) {
-      throw CaseFileError(line, "K = " + std::to_string(c->b.size()) + ", but " +
-                                    *args.value("instr") + " takes K = " + std::to_string(k));
-    }
-    ++counts.cases;
-    const std::uint32_t got = sparse_mma_element(dp, *c);
-    if (got != *c->d && counts.mismatches++ < show) {
-      std::cout << file << ":" << line << (name.empty() ? "" : " (" + printable(name) + ")")
-                << ": recorded " << to_hex(dp.accumulator, *c->d) << ", emulated "
-                << to_hex(dp.accumulator, got) << "\n  "
-                << format_sparse_case_line(*c, dp.input, dp.accumulator) << '\n';
-    }
-    name.clear();
-  }
-  return counts;
+  return validate_case_lines(
+      in, file, show, [&](const std::string& text, std::size_t line) -> std::optional<Verdict> {
+        const auto c = parse_sparse_case_line(text, line, dp.input, dp.accumulator);
+        if (!c) return std::nullopt;
+        if (!c->d) throw CaseFileError(line, "no recorded result d to validate against");
+        if (c->b.size() != k) {
+          throw CaseFileError(line, "K = " + std::to_string(c->b.size()) + ", but " +
+                                        *args.value("instr") + " takes K = " + std::to_string(k));
+        }
+        const std::uint32_t got = sparse_mma_element(dp, *c);
+        if (got == *c->d) return Verdict{true, {}};
+        return Verdict{false, "recorded " + to_hex(dp.accumulator, *c->d) + ", emulated " +
+                                  to_hex(dp.accumulator, got) + "\n  " +
+                                  format_sparse_case_line(*c, dp.input, dp.accumulator)};
+      });
 }
 
 // Whole-matrix mode: the recorded D against the emulated GEMM of its operands.
@@ -159,28 +128,17 @@ int validate_pair_fma(const session::Arguments& args, std::size_t show) {
   formats_of_cases.accumulator = formats::fp16;
   std::cout << "model: sm90 mma.sync.m8n8k4 fp16 -> fp16, the fp32 pair-FMA emulation "
                "(pair_fma_emulation.hpp)\n";
-  std::size_t total_mismatches = 0;
-  for (const std::string& file : args.positional()) {
-    std::ifstream in = open_input(file);
-    Counts counts;
-    try {
-      counts = validate_file(
-          in, file, formats_of_cases, show,
-          [](const MmaCase& c) { return sm90_m8n8k4_fp16_element(c.a, c.b, c.c); },
-          [](std::size_t k, std::size_t line) {
-            if (k % 4 != 0) {
-              throw CaseFileError(line, "K = " + std::to_string(k) +
-                                            " is not a multiple of mma.sync.m8n8k4's K = 4");
-            }
-          });
-    } catch (const CaseFileError& e) {
-      throw std::runtime_error(file + ": " + e.what());
-    }
-    check_not_empty(file, counts.cases, args.flag("allow-empty"));
-    std::cout << file << ": " << counts.cases << " cases, " << counts.mismatches << " mismatches\n";
-    total_mismatches += counts.mismatches;
-  }
-  return total_mismatches == 0 ? 0 : 1;
+  return validate_each_file(args, [&](std::istream& in, const std::string& file) {
+    return validate_file(
+        in, file, formats_of_cases, show,
+        [](const MmaCase& c) { return sm90_m8n8k4_fp16_element(c.a, c.b, c.c); },
+        [](std::size_t k, std::size_t line) {
+          if (k % 4 != 0) {
+            throw CaseFileError(
+                line, "K = " + std::to_string(k) + " is not a multiple of mma.sync.m8n8k4's K = 4");
+          }
+        });
+  });
 }
 
 int validate(const std::vector<std::string>& words) {
@@ -224,25 +182,13 @@ int validate(const std::vector<std::string>& words) {
     throw session::UsageError("no case file given (or --d for matrices)");
   const auto show = static_cast<std::size_t>(show_option);
   std::cout << "datapath: " << describe(dp) << '\n';
-  std::size_t total_mismatches = 0;
-  for (const std::string& file : args.positional()) {
-    std::ifstream in = open_input(file);
-    Counts counts;
-    try {
-      counts =
-          sparse
-              ? validate_sparse_file(in, file, args, dp, show)
-              : validate_file(
-                    in, file, dp, show, [&](const MmaCase& c) { return mma_case_element(dp, c); },
-                    [&](std::size_t k, std::size_t line) { check_case_k(args, dp, k, line); });
-    } catch (const CaseFileError& e) {
-      throw std::runtime_error(file + ": " + e.what());
-    }
-    check_not_empty(file, counts.cases, args.flag("allow-empty"));
-    std::cout << file << ": " << counts.cases << " cases, " << counts.mismatches << " mismatches\n";
-    total_mismatches += counts.mismatches;
-  }
-  return total_mismatches == 0 ? 0 : 1;
+  return validate_each_file(args, [&](std::istream& in, const std::string& file) {
+    return sparse
+               ? validate_sparse_file(in, file, args, dp, show)
+               : validate_file(
+                     in, file, dp, show, [&](const MmaCase& c) { return mma_case_element(dp, c); },
+                     [&](std::size_t k, std::size_t line) { check_case_k(args, dp, k, line); });
+  });
 }
 
 }  // namespace
