@@ -1,8 +1,11 @@
 """The caller's floating-point state (issue 38): each entry point gives the bits of
 round-to-nearest whatever rounding mode the calling thread has set (libm's fesetround through
-ctypes), and leaves that mode as it found it; the block-scaled matmul and mma (scale_a, scale_b)
-on each path of the emulated GEMM among them."""
+ctypes), with flush-to-zero and denormals-are-zero set in its MXCSR (fesetenv), and from several
+threads at once, and leaves the caller's state as it found it; the block-scaled matmul and mma
+(scale_a, scale_b) on each path of the emulated GEMM, batches, fp64_mma, detect with scales and
+tcemu.torch among them."""
 
+import concurrent.futures
 import ctypes
 import ctypes.util
 import platform
@@ -32,7 +35,38 @@ def in_mode(mode, call):
         LIBM.fesetround(FE_TONEAREST)
 
 
+# glibc's x86-64 fenv_t: 28 bytes of x87 state, then the SSE control and status register.
+FENV_BYTES, MXCSR_OFFSET = 32, 28
+FTZ, DAZ = 0x8000, 0x0040
+
+
+def mxcsr():
+    env = ctypes.create_string_buffer(FENV_BYTES)
+    assert LIBM.fegetenv(env) == 0
+    return int.from_bytes(env.raw[MXCSR_OFFSET:MXCSR_OFFSET + 4], "little")
+
+
+def with_ftz_daz(call):
+    """call() with FTZ and DAZ set in the thread's MXCSR, the environment restored after; also
+    returns the MXCSR right after the call."""
+    saved = ctypes.create_string_buffer(FENV_BYTES)
+    assert LIBM.fegetenv(saved) == 0
+    env = ctypes.create_string_buffer(saved.raw, FENV_BYTES)
+    word = int.from_bytes(env.raw[MXCSR_OFFSET:MXCSR_OFFSET + 4], "little") | FTZ | DAZ
+    ctypes.memmove(ctypes.addressof(env) + MXCSR_OFFSET, word.to_bytes(4, "little"), 4)
+    assert LIBM.fesetenv(env) == 0
+    try:
+        result = call()
+        return result, mxcsr()
+    finally:
+        LIBM.fesetenv(saved)
+
+
 def bits(x):
+    if hasattr(x, "datapath"):  # detect()'s fit: its datapath and counts
+        return np.frombuffer(f"{x.datapath} {x.mismatches} {x.cases}".encode(), np.uint8)
+    if hasattr(x, "detach"):  # a torch tensor
+        x = x.detach().numpy()
     x = np.ascontiguousarray(x)
     return x.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize])
 
@@ -113,8 +147,34 @@ def calls(rng):
     dp = tcemu.preset("sm90", "fp16", "fp32")
     ah, bh = random_bits(rng, (7, 33), "fp16"), random_bits(rng, (33, 5), "fp16")
     scaled = {name: scaled_operands(rng, *preset) for name, preset in SCALED.items()}
+    batch_a, batch_b = random_bits(rng, (3, 7, 33), "fp16"), random_bits(rng, (3, 33, 5), "fp16")
+    fp64 = tcemu.fp64_preset("sm90", "mma.sync.m16n8k4")
+    x64, y64, z64 = spread(rng, (9, 4)), spread(rng, (9, 4)), spread(rng, (9, 1))[:, 0].copy()
+    nvfp4 = tcemu.preset(*SCALED["nvfp4"][:1], "e2m1", "fp32", SCALED["nvfp4"][3])
+    cases_a = rng.integers(0, 16, (200, 64), dtype=np.uint8)
+    cases_b = rng.integers(0, 16, (200, 64), dtype=np.uint8)
+    cases_c = np.zeros(200, np.float32)
+    scales_a = rng.integers(0x08, 0x78, (200, 4), dtype=np.uint8)
+    scales_b = rng.integers(0x08, 0x78, (200, 4), dtype=np.uint8)
+    cases_d = tcemu.mma(nvfp4, cases_a, cases_b, cases_c, scale_a=scales_a, scale_b=scales_b)
+    torch_calls = {}
+    try:
+        import torch
+
+        import tcemu.torch as tt
+
+        ta, tb = torch.from_numpy(spread(rng, (6, 40))), torch.from_numpy(spread(rng, (40, 5)))
+        torch_calls["tcemu.torch matmul and its gradients"] = lambda: torch_product(tt, ta, tb, dp)
+    except ImportError:
+        pass
     return {
         "matmul": lambda: tcemu.matmul(ah, bh, datapath=dp, alpha=0.75),
+        "matmul batched": lambda: tcemu.matmul(batch_a, batch_b, datapath=dp, alpha=0.75),
+        "fp64_mma": lambda: tcemu.fp64_mma(fp64, x64, y64, z64),
+        "detect with scales": lambda: tcemu.detect(
+            cases_a, cases_b, cases_c, cases_d, input="e2m1", accumulator="fp32", scale_block=16,
+            scale_format="ue4m3", scale_a=scales_a, scale_b=scales_b),
+        **torch_calls,
         **{f"matmul {name}": scaled_matmul(*ops) for name, ops in scaled.items()},
         **{f"matmul {name} take-out": scaled_matmul(*ops, takeout=True)
            for name, ops in scaled.items()},
@@ -130,6 +190,15 @@ def calls(rng):
     }
 
 
+def torch_product(tt, a, b, dp):
+    """A B on dp through tcemu.torch (forward and both gradients), concatenated."""
+    a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+    d = tt.matmul(a, b, dp)
+    d.backward(d.detach())
+    return np.concatenate([t.detach().numpy().ravel().astype(np.float64)
+                           for t in (d, a.grad, b.grad)])
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 def test_results_do_not_depend_on_the_callers_rounding_mode(rng, mode):
     for name, call in calls(rng).items():
@@ -137,3 +206,23 @@ def test_results_do_not_depend_on_the_callers_rounding_mode(rng, mode):
         got, after = in_mode(MODES[mode], call)
         assert after == MODES[mode], f"{name} changed the caller's rounding mode"
         np.testing.assert_array_equal(bits(got), expected, err_msg=f"{name} rounding {mode}")
+
+
+def test_results_do_not_depend_on_flush_to_zero_or_denormals_are_zero(rng):
+    before = mxcsr()
+    for name, call in calls(rng).items():
+        expected = bits(call())
+        got, during = with_ftz_daz(call)
+        assert during & (FTZ | DAZ) == FTZ | DAZ, f"{name} cleared the caller's FTZ/DAZ"
+        np.testing.assert_array_equal(bits(got), expected, err_msg=f"{name} under FTZ and DAZ")
+    assert mxcsr() == before
+
+
+def test_results_are_the_same_from_several_threads_at_once(rng):
+    entries = calls(rng)
+    expected = {name: bits(call()) for name, call in entries.items()}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        runs = [(name, pool.submit(call)) for _ in range(3) for name, call in entries.items()]
+        for name, future in runs:
+            np.testing.assert_array_equal(bits(future.result()), expected[name],
+                                          err_msg=f"{name} from several threads")
