@@ -1,7 +1,8 @@
 // The caller's floating-point state through libtcemu_cublas_preload.so (caller_state_checks.hpp):
-// cublasDgemm, C := A B of 64 x 64 x 64, under each rounding mode of the calling host thread,
-// FTZ and DAZ, and from several threads (each its own cuBLAS handle), against the bits of the
-// product correctly rounded in the caller's direction on the device. Run by CTest with
+// cublasDgemm, C := A B of 64 x 64 x 64, and cublasDgemmStridedBatched, the batch {A B, (-A) B},
+// under each rounding mode of the calling host thread, FTZ and DAZ, and from several threads (each
+// its own cuBLAS handle), against the bits of the products correctly rounded in the caller's
+// direction on the device. Run by CTest with
 // TCEMU_PRELOAD_SCHEME and TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds, 1
 // otherwise, 77 (skipped) when there is no CUDA device.
 #include <cublas_v2.h>
@@ -40,15 +41,22 @@ int main() {
   constexpr int n = 64;
   std::vector<double> a, b;
   caller_state_inputs(a, b, n);
-  const std::size_t bytes = a.size() * sizeof(double);
-  const int failures = check_caller_states([&] {
-    std::vector<double> c(a.size(), 0.25);
+  // The batch's operands: A and -A one after the other, B twice (the products are then each
+  // other's negation, so a direction that rounds both the same way gives different magnitudes).
+  std::vector<double> a2(a), b2(b);
+  for (const double v : a) a2.push_back(-v);
+  b2.insert(b2.end(), b.begin(), b.end());
+  // C := A B by cublasDgemm (batch 1) or the batch by cublasDgemmStridedBatched (batch 2).
+  const auto product = [&](const std::vector<double>& as, const std::vector<double>& bs,
+                           int batch) {
+    const std::size_t bytes = as.size() * sizeof(double);
+    std::vector<double> c(as.size(), 0.25);
     double *da = nullptr, *db = nullptr, *dc = nullptr;
     cuda(cudaMalloc(&da, bytes), "cudaMalloc");
     cuda(cudaMalloc(&db, bytes), "cudaMalloc");
     cuda(cudaMalloc(&dc, bytes), "cudaMalloc");
-    cuda(cudaMemcpy(da, a.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-    cuda(cudaMemcpy(db, b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    cuda(cudaMemcpy(da, as.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    cuda(cudaMemcpy(db, bs.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     cuda(cudaMemcpy(dc, c.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     cublasHandle_t handle = nullptr;
     blas(cublasCreate(&handle), "cublasCreate");
@@ -56,14 +64,24 @@ int main() {
     // Not transposed, as the BLAS program calls dgemm_: B's column of subnormals then lies across
     // the columns of the product, which cr's moduli hold; transposed it lies along k, and cr needs
     // more moduli than the scheme has (the call falls through, by design).
-    blas(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, da, n, db, n, &beta, dc, n),
-         "cublasDgemm");
+    if (batch == 1) {
+      blas(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, da, n, db, n, &beta, dc,
+                       n),
+           "cublasDgemm");
+    } else {
+      const long long stride = static_cast<long long>(n) * n;
+      blas(cublasDgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, da, n,
+                                     stride, db, n, stride, &beta, dc, n, stride, batch),
+           "cublasDgemmStridedBatched");
+    }
     cuda(cudaMemcpy(c.data(), dc, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     blas(cublasDestroy(handle), "cublasDestroy");
     cuda(cudaFree(da), "cudaFree");
     cuda(cudaFree(db), "cudaFree");
     cuda(cudaFree(dc), "cudaFree");
     return c;
-  });
+  };
+  const int failures = check_caller_states([&] { return product(a, b, 1); }) +
+                       check_caller_states([&] { return product(a2, b2, 2); });
   return failures + calls_fell_through() == 0 ? 0 : 1;
 }
