@@ -5,26 +5,19 @@
 
 #include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/emulator/fp64_bits.hpp>
-#include <tcemu/emulator/parallel_for.hpp>
 #include <tcemu/emulator/rounded_arithmetic.hpp>
+
+#include "probe_case_stream.hpp"
 
 namespace tcemu {
 namespace {
 
-// SplitMix64 (Steele, Lea and Flood 2014): a fast generator whose state is one counter, so a
-// case's stream is a function of (seed, index) alone.
-struct SplitMix {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int in(int low, int high) {  // uniform in [low, high]
-    return low + static_cast<int>(next() % static_cast<std::uint64_t>(high - low + 1));
-  }
-};
+using detail::SplitMix;
+
+// Uniform in [low, high], for the small ranges of exponents and positions drawn here.
+int uniform(SplitMix& rng, int low, int high) {
+  return static_cast<int>(rng.in(low, high));
+}
 
 constexpr std::uint64_t kOne = 0x3FF0000000000000ull;
 constexpr std::uint64_t kInf = fp64::kExponentMask;
@@ -55,15 +48,15 @@ Fp64MmaCase random_case(int k, SplitMix& rng) {
     case 0:  // moderate
     case 1:  // moderate, c cancels the products
       for (int p = 0; p < k; ++p) {
-        c.a[p] = random_normal(rng, rng.in(-8, 8));
-        c.b[p] = random_normal(rng, rng.in(-8, 8));
+        c.a[p] = random_normal(rng, uniform(rng, -8, 8));
+        c.b[p] = random_normal(rng, uniform(rng, -8, 8));
       }
-      c.c = random_normal(rng, rng.in(-8, 8));
+      c.c = random_normal(rng, uniform(rng, -8, 8));
       if (kind == 1) {
         // c = -(the products summed by an fma chain from 0, starting at a random k), so that
         // d is the difference of two chains' rounding errors.
         const FloatingPointScope scope;
-        const int start = rng.in(0, k - 1);
+        const int start = uniform(rng, 0, k - 1);
         double sum = 0;
         for (int i = 0; i < k; ++i) {
           const int p = (start + i) % k;
@@ -74,11 +67,11 @@ Fp64MmaCase random_case(int k, SplitMix& rng) {
       break;
     case 2:  // wide: products from 2^-1080 (subnormal or zero) to past the largest finite
       for (int p = 0; p < k; ++p) {
-        c.a[p] = random_normal(rng, rng.in(-540, 511));
-        c.b[p] = random_normal(rng, rng.in(-540, 511));
+        c.a[p] = random_normal(rng, uniform(rng, -540, 511));
+        c.b[p] = random_normal(rng, uniform(rng, -540, 511));
       }
       c.c = rng.next() % 4 == 0 ? (rng.next() & (fp64::kSignBit | fp64::kFractionMask))
-                                : random_normal(rng, rng.in(-1022, 1023));
+                                : random_normal(rng, uniform(rng, -1022, 1023));
       break;
     default: {  // random bit patterns, a quarter of the words replaced by special values
       constexpr std::uint64_t kSpecial[] = {0,
@@ -229,20 +222,9 @@ Fp64ProbeCases fp64_crafted_cases(int k) {
 }
 
 Fp64ProbeCases fp64_probe_cases(int k, std::size_t random, std::uint64_t seed, int threads) {
-  Fp64ProbeCases out;
-  out.cases.resize(random);
-  const auto count = static_cast<std::int64_t>(random);
-  detail::parallel_for(threads, count, 4096, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
-      SplitMix rng{seed * 0x100000001b3ull + static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull};
-      out.cases[static_cast<std::size_t>(i)] = random_case(k, rng);
-    }
-  });
-  out.names.assign(random, std::string());
-  Fp64ProbeCases crafted = fp64_crafted_cases(k);
-  out.cases.insert(out.cases.end(), crafted.cases.begin(), crafted.cases.end());
-  out.names.insert(out.names.end(), crafted.names.begin(), crafted.names.end());
-  return out;
+  return detail::random_then_crafted(
+      random, seed, threads, [k](SplitMix& rng) { return random_case(k, rng); },
+      fp64_crafted_cases(k));
 }
 
 }  // namespace tcemu

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include <tcemu/emulator/parallel_for.hpp>
+#include "probe_case_stream.hpp"
 
 namespace tcemu {
 namespace {
@@ -11,20 +11,7 @@ namespace {
 constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int32_t>::min();
 
-// SplitMix64 (Steele, Lea and Flood 2014): a fast generator whose state is one counter, so a
-// case's stream is a function of (seed, index) alone.
-struct SplitMix {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::int64_t in(std::int64_t low, std::int64_t high) {  // uniform in [low, high]
-    return low + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(high - low + 1));
-  }
-};
+using detail::SplitMix;
 
 std::int32_t clamp32(std::int64_t v) {
   return static_cast<std::int32_t>(std::clamp(v, kMin, kMax));
@@ -168,20 +155,9 @@ IntegerProbeCases integer_crafted_cases(const IntegerFormat& fa, const IntegerFo
 
 IntegerProbeCases integer_probe_cases(const IntegerFormat& a, const IntegerFormat& b, int k,
                                       std::size_t random, std::uint64_t seed, int threads) {
-  IntegerProbeCases out;
-  out.cases.resize(random);
-  const auto count = static_cast<std::int64_t>(random);
-  detail::parallel_for(threads, count, 4096, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
-      SplitMix rng{seed * 0x100000001b3ull + static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull};
-      out.cases[static_cast<std::size_t>(i)] = random_case(a, b, k, rng);
-    }
-  });
-  out.names.assign(random, std::string());
-  IntegerProbeCases crafted = integer_crafted_cases(a, b, k);
-  out.cases.insert(out.cases.end(), crafted.cases.begin(), crafted.cases.end());
-  out.names.insert(out.names.end(), crafted.names.begin(), crafted.names.end());
-  return out;
+  return detail::random_then_crafted(
+      random, seed, threads, [&](SplitMix& rng) { return random_case(a, b, k, rng); },
+      integer_crafted_cases(a, b, k));
 }
 
 }  // namespace tcemu

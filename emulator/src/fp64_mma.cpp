@@ -9,6 +9,8 @@
 #include <tcemu/emulator/fp64_bits.hpp>
 #include <tcemu/emulator/rounded_arithmetic.hpp>
 
+#include "element_checks.hpp"
+
 namespace tcemu {
 namespace {
 
@@ -63,11 +65,7 @@ std::optional<Fp64Step> fp64_step_by_name(std::string_view name) {
 }
 
 void validate(const Fp64Datapath& dp) {
-  if (dp.instruction_k < 1 || dp.instruction_k > kMaxFp64InstructionK) {
-    throw std::invalid_argument(
-        "fp64 datapath: instruction_k = " + std::to_string(dp.instruction_k) + " must be in 1.." +
-        std::to_string(kMaxFp64InstructionK));
-  }
+  detail::check_instruction_k("fp64", dp.instruction_k, kMaxFp64InstructionK);
   if (!is_nan(dp.nan_bits)) {
     throw std::invalid_argument("fp64 datapath: nan_bits " + hex16(dp.nan_bits) +
                                 " is not a binary64 NaN (exponent field 7ff, fraction nonzero)");
@@ -78,10 +76,7 @@ std::uint64_t fp64_mma_element(const Fp64Datapath& dp, std::span<const std::uint
                                std::span<const std::uint64_t> b, std::uint64_t c) {
   const FloatingPointScope scope;
   validate(dp);
-  if (a.size() != b.size()) {
-    throw std::invalid_argument("fp64_mma_element: a has " + std::to_string(a.size()) +
-                                " values, b has " + std::to_string(b.size()));
-  }
+  detail::check_same_length("fp64_mma_element", a.size(), b.size());
   // K = 0 leaves c; a NaN c is then returned as the rule returns an operand NaN.
   double d = is_nan(c) && dp.nan == Fp64Nan::replaced ? fp64::value(dp.nan_bits)
                                                       : fp64::value(is_nan(c) ? c | kQuietBit : c);

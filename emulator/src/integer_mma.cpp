@@ -6,6 +6,8 @@
 
 #include <tcemu/emulator/floating_point_scope.hpp>
 
+#include "element_checks.hpp"
+
 namespace tcemu {
 namespace {
 
@@ -73,20 +75,14 @@ void validate(const IntegerDatapath& dp) {
     refuse("a_format " + std::string(dp.a_format.name) + " and b_format " +
            std::string(dp.b_format.name) + " differ in width (PTX mixes s8/u8 or s4/u4 only)");
   }
-  if (dp.instruction_k < 1 || dp.instruction_k > kMaxIntegerInstructionK) {
-    refuse("instruction_k = " + std::to_string(dp.instruction_k) + " must be in 1.." +
-           std::to_string(kMaxIntegerInstructionK));
-  }
+  detail::check_instruction_k("integer", dp.instruction_k, kMaxIntegerInstructionK);
 }
 
 std::int32_t integer_mma_element(const IntegerDatapath& dp, std::span<const std::int32_t> a,
                                  std::span<const std::int32_t> b, std::int32_t c) {
   const FloatingPointScope scope;
   validate(dp);
-  if (a.size() != b.size()) {
-    throw std::invalid_argument("integer_mma_element: a has " + std::to_string(a.size()) +
-                                " values, b has " + std::to_string(b.size()));
-  }
+  detail::check_same_length("integer_mma_element", a.size(), b.size());
   check_values("a", dp.a_format, a);
   check_values("b", dp.b_format, b);
   std::int32_t d = c;
