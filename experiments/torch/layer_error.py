@@ -1,5 +1,5 @@
 """Layer by layer (issue 36, section 2): a randomly initialised ResNet-18 and a ViT (torchvision's
-architectures, no downloaded weights) run forward on each datapath of datapaths.py; the
+architectures, no downloaded weights) run forward on each datapath of study.py; the
 relative error ||y - y64||_F / ||y64||_F of every layer's output (0 where both are 0) (every module without children,
 and each attention module) against the same model in float64. Writes DIR/layer_error.csv
 (model, datapath, index, layer, type, rel_error) and DIR/layer_error.png.
@@ -10,7 +10,6 @@ and each attention module) against the same model in float64. Writes DIR/layer_e
 float64 reference runs on the same device. Needs torch, torchvision, matplotlib.
 """
 
-import argparse
 import copy
 import csv
 import os
@@ -22,7 +21,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from datapaths import study_datapaths  # noqa: E402
+from study import parse_study_arguments, study_datapaths, study_parser  # noqa: E402
 
 import tcemu.torch as tt  # noqa: E402
 
@@ -109,16 +108,11 @@ def plot(path, rows):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("out_dir", help="where the CSV and the plot go")
+    parser = study_parser(__doc__)
     parser.add_argument(
         "--size", choices=sorted(SIZES), default="small", help="small (default) or full"
     )
-    parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    args = parser.parse_args()
-    os.makedirs(args.out_dir, exist_ok=True)
+    args = parse_study_arguments(parser)
     s = SIZES[args.size]
     x = torch.randn(
         s["batch"], 3, s["image"], s["image"], generator=torch.Generator().manual_seed(1)

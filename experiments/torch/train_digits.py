@@ -1,13 +1,12 @@
 """Training under datapaths (issue 36, section 2): a small network on scikit-learn's digits
 (1797 8x8 images, 10 classes; the data set ships with the package), trained with every matrix
-product of the forward and backward pass on each datapath of datapaths.py, several seeds.
+product of the forward and backward pass on each datapath of study.py, several seeds.
 Writes DIR/train_digits.csv (datapath, seed, epoch, train_loss, test_accuracy) and
 DIR/train_digits.png (mean and spread over the seeds).
 
 Needs torch, scikit-learn and matplotlib. --device cuda runs the products on the GPU engine.
 """
 
-import argparse
 import csv
 import os
 import sys
@@ -19,7 +18,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from datapaths import study_datapaths  # noqa: E402
+from study import parse_study_arguments, study_datapaths, study_parser  # noqa: E402
 
 import tcemu.torch as tt  # noqa: E402
 
@@ -97,18 +96,13 @@ def plot(path, results):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("out_dir", help="where the CSV and the plot go")
+    parser = study_parser(__doc__)
     parser.add_argument("--seeds", type=int, default=2, help="seeds per datapath (default 2)")
     parser.add_argument("--epochs", type=int, default=5, help="epochs (default 5)")
     parser.add_argument("--width", type=int, default=16, help="convolution channels (default 16)")
     parser.add_argument("--batch", type=int, default=64, help="batch size (default 64)")
     parser.add_argument("--lr", type=float, default=0.05, help="SGD learning rate (default 0.05)")
-    parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    args = parser.parse_args()
-    os.makedirs(args.out_dir, exist_ok=True)
+    args = parse_study_arguments(parser)
     tensors = data(args.device)
     results = {}
     path = os.path.join(args.out_dir, "train_digits.csv")
