@@ -28,6 +28,7 @@
 #include "gemm_operands.hpp"
 #include "matrix_file.hpp"
 #include "npy_file.hpp"
+#include "text_lines.hpp"
 
 namespace {
 
@@ -67,20 +68,15 @@ bool same(const MmaCase& x, const MmaCase& y) {
 
 void case_lines(const PresetEntry& e, std::string_view text) {
   const Datapath& dp = e.datapath;
-  std::size_t line = 0;
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view one = text.substr(start, end - start);
-    ++line;
-    start = end + 1;
+  tcemu_fuzz::for_each_line(text, [&](std::size_t line, std::string_view one) {
     std::optional<MmaCase> parsed;
     try {
       parsed = parse_case_line(one, line, dp);
     } catch (const CaseFileError& error) {
       if (error.line() != line) finding(e, "a refusal names another line: " + std::string(one));
-      continue;
+      return;
     }
-    if (!parsed) continue;
+    if (!parsed) return;
     const std::size_t k = parsed->a.size(), s = scale_count(dp, k);
     if (parsed->b.size() != k || parsed->scale_a.size() != s || parsed->scale_b.size() != s) {
       finding(e, "a case without K b fields and S scales each: " + std::string(one));
@@ -101,7 +97,7 @@ void case_lines(const PresetEntry& e, std::string_view text) {
       (void)mma_case_element(dp, *parsed);
     } catch (const std::invalid_argument&) {
     }
-  }
+  });
 }
 
 void scale_file(const PresetEntry& e, std::uint8_t how, std::uint8_t shape,

@@ -14,6 +14,8 @@
 #include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/format.hpp>
 
+#include "text_lines.hpp"
+
 namespace {
 
 constexpr tcemu::FloatFormat kInputs[] = {tcemu::formats::fp16, tcemu::formats::bf16,
@@ -32,21 +34,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const tcemu::FloatFormat& input = kInputs[data[0] % std::size(kInputs)];
   const tcemu::FloatFormat& accumulator = kAccumulators[(data[0] / 8) % 2];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  std::size_t line = 0;
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view one = text.substr(start, end - start);
-    ++line;
-    start = end + 1;
+  tcemu_fuzz::for_each_line(text, [&](std::size_t line, std::string_view one) {
     std::optional<tcemu::MmaCase> parsed;
     try {
       parsed = tcemu::parse_case_line(one, line, input, accumulator);
     } catch (const std::runtime_error&) {
-      continue;  // CaseFileError: a malformed line, reported with its number
+      return;  // CaseFileError: a malformed line, reported with its number
     } catch (const std::invalid_argument&) {
-      continue;
+      return;
     }
-    if (!parsed) continue;
+    if (!parsed) return;
     const std::string again = tcemu::format_case_line(*parsed, input, accumulator);
     const auto reparsed = tcemu::parse_case_line(again, line, input, accumulator);
     if (!reparsed || !same(*parsed, *reparsed)) {
@@ -56,6 +53,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    static_cast<int>(one.size()), one.data(), again.c_str());
       std::abort();
     }
-  }
+  });
   return 0;
 }
