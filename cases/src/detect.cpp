@@ -20,6 +20,17 @@ std::size_t count_mismatches(const Datapath& dp, std::span<const MmaCase> cases,
   return mismatches;
 }
 
+// Appends `candidate` to `out` if the emulator can run it (validate(); for example a k group or
+// a scale group that does not divide its block is left out).
+void keep_if_valid(std::vector<Datapath>& out, const Datapath& candidate) {
+  try {
+    validate(candidate);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  out.push_back(candidate);
+}
+
 // One searchable field: its name and the datapaths obtained by setting each candidate value.
 struct Field {
   const char* name;
@@ -36,12 +47,7 @@ std::vector<Field> fields(const Datapath& start) {
       for (const auto& v : values) {
         Datapath candidate = dp;
         set(candidate, v);
-        try {
-          validate(candidate);
-          out.push_back(candidate);
-        } catch (const std::invalid_argument&) {
-          // not a datapath the emulator can run (for example a k group that does not divide)
-        }
+        keep_if_valid(out, candidate);
       }
       return out;
     };
@@ -65,12 +71,7 @@ std::vector<Field> fields(const Datapath& start) {
              Datapath candidate = dp;
              candidate.block_terms = terms;
              candidate.k_group = group;
-             try {
-               validate(candidate);
-               out.push_back(candidate);
-             } catch (const std::invalid_argument&) {
-               // the instruction's K is not a multiple of this block
-             }
+             keep_if_valid(out, candidate);  // the instruction's K a multiple of the block
            }
          }
          return out;
@@ -102,12 +103,7 @@ std::vector<Field> fields(const Datapath& start) {
                                                  Datapath candidate = dp;
                                                  candidate.block_scaling.group_terms = group;
                                                  candidate.alignment_fraction_bits = f;
-                                                 try {
-                                                   validate(candidate);
-                                                   out.push_back(candidate);
-                                                 } catch (const std::invalid_argument&) {
-                                                   // a group that does not divide the scale block
-                                                 }
+                                                 keep_if_valid(out, candidate);
                                                }
                                              }
                                              return out;
