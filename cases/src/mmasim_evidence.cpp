@@ -80,7 +80,7 @@ class Drawer {
         group_(static_cast<std::size_t>(dp.block_scaling.group_terms)),
         floor_(dp.alignment_floor) {}
 
-  ScaledMmaCase draw(std::string_view scenario) {
+  MmaCase draw(std::string_view scenario) {
     x_.a.assign(k_, 0);
     x_.b.assign(k_, 0);
     x_.c = 0;
@@ -491,7 +491,7 @@ class Drawer {
   std::size_t block_;  // k per scale (k_ where unscaled)
   std::size_t group_;  // MMA-Sim's G
   int floor_;          // MMA-Sim's e_zero
-  ScaledMmaCase x_;
+  MmaCase x_;
 };
 
 constexpr std::array<std::string_view, 4> kScaledScenarios = {"random", "wide-exponent",
@@ -608,13 +608,13 @@ std::string_view evidence_scenario(const Datapath& datapath, std::uint64_t index
   return list[index % list.size()];
 }
 
-ScaledMmaCase evidence_case(const Datapath& datapath, std::uint64_t seed, std::uint64_t stream,
-                            std::uint64_t index) {
+MmaCase evidence_case(const Datapath& datapath, std::uint64_t seed, std::uint64_t stream,
+                      std::uint64_t index) {
   Drawer drawer(datapath, mix(mix(mix(seed) ^ stream) ^ index));
   return drawer.draw(evidence_scenario(datapath, index));
 }
 
-std::string describe_case(const Datapath& dp, const ScaledMmaCase& x) {
+std::string describe_case(const Datapath& dp, const MmaCase& x) {
   std::ostringstream out;
   const auto list = [&](const char* name, const FloatFormat& f,
                         const std::vector<std::uint32_t>& v) {
@@ -630,11 +630,6 @@ std::string describe_case(const Datapath& dp, const ScaledMmaCase& x) {
     list("scale_b", dp.block_scaling.scale_b, x.scale_b);
   }
   return out.str();
-}
-
-std::uint32_t evidence_result(const Datapath& dp, const ScaledMmaCase& x) {
-  if (!dp.block_scaled()) return mma_element(dp, x.a, x.b, x.c);
-  return mma_element(dp, x.a, x.b, x.c, x.scale_a, x.scale_b);
 }
 
 int result_bytes(const Datapath& dp) {
@@ -653,7 +648,7 @@ EvidenceCheck check_evidence(const EvidenceSet& set, std::uint64_t seed,
         std::vector<EvidenceMismatch> found;
         for (auto i = static_cast<std::uint64_t>(begin); i < static_cast<std::uint64_t>(end); ++i) {
           const std::uint32_t d =
-              evidence_result(set.datapath, evidence_case(set.datapath, seed, set.stream, i));
+              mma_case_element(set.datapath, evidence_case(set.datapath, seed, set.stream, i));
           if (d != results[i]) found.push_back({i, results[i], d});
         }
         const std::lock_guard lock(mutex);
@@ -695,7 +690,7 @@ void digest_words(std::uint64_t& h, const std::vector<std::uint32_t>& words) {
     for (int byte = 0; byte < 4; ++byte) h = (h ^ ((w >> (8 * byte)) & 0xFF)) * 0x100000001B3ULL;
   }
 }
-void digest_case(std::uint64_t& h, const ScaledMmaCase& x) {
+void digest_case(std::uint64_t& h, const MmaCase& x) {
   digest_words(h, x.a);
   digest_words(h, x.b);
   digest_words(h, {x.c});
@@ -767,7 +762,7 @@ std::string write_evidence_cases(const EvidenceSet& set, std::uint64_t seed, std
   }
   std::uint64_t h = kDigestStart;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const ScaledMmaCase x = evidence_case(dp, seed, set.stream, i);
+    const MmaCase x = evidence_case(dp, seed, set.stream, i);
     digest_case(h, x);
     a.put(x.a, 1);
     b.put(x.b, 1);

@@ -178,13 +178,7 @@ DenseProbe probe_blackwell(const ProbeDevice& device, const std::string& instruc
   const std::size_t scales =
       p.datapath.block_scaled() ? scale_count(p.datapath, static_cast<std::size_t>(p.k)) : 0;
   for (std::size_t i = 0; i < random; ++i) {
-    ScaledMmaCase x = evidence_case(p.datapath, seed, 0, i);
-    p.probe.cases.push_back(MmaCase{.a = std::move(x.a),
-                                    .b = std::move(x.b),
-                                    .c = x.c,
-                                    .d = std::nullopt,
-                                    .scale_a = std::move(x.scale_a),
-                                    .scale_b = std::move(x.scale_b)});
+    p.probe.cases.push_back(evidence_case(p.datapath, seed, 0, i));
     p.probe.names.emplace_back();
   }
   if (input_b == input) {

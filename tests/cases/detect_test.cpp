@@ -79,8 +79,7 @@ TEST(Detect, RecoversAChangedField) {
 DatapathFit fit_block_scaled(const Datapath& hardware, std::uint64_t count) {
   std::vector<MmaCase> cases;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const ScaledMmaCase x = evidence_case(hardware, 7, 1, i);
-    MmaCase c{x.a, x.b, x.c, std::nullopt, x.scale_a, x.scale_b};
+    MmaCase c = evidence_case(hardware, 7, 1, i);
     c.d = mma_case_element(hardware, c);
     cases.push_back(std::move(c));
   }

@@ -79,8 +79,8 @@ TEST(MmaSimEvidence, CasesAreDeterministicAndWellFormed) {
     const std::size_t k = static_cast<std::size_t>(dp.instruction_k);
     const std::size_t scales = dp.block_scaled() ? scale_count(dp, k) : 0;
     for (std::uint64_t i = 0; i < 64; ++i) {
-      const ScaledMmaCase x = evidence_case(dp, kEvidenceSeed, set.stream, i);
-      const ScaledMmaCase y = evidence_case(dp, kEvidenceSeed, set.stream, i);
+      const MmaCase x = evidence_case(dp, kEvidenceSeed, set.stream, i);
+      const MmaCase y = evidence_case(dp, kEvidenceSeed, set.stream, i);
       ASSERT_EQ(x.a.size(), k);
       ASSERT_EQ(x.b.size(), k);
       ASSERT_EQ(x.scale_a.size(), scales);
@@ -110,7 +110,7 @@ TEST(MmaSimEvidence, ScenariosReachTheEndsOfTheRanges) {
     const bool ue8m0 = dp.block_scaling.scale_a == formats::ue8m0;
     std::set<std::string> seen;
     for (std::uint64_t i = 0; i < 4000; ++i) {
-      const ScaledMmaCase x = evidence_case(dp, kEvidenceSeed, set.stream, i);
+      const MmaCase x = evidence_case(dp, kEvidenceSeed, set.stream, i);
       for (const std::uint32_t s : x.scale_a) {
         if (s == 0) seen.insert("scale 0x00");
         if (s == 0xFF || (!ue8m0 && s == 0x7F)) seen.insert("NaN scale");
@@ -125,7 +125,7 @@ TEST(MmaSimEvidence, ScenariosReachTheEndsOfTheRanges) {
         }
         if (zero) seen.insert("all-zero group");
       }
-      const Decoded d = decode(dp.accumulator, evidence_result(dp, x));
+      const Decoded d = decode(dp.accumulator, mma_case_element(dp, x));
       const bool subnormal =
           d.value_class == ValueClass::finite &&
           d.alignment_exponent(dp.accumulator) == dp.accumulator.min_exponent() &&

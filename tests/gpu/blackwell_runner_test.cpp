@@ -191,13 +191,7 @@ TEST(BlackwellRunner, MatchesThePresetsOnItsGpuAndRefusesOthers) {
     }
     std::vector<MmaCase> cases;
     for (std::uint64_t i = 0; i < 2000; ++i) {
-      ScaledMmaCase x = evidence_case(row.datapath, 1, 0, i);
-      cases.push_back({.a = x.a,
-                       .b = x.b,
-                       .c = x.c,
-                       .d = std::nullopt,
-                       .scale_a = x.scale_a,
-                       .scale_b = x.scale_b});
+      cases.push_back(evidence_case(row.datapath, 1, 0, i));
     }
     const std::string what = std::string(row.arch) + " " + name + " " +
                              std::string(row.datapath.input.name) + " x " +

@@ -34,7 +34,7 @@ namespace tcemu {
 struct MmaCase {
   std::vector<std::uint32_t> a;
   std::vector<std::uint32_t> b;
-  std::uint32_t c;
+  std::uint32_t c = 0;
   std::optional<std::uint32_t> d;  // the recorded result, if the line has one
   // A block-scaled case's scales (scale_count(datapath, K) each); empty otherwise.
   std::vector<std::uint32_t> scale_a = {};

@@ -16,20 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include <tcemu/cases/case_file.hpp>
 #include <tcemu/emulator/datapath.hpp>
 
 namespace tcemu {
-
-// One output element of one instruction: K = instruction_k terms of a (input format) and b
-// (b_format()), c and, on a block-scaled datapath, scale_count(dp, K) scales of A's row and of B's
-// column (empty otherwise). Every value is a bit pattern in the low bits (an e2m1 code is 0..15).
-struct ScaledMmaCase {
-  std::vector<std::uint32_t> a;
-  std::vector<std::uint32_t> b;
-  std::uint32_t c = 0;
-  std::vector<std::uint32_t> scale_a;
-  std::vector<std::uint32_t> scale_b;
-};
 
 // An MMA-Sim 2.1.1 instruction: its class in mmasim.nv_ptx (TCGen05MMA, TCGen05MMABlockScale,
 // MMA, MMABlockScale), its architecture name (Blackwell, RTX Blackwell) and shape_and_type.
@@ -65,15 +55,16 @@ std::vector<std::string_view> evidence_scenarios(const Datapath& datapath);
 // The scenario of case `index`: evidence_scenarios(datapath)[index mod their count].
 std::string_view evidence_scenario(const Datapath& datapath, std::uint64_t index);
 
-// Case `index` of the set (datapath, seed, stream), K = datapath.instruction_k.
-ScaledMmaCase evidence_case(const Datapath& datapath, std::uint64_t seed, std::uint64_t stream,
-                            std::uint64_t index);
+// Case `index` of the set (datapath, seed, stream): one output element of one instruction, K =
+// datapath.instruction_k terms of a (input format) and b (b_format()), c and, on a block-scaled
+// datapath, scale_count(dp, K) scales of A's row and of B's column (empty otherwise), every value
+// a bit pattern in the low bits (an e2m1 code is 0..15); no recorded d. tcemu's d for it is
+// mma_case_element (case_file.hpp).
+MmaCase evidence_case(const Datapath& datapath, std::uint64_t seed, std::uint64_t stream,
+                      std::uint64_t index);
 
 // The case as one line: "K=32 a=.. b=.. c=.. scale_a=.. scale_b=..", hex bit patterns.
-std::string describe_case(const Datapath& datapath, const ScaledMmaCase& x);
-
-// tcemu's d for the case (mma_element with or without the scales).
-std::uint32_t evidence_result(const Datapath& datapath, const ScaledMmaCase& x);
+std::string describe_case(const Datapath& datapath, const MmaCase& x);
 
 // The bytes one result takes in a results file: 4 (fp32) or 2 (fp16), little-endian.
 int result_bytes(const Datapath& datapath);
