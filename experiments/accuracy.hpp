@@ -4,10 +4,12 @@
 // correctly rounded result.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <tcemu/reference/phi_values.hpp>
@@ -17,6 +19,29 @@ namespace tcemu::experiments {
 
 using reference::phi_values;
 using reference::plain_dgemm;
+
+// `count` values (rand - 0.5) exp(phi randn) (a matrix's elements in any order), drawn in 64
+// chunks, chunk c from reference::phi_values with seed `seed` + c, on every hardware thread: the
+// values do not depend on the thread count.
+inline std::vector<double> parallel_phi_values(std::int64_t count, double phi, std::uint64_t seed) {
+  constexpr int kChunks = 64;
+  const std::int64_t per = (count + kChunks - 1) / kChunks;
+  std::vector<double> x(static_cast<std::size_t>(count));
+  std::vector<std::thread> workers;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (int c = static_cast<int>(t); c < kChunks; c += static_cast<int>(threads)) {
+        const std::int64_t begin = c * per, end = std::min(count, begin + per);
+        if (begin >= end) continue;
+        const auto v = phi_values(end - begin, phi, seed + static_cast<std::uint64_t>(c));
+        std::copy(v.begin(), v.end(), x.begin() + begin);
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  return x;
+}
 
 struct Accuracy {
   double max_relative_error = 0;

@@ -27,7 +27,6 @@
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,9 +35,10 @@
 #include <tcemu/gpu/device.hpp>
 #include <tcemu/gpu/gpu_backend.hpp>
 #include <tcemu/ozaki/handle.hpp>
-#include <tcemu/reference/phi_values.hpp>
 #include <tcemu/session/arguments.hpp>
 #include <tcemu/session/output_file.hpp>
+
+#include "accuracy.hpp"
 
 #if TCEMU_WITH_GEMMUL8
 #include "gemmul8_adapter.hpp"
@@ -59,39 +59,12 @@ std::optional<std::string> failure(cublasStatus_t status) {
   return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
 }
 
-// n x n values (rand - 0.5) exp(phi randn), column major, drawn in 64 chunks, chunk c from
-// reference::phi_values with seed `seed` + c, on every hardware thread (the values do not
-// depend on the thread count).
-std::vector<double> phi_matrix(std::int64_t n, double phi, std::uint64_t seed) {
-  constexpr int kChunks = 64;
-  const std::int64_t count = n * n, per = (count + kChunks - 1) / kChunks;
-  std::vector<double> x(static_cast<std::size_t>(count));
-  std::vector<std::thread> workers;
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      for (int c = static_cast<int>(t); c < kChunks; c += static_cast<int>(threads)) {
-        const std::int64_t begin = c * per, end = std::min(count, begin + per);
-        if (begin >= end) continue;
-        const auto v =
-            reference::phi_values(end - begin, phi, seed + static_cast<std::uint64_t>(c));
-        std::copy(v.begin(), v.end(), x.begin() + begin);
-      }
-    });
-  }
-  for (std::thread& w : workers) w.join();
-  return x;
-}
-
 struct Sample {
   std::int64_t i, j;
   double exact;  // the correctly rounded value of sum_p A(i, p) B(p, j)
 };
 
-struct Accuracy {
-  double max_relative_error = 0;
-  std::int64_t not_correctly_rounded = 0;
-};
+using experiments::Accuracy;
 
 struct Result {
   std::string method;
@@ -219,7 +192,8 @@ int run(const session::Arguments& args) {
     for (const double phi : phis) {
       std::fprintf(stderr, "n %lld, phi %g: inputs and %lld exact samples...\n",
                    static_cast<long long>(n), phi, static_cast<long long>(samples));
-      const std::vector<double> ha = phi_matrix(n, phi, 1000), hb = phi_matrix(n, phi, 2000);
+      const std::vector<double> ha = experiments::parallel_phi_values(n * n, phi, 1000),
+                                hb = experiments::parallel_phi_values(n * n, phi, 2000);
       backend->copy_in(ha.data(), a, bytes);
       backend->copy_in(hb.data(), b, bytes);
       std::vector<Sample> picked;
