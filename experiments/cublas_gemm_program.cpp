@@ -12,11 +12,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -27,22 +27,18 @@
 #include <tcemu/session/output_file.hpp>
 
 #include "accuracy.hpp"
+#include "cublas_runs.hpp"
 
 namespace {
 
 using namespace tcemu;
 
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
+using experiments::check;
 
+// Throws std::runtime_error "WHAT: NAME (REASON)" unless `status` is success.
 void check(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(status) + " (" +
-                             cublasGetStatusString(status) + ")");
-  }
+  if (auto f = experiments::failure(status))
+    throw std::runtime_error(std::string(what) + ": " + *f);
 }
 
 // A routine of the table: its name, whether its elements are complex and whether they are
@@ -205,17 +201,14 @@ int run(const session::Arguments& args) {
               "cudaMemcpy");
         check(cudaMemcpy(db.address, device_bytes(*r, b).data(), bytes, cudaMemcpyHostToDevice),
               "cudaMemcpy");
-        std::vector<double> seconds;
-        for (int t = 0; t <= runs; ++t) {  // t = 0: the warm-up
-          check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-          const auto start = std::chrono::steady_clock::now();
-          call(handle, *r, n, da.address, db.address, dc.address);
-          check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-          const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-          if (t > 0) seconds.push_back(took.count());
-        }
-        std::sort(seconds.begin(), seconds.end());
-        const double median = seconds[seconds.size() / 2];
+        std::string note;
+        const double median = experiments::median_seconds(
+            runs,
+            [&]() -> std::optional<std::string> {
+              call(handle, *r, n, da.address, db.address, dc.address);
+              return std::nullopt;
+            },
+            note);
         std::vector<unsigned char> c(bytes);
         check(cudaMemcpy(c.data(), dc.address, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
         experiments::Accuracy accuracy;

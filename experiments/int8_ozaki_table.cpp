@@ -39,6 +39,7 @@
 #include <tcemu/session/output_file.hpp>
 
 #include "accuracy.hpp"
+#include "cublas_runs.hpp"
 
 #if TCEMU_WITH_GEMMUL8
 #include "gemmul8_adapter.hpp"
@@ -48,16 +49,8 @@ namespace {
 
 using namespace tcemu;
 
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
-
-std::optional<std::string> failure(cublasStatus_t status) {
-  if (status == CUBLAS_STATUS_SUCCESS) return std::nullopt;
-  return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
-}
+using experiments::check;
+using experiments::failure;
 
 struct Sample {
   std::int64_t i, j;
@@ -154,9 +147,8 @@ int run(const session::Arguments& args) {
     paired_file->stream() << "device,n,phi,pair,dgemm_seconds,dp_seconds,dgemm_over_dp,moduli\n";
   }
   const auto backend = gpu::make_gpu_backend({.engine = gpu::GemmEngine::cublas});
-  cublasHandle_t native = nullptr, emulated = nullptr;
+  cublasHandle_t native = nullptr;
   if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
-  if (auto f = failure(cublasCreate(&emulated))) throw std::runtime_error("cublasCreate: " + *f);
   // GEMMul8 points its handle's workspace into its own: a handle of its own.
   cublasHandle_t gemmul8_handle = nullptr;
   if (auto f = failure(cublasCreate(&gemmul8_handle))) {
@@ -173,21 +165,7 @@ int run(const session::Arguments& args) {
     const auto* db = static_cast<const double*>(b.address());
     auto* dc = static_cast<double*>(c.address());
     const int ni = static_cast<int>(n);
-    // cuBLAS emulation's workspace (int8 slices of A and B, up to 10 slices, with a margin) and
-    // the device word where it reports the mantissa width it used.
-    const std::size_t padded = static_cast<std::size_t>((n + 1023) / 1024 * 1024);
-    const std::size_t emulation_workspace = padded * padded * 2 * 10 * 5 / 4 + bytes;
-    Buffer cublas_workspace = backend->allocate(emulation_workspace);
-    Buffer used_bits_word = backend->allocate(sizeof(int));
-    std::optional<std::string> emulation_setup;
-    for (const auto status :
-         {cublasSetWorkspace(emulated, cublas_workspace.address(), emulation_workspace),
-          cublasSetMathMode(emulated, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH),
-          cublasSetEmulationStrategy(emulated, CUBLAS_EMULATION_STRATEGY_EAGER),
-          cublasSetFixedPointEmulationMantissaBitCountPointer(
-              emulated, static_cast<int*>(used_bits_word.address()))}) {
-      if (!emulation_setup) emulation_setup = failure(status);
-    }
+    experiments::CublasFp64Emulation emulation(*backend, n);
 
     for (const double phi : phis) {
       std::fprintf(stderr, "n %lld, phi %g: inputs and %lld exact samples...\n",
@@ -223,22 +201,7 @@ int run(const session::Arguments& args) {
       };
       const auto time = [&](const std::function<std::optional<std::string>()>& body,
                             std::string& note) {
-        std::vector<double> t;
-        for (int r = 0; r <= runs; ++r) {
-          check(cudaDeviceSynchronize(), "synchronize");
-          const auto start = std::chrono::steady_clock::now();
-          if (auto f = body()) {
-            note = *f;
-            return 0.0;
-          }
-          check(cudaDeviceSynchronize(), "synchronize");
-          if (r > 0) {
-            t.push_back(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-          }
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
+        return experiments::median_seconds(runs, body, note);
       };
       const auto add = [&](Result r) {
         if (r.note.empty()) r.accuracy = accuracy();
@@ -293,26 +256,11 @@ int run(const session::Arguments& args) {
         e.method = width == 0 ? std::string("cuBLAS emulation dynamic")
                               : "cuBLAS emulation " + std::to_string(width) + " bits";
         e.mantissa_bits = width;
-        std::optional<std::string> setup = emulation_setup;
-        if (!setup) {
-          setup = failure(cublasSetFixedPointEmulationMantissaControl(
-              emulated, width == 0 ? CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC
-                                   : CUDA_EMULATION_MANTISSA_CONTROL_FIXED));
-        }
-        if (!setup)
-          setup = failure(cublasSetFixedPointEmulationMaxMantissaBitCount(emulated, width));
-        if (setup) {
+        if (auto setup = emulation.use_width(width)) {
           e.note = "not available: " + *setup;
         } else {
-          e.seconds = time(
-              [&] {
-                return failure(cublasGemmEx(emulated, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one,
-                                            da, CUDA_R_64F, ni, db, CUDA_R_64F, ni, &zero, dc,
-                                            CUDA_R_64F, ni, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
-                                            CUBLAS_GEMM_DEFAULT));
-              },
-              e.note);
-          backend->copy_out(used_bits_word, &e.used_bits, sizeof(int));
+          e.seconds = time([&] { return emulation.gemm(ni, da, db, dc); }, e.note);
+          e.used_bits = emulation.used_bits();
         }
         add(e);
       }
@@ -414,7 +362,6 @@ int run(const session::Arguments& args) {
     }
   }
   cublasDestroy(native);
-  cublasDestroy(emulated);
   cublasDestroy(gemmul8_handle);
   csv_file.close();
   if (paired_file) paired_file->close();

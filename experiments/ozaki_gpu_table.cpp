@@ -34,30 +34,16 @@
 #include <tcemu/session/output_file.hpp>
 
 #include "accuracy.hpp"
+#include "cublas_runs.hpp"
 
 namespace {
 
 using namespace tcemu;
 
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
-
-// A cuBLAS status as text, or nothing on success.
-std::optional<std::string> failure(cublasStatus_t status) {
-  if (status == CUBLAS_STATUS_SUCCESS) return std::nullopt;
-  return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
-}
-
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  return x[x.size() / 2];
-}
-
 using experiments::Accuracy;
 using experiments::accuracy;
+using experiments::check;
+using experiments::failure;
 
 struct Result {
   std::string method;
@@ -154,43 +140,12 @@ int run(const session::Arguments& args) {
   auto* dc = static_cast<double*>(c.address());
   const int ni = static_cast<int>(n);
 
-  // cuBLAS: one handle for native DGEMM, one for the emulation, with a workspace for the
-  // int8 slices of A and B (cuBLAS's estimate: padded (m + n) k bytes per slice, 10 slices for
-  // 79 bits, with a margin) and a device word for the mantissa width it used.
-  cublasHandle_t native = nullptr, emulated = nullptr;
+  // cuBLAS: one handle for native DGEMM, one for its FP64 emulation.
+  cublasHandle_t native = nullptr;
   if (auto f = failure(cublasCreate(&native))) throw std::runtime_error("cublasCreate: " + *f);
-  if (auto f = failure(cublasCreate(&emulated))) throw std::runtime_error("cublasCreate: " + *f);
-  const std::size_t padded = static_cast<std::size_t>((n + 1023) / 1024 * 1024);
-  const std::size_t emulation_workspace = padded * padded * 2 * 10 * 5 / 4 + bytes;
-  Buffer cublas_workspace = backend->allocate(emulation_workspace);
-  Buffer used_bits_word = backend->allocate(sizeof(int));
-  std::optional<std::string> emulation_setup;
-  for (const auto status :
-       {cublasSetWorkspace(emulated, cublas_workspace.address(), emulation_workspace),
-        cublasSetMathMode(emulated, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH),
-        cublasSetEmulationStrategy(emulated, CUBLAS_EMULATION_STRATEGY_EAGER),
-        cublasSetFixedPointEmulationMantissaBitCountPointer(
-            emulated, static_cast<int*>(used_bits_word.address()))}) {
-    if (!emulation_setup) emulation_setup = failure(status);
-  }
-
-  // Median seconds of `run` (after one warm-up); the first failure's text instead.
+  experiments::CublasFp64Emulation emulation(*backend, n);
   const auto time = [&](const std::function<std::optional<std::string>()>& run, std::string& note) {
-    std::vector<double> t;
-    for (int r = 0; r <= runs; ++r) {
-      check(cudaDeviceSynchronize(), "synchronize");
-      const auto start = std::chrono::steady_clock::now();
-      if (auto f = run()) {
-        note = *f;
-        return 0.0;
-      }
-      check(cudaDeviceSynchronize(), "synchronize");
-      if (r > 0) {
-        t.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
-    }
-    return median(t);
+    return experiments::median_seconds(runs, run, note);
   };
   std::vector<double> result(static_cast<std::size_t>(n * n));
   const auto fetch = [&] {
@@ -261,40 +216,22 @@ int run(const session::Arguments& args) {
       e.mantissa_bits = width;
       std::fprintf(stderr, "  cuBLAS FP64 emulation, %s...\n",
                    width == 0 ? "dynamic" : (std::to_string(width) + " bits").c_str());
-      if (emulation_setup) {
-        e.note = "not available: " + *emulation_setup;
+      if (auto f = emulation.use_width(width)) {
+        e.note = "not available: " + *f;
       } else {
-        e.note.clear();
-        if (auto f = failure(cublasSetFixedPointEmulationMantissaControl(
-                emulated, width == 0 ? CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC
-                                     : CUDA_EMULATION_MANTISSA_CONTROL_FIXED))) {
-          e.note = "not available: " + *f;
-        } else if (auto g =
-                       failure(cublasSetFixedPointEmulationMaxMantissaBitCount(emulated, width))) {
-          e.note = "not available: " + *g;
+        e.seconds = time([&] { return emulation.gemm(ni, da, db, dc); }, e.note);
+        if (e.note.empty()) {
+          e.used_bits = emulation.used_bits();
+          e.accuracy = accuracy(fetch(), exact);
+          if (e.used_bits < 0) e.note = "cuBLAS ran native FP64";
         } else {
-          e.seconds = time(
-              [&] {
-                return failure(cublasGemmEx(emulated, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one,
-                                            da, CUDA_R_64F, ni, db, CUDA_R_64F, ni, &zero, dc,
-                                            CUDA_R_64F, ni, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
-                                            CUBLAS_GEMM_DEFAULT));
-              },
-              e.note);
-          if (e.note.empty()) {
-            backend->copy_out(used_bits_word, &e.used_bits, sizeof(int));
-            e.accuracy = accuracy(fetch(), exact);
-            if (e.used_bits < 0) e.note = "cuBLAS ran native FP64";
-          } else {
-            e.note = "not available: " + e.note;
-          }
+          e.note = "not available: " + e.note;
         }
       }
       table.add(phi, n, e);
     }
   }
   cublasDestroy(native);
-  cublasDestroy(emulated);
   table.close();
   return 0;
 }
