@@ -106,6 +106,25 @@ bool conjugates(char t) {
   return t == 'C' || t == 'c';
 }
 
+// The stored rows x cols column-major array x (leading dimension ld) copied into `buffer` of
+// `backend`, viewed as op(X): X, or (transposed) X^T, the stored array read as a row-major
+// cols x rows matrix with the same ld. The view's buffer is left null (BlasCall::in sets it).
+template <class Element, class Format>
+BufferMatrixOf<Format> copied_in(Backend& backend, Buffer& buffer, const Element* x,
+                                 std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                 bool transposed, Format format) {
+  const std::size_t bytes = extent_bytes(rows, cols, ld, sizeof(Element));
+  buffer = backend.allocate(bytes);
+  backend.copy_in(x, buffer, bytes);
+  return {nullptr,
+          0,
+          format,
+          transposed ? cols : rows,
+          transposed ? rows : cols,
+          ld,
+          transposed ? Layout::row_major : Layout::column_major};
+}
+
 }  // namespace
 
 template <RealType T>
@@ -130,7 +149,6 @@ BlasCall BlasCall::gemm(Backend& backend, const char* routine, char transa, char
                         std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
                         std::int64_t ldc) {
   const GemmShape g = check_gemm(routine, transa, transb, m, n, k, lda, ldb, ldc);
-  const bool ta = g.ta, tb = g.tb;
   BlasCall call(backend);
   if (m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1)) return call;
   const bool products = alpha != 0 && k > 0;
@@ -138,22 +156,12 @@ BlasCall BlasCall::gemm(Backend& backend, const char* routine, char transa, char
   constexpr Real type = real_of<T>();
   call.alpha_ = alpha;
   call.beta_ = beta;
-  const std::size_t c_bytes = extent_bytes(m, n, ldc, sizeof(T));
-  call.c_buffer_ = backend.allocate(c_bytes);
-  backend.copy_in(c, call.c_buffer_, c_bytes);
-  call.c_ = {nullptr, 0, type, m, n, ldc, Layout::column_major};
+  call.c_ = copied_in(backend, call.c_buffer_, c, m, n, ldc, false, type);
   call.c_host_ = c;
   call.work_ = products ? Work::products : Work::scale_c;
   if (!products) return call;
-  const std::size_t a_bytes = extent_bytes(g.a_rows, g.a_cols, lda, sizeof(T));
-  const std::size_t b_bytes = extent_bytes(g.b_rows, g.b_cols, ldb, sizeof(T));
-  call.a_buffer_ = backend.allocate(a_bytes);
-  call.b_buffer_ = backend.allocate(b_bytes);
-  backend.copy_in(a, call.a_buffer_, a_bytes);
-  backend.copy_in(b, call.b_buffer_, b_bytes);
-  // A transposed, stored k x m column-major, is op(A) = m x k row-major with the same ld.
-  call.a_ = {nullptr, 0, type, m, k, lda, ta ? Layout::row_major : Layout::column_major};
-  call.b_ = {nullptr, 0, type, k, n, ldb, tb ? Layout::row_major : Layout::column_major};
+  call.a_ = copied_in(backend, call.a_buffer_, a, g.a_rows, g.a_cols, lda, g.ta, type);
+  call.b_ = copied_in(backend, call.b_buffer_, b, g.b_rows, g.b_cols, ldb, g.tb, type);
   return call;
 }
 
@@ -170,31 +178,19 @@ BlasCall BlasCall::complex_gemm(Backend& backend, const char* routine, char tran
   const bool products = alpha != zero && k > 0;
   check_pointers(routine, products, a, b, c);
   constexpr Complex type = std::is_same_v<T, double> ? Complex::c128 : Complex::c64;
-  using Element = std::complex<T>;
   call.complex_ = true;
   call.complex_alpha_ = {alpha.real(), alpha.imag()};
   call.complex_beta_ = {beta.real(), beta.imag()};
   call.value_ = value;
-  const std::size_t c_bytes = extent_bytes(m, n, ldc, sizeof(Element));
-  call.complex_c_buffer_ = backend.allocate(c_bytes);
-  backend.copy_in(c, call.complex_c_buffer_, c_bytes);
-  call.complex_c_ = {nullptr, 0, type, m, n, ldc, Layout::column_major};
+  call.complex_c_ = copied_in(backend, call.complex_c_buffer_, c, m, n, ldc, false, type);
   call.c_host_ = c;
   call.work_ = products ? Work::products : Work::scale_c;
   if (!products) return call;
-  // A transposed, stored k x m column-major, is op(A) = m x k row-major with the same ld.
-  const auto operand = [&](Buffer& buffer, const Element* x, std::int64_t rows, std::int64_t cols,
-                           std::int64_t ld, bool t) {
-    const std::size_t bytes = extent_bytes(rows, cols, ld, sizeof(Element));
-    buffer = backend.allocate(bytes);
-    backend.copy_in(x, buffer, bytes);
-    return ComplexMatrix{&buffer,
-                         0,
-                         type,
-                         t ? cols : rows,
-                         t ? rows : cols,
-                         ld,
-                         t ? Layout::row_major : Layout::column_major};
+  const auto operand = [&](Buffer& buffer, const std::complex<T>* x, std::int64_t rows,
+                           std::int64_t cols, std::int64_t ld, bool t) {
+    ComplexMatrix view = copied_in(backend, buffer, x, rows, cols, ld, t, type);
+    view.buffer = &buffer;
+    return view;
   };
   Buffer a_buffer, b_buffer;  // the operands, needed only until their real forms are built
   call.form_ = std::make_unique<ComplexProduct>(
@@ -228,10 +224,7 @@ BlasCall BlasCall::gemv(Backend& backend, const char* routine, char trans, std::
   call.c_inc_ = incy;
   call.work_ = alpha != 0 ? Work::products : Work::scale_c;
   if (alpha == 0) return call;
-  const std::size_t a_bytes = extent_bytes(m, n, lda, sizeof(T));
-  call.a_buffer_ = backend.allocate(a_bytes);
-  backend.copy_in(a, call.a_buffer_, a_bytes);
-  call.a_ = {nullptr, 0, real_of<T>(), rows, k, lda, t ? Layout::row_major : Layout::column_major};
+  call.a_ = copied_in(backend, call.a_buffer_, a, m, n, lda, t, real_of<T>());
   call.b_ = call.vector_in(call.b_buffer_, x, k, incx);
   return call;
 }

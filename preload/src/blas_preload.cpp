@@ -309,7 +309,7 @@ __attribute__((constructor)) void log_load() {
                     " (the real and complex GEMMs of the host BLAS, also under the names of "
                     "NumPy's and SciPy's bundled OpenBLAS); " +
                     (r ? std::string("routes them to ") + session::scheme_name(r->scheme) +
-                             " mode " + session::mode_name(r->mode)
+                             " mode " + ozaki::mode_name(r->mode)
                        : "lets them fall through (" + why + ")") +
                     "; a double-precision call under a directed rounding mode is routed in mode "
                     "cr rounded in that direction, a single-precision one falls through");

@@ -427,7 +427,7 @@ __attribute__((constructor)) void log_load() {
                   "CUDA_R_64F or CUDA_C_64F with compute 64F[_PEDANTIC], or CUDA_R_32F or "
                   "CUDA_C_32F with compute 32F[_PEDANTIC]), each also _64; ") +
       (r ? std::string("routes them to ") + session::scheme_name(r->scheme) + " mode " +
-               session::mode_name(r->mode)
+               ozaki::mode_name(r->mode)
          : "lets them fall through (" + why + ")") +
       "; a double-precision call under a directed rounding mode of the calling thread is routed "
       "in mode cr rounded in that direction, a single-precision one falls through");
@@ -507,6 +507,69 @@ using tcemu::preload::strided;
                     });                                                                          \
   }
 
+// The cublasGemm*Ex entry points with integers INT, their types checked by dispatch_ex. The
+// next definition's type is spelled out: cuBLAS declares C++ overloads of some of these names.
+#define TCEMU_CUBLAS_GEMM_EX(NAME, INT)                                                           \
+  cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,  \
+                      INT m, INT n, INT k, const void* alpha, const void* A, cudaDataType Atype,  \
+                      INT lda, const void* B, cudaDataType Btype, INT ldb, const void* beta,      \
+                      void* C, cudaDataType Ctype, INT ldc, cublasComputeType_t computeType,      \
+                      cublasGemmAlgo_t algo) {                                                    \
+    using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, INT,    \
+                                    INT, INT, const void*, const void*, cudaDataType, INT,        \
+                                    const void*, cudaDataType, INT, const void*, void*,           \
+                                    cudaDataType, INT, cublasComputeType_t, cublasGemmAlgo_t);    \
+    static NextDefinition<Next> next(#NAME, kNoCublas);                                           \
+    return dispatch_ex(                                                                           \
+        Call{#NAME, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc}, Atype, \
+        Btype, Ctype, computeType, [&] {                                                          \
+          return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, \
+                           ldb, beta, C, Ctype, ldc, computeType, algo);                          \
+        });                                                                                       \
+  }
+#define TCEMU_CUBLAS_GEMM_BATCHED_EX(NAME, INT)                                                    \
+  cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,   \
+                      INT m, INT n, INT k, const void* alpha, const void* const Aarray[],          \
+                      cudaDataType Atype, INT lda, const void* const Barray[], cudaDataType Btype, \
+                      INT ldb, const void* beta, void* const Carray[], cudaDataType Ctype,         \
+                      INT ldc, INT batchCount, cublasComputeType_t computeType,                    \
+                      cublasGemmAlgo_t algo) {                                                     \
+    using Next = cublasStatus_t (*)(                                                               \
+        cublasHandle_t, cublasOperation_t, cublasOperation_t, INT, INT, INT, const void*,          \
+        const void* const*, cudaDataType, INT, const void* const*, cudaDataType, INT, const void*, \
+        void* const*, cudaDataType, INT, INT, cublasComputeType_t, cublasGemmAlgo_t);              \
+    static NextDefinition<Next> next(#NAME, kNoCublas);                                            \
+    return dispatch_ex(                                                                            \
+        Call{#NAME, handle, transa, transb, m, n, k, alpha, nullptr, lda, nullptr, ldb, beta,      \
+             nullptr, ldc, pointer_arrays(batchCount, Aarray, Barray, Carray)},                    \
+        Atype, Btype, Ctype, computeType, [&] {                                                    \
+          return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda,       \
+                           Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType,  \
+                           algo);                                                                  \
+        });                                                                                        \
+  }
+#define TCEMU_CUBLAS_GEMM_STRIDED_EX(NAME, INT)                                                   \
+  cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,  \
+                      INT m, INT n, INT k, const void* alpha, const void* A, cudaDataType Atype,  \
+                      INT lda, long long int strideA, const void* B, cudaDataType Btype, INT ldb, \
+                      long long int strideB, const void* beta, void* C, cudaDataType Ctype,       \
+                      INT ldc, long long int strideC, INT batchCount,                             \
+                      cublasComputeType_t computeType, cublasGemmAlgo_t algo) {                   \
+    using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, INT,    \
+                                    INT, INT, const void*, const void*, cudaDataType, INT,        \
+                                    long long int, const void*, cudaDataType, INT, long long int, \
+                                    const void*, void*, cudaDataType, INT, long long int, INT,    \
+                                    cublasComputeType_t, cublasGemmAlgo_t);                       \
+    static NextDefinition<Next> next(#NAME, kNoCublas);                                           \
+    return dispatch_ex(Call{#NAME, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,  \
+                            C, ldc, strided(batchCount, strideA, strideB, strideC)},              \
+                       Atype, Btype, Ctype, computeType, [&] {                                    \
+                         return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, \
+                                          lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype,   \
+                                          ldc, strideC, batchCount, computeType, algo);           \
+                       });                                                                        \
+  }
+
 extern "C" {
 
 TCEMU_CUBLAS_GEMM(cublasDgemm_v2, double, int, Element::d)
@@ -526,125 +589,11 @@ TCEMU_CUBLAS_GEMM_STRIDED(cublasDgemmStridedBatched_64, double, int64_t, Element
 TCEMU_CUBLAS_GEMM_STRIDED(cublasZgemmStridedBatched, cuDoubleComplex, int, Element::z)
 TCEMU_CUBLAS_GEMM_STRIDED(cublasZgemmStridedBatched_64, cuDoubleComplex, int64_t, Element::z)
 
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
-                            cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                            const void* A, cudaDataType Atype, int lda, const void* B,
-                            cudaDataType Btype, int ldb, const void* beta, void* C,
-                            cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
-                            cublasGemmAlgo_t algo) {
-  using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
-                                  int, const void*, const void*, cudaDataType, int, const void*,
-                                  cudaDataType, int, const void*, void*, cudaDataType, int,
-                                  cublasComputeType_t, cublasGemmAlgo_t);
-  static NextDefinition<Next> next("cublasGemmEx", kNoCublas);
-  return dispatch_ex(
-      Call{"cublasGemmEx", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc},
-      Atype, Btype, Ctype, computeType, [&] {
-        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                         beta, C, Ctype, ldc, computeType, algo);
-      });
-}
-
-cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                               cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                               const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
-                               const void* B, cudaDataType Btype, int64_t ldb, const void* beta,
-                               void* C, cudaDataType Ctype, int64_t ldc,
-                               cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t,
-                                  int64_t, int64_t, const void*, const void*, cudaDataType, int64_t,
-                                  const void*, cudaDataType, int64_t, const void*, void*,
-                                  cudaDataType, int64_t, cublasComputeType_t, cublasGemmAlgo_t);
-  static NextDefinition<Next> next("cublasGemmEx_64", kNoCublas);
-  return dispatch_ex(
-      Call{"cublasGemmEx_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc},
-      Atype, Btype, Ctype, computeType, [&] {
-        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                         beta, C, Ctype, ldc, computeType, algo);
-      });
-}
-
-cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                   cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                                   const void* const Aarray[], cudaDataType Atype, int lda,
-                                   const void* const Barray[], cudaDataType Btype, int ldb,
-                                   const void* beta, void* const Carray[], cudaDataType Ctype,
-                                   int ldc, int batchCount, cublasComputeType_t computeType,
-                                   cublasGemmAlgo_t algo) {
-  // cuBLAS declares a C++ overload of this name too: the C definition's type, spelled out.
-  using Next = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
-                                  int, const void*, const void* const*, cudaDataType, int,
-                                  const void* const*, cudaDataType, int, const void*, void* const*,
-                                  cudaDataType, int, int, cublasComputeType_t, cublasGemmAlgo_t);
-  static NextDefinition<Next> next("cublasGemmBatchedEx", kNoCublas);
-  return dispatch_ex(
-      Call{"cublasGemmBatchedEx", handle, transa, transb, m, n, k, alpha, nullptr, lda, nullptr,
-           ldb, beta, nullptr, ldc, pointer_arrays(batchCount, Aarray, Barray, Carray)},
-      Atype, Btype, Ctype, computeType, [&] {
-        return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
-                         Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-      });
-}
-
-cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                      cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                      const void* alpha, const void* const Aarray[],
-                                      cudaDataType Atype, int64_t lda, const void* const Barray[],
-                                      cudaDataType Btype, int64_t ldb, const void* beta,
-                                      void* const Carray[], cudaDataType Ctype, int64_t ldc,
-                                      int64_t batchCount, cublasComputeType_t computeType,
-                                      cublasGemmAlgo_t algo) {
-  static NextDefinition<decltype(&cublasGemmBatchedEx_64)> next("cublasGemmBatchedEx_64",
-                                                                kNoCublas);
-  return dispatch_ex(
-      Call{"cublasGemmBatchedEx_64", handle, transa, transb, m, n, k, alpha, nullptr, lda, nullptr,
-           ldb, beta, nullptr, ldc, pointer_arrays(batchCount, Aarray, Barray, Carray)},
-      Atype, Btype, Ctype, computeType, [&] {
-        return call_next(next, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray,
-                         Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-      });
-}
-
-cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                          cublasOperation_t transb, int m, int n, int k,
-                                          const void* alpha, const void* A, cudaDataType Atype,
-                                          int lda, long long int strideA, const void* B,
-                                          cudaDataType Btype, int ldb, long long int strideB,
-                                          const void* beta, void* C, cudaDataType Ctype, int ldc,
-                                          long long int strideC, int batchCount,
-                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  // cuBLAS declares a C++ overload of this name too: the C definition's type, spelled out.
-  using Next = cublasStatus_t (*)(
-      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
-      cudaDataType, int, long long int, const void*, cudaDataType, int, long long int, const void*,
-      void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
-  static NextDefinition<Next> next("cublasGemmStridedBatchedEx", kNoCublas);
-  return dispatch_ex(
-      Call{"cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-           beta, C, ldc, strided(batchCount, strideA, strideB, strideC)},
-      Atype, Btype, Ctype, computeType, [&] {
-        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,
-                         Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType,
-                         algo);
-      });
-}
-
-cublasStatus_t cublasGemmStridedBatchedEx_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
-    int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
-    long long int strideA, const void* B, cudaDataType Btype, int64_t ldb, long long int strideB,
-    const void* beta, void* C, cudaDataType Ctype, int64_t ldc, long long int strideC,
-    int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  static NextDefinition<decltype(&cublasGemmStridedBatchedEx_64)> next(
-      "cublasGemmStridedBatchedEx_64", kNoCublas);
-  return dispatch_ex(
-      Call{"cublasGemmStridedBatchedEx_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-           beta, C, ldc, strided(batchCount, strideA, strideB, strideC)},
-      Atype, Btype, Ctype, computeType, [&] {
-        return call_next(next, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B,
-                         Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType,
-                         algo);
-      });
-}
+TCEMU_CUBLAS_GEMM_EX(cublasGemmEx, int)
+TCEMU_CUBLAS_GEMM_EX(cublasGemmEx_64, int64_t)
+TCEMU_CUBLAS_GEMM_BATCHED_EX(cublasGemmBatchedEx, int)
+TCEMU_CUBLAS_GEMM_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)
+TCEMU_CUBLAS_GEMM_STRIDED_EX(cublasGemmStridedBatchedEx, int)
+TCEMU_CUBLAS_GEMM_STRIDED_EX(cublasGemmStridedBatchedEx_64, int64_t)
 
 }  // extern "C"

@@ -63,20 +63,6 @@ const char* scheme_name(Scheme s) {
   return "?";
 }
 
-const char* mode_name(ozaki::Mode m) {
-  switch (m) {
-    case ozaki::Mode::dp:
-      return "dp";
-    case ozaki::Mode::cr:
-      return "cr";
-    case ozaki::Mode::sp:
-      return "sp";
-    case ozaki::Mode::tunable:
-      return "tunable";
-  }
-  return "?";
-}
-
 std::optional<Routing> routing_from_environment(std::string& why) {
   bool bad = false;
   std::optional<Routing> r = routing_from_variables(variable, why, bad);
@@ -295,7 +281,7 @@ std::string routed_line(const DgemmCall& call, const Routing& r, const std::stri
   };
   std::ostringstream line;
   line << call_shape(call) << ": routed to " << scheme_name(r.scheme) << " mode "
-       << mode_name(r.mode);
+       << ozaki::mode_name(r.mode);
   if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
   if (r.rounding != fp64::Direction::nearest_even) {
     line << " rounding " << ozaki::rounding_name(r.rounding)

@@ -64,19 +64,7 @@ std::string skip_reason() {
   return "";
 }
 
-const char* mode_name(ozaki::Mode mode) {
-  switch (mode) {
-    case ozaki::Mode::dp:
-      return "dp";
-    case ozaki::Mode::cr:
-      return "cr";
-    case ozaki::Mode::sp:
-      return "sp";
-    case ozaki::Mode::tunable:
-      return "tunable";
-  }
-  return "?";
-}
+using ozaki::mode_name;
 
 struct DgemmRun {
   ozaki::Options options;

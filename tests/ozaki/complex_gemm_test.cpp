@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <tcemu/accurate/handle.hpp>
@@ -26,6 +27,7 @@
 namespace tcemu::ozaki {
 namespace {
 
+using testing::expect_invalid_argument;
 using testing::phi_matrix;
 using Z = std::complex<double>;
 using C = std::complex<float>;
@@ -142,63 +144,92 @@ std::unique_ptr<Backend> backend_for(const Scheme& s) {
   return s.cpu64 ? host::make_cpu64_backend(2) : host::make_emulator_backend(2);
 }
 
-// The real form's dgemm with alpha = 1, beta = 0, then the complex alpha and beta as the complex
+// The operands of one complex product op(A) op(B) (m x k times k x n) with every leading
+// dimension above the rows it must hold, and C before the call.
+template <class T>
+struct Operands {
+  char ta, tb;
+  std::int64_t m, n, k, lda, ldb, ldc;
+  std::vector<std::complex<T>> a, b, c0;
+
+  Operands(char ta_, char tb_, std::int64_t m_, std::int64_t n_, std::int64_t k_,
+           std::uint64_t seed)
+      : ta(ta_),
+        tb(tb_),
+        m(m_),
+        n(n_),
+        k(k_),
+        lda((ta == 'N' ? m : k) + 2),
+        ldb((tb == 'N' ? k : n) + 1),
+        ldc(m + 3),
+        a(complex_matrix<T>(ta == 'N' ? m : k, ta == 'N' ? k : m, lda, 1.0, seed)),
+        b(complex_matrix<T>(tb == 'N' ? k : n, tb == 'N' ? n : k, ldb, 1.0, seed + 1)),
+        c0(complex_matrix<T>(m, n, ldc, 1.0, seed + 2)) {}
+
+  // C after zgemm (cgemm) on the handle.
+  std::vector<std::complex<T>> complex_routine(BlasRoutines& h, std::complex<T> alpha,
+                                               std::complex<T> beta) const {
+    auto c = c0;
+    if constexpr (std::is_same_v<T, double>) {
+      h.zgemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+    } else {
+      h.cgemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+    }
+    return c;
+  }
+  // [Re Im] of C (m x 2n, dense) := alpha A2 B2 + beta [Cr Ci] by dgemm (sgemm) on the real form
+  // built here.
+  std::vector<T> real_routine(BlasRoutines& h, T alpha, T beta) const {
+    auto c2 = split_c(c0, ldc, m, n);
+    const auto a2 = real_form_a(a, lda, ta, m, k);
+    const auto b2 = real_form_b(b, ldb, tb, k, n);
+    if constexpr (std::is_same_v<T, double>) {
+      h.dgemm('N', 'N', m, 2 * n, 2 * k, alpha, a2.data(), m, b2.data(), 2 * k, beta, c2.data(), m);
+    } else {
+      h.sgemm('N', 'N', m, 2 * n, 2 * k, alpha, a2.data(), m, b2.data(), 2 * k, beta, c2.data(), m);
+    }
+    return c2;
+  }
+};
+
+// dgemm on the real form with alpha = 1, beta = 0, then the complex alpha and beta as the complex
 // epilogue states them (every product and sum one binary64 RN operation), restated here.
-std::vector<Z> by_formula(BlasRoutines& h, char ta, char tb, std::int64_t m, std::int64_t n,
-                          std::int64_t k, Z alpha, const std::vector<Z>& a, std::int64_t lda,
-                          const std::vector<Z>& b, std::int64_t ldb, Z beta, std::vector<Z> c,
-                          std::int64_t ldc) {
-  const auto a2 = real_form_a(a, lda, ta, m, k);
-  const auto b2 = real_form_b(b, ldb, tb, k, n);
-  std::vector<double> s(static_cast<std::size_t>(2 * m * n));
-  h.dgemm('N', 'N', m, 2 * n, 2 * k, 1.0, a2.data(), m, b2.data(), 2 * k, 0.0, s.data(), m);
+std::vector<Z> by_formula(BlasRoutines& h, const Operands<double>& o, Z alpha, Z beta) {
+  const std::vector<double> s = o.real_routine(h, 1.0, 0.0);
   const auto times = [](Z x, double re, double im) {
     return Z{sub_rn(mul_rn(x.real(), re), mul_rn(x.imag(), im)),
              add_rn(mul_rn(x.real(), im), mul_rn(x.imag(), re))};
   };
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) {
-      Z r = times(alpha, s[j * m + i], s[(n + j) * m + i]);
+  std::vector<Z> c = o.c0;
+  for (std::int64_t j = 0; j < o.n; ++j) {
+    for (std::int64_t i = 0; i < o.m; ++i) {
+      Z r = times(alpha, s[j * o.m + i], s[(o.n + j) * o.m + i]);
       r = {r.real() == 0 ? 0.0 : r.real(), r.imag() == 0 ? 0.0 : r.imag()};
       if (beta != 0.0) {
-        const Z u = times(beta, c[j * ldc + i].real(), c[j * ldc + i].imag());
+        const Z u = times(beta, c[j * o.ldc + i].real(), c[j * o.ldc + i].imag());
         r = {add_rn(r.real(), u.real()), add_rn(r.imag(), u.imag())};
       }
-      c[j * ldc + i] = r;
+      c[j * o.ldc + i] = r;
     }
   }
   return c;
 }
 
 TEST(Zgemm, IsDgemmOnTheRealFormForEveryOperationAndScheme) {
-  const std::int64_t m = 5, n = 4, k = 7;
   for (const Scheme& s : schemes()) {
     const auto backend = backend_for(s);
     Handle h(*backend, s.products, {.mode = Mode::dp});
     for (char ta : kOps) {
       for (char tb : kOps) {
         SCOPED_TRACE(std::string(s.name) + " " + ta + tb);
-        const std::int64_t lda = (ta == 'N' ? m : k) + 2, ldb = (tb == 'N' ? k : n) + 1,
-                           ldc = m + 3;
-        const auto a = complex_matrix<double>(ta == 'N' ? m : k, ta == 'N' ? k : m, lda, 1.0, 1);
-        const auto b = complex_matrix<double>(tb == 'N' ? k : n, tb == 'N' ? n : k, ldb, 1.0, 2);
-        const auto c0 = complex_matrix<double>(m, n, ldc, 1.0, 3);
+        const Operands<double> o(ta, tb, 5, 4, 7, 1);
         // Real alpha and beta: dgemm's bits on the real form with the same alpha and beta.
-        auto c = c0;
-        h.zgemm(ta, tb, m, n, k, {1.5, 0.0}, a.data(), lda, b.data(), ldb, {-0.75, 0.0}, c.data(),
-                ldc);
-        auto c2 = split_c(c0, ldc, m, n);
-        const auto a2 = real_form_a(a, lda, ta, m, k);
-        const auto b2 = real_form_b(b, ldb, tb, k, n);
-        h.dgemm('N', 'N', m, 2 * n, 2 * k, 1.5, a2.data(), m, b2.data(), 2 * k, -0.75, c2.data(),
-                m);
-        EXPECT_TRUE(same_parts(joined(c2, c0, ldc, m, n), c, ldc, n));
+        EXPECT_TRUE(same_parts(joined(o.real_routine(h, 1.5, -0.75), o.c0, o.ldc, o.m, o.n),
+                               o.complex_routine(h, 1.5, -0.75), o.ldc, o.n));
         // Complex alpha and beta.
-        c = c0;
         const Z alpha{0.3, -1.25}, beta{-0.5, 2.0};
-        h.zgemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
-        EXPECT_TRUE(same_parts(by_formula(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc),
-                               c, ldc, n));
+        EXPECT_TRUE(same_parts(by_formula(h, o, alpha, beta), o.complex_routine(h, alpha, beta),
+                               o.ldc, o.n));
       }
     }
   }
@@ -249,7 +280,6 @@ TEST(Zgemm, HandleGemmOnComplexBuffersGivesZgemmsBits) {
 }
 
 TEST(Cgemm, IsSgemmOnTheRealForm) {
-  const std::int64_t m = 5, n = 3, k = 6;
   for (const Products& products : {kTensorCores, Products{CrtProducts{}}}) {
     for (const Options& options :
          {Options{.mode = Mode::sp}, Options{.mode = Mode::tunable, .splits = 3}}) {
@@ -258,20 +288,9 @@ TEST(Cgemm, IsSgemmOnTheRealForm) {
       for (char ta : kOps) {
         for (char tb : kOps) {
           SCOPED_TRACE(std::string(1, ta) + tb);
-          const std::int64_t lda = (ta == 'N' ? m : k) + 1, ldb = (tb == 'N' ? k : n) + 2,
-                             ldc = m + 2;
-          const auto a = complex_matrix<float>(ta == 'N' ? m : k, ta == 'N' ? k : m, lda, 1.0, 31);
-          const auto b = complex_matrix<float>(tb == 'N' ? k : n, tb == 'N' ? n : k, ldb, 1.0, 32);
-          const auto c0 = complex_matrix<float>(m, n, ldc, 1.0, 33);
-          auto c = c0;
-          h.cgemm(ta, tb, m, n, k, {-1.5f, 0.0f}, a.data(), lda, b.data(), ldb, {0.5f, 0.0f},
-                  c.data(), ldc);
-          auto c2 = split_c(c0, ldc, m, n);
-          const auto a2 = real_form_a(a, lda, ta, m, k);
-          const auto b2 = real_form_b(b, ldb, tb, k, n);
-          h.sgemm('N', 'N', m, 2 * n, 2 * k, -1.5f, a2.data(), m, b2.data(), 2 * k, 0.5f, c2.data(),
-                  m);
-          EXPECT_TRUE(same_parts(joined(c2, c0, ldc, m, n), c, ldc, n));
+          const Operands<float> o(ta, tb, 5, 3, 6, 31);
+          EXPECT_TRUE(same_parts(joined(o.real_routine(h, -1.5f, 0.5f), o.c0, o.ldc, o.m, o.n),
+                                 o.complex_routine(h, -1.5f, 0.5f), o.ldc, o.n));
         }
       }
     }
@@ -337,40 +356,31 @@ TEST(ComplexGemm, ARealAlphaScalesEachPartOnItsOwn) {
   EXPECT_EQ(c[0].imag(), INFINITY);   // 2 * Inf + 1 * 0
 }
 
-void expect_error(const std::function<void()>& call, const std::string& what) {
-  try {
-    call();
-    ADD_FAILURE() << "no error for " << what;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
-}
-
 TEST(ComplexGemm, BadArgumentsAndModesAreRefused) {
   auto backend = host::make_emulator_backend(2);
   Handle h(*backend, kTensorCores, {.mode = Mode::dp});
   std::vector<Z> x(100, 1.0);
   const Z* p = x.data();
   Z* c = x.data();
-  expect_error([&] { h.zgemm('X', 'N', 2, 2, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
-               "zgemm: parameter 1 (transa)");
-  expect_error([&] { h.zgemm('N', 'N', 2, 2, -1, 1.0, p, 2, p, 2, 0.0, c, 2); },
-               "zgemm: parameter 5 (k)");
-  expect_error([&] { h.zgemm('C', 'N', 5, 2, 3, 1.0, p, 2, p, 3, 0.0, c, 5); },
-               "zgemm: parameter 8 (lda)");
-  expect_error([&] { h.zgemm('N', 'C', 2, 3, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
-               "zgemm: parameter 10 (ldb)");
-  expect_error([&] { h.zgemm('N', 'N', 2, 2, 2, 1.0, p, 2, nullptr, 2, 0.0, c, 2); },
-               "zgemm: parameter 9 (b)");
+  expect_invalid_argument([&] { h.zgemm('X', 'N', 2, 2, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
+                          "zgemm: parameter 1 (transa)");
+  expect_invalid_argument([&] { h.zgemm('N', 'N', 2, 2, -1, 1.0, p, 2, p, 2, 0.0, c, 2); },
+                          "zgemm: parameter 5 (k)");
+  expect_invalid_argument([&] { h.zgemm('C', 'N', 5, 2, 3, 1.0, p, 2, p, 3, 0.0, c, 5); },
+                          "zgemm: parameter 8 (lda)");
+  expect_invalid_argument([&] { h.zgemm('N', 'C', 2, 3, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
+                          "zgemm: parameter 10 (ldb)");
+  expect_invalid_argument([&] { h.zgemm('N', 'N', 2, 2, 2, 1.0, p, 2, nullptr, 2, 0.0, c, 2); },
+                          "zgemm: parameter 9 (b)");
   std::vector<C> y(100, 1.0f);
-  expect_error(
+  expect_invalid_argument(
       [&] { h.cgemm('N', 'N', 2, 2, 2, 1.0f, y.data(), 2, y.data(), 2, 0.0f, y.data(), 2); },
       "cgemm: modes sp and tunable only");
   Handle sp(*backend, kTensorCores, {.mode = Mode::sp});
-  expect_error([&] { sp.zgemm('N', 'N', 2, 2, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
-               "zgemm: mode sp is for fp32 operands");
+  expect_invalid_argument([&] { sp.zgemm('N', 'N', 2, 2, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
+                          "zgemm: mode sp is for fp32 operands");
   Handle up(*backend, kTensorCores, {.mode = Mode::cr, .rounding = fp64::Direction::upward});
-  expect_error(
+  expect_invalid_argument(
       [&] {
         up.zgemm('N', 'N', 2, 2, 2, {1.0, 1.0}, p, 2, p, 2, 0.0, c, 2);
       },

@@ -88,29 +88,6 @@ void cblas(int order, int ta, int tb, int m, int n, int k, C alpha, const C* a, 
   cblas_cgemm(order, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
-// random_matrix's values as T: rounded to float for single precision, pairs for complex.
-template <class T>
-std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
-  if constexpr (std::is_same_v<T, Z> || std::is_same_v<T, C>) {
-    const std::vector<double> parts = random_matrix(2 * count, rng);
-    std::vector<T> x(count);
-    for (std::size_t i = 0; i < count; ++i) x[i] = T(Z{parts[2 * i], parts[2 * i + 1]});
-    return x;
-  } else {
-    const std::vector<double> v = random_matrix(count, rng);
-    return std::vector<T>(v.begin(), v.end());
-  }
-}
-
-template <class T>
-T scalar(Z x) {
-  if constexpr (std::is_same_v<T, Z> || std::is_same_v<T, C>) {
-    return T(x);
-  } else {
-    return static_cast<T>(x.real());
-  }
-}
-
 // Runs case `c` with T elements through its entry point and, when `reference` is given, checks
 // C's bits against it. Returns, for fp64 cases, check_routed's count of elements where a plain
 // FP64 sum differs.
@@ -210,26 +187,13 @@ int main(int argc, char** argv) {
   const bool cr = env("TCEMU_PRELOAD_MODE") == "cr";
   std::unique_ptr<tcemu::Backend> host =
       cr ? tcemu::host::make_cpu64_backend() : tcemu::host::make_emulator_backend();
-  // The host schemes the routed calls are checked against (none when calls fall through: the
-  // variables may be bad).
-  std::unique_ptr<tcemu::ozaki::Handle> double_reference, single_reference;
-  if (routed) {
-    double_reference = reference_handle(*host, cr, "sm90");
-    if (!cr) single_reference = reference_handle(*host, false, "sm90", true);
-  }
+  const References references(*host, routed, cr, "sm90");
   std::mt19937_64 rng(20261124);
   int cases_where_plain_sum_differs = 0;
   std::vector<std::vector<std::string>> wanted;
   for (const Case& c : cases) {
-    // Mode cr is for double precision: single-precision calls then fall through, saying so.
-    const bool falls_through = !routed || (cr && c.single());
-    wanted.push_back(falls_through ? log_expectation(false, "fell through to the BLAS (",
-                                                     routed ? "mode cr is for double precision"
-                                                            : fallthrough_reason)
-                                   : log_expectation(true, "", ""));
-    tcemu::ozaki::Handle* reference = falls_through ? nullptr
-                                      : c.single()  ? single_reference.get()
-                                                    : double_reference.get();
+    wanted.push_back(references.log(c.single(), "fell through to the BLAS (", fallthrough_reason));
+    tcemu::ozaki::Handle* reference = references.reference(c.single());
     int plain_differs = 0;
     switch (c.p) {
       case Case::d:

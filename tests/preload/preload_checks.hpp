@@ -46,6 +46,37 @@ inline std::vector<double> random_matrix(std::size_t count, std::mt19937_64& rng
   return x;
 }
 
+// Whether T is a complex element type.
+template <class T>
+constexpr bool kComplex =
+    std::is_same_v<T, std::complex<double>> || std::is_same_v<T, std::complex<float>>;
+
+// random_matrix's values as T (double, float, std::complex<double> or <float>): rounded to float
+// for single precision, pairs for complex.
+template <class T>
+inline std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
+  if constexpr (kComplex<T>) {
+    const std::vector<double> parts = random_matrix(2 * count, rng);
+    std::vector<T> x(count);
+    for (std::size_t i = 0; i < count; ++i)
+      x[i] = T(std::complex<double>{parts[2 * i], parts[2 * i + 1]});
+    return x;
+  } else {
+    const std::vector<double> v = random_matrix(count, rng);
+    return std::vector<T>(v.begin(), v.end());
+  }
+}
+
+// x as a T: its real part for a real T.
+template <class T>
+inline T scalar(std::complex<double> x) {
+  if constexpr (kComplex<T>) {
+    return T(x);
+  } else {
+    return static_cast<T>(x.real());
+  }
+}
+
 // The scheme and mode the TCEMU_PRELOAD_* variables name, as a host handle on `backend`; for
 // `single` precision calls mode dp is sp (session::for_single_precision).
 inline std::unique_ptr<tcemu::ozaki::Handle> reference_handle(tcemu::Backend& backend,
@@ -203,6 +234,36 @@ inline std::vector<std::string> log_expectation(bool routed, const std::string& 
   if (routed) return {"routed to " + env("TCEMU_PRELOAD_SCHEME")};
   return {fell_through, fallthrough_reason};
 }
+
+// The host handles a run checks its routed calls against (reference_handle; none when the run's
+// calls fall through, whose variables may be bad): fp64 for D and Z calls, fp32 (mode sp for
+// dp) for S and C calls except in mode cr, where those fall through.
+struct References {
+  std::unique_ptr<tcemu::ozaki::Handle> fp64, fp32;
+  bool routed, cr;
+
+  References(tcemu::Backend& host, bool routed_, bool cr_, const std::string& arch)
+      : routed(routed_), cr(cr_) {
+    if (!routed) return;
+    fp64 = reference_handle(host, cr, arch);
+    if (!cr) fp32 = reference_handle(host, false, arch, true);
+  }
+  // Whether a call of this precision falls through in this run: every call of a fall-through
+  // run, and in mode cr the single-precision ones.
+  bool falls_through(bool single) const { return !routed || (cr && single); }
+  // The handle to check a routed call against; null for one that falls through.
+  tcemu::ozaki::Handle* reference(bool single) const {
+    return falls_through(single) ? nullptr : single ? fp32.get() : fp64.get();
+  }
+  // The log line a call expects (log_expectation): routed, or fallen through to `target`
+  // ("fell through to the BLAS (") for the run's `reason`, or in mode cr for "mode cr is for
+  // double precision".
+  std::vector<std::string> log(bool single, const std::string& target,
+                               const std::string& reason) const {
+    if (!falls_through(single)) return log_expectation(true, "", "");
+    return log_expectation(false, target, routed ? "mode cr is for double precision" : reason);
+  }
+};
 
 // Checks the log of a run of `calls` calls: one line each, naming the scheme of
 // TCEMU_PRELOAD_SCHEME when `routed`, else `fell_through` and `reason`.

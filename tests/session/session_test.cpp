@@ -161,7 +161,7 @@ TEST(PreloadRoute, SinglePrecisionTakesSpOrTunableAndRefusesCr) {
   const std::optional<Routing> sp = for_single_precision(dp, why);
   ASSERT_TRUE(sp.has_value());
   EXPECT_EQ(sp->mode, ozaki::Mode::sp);
-  EXPECT_STREQ(mode_name(sp->mode), "sp");
+  EXPECT_STREQ(ozaki::mode_name(sp->mode), "sp");
   const Routing tunable{.scheme = Scheme::dgemm_tc, .mode = ozaki::Mode::tunable, .count = 3};
   EXPECT_EQ(for_single_precision(tunable, why), tunable);
   const Routing cr{.scheme = Scheme::dgemm_crt, .mode = ozaki::Mode::cr};

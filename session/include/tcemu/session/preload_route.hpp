@@ -23,8 +23,6 @@ namespace tcemu::session {
 enum class Scheme { dgemm_tc, dgemm_int8, dgemm_crt };
 
 const char* scheme_name(Scheme s);
-// "dp", "cr", "sp" or "tunable" (the modes a routed call takes; sp: single precision's dp).
-const char* mode_name(ozaki::Mode m);
 
 struct Routing {
   Scheme scheme = Scheme::dgemm_int8;
