@@ -97,10 +97,18 @@ void bind_ozaki(nb::module_& m) {
           BlasGemm g = blas_gemm(oa, ob, oc);
           run_gemm(handle, g, alpha, beta);
           result = g.c.object;
-        } else {
-          if (oa.complex || ob.complex) {
-            throw nb::value_error("complex arrays: pass host arrays (CUDA ones are not taken yet)");
+        } else if (oa.complex) {  // zgemm, cgemm on the device's memory (Handle::gemm)
+          const auto ba = to_buffer(*machine, oa, *oa.complex);
+          const auto bb = to_buffer(*machine, ob, *oa.complex);
+          const auto bc = oc ? to_buffer(*machine, *oc, *oa.complex)
+                             : new_buffer(*machine, *oa.complex, ba.shape.rows, bb.shape.cols);
+          {
+            nb::gil_scoped_release release;
+            handle.gemm(alpha, ba.view(), false, bb.view(), false, beta, bc.view());
+            machine->synchronize();
           }
+          result = from_buffer(*machine, bc, true, device);
+        } else {
           if (alpha.imag() != 0 || beta.imag() != 0) {
             throw nb::value_error("a complex alpha or beta needs complex arrays");
           }
@@ -127,7 +135,7 @@ void bind_ozaki(nb::module_& m) {
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
       "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'); complex128 and "
-      "complex64 host arrays as float64 and float32 (zgemm, cgemm: one real product of the "
+      "complex64 arrays as float64 and float32 (zgemm, cgemm: one real product of the "
       "real form [Ar Ai] [[Br Bi], [-Bi Br]], so in mode 'cr' each real and imaginary part is "
       "correctly rounded; alpha and beta may be complex). backend: "
       "'emulator' (slice products on the emulated tensor cores through `datapath`, default "
