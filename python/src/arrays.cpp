@@ -225,6 +225,15 @@ void require_real(const Operand& op, Real real) {
   }
 }
 
+void require_complex(const Operand& op, Complex complex) {
+  if (op.complex != complex) {
+    throw nb::type_error((op.name + ": dtype " + op.dtype + " is not " +
+                          (complex == Complex::c128 ? "complex128" : "complex64") +
+                          " as the call needs")
+                             .c_str());
+  }
+}
+
 std::optional<Strided> strided_2d(const Operand& op) {
   const auto rows = static_cast<std::int64_t>(op.array.shape(0));
   const auto cols = static_cast<std::int64_t>(op.array.shape(1));

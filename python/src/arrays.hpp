@@ -58,6 +58,8 @@ void require_format(const Operand& op, const FloatFormat& format);
 
 // Raises TypeError unless the dtype is `real` (float64 or float32).
 void require_real(const Operand& op, Real real);
+// Raises TypeError unless the dtype is `complex` (complex128 or complex64).
+void require_complex(const Operand& op, Complex complex);
 
 // A contiguous copy of a 2-D host array in `layout`.
 std::vector<unsigned char> copy_2d(const Operand& op, Layout layout);

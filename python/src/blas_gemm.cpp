@@ -17,13 +17,7 @@ void require_type_of(const Operand& op, const BlasMatrix& a) {
     require_real(op, a.real);
     return;
   }
-  const Complex complex = a.real == Real::fp64 ? Complex::c128 : Complex::c64;
-  if (op.complex != complex) {
-    throw nb::type_error((op.name + ": dtype " + op.dtype + " is not " +
-                          (complex == Complex::c128 ? "complex128" : "complex64") +
-                          " as the call needs")
-                             .c_str());
-  }
+  require_complex(op, a.real == Real::fp64 ? Complex::c128 : Complex::c64);
 }
 
 }  // namespace

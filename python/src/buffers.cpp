@@ -195,12 +195,7 @@ BufferOperand<Real> to_buffer(Backend& backend, const Operand& op, Real real) {
 }
 
 BufferOperand<Complex> to_buffer(Backend& backend, const Operand& op, Complex complex) {
-  if (op.complex != complex) {
-    throw nb::type_error((op.name + ": dtype " + op.dtype + " is not " +
-                          (complex == Complex::c128 ? "complex128" : "complex64") +
-                          " as the call needs")
-                             .c_str());
-  }
+  require_complex(op, complex);
   return to_buffer_as(backend, op, complex);
 }
 
