@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     workspace = std::to_string(r->workspace_mib);
   Values again;
   again[0] = scheme_name(r->scheme);
-  again[1] = mode_name(r->mode);
+  again[1] = tcemu::ozaki::mode_name(r->mode);
   if (tunable) again[crt ? 3 : 2] = count;
   again[4] = min_size;
   again[5] = workspace;

@@ -72,6 +72,59 @@ constexpr Real real_of() {
   return std::is_same_v<T, double> ? Real::fp64 : Real::fp32;
 }
 
+// The operands' stored shapes of a ?gemm, after its argument checks in BLAS's order, numbered as
+// its xerbla numbers them (the same for the real and the complex routines).
+struct GemmShape {
+  bool ta, tb;
+  std::int64_t a_rows, a_cols, b_rows, b_cols;
+};
+GemmShape check_gemm(const char* routine, char transa, char transb, std::int64_t m, std::int64_t n,
+                     std::int64_t k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc) {
+  const bool ta = check_trans(routine, 1, "transa", transa);
+  const bool tb = check_trans(routine, 2, "transb", transb);
+  check_dimension(routine, 3, "m", m);
+  check_dimension(routine, 4, "n", n);
+  check_dimension(routine, 5, "k", k);
+  const GemmShape g{ta, tb, ta ? k : m, ta ? m : k, tb ? n : k, tb ? k : n};
+  check_ld(routine, 8, "lda", lda, g.a_rows);
+  check_ld(routine, 10, "ldb", ldb, g.b_rows);
+  check_ld(routine, 13, "ldc", ldc, m);
+  return g;
+}
+
+// A ?gemm's pointers past its quick return: A and B when there are products to form, C always.
+void check_pointers(const char* routine, bool products, const void* a, const void* b,
+                    const void* c) {
+  if (products) {
+    check_null(routine, 7, "a", a);
+    check_null(routine, 9, "b", b);
+  }
+  check_null(routine, 12, "c", c);
+}
+
+bool conjugates(char t) {
+  return t == 'C' || t == 'c';
+}
+
+// The stored rows x cols column-major array x (leading dimension ld) copied into `buffer` of
+// `backend`, viewed as op(X): X, or (transposed) X^T, the stored array read as a row-major
+// cols x rows matrix with the same ld. The view's buffer is left null (BlasCall::in sets it).
+template <class Element, class Format>
+BufferMatrixOf<Format> copied_in(Backend& backend, Buffer& buffer, const Element* x,
+                                 std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                 bool transposed, Format format) {
+  const std::size_t bytes = extent_bytes(rows, cols, ld, sizeof(Element));
+  buffer = backend.allocate(bytes);
+  backend.copy_in(x, buffer, bytes);
+  return {nullptr,
+          0,
+          format,
+          transposed ? cols : rows,
+          transposed ? rows : cols,
+          ld,
+          transposed ? Layout::row_major : Layout::column_major};
+}
+
 }  // namespace
 
 template <RealType T>
@@ -95,44 +148,54 @@ BlasCall BlasCall::gemm(Backend& backend, const char* routine, char transa, char
                         std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
                         std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
                         std::int64_t ldc) {
-  // Checked in BLAS's order, numbered as its xerbla numbers them.
-  const bool ta = check_trans(routine, 1, "transa", transa);
-  const bool tb = check_trans(routine, 2, "transb", transb);
-  check_dimension(routine, 3, "m", m);
-  check_dimension(routine, 4, "n", n);
-  check_dimension(routine, 5, "k", k);
-  const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
-  const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;
-  check_ld(routine, 8, "lda", lda, a_rows);
-  check_ld(routine, 10, "ldb", ldb, b_rows);
-  check_ld(routine, 13, "ldc", ldc, m);
+  const GemmShape g = check_gemm(routine, transa, transb, m, n, k, lda, ldb, ldc);
   BlasCall call(backend);
   if (m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1)) return call;
   const bool products = alpha != 0 && k > 0;
-  if (products) {
-    check_null(routine, 7, "a", a);
-    check_null(routine, 9, "b", b);
-  }
-  check_null(routine, 12, "c", c);
+  check_pointers(routine, products, a, b, c);
   constexpr Real type = real_of<T>();
   call.alpha_ = alpha;
   call.beta_ = beta;
-  const std::size_t c_bytes = extent_bytes(m, n, ldc, sizeof(T));
-  call.c_buffer_ = backend.allocate(c_bytes);
-  backend.copy_in(c, call.c_buffer_, c_bytes);
-  call.c_ = {nullptr, 0, type, m, n, ldc, Layout::column_major};
+  call.c_ = copied_in(backend, call.c_buffer_, c, m, n, ldc, false, type);
   call.c_host_ = c;
   call.work_ = products ? Work::products : Work::scale_c;
   if (!products) return call;
-  const std::size_t a_bytes = extent_bytes(a_rows, a_cols, lda, sizeof(T));
-  const std::size_t b_bytes = extent_bytes(b_rows, b_cols, ldb, sizeof(T));
-  call.a_buffer_ = backend.allocate(a_bytes);
-  call.b_buffer_ = backend.allocate(b_bytes);
-  backend.copy_in(a, call.a_buffer_, a_bytes);
-  backend.copy_in(b, call.b_buffer_, b_bytes);
-  // A transposed, stored k x m column-major, is op(A) = m x k row-major with the same ld.
-  call.a_ = {nullptr, 0, type, m, k, lda, ta ? Layout::row_major : Layout::column_major};
-  call.b_ = {nullptr, 0, type, k, n, ldb, tb ? Layout::row_major : Layout::column_major};
+  call.a_ = copied_in(backend, call.a_buffer_, a, g.a_rows, g.a_cols, lda, g.ta, type);
+  call.b_ = copied_in(backend, call.b_buffer_, b, g.b_rows, g.b_cols, ldb, g.tb, type);
+  return call;
+}
+
+template <RealType T>
+BlasCall BlasCall::complex_gemm(Backend& backend, const char* routine, char transa, char transb,
+                                std::int64_t m, std::int64_t n, std::int64_t k,
+                                std::complex<T> alpha, const std::complex<T>* a, std::int64_t lda,
+                                const std::complex<T>* b, std::int64_t ldb, std::complex<T> beta,
+                                std::complex<T>* c, std::int64_t ldc, Real value) {
+  const GemmShape g = check_gemm(routine, transa, transb, m, n, k, lda, ldb, ldc);
+  BlasCall call(backend);
+  const std::complex<T> zero = 0, one = 1;
+  if (m == 0 || n == 0 || ((alpha == zero || k == 0) && beta == one)) return call;
+  const bool products = alpha != zero && k > 0;
+  check_pointers(routine, products, a, b, c);
+  constexpr Complex type = std::is_same_v<T, double> ? Complex::c128 : Complex::c64;
+  call.complex_ = true;
+  call.complex_alpha_ = {alpha.real(), alpha.imag()};
+  call.complex_beta_ = {beta.real(), beta.imag()};
+  call.value_ = value;
+  call.complex_c_ = copied_in(backend, call.complex_c_buffer_, c, m, n, ldc, false, type);
+  call.c_host_ = c;
+  call.work_ = products ? Work::products : Work::scale_c;
+  if (!products) return call;
+  const auto operand = [&](Buffer& buffer, const std::complex<T>* x, std::int64_t rows,
+                           std::int64_t cols, std::int64_t ld, bool t) {
+    ComplexMatrix view = copied_in(backend, buffer, x, rows, cols, ld, t, type);
+    view.buffer = &buffer;
+    return view;
+  };
+  Buffer a_buffer, b_buffer;  // the operands, needed only until their real forms are built
+  call.form_ = std::make_unique<ComplexProduct>(
+      backend, operand(a_buffer, a, g.a_rows, g.a_cols, lda, g.ta), conjugates(transa),
+      operand(b_buffer, b, g.b_rows, g.b_cols, ldb, g.tb), conjugates(transb), value);
   return call;
 }
 
@@ -161,10 +224,7 @@ BlasCall BlasCall::gemv(Backend& backend, const char* routine, char trans, std::
   call.c_inc_ = incy;
   call.work_ = alpha != 0 ? Work::products : Work::scale_c;
   if (alpha == 0) return call;
-  const std::size_t a_bytes = extent_bytes(m, n, lda, sizeof(T));
-  call.a_buffer_ = backend.allocate(a_bytes);
-  backend.copy_in(a, call.a_buffer_, a_bytes);
-  call.a_ = {nullptr, 0, real_of<T>(), rows, k, lda, t ? Layout::row_major : Layout::column_major};
+  call.a_ = copied_in(backend, call.a_buffer_, a, m, n, lda, t, real_of<T>());
   call.b_ = call.vector_in(call.b_buffer_, x, k, incx);
   return call;
 }
@@ -191,12 +251,26 @@ BlasCall BlasCall::dot(Backend& backend, const char* routine, std::int64_t n, co
 }
 
 void BlasCall::scale_c() {
+  if (complex_) {
+    backend_->complex_epilogue(std::nullopt, value_, complex_alpha_, complex_beta_, complex_c());
+    return;
+  }
   backend_->epilogue(std::nullopt, std::nullopt, alpha_, beta_, c(), std::nullopt, std::nullopt,
                      c());
 }
 
 void BlasCall::finish() {
   if (work_ == Work::none) return;
+  if (complex_) {
+    if (form_) {
+      backend_->complex_epilogue(form_->value(), value_, complex_alpha_, complex_beta_,
+                                 complex_c());
+    }
+    backend_->copy_out(complex_c_buffer_, c_host_,
+                       extent_bytes(complex_c_.rows, complex_c_.cols, complex_c_.ld,
+                                    element_bytes(complex_c_.format)));
+    return;
+  }
   const std::size_t element = real_bytes(c_.format);
   if (c_inc_ == 0) {
     backend_->copy_out(c_buffer_, c_host_, extent_bytes(c_.rows, c_.cols, c_.ld, element));
@@ -226,6 +300,18 @@ void BlasCall::finish() {
                                      const T*, std::int64_t, T*);
 TCEMU_BLAS_CALL(double)
 TCEMU_BLAS_CALL(float)
+template BlasCall BlasCall::complex_gemm<double>(Backend&, const char*, char, char, std::int64_t,
+                                                 std::int64_t, std::int64_t, std::complex<double>,
+                                                 const std::complex<double>*, std::int64_t,
+                                                 const std::complex<double>*, std::int64_t,
+                                                 std::complex<double>, std::complex<double>*,
+                                                 std::int64_t, Real);
+template BlasCall BlasCall::complex_gemm<float>(Backend&, const char*, char, char, std::int64_t,
+                                                std::int64_t, std::int64_t, std::complex<float>,
+                                                const std::complex<float>*, std::int64_t,
+                                                const std::complex<float>*, std::int64_t,
+                                                std::complex<float>, std::complex<float>*,
+                                                std::int64_t, Real);
 #undef TCEMU_BLAS_CALL
 
 }  // namespace tcemu

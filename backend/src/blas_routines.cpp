@@ -69,4 +69,24 @@ void BlasRoutines::sgemm(char transa, char transb, std::int64_t m, std::int64_t 
                      ldc));
 }
 
+void BlasRoutines::zgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                         std::complex<double> alpha, const std::complex<double>* a,
+                         std::int64_t lda, const std::complex<double>* b, std::int64_t ldb,
+                         std::complex<double> beta, std::complex<double>* c, std::int64_t ldc) {
+  const FloatingPointScope scope;
+  prepare("zgemm", true);
+  run(BlasCall::complex_gemm(backend_, "zgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                             beta, c, ldc, value_format(Real::fp64)));
+}
+
+void BlasRoutines::cgemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                         std::complex<float> alpha, const std::complex<float>* a, std::int64_t lda,
+                         const std::complex<float>* b, std::int64_t ldb, std::complex<float> beta,
+                         std::complex<float>* c, std::int64_t ldc) {
+  const FloatingPointScope scope;
+  prepare("cgemm", false);
+  run(BlasCall::complex_gemm(backend_, "cgemm", transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                             beta, c, ldc, value_format(Real::fp32)));
+}
+
 }  // namespace tcemu

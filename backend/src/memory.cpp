@@ -105,4 +105,8 @@ void MemorySpace::check(const IntegerMatrix& m, const char* name_of) const {
   check_matrix(*this, m, element_bytes(m.format), name_of);
 }
 
+void MemorySpace::check(const ComplexMatrix& m, const char* name_of) const {
+  check_matrix(*this, m, element_bytes(m.format), name_of);
+}
+
 }  // namespace tcemu

@@ -20,6 +20,7 @@
 #include "gemm/emulated_gemm.hpp"
 #include "gemm/tiled_mma_gemm.hpp"
 #include "gemm/wgmma_gemm.hpp"
+#include "steps/complex_steps.hpp"
 #include "steps/crt_bound_steps.hpp"
 #include "steps/crt_steps.hpp"
 #include "steps/fp32_split_steps.hpp"
@@ -134,6 +135,21 @@ class GpuBackend final : public Backend {
     detail::propagate_nonfinite_fp32(
         detail::device_matrix(a), detail::device_matrix(b), detail::device_matrix(d),
         scratch(step_scratch_, static_cast<std::size_t>(a.rows + b.cols) * sizeof(unsigned)));
+  }
+
+  // Complex steps
+  void complex_real_form_checked(const ComplexMatrix& x, bool conjugate,
+                                 const RealMatrix& dst) override {
+    detail::complex_real_form(detail::device_real(complex_parts(x)), x.rows, x.cols, conjugate,
+                              detail::device_real(dst));
+  }
+  void complex_epilogue_checked(const std::optional<RealMatrix>& v, Real arithmetic,
+                                std::complex<double> alpha, std::complex<double> beta,
+                                const ComplexMatrix& c) override {
+    std::optional<detail::DeviceReal> vd;
+    if (v) vd = detail::device_real(*v);
+    detail::complex_epilogue(vd ? &*vd : nullptr, arithmetic == Real::fp64, alpha, beta,
+                             detail::device_real(complex_parts(c)), c.rows, c.cols);
   }
 
   // Ozaki steps: the kernels of ozaki_step_kernels.cu and cublasDgemm.

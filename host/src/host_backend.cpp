@@ -1,7 +1,7 @@
 // The CPU backends (host_backends.hpp): buffers in host memory, and every step family delegated
 // to its own source file (tensor_core_steps.cpp, fp32_split_steps.cpp, ozaki_steps.cpp with
-// fp64_gemm.cpp, inner_product_steps.cpp, integer_gemm_steps.cpp, crt_steps.cpp). "emulator" and
-// "cpu64" are the same class under two names.
+// fp64_gemm.cpp, inner_product_steps.cpp, integer_gemm_steps.cpp, crt_steps.cpp,
+// complex_steps.cpp). "emulator" and "cpu64" are the same class under two names.
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -10,6 +10,7 @@
 
 #include <tcemu/host/host_backends.hpp>
 
+#include "complex_steps.hpp"
 #include "crt_steps.hpp"
 #include "fp32_split_steps.hpp"
 #include "inner_product_steps.hpp"
@@ -107,6 +108,17 @@ class HostBackend final : public Backend {
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
                         const std::optional<RealMatrix>& b, const RealMatrix& out) override {
     detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, threads_);
+  }
+
+  // Complex steps
+  void complex_real_form_checked(const ComplexMatrix& x, bool conjugate,
+                                 const RealMatrix& dst) override {
+    detail::host_complex_real_form(x, conjugate, dst, threads_);
+  }
+  void complex_epilogue_checked(const std::optional<RealMatrix>& v, Real arithmetic,
+                                std::complex<double> alpha, std::complex<double> beta,
+                                const ComplexMatrix& c) override {
+    detail::host_complex_epilogue(v, arithmetic, alpha, beta, c, threads_);
   }
 
   // Inner-product step

@@ -43,6 +43,17 @@ struct HostReal {
     std::memcpy(&v, data + index(i, j) * 4, 4);
     return fp64::widen(v);
   }
+  // The element's bit pattern (fp32: in the low 32 bits).
+  std::uint64_t bits(std::int64_t i, std::int64_t j) const {
+    if (type == Real::fp64) {
+      std::uint64_t v;
+      std::memcpy(&v, data + index(i, j) * 8, 8);
+      return v;
+    }
+    std::uint32_t v;
+    std::memcpy(&v, data + index(i, j) * 4, 4);
+    return v;
+  }
   // Stores the element's bit pattern (fp32: the low 32 bits).
   void set_bits(std::int64_t i, std::int64_t j, std::uint64_t bits) const {
     if (type == Real::fp64) {

@@ -1,10 +1,12 @@
 #include <tcemu/ozaki/handle.hpp>
 
+#include <complex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
 
+#include <tcemu/backend/complex_product.hpp>
 #include <tcemu/emulator/floating_point_scope.hpp>
 #include <tcemu/ozaki/split_rule.hpp>
 
@@ -14,15 +16,22 @@
 namespace tcemu::ozaki {
 namespace {
 
-// Refuses a directed rounding (Options::rounding) for anything but C := A B in binary64.
-void check_rounding(const Options& options, const char* routine, double alpha, double beta,
-                    bool fp64) {
+std::string scalar_text(std::complex<double> x) {
+  if (x.imag() == 0) return std::to_string(x.real());
+  return "(" + std::to_string(x.real()) + ", " + std::to_string(x.imag()) + ")";
+}
+
+// Refuses a directed rounding (Options::rounding) for anything but C := A B in binary64 (a
+// complex product's alpha and beta are applied after the real form's product, which runs with
+// 1 and 0: they are checked here too).
+void check_rounding(const Options& options, const char* routine, std::complex<double> alpha,
+                    std::complex<double> beta, bool fp64) {
   if (options.rounding == fp64::Direction::nearest_even) return;
   if (alpha != 1.0 || beta != 0.0 || !fp64) {
     throw std::invalid_argument(
         std::string(routine) + ": rounding " + rounding_name(options.rounding) +
-        " is for C := A B in binary64 (alpha = 1, beta = 0), got alpha " + std::to_string(alpha) +
-        ", beta " + std::to_string(beta) + (fp64 ? "" : ", fp32 operands"));
+        " is for C := A B in binary64 (alpha = 1, beta = 0), got alpha " + scalar_text(alpha) +
+        ", beta " + scalar_text(beta) + (fp64 ? "" : ", fp32 operands"));
   }
 }
 
@@ -69,28 +78,44 @@ void Handle::prepare(const char* routine, bool fp64) {
 }
 
 void Handle::compute(const BlasCall& call) {
+  if (call.complex()) {
+    check_rounding(options_, "ozaki", call.complex_alpha(), call.complex_beta(),
+                   call.precision() == 53);
+  }
   run_chosen_scheme(backend(), products_, options_, workspace_,
                     {call.a(), call.b(), call.c(), call.alpha(), call.beta(), call.precision()},
                     report_);
 }
 
-void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
-                  const RealMatrix& c) {
-  const FloatingPointScope scope;
-  constexpr const char* kRoutine = "ozaki::Handle::gemm";
-  auto shape = [](const RealMatrix& x) {
+namespace {
+
+constexpr const char* kGemm = "ozaki::Handle::gemm";
+
+// Refuses C (rows x cols) unless it is A (rows x k) times B (k x cols), with A and B of C's type.
+template <class Format>
+void check_gemm_operands(const BufferMatrixOf<Format>& a, const BufferMatrixOf<Format>& b,
+                         const BufferMatrixOf<Format>& c) {
+  auto shape = [](const BufferMatrixOf<Format>& x) {
     return std::to_string(x.rows) + " x " + std::to_string(x.cols);
   };
   if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols) {
-    throw std::invalid_argument(std::string(kRoutine) + ": A " + shape(a) + " times B " + shape(b) +
+    throw std::invalid_argument(std::string(kGemm) + ": A " + shape(a) + " times B " + shape(b) +
                                 " does not give C " + shape(c));
   }
   if (a.format != b.format || a.format != c.format) {
-    throw std::invalid_argument(std::string(kRoutine) + ": A, B and C must hold the same type");
+    throw std::invalid_argument(std::string(kGemm) + ": A, B and C must hold the same type");
   }
+}
+
+}  // namespace
+
+void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
+                  const RealMatrix& c) {
+  const FloatingPointScope scope;
+  check_gemm_operands(a, b, c);
   const bool fp64 = a.format == Real::fp64;
-  prepare(kRoutine, fp64);  // the mode takes this precision; clears the report
-  check_rounding(options_, kRoutine, alpha, beta, fp64);
+  prepare(kGemm, fp64);  // the mode takes this precision; clears the report
+  check_rounding(options_, kGemm, alpha, beta, fp64);
   if (c.rows == 0 || c.cols == 0 || ((alpha == 0.0 || a.cols == 0) && beta == 1.0)) return;
   if (alpha == 0.0 || a.cols == 0) {  // C := beta C, as BlasCall::scale_c
     backend().epilogue(std::nullopt, std::nullopt, alpha, beta, c, std::nullopt, std::nullopt, c);
@@ -98,6 +123,25 @@ void Handle::gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double
   }
   run_chosen_scheme(backend(), products_, options_, workspace_,
                     {a, b, c, alpha, beta, fp64 ? 53 : 24}, report_);
+}
+
+void Handle::gemm(std::complex<double> alpha, const ComplexMatrix& a, bool conjugate_a,
+                  const ComplexMatrix& b, bool conjugate_b, std::complex<double> beta,
+                  const ComplexMatrix& c) {
+  const FloatingPointScope scope;
+  check_gemm_operands(a, b, c);
+  const bool fp64 = a.format == Complex::c128;
+  prepare(kGemm, fp64);
+  check_rounding(options_, kGemm, alpha, beta, fp64);
+  if (c.rows == 0 || c.cols == 0 || ((alpha == 0.0 || a.cols == 0) && beta == 1.0)) return;
+  if (alpha == 0.0 || a.cols == 0) {  // C := beta C, as BlasCall::scale_c
+    backend().complex_epilogue(std::nullopt, Real::fp64, alpha, beta, c);
+    return;
+  }
+  const ComplexProduct form(backend(), a, conjugate_a, b, conjugate_b, Real::fp64);
+  run_chosen_scheme(backend(), products_, options_, workspace_,
+                    {form.a2(), form.b2(), form.value(), 1.0, 0.0, fp64 ? 53 : 24}, report_);
+  backend().complex_epilogue(form.value(), Real::fp64, alpha, beta, c);
 }
 
 }  // namespace tcemu::ozaki

@@ -1,21 +1,26 @@
 // The host BLAS entry points of the LD_PRELOAD library libtcemu_blas_preload.so
-// (docs/preload.md): the Fortran dgemm_ and cblas_dgemm, and the same under the names of the
-// OpenBLAS that NumPy's and SciPy's wheels bundle (scipy_dgemm_, scipy_cblas_dgemm with 32-bit
-// integers; scipy_dgemm_64_, scipy_cblas_dgemm64_ with 64-bit ones, what NumPy 2's `a @ b` calls;
-// dgemm_64_, cblas_dgemm64_, the names of older NumPy wheels), routed to the Ozaki scheme the
-// environment names (tcemu/session/preload_route.hpp) on the emulator backend, the CPU backend that
-// gives the GPU's bits (its integer MMA for dgemm-int8 and dgemm-crt, the sm90 fp16 -> fp32
-// mma.sync preset for dgemm-tc), or passed to the BLAS the program loaded (next_definition.hpp)
+// (docs/preload.md): the Fortran ?gemm_ and cblas_?gemm for ? = d, s, z, c (real and complex,
+// double and single precision), and the same under the names of the OpenBLAS that NumPy's and
+// SciPy's wheels bundle (scipy_?gemm_, scipy_cblas_?gemm with 32-bit integers; scipy_?gemm_64_,
+// scipy_cblas_?gemm64_ with 64-bit ones, what NumPy 2's `a @ b` calls; ?gemm_64_, cblas_?gemm64_,
+// the names of older NumPy wheels), routed to the Ozaki scheme the environment names
+// (tcemu/session/preload_route.hpp) on the emulator backend, the CPU backend that gives the GPU's
+// bits (its integer MMA for dgemm-int8 and dgemm-crt, the sm90 fp16 -> fp32 mma.sync preset for
+// dgemm-tc): dgemm and zgemm in the variables' mode, sgemm and cgemm in mode sp for dp, tunable
+// for tunable (session::for_single_precision); zgemm and cgemm through the real form
+// (BlasRoutines::zgemm). A call is passed to the BLAS the program loaded (next_definition.hpp)
 // when the scheme is off, the variables are bad, the call is below TCEMU_PRELOAD_MIN_SIZE, its
-// arguments are not a valid DGEMM (the BLAS then reports them), or the scheme refuses the
-// operands (C is untouched then: the handle works on copies). A call made while the calling
-// thread rounds upward, downward or toward zero is routed in mode cr rounded in that direction
-// (session::with_caller_rounding). Where no loaded object defines the entry point, a call that
-// falls through is not computed: a line on stderr says so once, and the call returns with C
-// unchanged, as a BLAS does for an argument error (xerbla), instead of taking the process down.
-
+// arguments are not a valid GEMM (the BLAS then reports them), the scheme refuses the operands
+// (C is untouched then: the handle works on copies), or a single-precision call asks for mode cr.
+// A double-precision call made while the calling thread rounds upward, downward or toward zero
+// is routed in mode cr rounded in that direction (session::with_caller_rounding); a
+// single-precision one falls through, since its schemes round to nearest only. Where no loaded
+// object defines the entry point, a call that falls through is not computed: a line on stderr
+// says so once, and the call returns with C unchanged, as a BLAS does for an argument error
+// (xerbla), instead of taking the process down.
 #include <cfenv>
 #include <chrono>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -68,21 +73,50 @@ std::size_t available_memory() {
              : 0;
 }
 
-// A column-major DGEMM call (cblas_dgemm's row-major ones are turned into one).
+// What each element type's calls need: the handle's routine, and whether the precision is
+// single (routed through session::for_single_precision) and the matrices complex (their 'C'
+// conjugates; for real ones 'C' is 'T').
+template <class T>
+struct Precision;
+template <>
+struct Precision<double> {
+  static constexpr auto gemm = &BlasRoutines::dgemm;
+  static constexpr bool single = false, complex = false;
+};
+template <>
+struct Precision<float> {
+  static constexpr auto gemm = &BlasRoutines::sgemm;
+  static constexpr bool single = true, complex = false;
+};
+template <>
+struct Precision<std::complex<double>> {
+  static constexpr auto gemm = &BlasRoutines::zgemm;
+  static constexpr bool single = false, complex = true;
+};
+template <>
+struct Precision<std::complex<float>> {
+  static constexpr auto gemm = &BlasRoutines::cgemm;
+  static constexpr bool single = true, complex = true;
+};
+
+// A column-major ?GEMM call (cblas' row-major ones are turned into one) of element type T.
+template <class T>
 struct Call {
   const char* entry;
-  char transa, transb;  // 'N' or 'T' ('C' is 'T' for real matrices)
+  char transa, transb;  // 'N', 'T' or 'C' (normalised)
   std::int64_t m, n, k;
-  double alpha;
-  const double* a;
+  T alpha;
+  const T* a;
   std::int64_t lda;
-  const double* b;
+  const T* b;
   std::int64_t ldb;
-  double beta;
-  double* c;
+  T beta;
+  T* c;
   std::int64_t ldc;
 };
 
+// 'N', 'T' or 'C' for either case of each ('C' is 'T' for real matrices), 0 for anything else.
+template <class T>
 char normalised(char t) {
   switch (t) {
     case 'N':
@@ -90,24 +124,37 @@ char normalised(char t) {
       return 'N';
     case 'T':
     case 't':
+      return 'T';
     case 'C':
     case 'c':
-      return 'T';
+      return Precision<T>::complex ? 'C' : 'T';
     default:
       return 0;
   }
 }
 
 // The call's shape, as the checks and the log take it.
-session::DgemmCall shape(const Call& c) {
+template <class T>
+session::DgemmCall shape(const Call<T>& c) {
   return {c.entry, c.transa, c.transb, c.m, c.n, c.k, c.lda, c.ldb, c.ldc};
 }
 
-// Routes `call` (Handle::dgemm works on copies in the backend's memory, so C is written only
-// when the scheme succeeds) or passes it to `fall_through` (which returns false when there is no
-// BLAS to pass it to), logging which.
-template <class FallThrough>
-void dispatch(const Call& call, FallThrough fall_through) {
+// The routing of a call of type T, or nothing (`why` says why): the variables' (a directed
+// caller rounding making it cr), for single precision through session::for_single_precision.
+template <class T>
+std::optional<Routing> routing(int caller_mode, std::string& why) {
+  std::optional<Routing> r = session::routing_from_environment(why);
+  if (!r) return r;
+  r = session::with_caller_rounding(*r, caller_mode);
+  if constexpr (Precision<T>::single) r = session::for_single_precision(*r, why);
+  return r;
+}
+
+// Routes `call` (the handle works on copies in the backend's memory, so C is written only when
+// the scheme succeeds) or passes it to `fall_through` (which returns false when there is no BLAS
+// to pass it to), logging which.
+template <class T, class FallThrough>
+void dispatch(const Call<T>& call, FallThrough fall_through) {
   if (inside_call) {
     fall_through();
     return;
@@ -115,9 +162,8 @@ void dispatch(const Call& call, FallThrough fall_through) {
   const int caller_mode = std::fegetround();  // before any scope of the libraries sets its own
   inside_call = true;
   std::string why;
-  std::optional<Routing> r = session::routing_from_environment(why);
+  const std::optional<Routing> r = routing<T>(caller_mode, why);
   if (r) {
-    r = session::with_caller_rounding(*r, caller_mode);
     if (auto refused = session::refusal(shape(call), *r)) {
       why = *refused;
     } else {
@@ -125,15 +171,16 @@ void dispatch(const Call& call, FallThrough fall_through) {
         std::lock_guard lock(engines().mutex);
         ozaki::Handle& h = engines().handles.handle(backend(), *r, "sm90");
         const auto start = std::chrono::steady_clock::now();
-        h.dgemm(call.transa, call.transb, call.m, call.n, call.k, call.alpha, call.a, call.lda,
-                call.b, call.ldb, call.beta, call.c, call.ldc);
+        (h.*Precision<T>::gemm)(call.transa, call.transb, call.m, call.n, call.k, call.alpha,
+                                call.a, call.lda, call.b, call.ldb, call.beta, call.c, call.ldc);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const ozaki::Report report = h.report();  // after_call may replace the handle
         const std::string note =
             engines().handles.after_call(backend(), *r, "sm90", available_memory());
         session::log_line(session::routed_line(shape(call), *r, " on the emulator", report,
-                                               call.alpha, call.beta, seconds, note));
+                                               std::complex<double>(call.alpha),
+                                               std::complex<double>(call.beta), seconds, note));
         inside_call = false;
         return;
       } catch (const std::exception& e) {
@@ -158,22 +205,21 @@ void dispatch(const Call& call, FallThrough fall_through) {
 // What a call that finds no BLAS does (find_definition's report).
 constexpr const char* kNoBlas = "return with C unchanged, as a BLAS does for an argument error";
 
-// The Fortran DGEMM (gfortran's calling convention: every argument by reference, then the
-// lengths of the two character arguments), with integers of type Int (int: LP64; std::int64_t:
-// ILP64, the `64_` names), under `name`.
-template <class Int>
-using FortranDgemm = void (*)(const char*, const char*, const Int*, const Int*, const Int*,
-                              const double*, const double*, const Int*, const double*, const Int*,
-                              const double*, double*, const Int*, std::size_t, std::size_t);
+// The Fortran ?GEMM (gfortran's calling convention: every argument by reference, then the
+// lengths of the two character arguments) of element type T, with integers of type Int (int:
+// LP64; std::int64_t: ILP64, the `64_` names), under `name`.
+template <class T, class Int>
+using FortranGemm = void (*)(const char*, const char*, const Int*, const Int*, const Int*, const T*,
+                             const T*, const Int*, const T*, const Int*, const T*, T*, const Int*,
+                             std::size_t, std::size_t);
 
-template <class Int>
-void fortran_dgemm(NextDefinition<FortranDgemm<Int>>& next, const char* name, const char* transa,
-                   const char* transb, const Int* m, const Int* n, const Int* k,
-                   const double* alpha, const double* a, const Int* lda, const double* b,
-                   const Int* ldb, const double* beta, double* c, const Int* ldc,
-                   std::size_t transa_length, std::size_t transb_length) {
-  dispatch(Call{name, normalised(*transa), normalised(*transb), *m, *n, *k, *alpha, a, *lda, b,
-                *ldb, *beta, c, *ldc},
+template <class T, class Int>
+void fortran_gemm(NextDefinition<FortranGemm<T, Int>>& next, const char* name, const char* transa,
+                  const char* transb, const Int* m, const Int* n, const Int* k, const T* alpha,
+                  const T* a, const Int* lda, const T* b, const Int* ldb, const T* beta, T* c,
+                  const Int* ldc, std::size_t transa_length, std::size_t transb_length) {
+  dispatch(Call<T>{name, normalised<T>(*transa), normalised<T>(*transb), *m, *n, *k, *alpha, a,
+                   *lda, b, *ldb, *beta, c, *ldc},
            [&] {
              const auto f = next.get();
              if (f != nullptr) {
@@ -184,33 +230,60 @@ void fortran_dgemm(NextDefinition<FortranDgemm<Int>>& next, const char* name, co
            });
 }
 
-// CBLAS's dgemm with integers of type Int under `name`. CBLAS's enumerations (cblas.h, int-sized
-// in every ABI): CblasRowMajor 101, CblasColMajor 102; CblasNoTrans 111, CblasTrans 112,
-// CblasConjTrans 113.
-template <class Int>
-using CblasDgemm = void (*)(int, int, int, Int, Int, Int, double, const double*, Int, const double*,
-                            Int, double, double*, Int);
+// CBLAS's argument types for element type T: real scalars by value and typed pointers, complex
+// scalars and matrices by `const void*` / `void*` (cblas.h).
+template <class T>
+struct CblasTypes {
+  using Scalar = T;
+  using In = const T*;
+  using Out = T*;
+  static T value(Scalar s) { return s; }
+};
+template <class T>
+struct CblasTypes<std::complex<T>> {
+  using Scalar = const void*;
+  using In = const void*;
+  using Out = void*;
+  static std::complex<T> value(Scalar s) { return *static_cast<const std::complex<T>*>(s); }
+};
 
-template <class Int>
-void cblas_dgemm_as(NextDefinition<CblasDgemm<Int>>& next, const char* name, int order, int transa,
-                    int transb, Int m, Int n, Int k, double alpha, const double* a, Int lda,
-                    const double* b, Int ldb, double beta, double* c, Int ldc) {
+// CBLAS's ?gemm with integers of type Int. CBLAS's enumerations (cblas.h, int-sized in every
+// ABI): CblasRowMajor 101, CblasColMajor 102; CblasNoTrans 111, CblasTrans 112, CblasConjTrans
+// 113 (OpenBLAS's CblasConjNoTrans, 114, falls through).
+template <class T, class Int>
+using CblasGemm = void (*)(int, int, int, Int, Int, Int, typename CblasTypes<T>::Scalar,
+                           typename CblasTypes<T>::In, Int, typename CblasTypes<T>::In, Int,
+                           typename CblasTypes<T>::Scalar, typename CblasTypes<T>::Out, Int);
+
+template <class T, class Int>
+void cblas_gemm_as(NextDefinition<CblasGemm<T, Int>>& next, const char* name, int order, int transa,
+                   int transb, Int m, Int n, Int k, typename CblasTypes<T>::Scalar alpha,
+                   typename CblasTypes<T>::In a, Int lda, typename CblasTypes<T>::In b, Int ldb,
+                   typename CblasTypes<T>::Scalar beta, typename CblasTypes<T>::Out c, Int ldc) {
   auto fall_through = [&] {
     const auto f = next.get();
     if (f != nullptr) f(order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return f != nullptr;
   };
-  auto op = [](int t) -> char { return t == 111 ? 'N' : t == 112 || t == 113 ? 'T' : 0; };
+  auto op = [](int t) -> char {
+    return normalised<T>(t == 111 ? 'N' : t == 112 ? 'T' : t == 113 ? 'C' : 0);
+  };
+  using Types = CblasTypes<T>;
+  const auto* ta = static_cast<const T*>(a);
+  const auto* tb = static_cast<const T*>(b);
+  auto* tc = static_cast<T*>(c);
   if (order == 102) {
-    dispatch(Call{name, op(transa), op(transb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+    dispatch(Call<T>{name, op(transa), op(transb), m, n, k, Types::value(alpha), ta, lda, tb, ldb,
+                     Types::value(beta), tc, ldc},
              fall_through);
   } else if (order == 101) {
     // Row-major C = op(A) op(B) is column-major C' = op(B)' op(A)': the same memory, with the
-    // operands and m, n exchanged.
+    // operands and m, n exchanged, and the same operations (the column-major view of a row-major
+    // X is X', and op(X)' is op of that view for N, T and C alike).
     const std::string entry = std::string(name) + " (row-major)";
-    dispatch(
-        Call{entry.c_str(), op(transb), op(transa), n, m, k, alpha, b, ldb, a, lda, beta, c, ldc},
-        fall_through);
+    dispatch(Call<T>{entry.c_str(), op(transb), op(transa), n, m, k, Types::value(alpha), tb, ldb,
+                     ta, lda, Types::value(beta), tc, ldc},
+             fall_through);
   } else if (!fall_through()) {  // the BLAS reports the bad order
     session::log_line(std::string(name) + ": not computed, no BLAS in this process defines it");
   }
@@ -218,8 +291,14 @@ void cblas_dgemm_as(NextDefinition<CblasDgemm<Int>>& next, const char* name, int
 
 // The entry points this library defines, for the load-time log line.
 constexpr const char* kEntryPoints =
-    "dgemm_, cblas_dgemm, scipy_dgemm_, scipy_cblas_dgemm, scipy_dgemm_64_, "
-    "scipy_cblas_dgemm64_, dgemm_64_, cblas_dgemm64_";
+    "dgemm_, cblas_dgemm, scipy_dgemm_, scipy_cblas_dgemm, scipy_dgemm_64_, scipy_cblas_dgemm64_, "
+    "dgemm_64_, cblas_dgemm64_, "
+    "sgemm_, cblas_sgemm, scipy_sgemm_, scipy_cblas_sgemm, scipy_sgemm_64_, scipy_cblas_sgemm64_, "
+    "sgemm_64_, cblas_sgemm64_, "
+    "zgemm_, cblas_zgemm, scipy_zgemm_, scipy_cblas_zgemm, scipy_zgemm_64_, scipy_cblas_zgemm64_, "
+    "zgemm_64_, cblas_zgemm64_, "
+    "cgemm_, cblas_cgemm, scipy_cgemm_, scipy_cblas_cgemm, scipy_cgemm_64_, scipy_cblas_cgemm64_, "
+    "cgemm_64_, cblas_cgemm64_";
 
 // With TCEMU_PRELOAD_LOG set, one line when the library is loaded: what it intercepts and how
 // the variables route calls now.
@@ -227,52 +306,63 @@ __attribute__((constructor)) void log_load() {
   std::string why;
   const std::optional<Routing> r = session::routing_from_environment(why);
   session::log_line(std::string("libtcemu_blas_preload.so loaded: intercepts ") + kEntryPoints +
-                    " (double-precision GEMMs of the host BLAS, also under the names of NumPy's "
-                    "and SciPy's bundled OpenBLAS); " +
+                    " (the real and complex GEMMs of the host BLAS, also under the names of "
+                    "NumPy's and SciPy's bundled OpenBLAS); " +
                     (r ? std::string("routes them to ") + session::scheme_name(r->scheme) +
-                             " mode " + session::mode_name(r->mode)
+                             " mode " + ozaki::mode_name(r->mode)
                        : "lets them fall through (" + why + ")") +
-                    "; a call under a directed rounding mode is routed in mode cr rounded in "
-                    "that direction");
+                    "; a double-precision call under a directed rounding mode is routed in mode "
+                    "cr rounded in that direction, a single-precision one falls through");
 }
 
 }  // namespace
 }  // namespace tcemu::preload
 
-using tcemu::preload::cblas_dgemm_as;
-using tcemu::preload::CblasDgemm;
-using tcemu::preload::fortran_dgemm;
-using tcemu::preload::FortranDgemm;
+using tcemu::preload::cblas_gemm_as;
+using tcemu::preload::CblasGemm;
+using tcemu::preload::CblasTypes;
+using tcemu::preload::fortran_gemm;
+using tcemu::preload::FortranGemm;
 using tcemu::preload::kNoBlas;
 using tcemu::preload::NextDefinition;
+using Z = std::complex<double>;
+using C = std::complex<float>;
 
-// The definitions: one line each, through fortran_dgemm and cblas_dgemm_as.
-#define TCEMU_FORTRAN_DGEMM(NAME, INT)                                                             \
+// The definitions: one line each, through fortran_gemm and cblas_gemm_as.
+#define TCEMU_FORTRAN_GEMM(NAME, T, INT)                                                           \
   void NAME(const char* transa, const char* transb, const INT* m, const INT* n, const INT* k,      \
-            const double* alpha, const double* a, const INT* lda, const double* b, const INT* ldb, \
-            const double* beta, double* c, const INT* ldc, std::size_t transa_length,              \
-            std::size_t transb_length) {                                                           \
-    static NextDefinition<FortranDgemm<INT>> next(#NAME, kNoBlas);                                 \
-    fortran_dgemm<INT>(next, #NAME, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,  \
-                       transa_length, transb_length);                                              \
+            const T* alpha, const T* a, const INT* lda, const T* b, const INT* ldb, const T* beta, \
+            T* c, const INT* ldc, std::size_t transa_length, std::size_t transb_length) {          \
+    static NextDefinition<FortranGemm<T, INT>> next(#NAME, kNoBlas);                               \
+    fortran_gemm<T, INT>(next, #NAME, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,     \
+                         ldc, transa_length, transb_length);                                       \
   }
-#define TCEMU_CBLAS_DGEMM(NAME, INT)                                                               \
-  void NAME(int order, int transa, int transb, INT m, INT n, INT k, double alpha, const double* a, \
-            INT lda, const double* b, INT ldb, double beta, double* c, INT ldc) {                  \
-    static NextDefinition<CblasDgemm<INT>> next(#NAME, kNoBlas);                                   \
-    cblas_dgemm_as<INT>(next, #NAME, order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,  \
-                        c, ldc);                                                                   \
+#define TCEMU_CBLAS_GEMM(NAME, T, INT)                                                           \
+  void NAME(int order, int transa, int transb, INT m, INT n, INT k, CblasTypes<T>::Scalar alpha, \
+            CblasTypes<T>::In a, INT lda, CblasTypes<T>::In b, INT ldb,                          \
+            CblasTypes<T>::Scalar beta, CblasTypes<T>::Out c, INT ldc) {                         \
+    static NextDefinition<CblasGemm<T, INT>> next(#NAME, kNoBlas);                               \
+    cblas_gemm_as<T, INT>(next, #NAME, order, transa, transb, m, n, k, alpha, a, lda, b, ldb,    \
+                          beta, c, ldc);                                                         \
   }
+// Every name of one precision P (d, s, z, c) and element type T: the reference BLAS's, and those
+// of NumPy's and SciPy's wheels (scipy_ with 32-bit integers, scipy_..64_ with 64-bit ones, what
+// NumPy 2's `a @ b` calls; ..._64_ and cblas_..64_, older NumPy wheels).
+#define TCEMU_GEMMS(P, T)                                     \
+  TCEMU_FORTRAN_GEMM(P##gemm_, T, int)                        \
+  TCEMU_CBLAS_GEMM(cblas_##P##gemm, T, int)                   \
+  TCEMU_FORTRAN_GEMM(scipy_##P##gemm_, T, int)                \
+  TCEMU_CBLAS_GEMM(scipy_cblas_##P##gemm, T, int)             \
+  TCEMU_FORTRAN_GEMM(scipy_##P##gemm_64_, T, std::int64_t)    \
+  TCEMU_CBLAS_GEMM(scipy_cblas_##P##gemm64_, T, std::int64_t) \
+  TCEMU_FORTRAN_GEMM(P##gemm_64_, T, std::int64_t)            \
+  TCEMU_CBLAS_GEMM(cblas_##P##gemm64_, T, std::int64_t)
 
 extern "C" {
 
-TCEMU_FORTRAN_DGEMM(dgemm_, int)
-TCEMU_CBLAS_DGEMM(cblas_dgemm, int)
-TCEMU_FORTRAN_DGEMM(scipy_dgemm_, int)
-TCEMU_CBLAS_DGEMM(scipy_cblas_dgemm, int)
-TCEMU_FORTRAN_DGEMM(scipy_dgemm_64_, std::int64_t)
-TCEMU_CBLAS_DGEMM(scipy_cblas_dgemm64_, std::int64_t)
-TCEMU_FORTRAN_DGEMM(dgemm_64_, std::int64_t)
-TCEMU_CBLAS_DGEMM(cblas_dgemm64_, std::int64_t)
+TCEMU_GEMMS(d, double)
+TCEMU_GEMMS(s, float)
+TCEMU_GEMMS(z, Z)
+TCEMU_GEMMS(c, C)
 
 }  // extern "C"

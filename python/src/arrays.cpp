@@ -137,6 +137,10 @@ Operand operand(nb::handle object, const char* name) {
       if (t.bits != 16) break;
       op.typed = formats::bf16;
       return op;
+    case dl::dtype_code::Complex:
+      if (t.bits != 128 && t.bits != 64) break;
+      op.complex = t.bits == 128 ? Complex::c128 : Complex::c64;
+      return op;
     case dl::dtype_code::Float8_E4M3FN:
       op.typed = formats::e4m3;
       return op;
@@ -151,6 +155,7 @@ Operand operand(nb::handle object, const char* name) {
   }
   throw nb::type_error((op.name + ": dtype " + op.dtype +
                         " is not supported: pass float16, bfloat16, float32, float64, "
+                        "complex64, complex128 (ozaki_gemm, accurate_gemm), "
                         "float8_e4m3fn, float8_e5m2, ml_dtypes' float6_e3m2fn, float6_e2m3fn, "
                         "float4_e2m1fn and float8_e8m0fnu, or uint8/uint16/uint32 bit patterns")
                            .c_str());
@@ -216,6 +221,15 @@ void require_real(const Operand& op, Real real) {
   if (op.real != real) {
     throw nb::type_error((op.name + ": dtype " + op.dtype + " is not " +
                           (real == Real::fp64 ? "float64" : "float32") + " as the call needs")
+                             .c_str());
+  }
+}
+
+void require_complex(const Operand& op, Complex complex) {
+  if (op.complex != complex) {
+    throw nb::type_error((op.name + ": dtype " + op.dtype + " is not " +
+                          (complex == Complex::c128 ? "complex128" : "complex64") +
+                          " as the call needs")
                              .c_str());
   }
 }
@@ -322,10 +336,10 @@ std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& form
 }
 
 BlasMatrix blas_matrix(const Operand& op) {
-  if (!op.real) {
-    throw nb::type_error(
-        (op.name + ": dtype " + op.dtype + " is not supported here: pass float64 or float32")
-            .c_str());
+  if (!op.real && !op.complex) {
+    throw nb::type_error((op.name + ": dtype " + op.dtype +
+                          " is not supported here: pass float64, float32, complex128 or complex64")
+                             .c_str());
   }
   require_ndim(op, 2);
   require_host(op);
@@ -334,7 +348,8 @@ BlasMatrix blas_matrix(const Operand& op) {
                static_cast<std::int64_t>(op.array.shape(0)),
                static_cast<std::int64_t>(op.array.shape(1)),
                std::max<std::int64_t>(static_cast<std::int64_t>(op.array.shape(0)), 1),
-               *op.real,
+               op.complex ? part_format(*op.complex) : *op.real,
+               op.complex.has_value(),
                {}};
   if (const auto s = strided_2d(op)) {
     m.trans = s->layout == Layout::column_major ? 'N' : 'T';
@@ -354,6 +369,11 @@ nb::dlpack::dtype dtype_of(const FloatFormat& format) {
 nb::dlpack::dtype dtype_of(Real real) {
   return {static_cast<std::uint8_t>(dl::dtype_code::Float),
           static_cast<std::uint8_t>(8 * real_bytes(real)), 1};
+}
+
+nb::dlpack::dtype dtype_of(Complex complex) {
+  return {static_cast<std::uint8_t>(dl::dtype_code::Complex),
+          static_cast<std::uint8_t>(8 * element_bytes(complex)), 1};
 }
 
 NewArray new_array(const std::vector<std::size_t>& shape, nb::dlpack::dtype dtype, Layout layout) {

@@ -31,9 +31,10 @@ struct Operand {
   // float16: fp16, bfloat16: bf16, float32: fp32, float8_e4m3fn: e4m3, float8_e5m2: e5m2;
   // nullopt for unsigned integers (bit patterns) and float64 (`real` says which).
   std::optional<FloatFormat> typed;
-  std::optional<Real> real;  // float64 or float32
-  std::string name;          // the argument's name in messages
-  std::string dtype;         // the dtype's name in messages
+  std::optional<Real> real;             // float64 or float32
+  std::string name;                     // the argument's name in messages
+  std::string dtype;                    // the dtype's name in messages
+  std::optional<Complex> complex = {};  // complex128 (c128) or complex64 (c64)
 };
 
 // `object`: a NumPy array (ml_dtypes' bfloat16, float8_e4m3fn and float8_e5m2 arrays are viewed
@@ -57,6 +58,8 @@ void require_format(const Operand& op, const FloatFormat& format);
 
 // Raises TypeError unless the dtype is `real` (float64 or float32).
 void require_real(const Operand& op, Real real);
+// Raises TypeError unless the dtype is `complex` (complex128 or complex64).
+void require_complex(const Operand& op, Complex complex);
 
 // A contiguous copy of a 2-D host array in `layout`.
 std::vector<unsigned char> copy_2d(const Operand& op, Layout layout);
@@ -85,15 +88,16 @@ BitMatrix unpacked_fp4(const Operand& op, int k_axis, NibbleOrder order);
 // A 1-D array of bit patterns, one per element.
 std::vector<std::uint32_t> bit_vector(const Operand& op, const FloatFormat& format);
 
-// A 2-D float64 or float32 host array as BLAS takes it, column-major: op(X) = X with ld for a
-// column-major array, X^T ('T') of the row-major transpose for a row-major one, or a
-// column-major copy.
+// A 2-D float64, float32, complex128 or complex64 host array as BLAS takes it, column-major:
+// op(X) = X with ld for a column-major array, X^T ('T') of the row-major transpose for a
+// row-major one, or a column-major copy.
 struct BlasMatrix {
   const void* data;
   char trans;
   std::int64_t rows, cols;  // of the array
   std::int64_t ld;
-  Real real;
+  Real real;     // the element's type, or each part's for a complex one
+  bool complex;  // complex128 (real fp64) or complex64 (fp32)
   std::vector<unsigned char> storage;
 };
 BlasMatrix blas_matrix(const Operand& op);
@@ -112,6 +116,7 @@ struct NewArray {
 };
 nb::dlpack::dtype dtype_of(const FloatFormat& format);  // float32 or float16 (accumulators)
 nb::dlpack::dtype dtype_of(Real real);
+nb::dlpack::dtype dtype_of(Complex complex);
 NewArray new_array(const std::vector<std::size_t>& shape, nb::dlpack::dtype dtype,
                    Layout layout = Layout::row_major);
 

@@ -194,6 +194,11 @@ BufferOperand<Real> to_buffer(Backend& backend, const Operand& op, Real real) {
   return to_buffer_as(backend, op, real);
 }
 
+BufferOperand<Complex> to_buffer(Backend& backend, const Operand& op, Complex complex) {
+  require_complex(op, complex);
+  return to_buffer_as(backend, op, complex);
+}
+
 template <class Format>
 BufferOperand<Format> new_buffer(Backend& backend, Format format, std::int64_t rows,
                                  std::int64_t cols) {
@@ -206,6 +211,7 @@ BufferOperand<Format> new_buffer(Backend& backend, Format format, std::int64_t r
 }
 template BufferOperand<FloatFormat> new_buffer(Backend&, FloatFormat, std::int64_t, std::int64_t);
 template BufferOperand<Real> new_buffer(Backend&, Real, std::int64_t, std::int64_t);
+template BufferOperand<Complex> new_buffer(Backend&, Complex, std::int64_t, std::int64_t);
 
 nb::object from_buffer(Backend& backend, const BufferOperand<FloatFormat>& m, bool on_device,
                        int device) {
@@ -213,6 +219,11 @@ nb::object from_buffer(Backend& backend, const BufferOperand<FloatFormat>& m, bo
 }
 
 nb::object from_buffer(Backend& backend, const BufferOperand<Real>& m, bool on_device, int device) {
+  return from_buffer_as(backend, m, dtype_of(m.shape.format), on_device, device);
+}
+
+nb::object from_buffer(Backend& backend, const BufferOperand<Complex>& m, bool on_device,
+                       int device) {
   return from_buffer_as(backend, m, dtype_of(m.shape.format), on_device, device);
 }
 

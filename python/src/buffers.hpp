@@ -27,12 +27,14 @@ struct BufferOperand {
   }
 };
 
-// A 2-D array of `format` bit patterns (require_format) or of `real` values, in `backend`'s
+// A 2-D array of `format` bit patterns (require_format), of `real` values or of `complex` ones, in
+// `backend`'s
 // memory. A CUDA array needs a GPU backend and strides with a leading dimension (ValueError
 // otherwise); a host array without one is copied row-major first.
 BufferOperand<FloatFormat> to_buffer(Backend& backend, const Operand& op,
                                      const FloatFormat& format);
 BufferOperand<Real> to_buffer(Backend& backend, const Operand& op, Real real);
+BufferOperand<Complex> to_buffer(Backend& backend, const Operand& op, Complex complex);
 
 // An operand the steps only read: a CUDA array in place, its memory borrowed (no copy; the same
 // stride rule as to_buffer), a host array copied in as to_buffer copies it.
@@ -72,6 +74,8 @@ BufferOperand<Format> new_buffer(Backend& backend, Format format, std::int64_t r
 nb::object from_buffer(Backend& backend, const BufferOperand<FloatFormat>& m, bool on_device,
                        int device);
 nb::object from_buffer(Backend& backend, const BufferOperand<Real>& m, bool on_device, int device);
+nb::object from_buffer(Backend& backend, const BufferOperand<Complex>& m, bool on_device,
+                       int device);
 
 // The CUDA device of the arrays among `ops` (None-free), or -1 when all are host arrays. Raises
 // ValueError when host and CUDA arrays are mixed or the CUDA arrays are on different devices.

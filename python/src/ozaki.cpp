@@ -2,10 +2,12 @@
 // (tcemu/ozaki/handle.hpp), on the emulator (tensor-core products through any datapath), cpu64
 // (binary64 products, DGEMM-DP-CR) or the GPU, as `tcemu gemm --scheme dgemm-tc|sgemm-tc` runs it;
 // with int8=True Ozaki-I on int8 slices and integer products (`--scheme dgemm-int8|sgemm-int8`),
-// with crt=True Ozaki scheme II (`--scheme dgemm-crt|sgemm-crt`; `splits`: the moduli).
+// with crt=True Ozaki scheme II (`--scheme dgemm-crt|sgemm-crt`; `splits`: the moduli). complex128
+// and complex64 host arrays run zgemm and cgemm (the real form, BlasRoutines::zgemm).
 #include <optional>
 #include <string>
 
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -60,16 +62,17 @@ nb::dict report_dict(const ozaki::Report& r) {
 void bind_ozaki(nb::module_& m) {
   m.def(
       "ozaki_gemm",
-      [](nb::handle a, nb::handle b, nb::handle c, double alpha, double beta,
-         std::optional<std::string> mode, int splits, bool fast, int max_splits,
-         std::size_t workspace_mib, const std::string& backend, std::optional<Datapath> datapath,
-         int threads, const std::string& engine, bool int8, bool crt, const std::string& rounding,
-         bool return_report) {
+      [](nb::handle a, nb::handle b, nb::handle c, std::complex<double> alpha,
+         std::complex<double> beta, std::optional<std::string> mode, int splits, bool fast,
+         int max_splits, std::size_t workspace_mib, const std::string& backend,
+         std::optional<Datapath> datapath, int threads, const std::string& engine, bool int8,
+         bool crt, const std::string& rounding, bool return_report) {
         const Operand oa = operand(a, "a"), ob = operand(b, "b");
         std::optional<Operand> oc;
         if (!c.is_none()) oc = operand(c, "c");
         const int device = oc ? cuda_device({&oa, &ob, &*oc}) : cuda_device({&oa, &ob});
-        const Real real = oa.real.value_or(Real::fp64);
+        // The element's type, or each part's: float64 and complex128 default to mode dp.
+        const Real real = oa.complex ? part_format(*oa.complex) : oa.real.value_or(Real::fp64);
         ozaki::Options options{.mode = mode_named(mode.value_or(real == Real::fp64 ? "dp" : "sp")),
                                .splits = splits,
                                .fast = fast,
@@ -94,14 +97,28 @@ void bind_ozaki(nb::module_& m) {
           BlasGemm g = blas_gemm(oa, ob, oc);
           run_gemm(handle, g, alpha, beta);
           result = g.c.object;
+        } else if (oa.complex) {  // zgemm, cgemm on the device's memory (Handle::gemm)
+          const auto ba = to_buffer(*machine, oa, *oa.complex);
+          const auto bb = to_buffer(*machine, ob, *oa.complex);
+          const auto bc = oc ? to_buffer(*machine, *oc, *oa.complex)
+                             : new_buffer(*machine, *oa.complex, ba.shape.rows, bb.shape.cols);
+          {
+            nb::gil_scoped_release release;
+            handle.gemm(alpha, ba.view(), false, bb.view(), false, beta, bc.view());
+            machine->synchronize();
+          }
+          result = from_buffer(*machine, bc, true, device);
         } else {
+          if (alpha.imag() != 0 || beta.imag() != 0) {
+            throw nb::value_error("a complex alpha or beta needs complex arrays");
+          }
           const auto ba = to_buffer(*machine, oa, real);
           const auto bb = to_buffer(*machine, ob, real);
           const auto bc = oc ? to_buffer(*machine, *oc, real)
                              : new_buffer(*machine, real, ba.shape.rows, bb.shape.cols);
           {
             nb::gil_scoped_release release;
-            handle.gemm(alpha, ba.view(), bb.view(), beta, bc.view());
+            handle.gemm(alpha.real(), ba.view(), bb.view(), beta.real(), bc.view());
             machine->synchronize();
           }
           result = from_buffer(*machine, bc, true, device);
@@ -117,7 +134,10 @@ void bind_ozaki(nb::module_& m) {
       nb::arg("rounding") = "nearest", nb::arg("return_report") = false,
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
-      "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'). backend: "
+      "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'); complex128 and "
+      "complex64 arrays as float64 and float32 (zgemm, cgemm: one real product of the "
+      "real form [Ar Ai] [[Br Bi], [-Bi Br]], so in mode 'cr' each real and imaginary part is "
+      "correctly rounded; alpha and beta may be complex). backend: "
       "'emulator' (slice products on the emulated tensor cores through `datapath`, default "
       "sm90 fp16 -> fp32), 'cpu64' (binary64 products, DGEMM-DP-CR) or 'gpu' (CUDA arrays run "
       "there without leaving the device). int8=True: Ozaki-I on int8 slices (6 bits and sign) "

@@ -161,6 +161,29 @@ def test_cuda_tensors_stay_on_the_device(rng):
 
 
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
+def test_complex_cuda_tensors_give_the_emulators_bits(rng):
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal((9, 30)) * 2.0 ** rng.integers(-20, 20, (9, 30)) \
+        + 1j * rng.standard_normal((9, 30))
+    y = rng.standard_normal((30, 5)) + 1j * rng.standard_normal((30, 5)) * 2.0 ** 10
+    c = rng.standard_normal((9, 5)) + 1j * rng.standard_normal((9, 5))
+    for dtype, kwargs in [(np.complex128, {"mode": "cr", "crt": True}),
+                          (np.complex128, {"alpha": 0.5 - 2j, "beta": 1j, "int8": True}),
+                          (np.complex64, {"alpha": 1.5, "beta": -0.25})]:
+        a, b, c0 = x.astype(dtype), y.astype(dtype), c.astype(dtype)
+        on_host = tcemu.ozaki_gemm(a, b, c0 if "beta" in kwargs else None, **kwargs)
+        tc = torch.from_numpy(c0).cuda() if "beta" in kwargs else None
+        d = tcemu.ozaki_gemm(torch.from_numpy(a).cuda(), torch.from_numpy(b.T.copy()).cuda().t(),
+                             tc, **kwargs)
+        assert d.__dlpack_device__()[0] == 2  # kDLCUDA
+        got = torch.from_dlpack(d).cpu().numpy()
+        assert got.dtype == dtype
+        bits = np.uint64 if dtype == np.complex128 else np.uint32
+        np.testing.assert_array_equal(np.ascontiguousarray(got).view(bits),
+                                      np.ascontiguousarray(on_host).view(bits))
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU present")
 def test_any_datapath_runs_on_cuda_tensors_with_the_emulator_bits(rng):
     torch = pytest.importorskip("torch")
     v100 = tcemu.preset("sm70", "fp16", "fp32")

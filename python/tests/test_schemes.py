@@ -56,6 +56,49 @@ def test_ozaki_directed_rounding_is_refused_outside_cr_and_c_equals_ab(problem):
         tcemu.ozaki_gemm(a, b, mode="cr", rounding="up")
 
 
+def real_form(a, b):
+    """[Ar Ai] and [[Br Bi], [-Bi Br]]: their product is [Re Im] of a @ b, each part one real
+    inner product (BlasRoutines::zgemm)."""
+    return (np.hstack([a.real, a.imag]),
+            np.block([[b.real, b.imag], [-b.imag, b.real]]))
+
+
+def parts_bits(z):
+    """The real and imaginary parts of a complex array side by side, as bit patterns."""
+    bits = np.uint64 if z.dtype == np.complex128 else np.uint32
+    return np.ascontiguousarray(np.hstack([z.real, z.imag])).view(bits)
+
+
+@pytest.mark.parametrize("direction", ["nearest", "upward", "downward"])
+@pytest.mark.parametrize("scheme", [{}, {"int8": True}, {"crt": True}, {"backend": "cpu64"}])
+def test_ozaki_complex_cr_rounds_each_part(rng, direction, scheme):
+    a = wide(rng, (5, 12)) + 1j * wide(rng, (5, 12))
+    b = wide(rng, (12, 4)) + 1j * wide(rng, (12, 4))
+    sums = exact_sums(*real_form(a, b))
+    expected = round_to(sums, np.float64) if direction == "nearest" else directed(sums, direction)
+    d = tcemu.ozaki_gemm(a, b, mode="cr", rounding=direction, **scheme)
+    assert d.dtype == np.complex128
+    np.testing.assert_array_equal(parts_bits(d), expected.view(np.uint64))
+
+
+def test_ozaki_complex_is_the_real_routine_on_the_real_form(rng):
+    for dtype, real in ((np.complex128, np.float64), (np.complex64, np.float32)):
+        a = (rng.standard_normal((6, 9)) + 1j * rng.standard_normal((6, 9))).astype(dtype)
+        b = (rng.standard_normal((9, 5)) + 1j * rng.standard_normal((9, 5))).astype(dtype)
+        c = (rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5))).astype(dtype)
+        a2, b2 = real_form(a, b)
+        # Real alpha and beta: dgemm's (sgemm's) bits on the real form, any layout of a.
+        want = tcemu.ozaki_gemm(a2, b2, np.hstack([c.real, c.imag]), alpha=1.5, beta=-0.5)
+        got = tcemu.ozaki_gemm(np.asfortranarray(a), b, c, alpha=1.5, beta=-0.5)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(parts_bits(got), np.ascontiguousarray(want).view(
+            np.uint64 if real is np.float64 else np.uint32))
+    with pytest.raises(ValueError, match="complex alpha or beta needs complex arrays"):
+        tcemu.ozaki_gemm(a2, b2, alpha=1j)
+    with pytest.raises(TypeError, match="is not complex64"):
+        tcemu.ozaki_gemm(a, b2)
+
+
 @pytest.mark.parametrize("backend", ["emulator", "cpu64"])
 def test_ozaki_int8_cr_is_correctly_rounded_and_dp_accurate(problem, backend):
     a, b, expected = problem

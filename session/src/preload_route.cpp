@@ -63,10 +63,6 @@ const char* scheme_name(Scheme s) {
   return "?";
 }
 
-const char* mode_name(ozaki::Mode m) {
-  return m == ozaki::Mode::dp ? "dp" : m == ozaki::Mode::cr ? "cr" : "tunable";
-}
-
 std::optional<Routing> routing_from_environment(std::string& why) {
   bool bad = false;
   std::optional<Routing> r = routing_from_variables(variable, why, bad);
@@ -174,6 +170,19 @@ Routing with_caller_rounding(Routing r, int caller_mode) {
   return r;
 }
 
+std::optional<Routing> for_single_precision(const Routing& r, std::string& why) {
+  if (r.mode == ozaki::Mode::cr) {
+    why = r.rounding_from_caller
+              ? std::string("the caller rounds ") + ozaki::rounding_name(r.rounding) +
+                    ", and the single-precision schemes round to nearest only"
+              : "mode cr is for double precision (single precision takes dp or tunable)";
+    return std::nullopt;
+  }
+  Routing single = r;
+  if (single.mode == ozaki::Mode::dp) single.mode = ozaki::Mode::sp;
+  return single;
+}
+
 std::unique_ptr<ozaki::Handle> make_handle(Backend& backend, const Routing& r,
                                            const std::string& tensor_core_arch) {
   ozaki::Options options;
@@ -238,8 +247,8 @@ std::string HandleCache::after_call(Backend& backend, const Routing& r,
 std::optional<std::string> refusal(const DgemmCall& c, const Routing& r, bool null_scalars) {
   if (c.transa == 0 || c.transb == 0) return "an operation other than N, T, C";
   if (c.m < 0 || c.n < 0 || c.k < 0) return "a negative dimension";
-  const std::int64_t a_rows = c.transa == 'T' ? c.k : c.m;
-  const std::int64_t b_rows = c.transb == 'T' ? c.n : c.k;
+  const std::int64_t a_rows = c.transa == 'N' ? c.m : c.k;
+  const std::int64_t b_rows = c.transb == 'N' ? c.k : c.n;
   if (c.lda < std::max<std::int64_t>(1, a_rows) || c.ldb < std::max<std::int64_t>(1, b_rows) ||
       c.ldc < std::max<std::int64_t>(1, c.m)) {
     return "a leading dimension too small";
@@ -259,11 +268,20 @@ std::string call_shape(const DgemmCall& c) {
 }
 
 std::string routed_line(const DgemmCall& call, const Routing& r, const std::string& where,
-                        const ozaki::Report& report, double alpha, double beta, double seconds,
-                        const std::string& note) {
+                        const ozaki::Report& report, std::complex<double> alpha,
+                        std::complex<double> beta, double seconds, const std::string& note) {
+  const auto scalar = [](std::complex<double> x) {
+    std::ostringstream s;
+    if (x.imag() == 0) {
+      s << x.real();
+    } else {
+      s << "(" << x.real() << ", " << x.imag() << ")";
+    }
+    return s.str();
+  };
   std::ostringstream line;
   line << call_shape(call) << ": routed to " << scheme_name(r.scheme) << " mode "
-       << mode_name(r.mode);
+       << ozaki::mode_name(r.mode);
   if (r.mode == ozaki::Mode::tunable) line << " count " << r.count;
   if (r.rounding != fp64::Direction::nearest_even) {
     line << " rounding " << ozaki::rounding_name(r.rounding)
@@ -273,8 +291,8 @@ std::string routed_line(const DgemmCall& call, const Routing& r, const std::stri
   line << where << " (" << (r.scheme == Scheme::dgemm_crt ? "moduli " : "slices ")
        << report.slices_a;
   if (r.scheme != Scheme::dgemm_crt) line << "/" << report.slices_b;
-  line << ", GEMMs " << report.gemms << ", blocks " << report.blocks << "), alpha " << alpha
-       << " beta " << beta << ", " << seconds << " s";
+  line << ", GEMMs " << report.gemms << ", blocks " << report.blocks << "), alpha " << scalar(alpha)
+       << " beta " << scalar(beta) << ", " << seconds << " s";
   if (!note.empty()) line << "; " << note;
   return line.str();
 }

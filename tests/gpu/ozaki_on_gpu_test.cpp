@@ -4,11 +4,14 @@
 // transposes, NaN and Inf, through host arrays and through device-resident matrices; and
 // DGEMM-DP-CR (binary64 slices, cublasDgemm) gives the cpu64 backend's bits. Mode cr rounded
 // upward, downward and toward zero (Options::rounding, issue 37) gives MPFR's bits on the device
-// for every scheme, through host arrays and device-resident matrices.
+// for every scheme, through host arrays and device-resident matrices. zgemm and cgemm (their real
+// form's kernels and the complex epilogue) give the emulator's bits for every scheme and mode,
+// through host arrays and device-resident complex matrices.
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -61,19 +64,7 @@ std::string skip_reason() {
   return "";
 }
 
-const char* mode_name(ozaki::Mode mode) {
-  switch (mode) {
-    case ozaki::Mode::dp:
-      return "dp";
-    case ozaki::Mode::cr:
-      return "cr";
-    case ozaki::Mode::sp:
-      return "sp";
-    case ozaki::Mode::tunable:
-      return "tunable";
-  }
-  return "?";
-}
+using ozaki::mode_name;
 
 struct DgemmRun {
   ozaki::Options options;
@@ -352,6 +343,134 @@ TEST(OzakiOnGpu, DirectedCrGivesMpfrsBitsOnTheDevice) {
                   static_cast<long long>(same.differing));
     }
   }
+}
+
+// A rows x cols complex matrix, column-major with leading dimension ld (padding NaN), parts
+// (rand - 0.5) exp(phi randn).
+template <typename T>
+std::vector<std::complex<T>> complex_values(std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                            double phi, std::mt19937_64& rng) {
+  const auto re = reference::phi_values<T>(rows * cols, phi, rng),
+             im = reference::phi_values<T>(rows * cols, phi, rng);
+  std::vector<std::complex<T>> x(static_cast<std::size_t>(ld * cols), {NAN, NAN});
+  for (std::int64_t j = 0; j < cols; ++j) {
+    for (std::int64_t i = 0; i < rows; ++i) x[j * ld + i] = {re[j * rows + i], im[j * rows + i]};
+  }
+  return x;
+}
+
+// The parts of two complex m x n arrays (leading dimension ld), bit for bit.
+template <typename T>
+test::BitComparison compare_parts(const std::vector<std::complex<T>>& want,
+                                  const std::vector<std::complex<T>>& got, std::int64_t m,
+                                  std::int64_t n, std::int64_t ld) {
+  const auto parts = [](const std::vector<std::complex<T>>& x) {
+    std::vector<T> p;
+    for (const auto& v : x) p.insert(p.end(), {v.real(), v.imag()});
+    return p;
+  };
+  return test::compare_bits(parts(want), parts(got), 2 * m, n, {.ld = 2 * ld});
+}
+
+// zgemm and cgemm: the real form (complex_real_form), the scheme on it and the complex epilogue
+// on the GPU give the emulator's bits, for every scheme, mode and pair of operations, padded
+// leading dimensions, complex alpha and beta, an Inf, and a small workspace (blocks).
+TEST(OzakiOnGpu, ComplexGemmGivesTheEmulatorsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const auto emulator = host::make_emulator_backend();
+  const std::int64_t m = 37, n = 29, k = 71;
+  const std::pair<const char*, ozaki::Products> schemes[] = {
+      {"dgemm-tc",
+       ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
+      {"dgemm-int8", ozaki::IntegerProducts{}},
+      {"dgemm-crt", ozaki::CrtProducts{}}};
+  struct Run {
+    ozaki::Options options;
+    char transa, transb;
+    bool plain;  // alpha = 1, beta = 0 (a directed rounding needs it)
+  };
+  const Run runs[] = {
+      {{.mode = ozaki::Mode::dp}, 'N', 'N', false},
+      {{.mode = ozaki::Mode::dp, .workspace_bytes = std::size_t{256} << 10}, 'C', 'T', false},
+      {{.mode = ozaki::Mode::cr}, 'T', 'C', false},
+      {{.mode = ozaki::Mode::cr, .rounding = fp64::Direction::downward}, 'C', 'C', true},
+      {{.mode = ozaki::Mode::tunable, .splits = 3}, 'N', 'C', false}};
+  std::mt19937_64 rng(41);
+  for (const auto& [name, products] : schemes) {
+    for (const Run& run : runs) {
+      const std::int64_t lda = (run.transa == 'N' ? m : k) + 3,
+                         ldb = (run.transb == 'N' ? k : n) + 1, ldc = m + 2;
+      auto a = complex_values<double>(run.transa == 'N' ? m : k, run.transa == 'N' ? k : m, lda,
+                                      2.0, rng);
+      const auto b = complex_values<double>(run.transb == 'N' ? k : n, run.transb == 'N' ? n : k,
+                                            ldb, 2.0, rng);
+      const auto c = complex_values<double>(m, n, ldc, 1.0, rng);
+      a[5] = {INFINITY, 0.0};
+      const std::complex<double> alpha = run.plain ? 1.0 : std::complex<double>{0.75, -1.5},
+                                 beta = run.plain ? 0.0 : std::complex<double>{-0.5, 0.25};
+      std::vector<std::complex<double>> on_gpu = c, on_emulator = c;
+      ozaki::Handle(*gpu_backend, products, run.options)
+          .zgemm(run.transa, run.transb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta,
+                 on_gpu.data(), ldc);
+      ozaki::Handle(*emulator, products, run.options)
+          .zgemm(run.transa, run.transb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta,
+                 on_emulator.data(), ldc);
+      const test::BitComparison same = compare_parts(on_emulator, on_gpu, m, n, ldc);
+      EXPECT_TRUE(same.result) << name << " " << mode_name(run.options.mode) << " " << run.transa
+                               << run.transb;
+      std::printf("zgemm %s %s %c%c on %s: %lld parts differ between GPU and emulator\n", name,
+                  mode_name(run.options.mode), run.transa, run.transb, arch.c_str(),
+                  static_cast<long long>(same.differing));
+    }
+    for (const ozaki::Options& options :
+         {ozaki::Options{.mode = ozaki::Mode::sp},
+          ozaki::Options{.mode = ozaki::Mode::tunable, .splits = 2}}) {
+      const auto a = complex_values<float>(k, m, k, 2.0, rng),
+                 b = complex_values<float>(k, n, k, 2.0, rng),
+                 c = complex_values<float>(m, n, m, 1.0, rng);
+      std::vector<std::complex<float>> on_gpu = c, on_emulator = c;
+      const std::complex<float> alpha{1.25f, 0.5f}, beta{0.0f, -1.0f};
+      ozaki::Handle(*gpu_backend, products, options)
+          .cgemm('C', 'N', m, n, k, alpha, a.data(), k, b.data(), k, beta, on_gpu.data(), m);
+      ozaki::Handle(*emulator, products, options)
+          .cgemm('C', 'N', m, n, k, alpha, a.data(), k, b.data(), k, beta, on_emulator.data(), m);
+      const test::BitComparison same = compare_parts(on_emulator, on_gpu, m, n, m);
+      EXPECT_TRUE(same.result) << name << " cgemm " << mode_name(options.mode);
+      std::printf("cgemm %s %s on %s: %lld parts differ between GPU and emulator\n", name,
+                  mode_name(options.mode), arch.c_str(), static_cast<long long>(same.differing));
+    }
+  }
+}
+
+// Handle::gemm on complex matrices in device memory (what the cuBLAS library hands it) gives
+// zgemm's bits.
+TEST(OzakiOnGpu, DeviceResidentComplexGemmGivesZgemmsBits) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const std::int64_t m = 40, n = 33, k = 57, lda = k + 2, ldb = n + 1, ldc = m + 3;
+  std::mt19937_64 rng(43);
+  using Z = std::complex<double>;
+  const auto a = complex_values<double>(k, m, lda, 1.0, rng);  // op 'C'
+  const auto b = complex_values<double>(n, k, ldb, 1.0, rng);  // op 'T'
+  const auto c = complex_values<double>(m, n, ldc, 1.0, rng);
+  ozaki::Handle h(*gpu_backend, ozaki::CrtProducts{}, {.mode = ozaki::Mode::dp});
+  const Z alpha{-1.0, 2.0}, beta{0.5, 0.5};
+  std::vector<Z> expected = c;
+  h.zgemm('C', 'T', m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, expected.data(), ldc);
+  const auto on_device = [&](const std::vector<Z>& x) {
+    Buffer out = gpu_backend->allocate(x.size() * sizeof(Z));
+    gpu_backend->copy_in(x.data(), out, x.size() * sizeof(Z));
+    return out;
+  };
+  Buffer ab = on_device(a), bb = on_device(b), cb = on_device(c);
+  h.gemm(alpha, {&ab, 0, Complex::c128, m, k, lda, Layout::row_major}, true,
+         {&bb, 0, Complex::c128, k, n, ldb, Layout::row_major}, false, beta,
+         {&cb, 0, Complex::c128, m, n, ldc, Layout::column_major});
+  std::vector<Z> got(c.size());
+  gpu_backend->copy_out(cb, got.data(), got.size() * sizeof(Z));
+  EXPECT_TRUE(compare_parts(expected, got, m, n, ldc).result);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <tcemu/reference/exact_gemm.hpp>
@@ -38,6 +41,17 @@ inline ::testing::AssertionResult same_product_bits(const std::vector<double>& e
                                                     const std::vector<double>& b) {
   return test::same_bits(expected, got, m, n,
                          {.inputs = test::gemm_inputs(m, k, a.data(), b.data())});
+}
+
+// `call` throws std::invalid_argument whose message contains `what` (an xerbla-style "dgemm:
+// parameter 8 (lda)", a refused mode).
+inline void expect_invalid_argument(const std::function<void()>& call, const std::string& what) {
+  try {
+    call();
+    ADD_FAILURE() << "no error for " << what;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
 }
 
 // max |x - r| / |r| over the elements with r != 0 (elements with r == 0 count when x != 0).

@@ -4,9 +4,11 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -44,14 +46,48 @@ inline std::vector<double> random_matrix(std::size_t count, std::mt19937_64& rng
   return x;
 }
 
-// The scheme and mode the TCEMU_PRELOAD_* variables name, as a host handle on `backend`.
+// Whether T is a complex element type.
+template <class T>
+constexpr bool kComplex =
+    std::is_same_v<T, std::complex<double>> || std::is_same_v<T, std::complex<float>>;
+
+// random_matrix's values as T (double, float, std::complex<double> or <float>): rounded to float
+// for single precision, pairs for complex.
+template <class T>
+inline std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
+  if constexpr (kComplex<T>) {
+    const std::vector<double> parts = random_matrix(2 * count, rng);
+    std::vector<T> x(count);
+    for (std::size_t i = 0; i < count; ++i)
+      x[i] = T(std::complex<double>{parts[2 * i], parts[2 * i + 1]});
+    return x;
+  } else {
+    const std::vector<double> v = random_matrix(count, rng);
+    return std::vector<T>(v.begin(), v.end());
+  }
+}
+
+// x as a T: its real part for a real T.
+template <class T>
+inline T scalar(std::complex<double> x) {
+  if constexpr (kComplex<T>) {
+    return T(x);
+  } else {
+    return static_cast<T>(x.real());
+  }
+}
+
+// The scheme and mode the TCEMU_PRELOAD_* variables name, as a host handle on `backend`; for
+// `single` precision calls mode dp is sp (session::for_single_precision).
 inline std::unique_ptr<tcemu::ozaki::Handle> reference_handle(tcemu::Backend& backend,
                                                               bool cr_oracle,
-                                                              const std::string& arch) {
+                                                              const std::string& arch,
+                                                              bool single = false) {
   namespace oz = tcemu::ozaki;
   oz::Options options;
   options.mode =
       *oz::mode_by_name(env("TCEMU_PRELOAD_MODE").empty() ? "dp" : env("TCEMU_PRELOAD_MODE"));
+  if (single && options.mode == oz::Mode::dp) options.mode = oz::Mode::sp;
   const std::string scheme = env("TCEMU_PRELOAD_SCHEME");
   const std::string count =
       env(scheme == "dgemm-crt" ? "TCEMU_PRELOAD_MODULI" : "TCEMU_PRELOAD_SPLITS");
@@ -116,29 +152,125 @@ inline int check_routed(const char* name, char ta, char tb, int m, int n, int k,
   return plain_differs;
 }
 
-// Checks the log of a run of `calls` calls: one line each, naming the scheme of
-// TCEMU_PRELOAD_SCHEME when `routed`, else `fell_through` and `reason`.
-inline void check_log(const std::string& log_path, std::size_t calls, bool routed,
-                      const std::string& fell_through, const std::string& fallthrough_reason) {
-  const std::vector<std::string> lines = log_lines(log_path);
-  if (lines.size() != calls) {
-    fail("the log " + log_path + " has " + std::to_string(lines.size()) + " lines for " +
-         std::to_string(calls) + " calls");
+// The reference routine of element type T on a handle (BlasRoutines' ?gemm).
+inline void reference_gemm(tcemu::ozaki::Handle& h, char ta, char tb, int m, int n, int k,
+                           double alpha, const double* a, int lda, const double* b, int ldb,
+                           double beta, double* c, int ldc) {
+  h.dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void reference_gemm(tcemu::ozaki::Handle& h, char ta, char tb, int m, int n, int k,
+                           float alpha, const float* a, int lda, const float* b, int ldb,
+                           float beta, float* c, int ldc) {
+  h.sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void reference_gemm(tcemu::ozaki::Handle& h, char ta, char tb, int m, int n, int k,
+                           std::complex<double> alpha, const std::complex<double>* a, int lda,
+                           const std::complex<double>* b, int ldb, std::complex<double> beta,
+                           std::complex<double>* c, int ldc) {
+  h.zgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void reference_gemm(tcemu::ozaki::Handle& h, char ta, char tb, int m, int n, int k,
+                           std::complex<float> alpha, const std::complex<float>* a, int lda,
+                           const std::complex<float>* b, int ldb, std::complex<float> beta,
+                           std::complex<float>* c, int ldc) {
+  h.cgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// Compares C as a routed call of any element type left it (`got`) with the reference handle's
+// result of the same call, bit for bit (each part of a complex element), failing when any
+// element differs.
+template <class T>
+void check_routed_bits(const char* name, char ta, char tb, int m, int n, int k, T alpha,
+                       const std::vector<T>& a, int lda, const std::vector<T>& b, int ldb, T beta,
+                       const std::vector<T>& c0, int ldc, const std::vector<T>& got,
+                       tcemu::ozaki::Handle& reference) {
+  std::vector<T> want = c0;
+  reference_gemm(reference, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(),
+                 ldc);
+  int wrong = 0;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < m; ++i) {
+      const std::size_t at = std::size_t(j) * ldc + i;
+      if (std::memcmp(&got[at], &want[at], sizeof(T)) != 0 && ++wrong <= 3) {
+        std::fprintf(stderr, "  %s: C(%d,%d) differs from the host scheme's\n", name, i, j);
+      }
+    }
   }
-  const std::string wanted = routed ? "routed to " + env("TCEMU_PRELOAD_SCHEME") : fell_through;
-  // A test may ask for a note of the library's in some line (TCEMU_PRELOAD_TEST_LOG_CONTAINS).
+  if (wrong > 0) {
+    fail(std::string(name) + ": " + std::to_string(wrong) + " of " + std::to_string(m * n) +
+         " elements differ from the host scheme");
+  } else {
+    std::printf("ok: %s (%d x %d x %d), bits equal to the host scheme\n", name, m, n, k);
+  }
+}
+
+// Checks the log of a run: one line per call, line i holding every string of wanted[i]. A test
+// may ask for a note of the library's in some line (TCEMU_PRELOAD_TEST_LOG_CONTAINS).
+inline void check_log_lines(const std::string& log_path,
+                            const std::vector<std::vector<std::string>>& wanted) {
+  const std::vector<std::string> lines = log_lines(log_path);
+  if (lines.size() != wanted.size()) {
+    fail("the log " + log_path + " has " + std::to_string(lines.size()) + " lines for " +
+         std::to_string(wanted.size()) + " calls");
+  }
   const std::string note = env("TCEMU_PRELOAD_TEST_LOG_CONTAINS");
   bool note_seen = false;
-  for (const std::string& line : lines) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
     std::printf("log: %s\n", line.c_str());
-    if (line.find(wanted) == std::string::npos ||
-        (!routed && line.find(fallthrough_reason) == std::string::npos)) {
-      fail("log line without '" + wanted + "'" +
-           (routed ? "" : " and '" + fallthrough_reason + "'") + ": " + line);
+    for (const std::string& needle : i < wanted.size() ? wanted[i] : std::vector<std::string>{}) {
+      if (line.find(needle) == std::string::npos)
+        fail("log line without '" + needle + "': " + line);
     }
     note_seen = note_seen || (!note.empty() && line.find(note) != std::string::npos);
   }
   if (!note.empty() && !note_seen) fail("no log line with '" + note + "'");
+}
+
+// What a log line says of a call: routed to TCEMU_PRELOAD_SCHEME's scheme, or `fell_through`
+// for `fallthrough_reason`.
+inline std::vector<std::string> log_expectation(bool routed, const std::string& fell_through,
+                                                const std::string& fallthrough_reason) {
+  if (routed) return {"routed to " + env("TCEMU_PRELOAD_SCHEME")};
+  return {fell_through, fallthrough_reason};
+}
+
+// The host handles a run checks its routed calls against (reference_handle; none when the run's
+// calls fall through, whose variables may be bad): fp64 for D and Z calls, fp32 (mode sp for
+// dp) for S and C calls except in mode cr, where those fall through.
+struct References {
+  std::unique_ptr<tcemu::ozaki::Handle> fp64, fp32;
+  bool routed, cr;
+
+  References(tcemu::Backend& host, bool routed_, bool cr_, const std::string& arch)
+      : routed(routed_), cr(cr_) {
+    if (!routed) return;
+    fp64 = reference_handle(host, cr, arch);
+    if (!cr) fp32 = reference_handle(host, false, arch, true);
+  }
+  // Whether a call of this precision falls through in this run: every call of a fall-through
+  // run, and in mode cr the single-precision ones.
+  bool falls_through(bool single) const { return !routed || (cr && single); }
+  // The handle to check a routed call against; null for one that falls through.
+  tcemu::ozaki::Handle* reference(bool single) const {
+    return falls_through(single) ? nullptr : single ? fp32.get() : fp64.get();
+  }
+  // The log line a call expects (log_expectation): routed, or fallen through to `target`
+  // ("fell through to the BLAS (") for the run's `reason`, or in mode cr for "mode cr is for
+  // double precision".
+  std::vector<std::string> log(bool single, const std::string& target,
+                               const std::string& reason) const {
+    if (!falls_through(single)) return log_expectation(true, "", "");
+    return log_expectation(false, target, routed ? "mode cr is for double precision" : reason);
+  }
+};
+
+// Checks the log of a run of `calls` calls: one line each, naming the scheme of
+// TCEMU_PRELOAD_SCHEME when `routed`, else `fell_through` and `reason`.
+inline void check_log(const std::string& log_path, std::size_t calls, bool routed,
+                      const std::string& fell_through, const std::string& fallthrough_reason) {
+  check_log_lines(log_path, std::vector<std::vector<std::string>>(
+                                calls, log_expectation(routed, fell_through, fallthrough_reason)));
 }
 
 }  // namespace tcemu_preload_test

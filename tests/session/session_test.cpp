@@ -141,6 +141,36 @@ TEST(PreloadRoute, WritesTheLogLinesOfBothLibraries) {
   EXPECT_EQ(routed_line(call, tc, "", report, 2, 1, 0.25, "workspace grown"),
             "cblas_dgemm T? m 4 n 5 k 6 lda 7 ldb 8 ldc 9: routed to dgemm-tc mode dp (slices "
             "14/14, GEMMs 14, blocks 1), alpha 2 beta 1, 0.25 s; workspace grown");
+  // A complex call's scalars, and its 'C' (op(A) is k x m: lda must hold k rows).
+  const DgemmCall zgemm{"zgemm_", 'C', 'N', 4, 5, 6, 6, 6, 4};
+  EXPECT_EQ(refusal(zgemm, tc), std::nullopt);
+  DgemmCall short_a = zgemm;
+  short_a.lda = 4;
+  EXPECT_EQ(refusal(short_a, tc), "a leading dimension too small");
+  EXPECT_NE(routed_line(zgemm, tc, "", report, {0.5, -2}, {1, 0}, 0.25, "")
+                .find("zgemm_ CN m 4 n 5 k 6 lda 6 ldb 6 ldc 4: routed to dgemm-tc mode dp (slices "
+                      "14/14, GEMMs 14, blocks 1), alpha (0.5, -2) beta 1, 0.25 s"),
+            std::string::npos);
+}
+
+// Single precision (sgemm, cgemm) takes mode sp for dp and keeps tunable; mode cr, asked for or
+// from a directed caller rounding, is refused with the reason the log gives.
+TEST(PreloadRoute, SinglePrecisionTakesSpOrTunableAndRefusesCr) {
+  std::string why;
+  const Routing dp{.scheme = Scheme::dgemm_crt};
+  const std::optional<Routing> sp = for_single_precision(dp, why);
+  ASSERT_TRUE(sp.has_value());
+  EXPECT_EQ(sp->mode, ozaki::Mode::sp);
+  EXPECT_STREQ(ozaki::mode_name(sp->mode), "sp");
+  const Routing tunable{.scheme = Scheme::dgemm_tc, .mode = ozaki::Mode::tunable, .count = 3};
+  EXPECT_EQ(for_single_precision(tunable, why), tunable);
+  const Routing cr{.scheme = Scheme::dgemm_crt, .mode = ozaki::Mode::cr};
+  EXPECT_FALSE(for_single_precision(cr, why).has_value());
+  EXPECT_EQ(why, "mode cr is for double precision (single precision takes dp or tunable)");
+  EXPECT_FALSE(for_single_precision(with_caller_rounding(dp, FE_DOWNWARD), why).has_value());
+  EXPECT_EQ(why,
+            "the caller rounds downward, and the single-precision schemes round to nearest "
+            "only");
 }
 
 // A directed rounding (TCEMU_PRELOAD_ROUNDING, or the caller's mode at the call) makes the mode

@@ -7,6 +7,7 @@
 //   inner_product_steps.hpp  Dot2 and correctly rounded inner products (accurate/)
 //   integer_gemm_steps.hpp   the int8 GEMM of integer tensor cores (the integer Ozaki schemes)
 //   crt_steps.hpp            scaling, residues, residue products, reconstruction (Ozaki II)
+//   complex_steps.hpp        the real form of a complex product and its complex epilogue
 //
 // The control flow of an algorithm lives in the scheme, the arithmetic of each step in the
 // backend. Every step works on whole matrices in the backend's buffers; its result is defined
@@ -19,6 +20,7 @@
 // one source file per step family on each side.
 #pragma once
 
+#include <tcemu/backend/complex_steps.hpp>
 #include <tcemu/backend/crt_steps.hpp>
 #include <tcemu/backend/fp32_split_steps.hpp>
 #include <tcemu/backend/inner_product_steps.hpp>
@@ -34,7 +36,8 @@ class Backend : public TensorCoreSteps,
                 public OzakiSteps,
                 public InnerProductSteps,
                 public IntegerGemmSteps,
-                public CrtSteps {
+                public CrtSteps,
+                public ComplexSteps {
  public:
   // Returns when every step issued so far has finished (for timing; steps that return values
   // to the host finish before they return).

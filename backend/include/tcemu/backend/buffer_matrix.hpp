@@ -4,7 +4,8 @@
 // work on BufferMatrix (bit patterns of a FloatFormat, in the containers of matrix.hpp), the
 // Ozaki and inner-product steps on RealMatrix (IEEE binary32/binary64, the host's native
 // little-endian float/double bit patterns), the integer GEMM step on IntegerMatrix (two's
-// complement int8 / int32); all are one template.
+// complement int8 / int32), the complex steps on ComplexMatrix (interleaved pairs); all are one
+// template.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +34,17 @@ constexpr std::size_t integer_bytes(Integer i) {
   return i == Integer::s8 ? 1 : 4;
 }
 
-// The bytes of one element of either kind of matrix.
+// Complex matrices of the complex GEMMs (complex_steps.hpp), stored as BLAS stores them: each
+// element a (real, imaginary) pair of binary32 (c64, std::complex<float>) or binary64 (c128,
+// std::complex<double>), ld counted in complex elements.
+enum class Complex { c64, c128 };
+
+// The format of either part of a complex element.
+constexpr Real part_format(Complex c) {
+  return c == Complex::c128 ? Real::fp64 : Real::fp32;
+}
+
+// The bytes of one element of any kind of matrix.
 constexpr std::size_t element_bytes(const FloatFormat& f) {
   return container_bytes(f);
 }
@@ -42,6 +53,9 @@ constexpr std::size_t element_bytes(Real r) {
 }
 constexpr std::size_t element_bytes(Integer i) {
   return integer_bytes(i);
+}
+constexpr std::size_t element_bytes(Complex c) {
+  return 2 * real_bytes(part_format(c));
 }
 
 template <class Format>
@@ -58,5 +72,6 @@ struct BufferMatrixOf {
 using BufferMatrix = BufferMatrixOf<FloatFormat>;
 using RealMatrix = BufferMatrixOf<Real>;
 using IntegerMatrix = BufferMatrixOf<Integer>;
+using ComplexMatrix = BufferMatrixOf<Complex>;
 
 }  // namespace tcemu

@@ -1,8 +1,8 @@
 // The memory space of a backend (backend.hpp): a scheme allocates buffers there once, moves its
 // inputs in, runs steps on them and moves the result out, so a GPU backend never copies matrices
 // back to the host between steps. Every step family (tensor_core_steps.hpp, fp32_split_steps.hpp,
-// ozaki_steps.hpp, inner_product_steps.hpp, integer_gemm_steps.hpp) checks its matrices against
-// this memory with check().
+// ozaki_steps.hpp, inner_product_steps.hpp, integer_gemm_steps.hpp, complex_steps.hpp) checks its
+// matrices against this memory with check().
 #pragma once
 
 #include <cstddef>
@@ -67,6 +67,7 @@ class MemorySpace {
   void check(const BufferMatrix& m, const char* name) const;
   void check(const RealMatrix& m, const char* name) const;
   void check(const IntegerMatrix& m, const char* name) const;
+  void check(const ComplexMatrix& m, const char* name) const;
 
  protected:
   // What each backend implements; arguments are already checked.

@@ -15,6 +15,7 @@
 // (split_rule.hpp); in CR mode it is the correctly rounded product whatever the products.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
 #include <tcemu/backend/backend.hpp>
@@ -34,6 +35,13 @@ class Handle final : public BlasRoutines {
   // result rounded to nearest even to fp32): modes sp and tunable. DOT and GEMV run the same
   // scheme as OzBLAS's DDOT and DGEMV: the product with n = 1 (x as a k x 1 matrix, split as
   // B's column) and, for a DOT, m = 1 (x' as A's one row).
+  // zgemm (modes dp, cr, tunable) and cgemm (sp, tunable), as blas_routines.hpp states them: the
+  // real form's product in the mode of dgemm (sgemm), its value S held in binary64 for both (as
+  // the scheme's value before sgemm's epilogue), then alpha and beta applied in binary64 and the
+  // parts rounded once to C's type: with real alpha and beta, the bits of dgemm (sgemm) on the
+  // real form, element for element. Mode cr with alpha = 1 and beta = 0: each part of C is the
+  // exact part of op(A) op(B) rounded once, in Options::rounding's direction (a directed
+  // rounding with any other alpha or beta is refused, as for dgemm).
 
   // The same product on matrices already in the backend's buffers, with no copy to or from the
   // host (the GPU backend's device memory): C := alpha A B + beta C with A m x k, B k x n and
@@ -41,6 +49,14 @@ class Handle final : public BlasRoutines {
   // tunable). Throws std::invalid_argument naming the mismatch otherwise.
   void gemm(double alpha, const RealMatrix& a, const RealMatrix& b, double beta,
             const RealMatrix& c);
+  // The same for complex matrices in the backend's buffers (cublasZgemm's device memory): C :=
+  // alpha op(A) op(B) + beta C with op(A) = a (m x k) conjugated when conjugate_a, op(B) = b
+  // (k x n) likewise, C m x n; all c128 (modes dp, cr, tunable) or all c64 (sp, tunable). The
+  // semantics of zgemm and cgemm (below): one real product of the real form, then the complex
+  // epilogue in binary64.
+  void gemm(std::complex<double> alpha, const ComplexMatrix& a, bool conjugate_a,
+            const ComplexMatrix& b, bool conjugate_b, std::complex<double> beta,
+            const ComplexMatrix& c);
 
   const Report& report() const { return report_; }
   const Options& options() const { return options_; }
@@ -50,6 +66,8 @@ class Handle final : public BlasRoutines {
   // Refuses a mode that does not take this precision; clears the report.
   void prepare(const char* routine, bool fp64) override;
   void compute(const BlasCall& call) override;
+  // The scheme's value is binary64 for fp32 operands too (SGEMM-TC's epilogue is in binary64).
+  Real value_format(Real) const override { return Real::fp64; }
 
  private:
   Products products_;

@@ -40,6 +40,21 @@ constexpr std::optional<Mode> mode_by_name(std::string_view name) {
   return std::nullopt;
 }
 
+// The word of mode_by_name for m.
+constexpr const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::dp:
+      return "dp";
+    case Mode::cr:
+      return "cr";
+    case Mode::sp:
+      return "sp";
+    case Mode::tunable:
+      return "tunable";
+  }
+  return "?";
+}
+
 // The direction called `name` ("nearest", "upward", "downward", "toward-zero"), or nothing: the
 // words of `tcemu gemm --rounding`, the Python package's ozaki_gemm(rounding=...) and
 // TCEMU_PRELOAD_ROUNDING.

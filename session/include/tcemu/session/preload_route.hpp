@@ -3,6 +3,7 @@
 // the checks a call passes before it is routed, and the log of what was done with each call.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -22,8 +23,6 @@ namespace tcemu::session {
 enum class Scheme { dgemm_tc, dgemm_int8, dgemm_crt };
 
 const char* scheme_name(Scheme s);
-// "dp", "cr" or "tunable" (the modes a routed call takes).
-const char* mode_name(ozaki::Mode m);
 
 struct Routing {
   Scheme scheme = Scheme::dgemm_int8;
@@ -66,6 +65,13 @@ std::optional<Routing> routing_from_variables(const PreloadVariables& variable, 
 // only cr rounded in that direction gives. r unchanged under FE_TONEAREST.
 Routing with_caller_rounding(Routing r, int caller_mode);
 
+// The routing of a single-precision call (sgemm, cgemm: Handle modes sp and tunable) that r
+// gives a double-precision one: dp becomes sp (SGEMM-TC's d), tunable stays. Nothing for mode cr,
+// with `why` saying so: the single-precision schemes have no correctly rounded mode, and under a
+// directed caller rounding (with_caller_rounding) a result rounded to nearest would break the
+// bound the caller computes, so such calls fall through to the BLAS.
+std::optional<Routing> for_single_precision(const Routing& r, std::string& why);
+
 // The handle that runs calls routed by r on `backend`: r's scheme, mode and count; dgemm-tc on
 // the fp16 -> fp32 mma.sync datapath of preset `tensor_core_arch` (the emulator's "sm90" or the
 // present GPU's; empty, for a GPU without a preset: dgemm-tc throws, naming the reason).
@@ -96,11 +102,12 @@ class HandleCache {
       entries_;
 };
 
-// The arguments of a DGEMM call as both libraries receive them, column major (a row-major
-// cblas_dgemm call turned into one); the matrices and scalars stay with each library.
+// The arguments of a GEMM call (real or complex, any precision) as both libraries receive them,
+// column major (a row-major cblas call turned into one); the matrices and scalars stay with each
+// library.
 struct DgemmCall {
   const char* entry;    // the entry point, as the log names it
-  char transa, transb;  // 'N' or 'T' ('C' is 'T' for real matrices); 0 for any other operation
+  char transa, transb;  // 'N', 'T' or 'C' (real matrices: 'T' for 'C'); 0 for any other operation
   std::int64_t m, n, k;
   std::int64_t lda, ldb, ldc;
 };
@@ -120,11 +127,11 @@ std::string call_shape(const DgemmCall& call);
 // The log line of a call routed by r on `where` ("" or " on the emulator"): its shape, the
 // scheme, mode and count, a directed rounding and where it came from ("rounding upward, the
 // caller's mode" or "rounding upward, TCEMU_PRELOAD_ROUNDING"), the report (slices or moduli,
-// GEMMs, blocks), alpha, beta and the seconds, then `note` (HandleCache::after_call's) after "; "
-// where there is one.
+// GEMMs, blocks), alpha, beta (a complex one as "(re, im)") and the seconds, then `note`
+// (HandleCache::after_call's) after "; " where there is one.
 std::string routed_line(const DgemmCall& call, const Routing& r, const std::string& where,
-                        const ozaki::Report& report, double alpha, double beta, double seconds,
-                        const std::string& note);
+                        const ozaki::Report& report, std::complex<double> alpha,
+                        std::complex<double> beta, double seconds, const std::string& note);
 
 // The start of the log line of a call that fell through to `target` ("cuBLAS", "the BLAS") for
 // the reason `why`: "SHAPE: fell through to TARGET (WHY)"; each library adds what it measured.
