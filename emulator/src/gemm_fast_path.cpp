@@ -3,8 +3,8 @@
 // of D per vector. B is decoded in its own format (kind::f8f6f4 pairs), and a block-scaled
 // datapath with group_terms == 1 (kind::mxf8f6f4) has each operand scaled at packing time
 // (scaled_operand). The kernel (gemm_fast_path_kernel.inc) is compiled for the build's own
-// instruction set and, with GCC on x86-64, also for AVX2 and AVX-512 where the build's is below
-// them; the first of them this CPU runs is chosen at the first call (fast_path_isas).
+// instruction set and, with GCC on x86-64, also for AVX2 where the build's is below it; the
+// faster one this CPU runs is chosen at the first call (fast_path_isas).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -130,13 +130,17 @@ namespace build_isa {
 }  // namespace build_isa
 #undef TCEMU_FAST_PATH_LEVEL
 
-// The same source for the levels above the build's, every function of it compiled for that level
-// by GCC's target pragma (the headers above stay at the build's level) and called only where
-// __builtin_cpu_supports finds the instructions (and the operating system saves their
-// registers). No FMA: the kernel never contracts. GCC on x86-64 only (clang has no such pragma).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define TCEMU_FAST_PATH_CLONES 1
-#if TCEMU_BUILD_LEVEL < 1
+// The same source at AVX2 where the build's level is below it: every function of it compiled for
+// AVX2 by GCC's target pragma (the headers above stay at the build's level) and called only where
+// __builtin_cpu_supports finds AVX2 (and the operating system saves its registers). No FMA: the
+// kernel never contracts. GCC on x86-64 only (clang has no such pragma). No AVX-512 clone: the
+// templates of binary64_block.hpp are instantiated at the baseline, where a vector comparison
+// gives 64-bit lane masks; AVX-512 code compares into mask registers and rebuilt those lane by
+// lane (the clone ran the sm90 benchmark at 2.0e9 MAC/s at n = 1024, against 4.5e9 for a
+// -march=native build and 2.2e9 for the AVX2 clone, 2026-11-29), so a portable build runs the
+// AVX2 kernel on AVX-512 machines and a native build there its own AVX-512 one.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && TCEMU_BUILD_LEVEL < 1
+#define TCEMU_FAST_PATH_AVX2_CLONE 1
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #define TCEMU_FAST_PATH_LEVEL 1
@@ -145,17 +149,6 @@ namespace avx2_isa {
 }  // namespace avx2_isa
 #undef TCEMU_FAST_PATH_LEVEL
 #pragma GCC pop_options
-#endif
-#if TCEMU_BUILD_LEVEL < 2
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl")
-#define TCEMU_FAST_PATH_LEVEL 2
-namespace avx512_isa {
-#include "gemm_fast_path_kernel.inc"
-}  // namespace avx512_isa
-#undef TCEMU_FAST_PATH_LEVEL
-#pragma GCC pop_options
-#endif
 #endif
 
 namespace {
@@ -172,17 +165,9 @@ constexpr std::string_view kLevelNames[] = {"baseline", "avx2", "avx512"};
 const std::vector<Isa>& runnable_isas() {
   static const std::vector<Isa> isas = [] {
     std::vector<Isa> out;
-#if defined(TCEMU_FAST_PATH_CLONES)
+#if defined(TCEMU_FAST_PATH_AVX2_CLONE)
     __builtin_cpu_init();
-#if TCEMU_BUILD_LEVEL < 2
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
-      out.push_back({kLevelNames[2], &avx512_isa::fast_mma_chain});
-    }
-#endif
-#if TCEMU_BUILD_LEVEL < 1
     if (__builtin_cpu_supports("avx2")) out.push_back({kLevelNames[1], &avx2_isa::fast_mma_chain});
-#endif
 #endif
     out.push_back({kLevelNames[TCEMU_BUILD_LEVEL], &build_isa::fast_mma_chain});
     return out;
