@@ -77,6 +77,7 @@ void BM_EmulatedGemm(benchmark::State& state) {
   std::vector<std::uint32_t> d(static_cast<std::size_t>(n * n));
   const auto* a_bytes = reinterpret_cast<const unsigned char*>(p.a.data());
   const auto* b_bytes = reinterpret_cast<const unsigned char*>(p.b.data());
+  state.SetLabel(std::string(tcemu::detail::fast_path_isa()));
   for (auto _ : state) {
     tcemu::emulated_gemm(
         dp, {.threads = threads}, {a_bytes, fp16, n, n, n, tcemu::Layout::row_major},
@@ -174,6 +175,10 @@ run, by Google Benchmark, on 1, 2, 4, ... threads and on every hardware thread. 
 prints a table: n, emulated multiply-adds per second on one thread, the emulator's single-thread
 time over Eigen's, and the speed-up of each thread count over one thread. Writes no file unless
 --benchmark_out asks.
+
+The emulator's runs are labelled with the instruction set of its fast path: the fastest this
+build and CPU have, or the one the environment variable TCEMU_FAST_PATH_ISA names (avx512, avx2,
+baseline).
 
 Options: Google Benchmark's --benchmark_* flags, e.g. --benchmark_filter=REGEX,
 --benchmark_repetitions=N, --benchmark_out=FILE, --benchmark_format=console|json|csv

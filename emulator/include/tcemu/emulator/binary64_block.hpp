@@ -1,6 +1,6 @@
 // The binary64 formulation of one datapath block, written once for the CPU's vector lanes and the
 // GPU's threads (TCEMU_HOST_DEVICE, templated on the lane type): the CPU fast path
-// (emulator/src/gemm_fast_path.cpp, eight columns per AVX-512 vector) and the GPU backend's
+// (emulator/src/gemm_fast_path.cpp, four or eight columns per vector) and the GPU backend's
 // emulated engine (gpu/src/gemm/emulated_gemm.cu, sixteen elements per thread) call these
 // functions and no other copy of the arithmetic; scaled_groups.hpp rounds its group sums with them.
 // Where binary64_applies() is false, or an operand is Inf or NaN, both fall back to block_fma.hpp.
@@ -34,8 +34,8 @@
 //    a ue8m0 scale is a power of two and adds nothing). c lies below 2^(emax + 1).
 //  * Summation. Every truncated term is an integer below 2^(nf + h) and there are at most
 //    block_terms + 1 of them, so every partial sum is an integer below 2^52 when
-//    nf + h + bit_width(block_terms + 1) <= 52: 64-bit integers (the CPU's lanes) and binary64
-//    (the GPU's) add them exactly, in any order.
+//    nf + h + bit_width(block_terms + 1) <= 52: 64-bit integers (the CPU's AVX-512 and baseline
+//    lanes) and binary64 (the GPU's, and the CPU's AVX2 lanes) add them exactly, in any order.
 //  * Signed zero. A zero sum is -0 under ZeroSign::ieee exactly when every term (product or c) has
 //    its sign bit set: the AND of their binary64 patterns keeps the sign bit then. Padding products
 //    are -0 * +0 = -0, neutral for that AND and for the sum, so partial blocks are exact. A zero

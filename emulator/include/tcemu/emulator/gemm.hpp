@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include <tcemu/emulator/datapath.hpp>
 #include <tcemu/emulator/matrix.hpp>
@@ -77,4 +78,21 @@ void check_gemm_operands(std::string_view caller, const Datapath& datapath,
                          const ConstMatrixView& b, const std::optional<ConstMatrixView>& c,
                          const ConstMatrixView& d, const BlockScales* scales = nullptr);
 
+namespace detail {
+
+// The instruction sets the emulated GEMM's vectorised fast path is compiled for in this build and
+// this CPU runs, fastest first: "avx512" (F, DQ, BW, VL), "avx2", "baseline" (the build's own
+// target where it has neither). Every one gives the same bits.
+std::vector<std::string_view> fast_path_isas();
+
+// The one the fast path runs: use_fast_path_isa's choice, else the one the environment variable
+// TCEMU_FAST_PATH_ISA names (read at the first call; a name not in fast_path_isas() makes the
+// calls throw std::invalid_argument), else the fastest.
+std::string_view fast_path_isa();
+
+// For tests and measurements: the process's later fast-path calls run `isa`, one of
+// fast_path_isas() (else std::invalid_argument); an empty name restores the default.
+void use_fast_path_isa(std::string_view isa);
+
+}  // namespace detail
 }  // namespace tcemu
