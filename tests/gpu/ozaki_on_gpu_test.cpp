@@ -309,6 +309,14 @@ TEST(OzakiOnGpu, DeviceResidentGemmGivesTheHostArrayBits) {
                std::invalid_argument);
 }
 
+// The schemes with mode cr on the GPU backend (tensor cores of preset `arch`), by their products.
+std::vector<std::pair<const char*, ozaki::Products>> cr_schemes(const std::string& arch) {
+  return {{"tc", ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
+          {"int8", ozaki::IntegerProducts{}},
+          {"crt", ozaki::CrtProducts{}},
+          {"binary64 slices", ozaki::Fp64Products{}}};
+}
+
 TEST(OzakiOnGpu, DirectedCrGivesMpfrsBitsOnTheDevice) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
@@ -318,12 +326,7 @@ TEST(OzakiOnGpu, DirectedCrGivesMpfrsBitsOnTheDevice) {
        b = reference::phi_values<double>(k * n, 2.0, rng);
   for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 1)] *= 0x1p-1060;
   const auto gpu_backend = gpu::make_gpu_backend({});
-  const std::pair<const char*, ozaki::Products> schemes[] = {
-      {"dgemm-tc",
-       ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
-      {"dgemm-int8", ozaki::IntegerProducts{}},
-      {"dgemm-crt", ozaki::CrtProducts{}},
-      {"binary64 slices", ozaki::Fp64Products{}}};
+  const auto schemes = cr_schemes(arch);
   const std::vector<double> nearest = reference::correctly_rounded_gemm(m, n, k, a, b);
   for (const fp64::Direction d :
        {fp64::Direction::upward, fp64::Direction::downward, fp64::Direction::toward_zero}) {
@@ -455,12 +458,7 @@ TEST(OzakiOnGpu, SingleCrGivesMpfrsBitsOnTheDevice) {
   const auto emulator = host::make_emulator_backend();
   const test::DoubleRoundingCases t = test::double_rounding_cases(60, 53);
   const std::vector<float> a(t.a.begin(), t.a.end()), b(t.b.begin(), t.b.end());
-  const std::pair<const char*, ozaki::Products> schemes[] = {
-      {"sgemm-tc",
-       ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
-      {"sgemm-int8", ozaki::IntegerProducts{}},
-      {"sgemm-crt", ozaki::CrtProducts{}},
-      {"binary64 slices", ozaki::Fp64Products{}}};
+  const auto schemes = cr_schemes(arch);
   std::mt19937_64 rng(59);
   for (const fp64::Direction d : {fp64::Direction::nearest_even, fp64::Direction::upward,
                                   fp64::Direction::downward, fp64::Direction::toward_zero}) {

@@ -22,28 +22,13 @@
 namespace tcemu::ozaki {
 namespace {
 
+using testing::backend_for;
+using testing::cr_schemes;
+using testing::CrScheme;
 using testing::expect_invalid_argument;
 
 constexpr fp64::Direction kDirections[] = {fp64::Direction::nearest_even, fp64::Direction::upward,
                                            fp64::Direction::downward, fp64::Direction::toward_zero};
-
-struct Scheme {
-  const char* name;
-  Products products;
-  bool cpu64;  // on the cpu64 backend (binary64 products), else on the emulator
-};
-
-std::vector<Scheme> schemes() {
-  return {{"sgemm-tc", TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32)}, false},
-          {"sgemm-int8", IntegerProducts{}, false},
-          {"fp64 slices on cpu64", Fp64Products{}, true},
-          {"sgemm-crt", CrtProducts{}, false},
-          {"sgemm-crt on cpu64", CrtProducts{}, true}};
-}
-
-std::unique_ptr<Backend> backend_for(const Scheme& s) {
-  return s.cpu64 ? host::make_cpu64_backend(2) : host::make_emulator_backend(2);
-}
 
 std::vector<float> narrowed(const std::vector<double>& x) {
   return {x.begin(), x.end()};
@@ -76,7 +61,7 @@ TEST(SgemmCr, EverySchemeGivesMpfrsBinary32BitsInEveryDirection) {
         reference::correctly_rounded_gemm(t.m, t.n, t.k, t.a, t.b, d, true);
     EXPECT_GT(differing(expected, rounded_twice(t.m, t.n, t.k, t.a, t.b, d)), 0u)
         << "the inputs must make a double rounding fail " << rounding_name(d);
-    for (const Scheme& s : schemes()) {
+    for (const CrScheme& s : cr_schemes()) {
       SCOPED_TRACE(std::string(s.name) + ", " + rounding_name(d));
       const auto backend = backend_for(s);
       Handle h(*backend, s.products, {.mode = Mode::cr, .rounding = d});
@@ -116,7 +101,7 @@ TEST(SgemmCr, CgemmGivesEachPartCorrectlyRoundedInEveryDirection) {
     const std::vector<double> expected =
         reference::correctly_rounded_gemm(m, 2 * n, 2 * k, a2, b2, d, true);
     EXPECT_GT(differing(expected, rounded_twice(m, 2 * n, 2 * k, a2, b2, d)), 0u);
-    for (const Scheme& s : schemes()) {
+    for (const CrScheme& s : cr_schemes()) {
       SCOPED_TRACE(std::string(s.name) + ", " + rounding_name(d));
       const auto backend = backend_for(s);
       Handle h(*backend, s.products, {.mode = Mode::cr, .rounding = d});
@@ -149,7 +134,7 @@ TEST(SgemmCr, AlphaAndBetaApplyInBinary64ToTheCorrectlyRoundedBinary64Product) {
     if (r == 0.0) r = 0.0;
     expected[i] = static_cast<float>(r + static_cast<double>(beta) * c0[i]);
   }
-  for (const Scheme& s : schemes()) {
+  for (const CrScheme& s : cr_schemes()) {
     SCOPED_TRACE(s.name);
     const auto backend = backend_for(s);
     Handle h(*backend, s.products, {.mode = Mode::cr});
