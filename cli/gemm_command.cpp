@@ -114,7 +114,7 @@ std::vector<double> correctly_rounded(const GemmProblem& p, bool fp32, Reference
     const std::vector<double> b(p.b.begin() + j0 * p.k, p.b.begin() + (j0 + cols) * p.k);
     const std::vector<double> block =
         rounding != fp64::Direction::nearest_even
-            ? reference::correctly_rounded_gemm(p.m, cols, p.k, p.a, b, rounding, threads)
+            ? reference::correctly_rounded_gemm(p.m, cols, p.k, p.a, b, rounding, fp32, threads)
         : reference == Reference::mpfr
             ? reference::correctly_rounded_gemm(p.m, cols, p.k, p.a, b, fp32, threads)
             : reference::accumulator_gemm(p.m, cols, p.k, p.a, b, fp32, threads);

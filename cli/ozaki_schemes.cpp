@@ -113,24 +113,26 @@ GemmScheme ozaki_entry(const std::string& name, Real element, OzakiSlices kind) 
     s.summary = element == Real::fp64
                     ? "Ozaki scheme II (CRT, GEMMul8-style) on int8 integer tensor cores: modes dp "
                       "(FP64 accuracy), cr (correctly rounded), tunable (--moduli N)"
-                    : "Ozaki scheme II (CRT) for fp32 operands: modes sp, tunable (--moduli N)";
+                    : "Ozaki scheme II (CRT) for fp32 operands: modes sp, cr (correctly rounded "
+                      "to fp32), tunable (--moduli N)";
   } else if (kind == OzakiSlices::int8) {
     s.summary = element == Real::fp64 ? "Ozaki-I on int8 slices and integer tensor cores "
                                         "(ozIMMU-style): modes dp, cr, tunable"
                                       : "Ozaki-I on int8 slices for fp32 operands: modes sp, "
-                                        "tunable";
+                                        "cr, tunable";
   } else {
     s.summary = element == Real::fp64
                     ? "Ozaki scheme DGEMM-TC (Mukunoki et al. 2020): modes dp, cr, tunable"
-                    : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, tunable";
+                    : "Ozaki scheme SGEMM-TC on fp32 operands: modes sp, cr, tunable";
   }
   if (kind == OzakiSlices::floating) s.options = datapath_option_names();
   if (kind == OzakiSlices::crt) {
     for (const char* o : {"mode", "moduli", "workspace-mib"}) s.options.insert(o);
-    if (element == Real::fp64) s.options.insert("rounding");
+    s.options.insert("rounding");
     s.options_help = R"(Ozaki scheme II options:
   --mode M               cr: as many moduli as hold A and B exactly (the correctly rounded
-                         product); sp (default for sgemm-crt): the same, rounded to fp32;
+                         product, in C's format); sp (default for sgemm-crt): the same,
+                         rounded to binary64, then to fp32 (twice);
                          dp (default for dgemm-crt): rows of A and columns of B scaled by
                          their Euclidean norms, with the fewest moduli (15 or more) that keep
                          every element within DGEMM's classical bound k 2^-53 (|A||B|)_ij,
@@ -140,9 +142,10 @@ GemmScheme ozaki_entry(const std::string& name, Real element, OzakiSlices kind) 
                          bound cannot be certified, cr's if they fit, else all 48 (reported);
                          tunable: --moduli N, scaled to the widest norms they allow
   --moduli N             tunable mode: N of the 48 moduli (a fixed count; refused in the others)
-  --rounding R           dgemm-crt --mode cr: the exact product rounded once nearest (default),
-                         upward, downward or toward-zero: downward and upward give the tightest
-                         binary64 bounds of A B (C := A B only: --alpha 1, --beta 0)
+  --rounding R           --mode cr: the exact product rounded once nearest (default), upward,
+                         downward or toward-zero: downward and upward give the tightest
+                         binary64 (sgemm-crt: binary32) bounds of A B (C := A B only:
+                         --alpha 1, --beta 0)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 One int8 GEMM per modulus (the GPU: cublasGemmEx int8 -> int32; the emulator: its integer MMA),
 the product rebuilt by the Chinese remainder theorem and rounded once.
@@ -150,7 +153,7 @@ the product rebuilt by the Chinese remainder theorem and rounded once.
   } else {
     for (const char* o : {"mode", "splits", "fast", "max-splits", "workspace-mib"})
       s.options.insert(o);
-    if (element == Real::fp64) s.options.insert("rounding");
+    s.options.insert("rounding");
     s.options_help = std::string(R"(Ozaki options:
   --mode M               dp (default for dgemm-*), cr (correctly rounded), sp (default for
                          sgemm-*), tunable
@@ -158,9 +161,10 @@ the product rebuilt by the Chinese remainder theorem and rounded once.
   --fast on|off          tunable mode: only the pairs p + q <= d + 1 (default on)
   --max-splits N         dp, sp, cr: the most slices per matrix (default 48); dp and cr
                          refuse operands that need more, sp stops there
-  --rounding R           dgemm-* --mode cr: the exact product rounded once nearest (default),
-                         upward, downward or toward-zero: downward and upward give the tightest
-                         binary64 bounds of A B (C := A B only: --alpha 1, --beta 0)
+  --rounding R           --mode cr: the exact product rounded once nearest (default), upward,
+                         downward or toward-zero: downward and upward give the tightest
+                         binary64 (sgemm-*: binary32) bounds of A B (C := A B only: --alpha 1,
+                         --beta 0)
   --workspace-mib N      backend workspace (default 512); m and n are blocked to fit
 )") + (kind == OzakiSlices::int8
            ? R"(Slices are int8 integers of 6 bits (and sign), multiplied exactly by the backend's

@@ -259,12 +259,12 @@ void BlasCall::scale_c() {
                      c());
 }
 
-void BlasCall::finish() {
+void BlasCall::finish(fp64::Direction d) {
   if (work_ == Work::none) return;
   if (complex_) {
     if (form_) {
-      backend_->complex_epilogue(form_->value(), value_, complex_alpha_, complex_beta_,
-                                 complex_c());
+      backend_->complex_epilogue(form_->value(), value_, complex_alpha_, complex_beta_, complex_c(),
+                                 d);
     }
     backend_->copy_out(complex_c_buffer_, c_host_,
                        extent_bytes(complex_c_.rows, complex_c_.cols, complex_c_.ld,

@@ -14,7 +14,7 @@ void BlasRoutines::run(BlasCall call) {
       compute(call);
       break;
   }
-  call.finish();
+  call.finish(output_rounding(call));
 }
 
 double BlasRoutines::ddot(std::int64_t n, const double* x, std::int64_t incx, const double* y,

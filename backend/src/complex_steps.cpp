@@ -34,9 +34,10 @@ void ComplexSteps::complex_real_form(const ComplexMatrix& x, bool conjugate,
 
 void ComplexSteps::complex_epilogue(const std::optional<RealMatrix>& v, Real arithmetic,
                                     std::complex<double> alpha, std::complex<double> beta,
-                                    const ComplexMatrix& c) {
+                                    const ComplexMatrix& c, fp64::Direction d) {
   const FloatingPointScope scope;
   check(c, "C");
+  if (d == fp64::Direction::to_odd) refuse(name(), "complex_epilogue: no output rounds to odd");
   if (v) {
     check(*v, "V");
     same_shape(name(), *v, "V", c.rows, 2 * c.cols);
@@ -47,7 +48,7 @@ void ComplexSteps::complex_epilogue(const std::optional<RealMatrix>& v, Real ari
        !binary32(beta.real()) || !binary32(beta.imag()))) {
     refuse(name(), "complex_epilogue: fp32 arithmetic needs a c64 C and binary32 alpha and beta");
   }
-  complex_epilogue_checked(v, arithmetic, alpha, beta, c);
+  complex_epilogue_checked(v, arithmetic, alpha, beta, c, d);
 }
 
 }  // namespace tcemu

@@ -166,9 +166,11 @@ void OzakiSteps::exact_sum(const RealMatrixStack& stack, const OuterExponents& s
 void OzakiSteps::epilogue(const std::optional<RealMatrix>& v,
                           const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                           const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
-                          const std::optional<RealMatrix>& b, const RealMatrix& out) {
+                          const std::optional<RealMatrix>& b, const RealMatrix& out,
+                          fp64::Direction d) {
   const FloatingPointScope scope;
   check(out, "out");
+  if (d == fp64::Direction::to_odd) refuse(name(), "epilogue: no output rounds to odd");
   if (v) {
     check(*v, "value");
     require_fp64(name(), *v, "the value");
@@ -192,7 +194,7 @@ void OzakiSteps::epilogue(const std::optional<RealMatrix>& v,
                          shape(b->rows, b->cols) + " do not give " + shape(out.rows, out.cols));
     }
   }
-  epilogue_checked(v, v_scale, alpha, beta, c, a, b, out);
+  epilogue_checked(v, v_scale, alpha, beta, c, a, b, out, d);
 }
 
 }  // namespace tcemu

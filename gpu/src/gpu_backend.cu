@@ -145,11 +145,11 @@ class GpuBackend final : public Backend {
   }
   void complex_epilogue_checked(const std::optional<RealMatrix>& v, Real arithmetic,
                                 std::complex<double> alpha, std::complex<double> beta,
-                                const ComplexMatrix& c) override {
+                                const ComplexMatrix& c, fp64::Direction d) override {
     std::optional<detail::DeviceReal> vd;
     if (v) vd = detail::device_real(*v);
     detail::complex_epilogue(vd ? &*vd : nullptr, arithmetic == Real::fp64, alpha, beta,
-                             detail::device_real(complex_parts(c)), c.rows, c.cols);
+                             detail::device_real(complex_parts(c)), c.rows, c.cols, d);
   }
 
   // Ozaki steps: the kernels of ozaki_step_kernels.cu and cublasDgemm.
@@ -222,7 +222,8 @@ class GpuBackend final : public Backend {
   void epilogue_checked(const std::optional<RealMatrix>& v,
                         const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
-                        const std::optional<RealMatrix>& b, const RealMatrix& out) override {
+                        const std::optional<RealMatrix>& b, const RealMatrix& out,
+                        fp64::Direction d) override {
     std::optional<detail::DeviceReal> vd, cd, ad, bd;
     if (v) vd = detail::device_real(*v);
     if (c) cd = detail::device_real(*c);
@@ -233,7 +234,7 @@ class GpuBackend final : public Backend {
     detail::epilogue(vd ? &*vd : nullptr,
                      v_scale ? exponents(*v_scale) : detail::LayerExponents{nullptr, nullptr},
                      alpha, beta, cd ? &*cd : nullptr, ad ? &*ad : nullptr, bd ? &*bd : nullptr,
-                     detail::device_real(out), flags);
+                     detail::device_real(out), flags, d);
   }
   void inner_products_checked(InnerProduct method, const RealMatrix& a, const RealMatrix& b,
                               double alpha, double beta, const RealMatrix& c) override {

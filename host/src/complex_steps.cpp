@@ -23,7 +23,7 @@ Part part(const HostReal& parts, std::int64_t i, std::int64_t j, bool imaginary)
 
 template <RealType T>
 void epilogue(const std::optional<RealMatrix>& v, std::complex<double> alpha,
-              std::complex<double> beta, const ComplexMatrix& c, int threads) {
+              std::complex<double> beta, const ComplexMatrix& c, fp64::Direction d, int threads) {
   const HostReal out(complex_parts(c));
   const HostReal value = v ? HostReal(*v) : HostReal();
   const bool fp64_out = c.format == Complex::c128;
@@ -43,8 +43,8 @@ void epilogue(const std::optional<RealMatrix>& v, std::complex<double> alpha,
                     a, {static_cast<T>(value.get(i, j)), static_cast<T>(value.get(i, c.cols + j))},
                     b, old)
               : el::complex_epilogue_without_value(b, old);
-        out.set_bits(re.i, re.j, el::part_bits(r.re, fp64_out));
-        out.set_bits(im.i, im.j, el::part_bits(r.im, fp64_out));
+        out.set_bits(re.i, re.j, el::part_bits(r.re, fp64_out, d));
+        out.set_bits(im.i, im.j, el::part_bits(r.im, fp64_out, d));
       }
     }
   });
@@ -69,11 +69,11 @@ void host_complex_real_form(const ComplexMatrix& x, bool conjugate, const RealMa
 
 void host_complex_epilogue(const std::optional<RealMatrix>& v, Real arithmetic,
                            std::complex<double> alpha, std::complex<double> beta,
-                           const ComplexMatrix& c, int threads) {
+                           const ComplexMatrix& c, fp64::Direction d, int threads) {
   if (arithmetic == Real::fp64) {
-    epilogue<double>(v, alpha, beta, c, threads);
+    epilogue<double>(v, alpha, beta, c, d, threads);
   } else {
-    epilogue<float>(v, alpha, beta, c, threads);
+    epilogue<float>(v, alpha, beta, c, d, threads);
   }
 }
 

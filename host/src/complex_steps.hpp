@@ -15,6 +15,6 @@ void host_complex_real_form(const ComplexMatrix& x, bool conjugate, const RealMa
 
 void host_complex_epilogue(const std::optional<RealMatrix>& v, Real arithmetic,
                            std::complex<double> alpha, std::complex<double> beta,
-                           const ComplexMatrix& c, int threads);
+                           const ComplexMatrix& c, fp64::Direction d, int threads);
 
 }  // namespace tcemu::detail

@@ -106,8 +106,9 @@ class HostBackend final : public Backend {
   void epilogue_checked(const std::optional<RealMatrix>& v,
                         const std::optional<OuterExponents>& v_scale, double alpha, double beta,
                         const std::optional<RealMatrix>& c, const std::optional<RealMatrix>& a,
-                        const std::optional<RealMatrix>& b, const RealMatrix& out) override {
-    detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, threads_);
+                        const std::optional<RealMatrix>& b, const RealMatrix& out,
+                        fp64::Direction d) override {
+    detail::host_epilogue(v, v_scale, alpha, beta, c, a, b, out, d, threads_);
   }
 
   // Complex steps
@@ -117,8 +118,8 @@ class HostBackend final : public Backend {
   }
   void complex_epilogue_checked(const std::optional<RealMatrix>& v, Real arithmetic,
                                 std::complex<double> alpha, std::complex<double> beta,
-                                const ComplexMatrix& c) override {
-    detail::host_complex_epilogue(v, arithmetic, alpha, beta, c, threads_);
+                                const ComplexMatrix& c, fp64::Direction d) override {
+    detail::host_complex_epilogue(v, arithmetic, alpha, beta, c, d, threads_);
   }
 
   // Inner-product step

@@ -180,7 +180,7 @@ void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
 void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
                    double alpha, double beta, const std::optional<RealMatrix>& c,
                    const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
-                   const RealMatrix& out, int threads) {
+                   const RealMatrix& out, fp64::Direction d, int threads) {
   const HostReal result(out);
   const HostReal value = v ? HostReal(*v) : HostReal();
   const HostReal c_in = c ? HostReal(*c) : HostReal();
@@ -208,7 +208,8 @@ void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<Outer
       for (std::int64_t i = 0; i < out.rows; ++i) {
         const double c_ij = beta == 0.0 ? 0.0 : c_in.get(i, j);
         if (!v) {
-          result.set_bits(i, j, el::output_bits(el::epilogue_without_value(beta, c_ij), fp64_out));
+          result.set_bits(i, j,
+                          el::output_bits(el::epilogue_without_value(beta, c_ij), fp64_out, d));
           continue;
         }
         double s = value.get(i, j);
@@ -221,7 +222,7 @@ void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<Outer
           for (std::int64_t p = 0; p < a->cols; ++p) special.add(a_in.get(i, p), b_in.get(p, j));
           s = special.value();
         }
-        result.set_bits(i, j, el::output_bits(blas_epilogue(alpha, s, beta, c_ij), fp64_out));
+        result.set_bits(i, j, el::output_bits(blas_epilogue(alpha, s, beta, c_ij), fp64_out, d));
       }
     }
   });

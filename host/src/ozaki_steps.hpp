@@ -22,7 +22,7 @@ void host_exact_sum(const RealMatrixStack& stack, const OuterExponents& scale,
 void host_epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
                    double alpha, double beta, const std::optional<RealMatrix>& c,
                    const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
-                   const RealMatrix& out, int threads);
+                   const RealMatrix& out, fp64::Direction d, int threads);
 // A blocked, vectorised FP64 GEMM (the cpu64 backend's product step).
 void host_fp64_gemm(const RealMatrix& a, const RealMatrix& b, const RealMatrix& c, int threads);
 

@@ -530,7 +530,8 @@ void reconstruct_block(const Context& c, const Blocks& b, const ExponentVector& 
   c.backend.crt_reconstruct(residues, {sa, sb}, value, c.rounding);
   c.backend.epilogue(value, std::nullopt, c.problem.alpha, c.problem.beta, c_block,
                      nonfinite ? std::optional<RealMatrix>(a_block) : std::nullopt,
-                     nonfinite ? std::optional<RealMatrix>(b_block) : std::nullopt, c_block);
+                     nonfinite ? std::optional<RealMatrix>(b_block) : std::nullopt, c_block,
+                     c.problem.output_rounding);
 }
 
 }  // namespace

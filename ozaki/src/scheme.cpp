@@ -429,7 +429,8 @@ void epilogue(const Context& c, const Plan& plan, const BlockProducts& products,
     c.backend.exact_sum({value, products.issued(), plan.sums_stride}, products.base(), value,
                         c.rounding);
   c.backend.epilogue(value, c.cr ? std::nullopt : std::optional<OuterExponents>(products.base()),
-                     c.problem.alpha, c.problem.beta, c_block, a_block, b_block, c_block);
+                     c.problem.alpha, c.problem.beta, c_block, a_block, b_block, c_block,
+                     c.problem.output_rounding);
 }
 
 }  // namespace

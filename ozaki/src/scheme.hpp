@@ -21,6 +21,8 @@ struct Problem {
   double alpha;
   double beta;
   int input_precision;
+  // The direction of the epilogue's rounding to a binary32 C (Backend::epilogue).
+  fp64::Direction output_rounding = fp64::Direction::nearest_even;
 };
 
 // The sub-matrix of rows [i0, i0 + rows) and columns [j0, j0 + cols).

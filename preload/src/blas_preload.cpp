@@ -6,15 +6,14 @@
 // the names of older NumPy wheels), routed to the Ozaki scheme the environment names
 // (tcemu/session/preload_route.hpp) on the emulator backend, the CPU backend that gives the GPU's
 // bits (its integer MMA for dgemm-int8 and dgemm-crt, the sm90 fp16 -> fp32 mma.sync preset for
-// dgemm-tc): dgemm and zgemm in the variables' mode, sgemm and cgemm in mode sp for dp, tunable
-// for tunable (session::for_single_precision); zgemm and cgemm through the real form
+// dgemm-tc): dgemm and zgemm in the variables' mode, sgemm and cgemm in mode sp for dp, cr for
+// cr, tunable for tunable (session::for_single_precision); zgemm and cgemm through the real form
 // (BlasRoutines::zgemm). A call is passed to the BLAS the program loaded (next_definition.hpp)
 // when the scheme is off, the variables are bad, the call is below TCEMU_PRELOAD_MIN_SIZE, its
-// arguments are not a valid GEMM (the BLAS then reports them), the scheme refuses the operands
-// (C is untouched then: the handle works on copies), or a single-precision call asks for mode cr.
-// A double-precision call made while the calling thread rounds upward, downward or toward zero
-// is routed in mode cr rounded in that direction (session::with_caller_rounding); a
-// single-precision one falls through, since its schemes round to nearest only. Where no loaded
+// arguments are not a valid GEMM (the BLAS then reports them), or the scheme refuses the
+// operands (C is untouched then: the handle works on copies). A call made while the calling
+// thread rounds upward, downward or toward zero is routed in mode cr rounded in that direction
+// to its own precision (session::with_caller_rounding). Where no loaded
 // object defines the entry point, a call that falls through is not computed: a line on stderr
 // says so once, and the call returns with C unchanged, as a BLAS does for an argument error
 // (xerbla), instead of taking the process down.
@@ -146,7 +145,7 @@ std::optional<Routing> routing(int caller_mode, std::string& why) {
   std::optional<Routing> r = session::routing_from_environment(why);
   if (!r) return r;
   r = session::with_caller_rounding(*r, caller_mode);
-  if constexpr (Precision<T>::single) r = session::for_single_precision(*r, why);
+  if constexpr (Precision<T>::single) r = session::for_single_precision(*r);
   return r;
 }
 
@@ -311,8 +310,8 @@ __attribute__((constructor)) void log_load() {
                     (r ? std::string("routes them to ") + session::scheme_name(r->scheme) +
                              " mode " + ozaki::mode_name(r->mode)
                        : "lets them fall through (" + why + ")") +
-                    "; a double-precision call under a directed rounding mode is routed in mode "
-                    "cr rounded in that direction, a single-precision one falls through");
+                    "; a call under a directed rounding mode is routed in mode cr rounded in that "
+                    "direction to its own precision");
 }
 
 }  // namespace

@@ -9,11 +9,11 @@
 // memory (complex ones through the real form, ozaki::Handle::gemm on ComplexMatrix), or passed
 // to cuBLAS wherever the program loaded it (next_definition.hpp) when the scheme is off, the
 // variables are bad, the call is below TCEMU_PRELOAD_MIN_SIZE, its arguments are not a valid
-// GEMM (cuBLAS then reports them), the scheme refuses the operands (C is restored first), or a
-// single-precision call asks for mode cr (session::for_single_precision: sp for dp, tunable for
-// tunable). One log line per call says which. A double-precision call made while the calling
-// host thread rounds upward, downward or toward zero is routed in mode cr rounded in that
-// direction on the device (session::with_caller_rounding); a single-precision one falls through.
+// GEMM (cuBLAS then reports them), or the scheme refuses the operands (C is restored first); a
+// single-precision call takes session::for_single_precision's mode (sp for dp, cr for cr,
+// tunable for tunable). One log line per call says which. A call made while the calling host
+// thread rounds upward, downward or toward zero is routed in mode cr rounded in that direction
+// to its own precision on the device (session::with_caller_rounding).
 // Where no loaded object defines the entry point, a call that falls through returns
 // CUBLAS_STATUS_NOT_INITIALIZED (a line on stderr says so once) instead of taking the process
 // down.
@@ -330,7 +330,7 @@ std::string route(const Call& call, const session::DgemmCall& s, const Routing& 
 }
 
 // Routes `call` or passes it to `fall_through`, logging which. A single-precision call takes
-// session::for_single_precision's routing (mode cr falls through).
+// session::for_single_precision's routing.
 template <class FallThrough>
 cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
   if (inside_scheme) return fall_through();
@@ -340,7 +340,7 @@ cublasStatus_t dispatch(const Call& call, FallThrough fall_through) {
   std::string why;
   std::optional<Routing> r = session::routing_from_environment(why);
   if (r) r = session::with_caller_rounding(*r, caller_mode);
-  if (r && is_single(call.type)) r = session::for_single_precision(*r, why);
+  if (r && is_single(call.type)) r = session::for_single_precision(*r);
   if (r) {
     if (auto refused = refusal(call, s, *r)) {
       why = *refused;
@@ -429,8 +429,8 @@ __attribute__((constructor)) void log_load() {
       (r ? std::string("routes them to ") + session::scheme_name(r->scheme) + " mode " +
                ozaki::mode_name(r->mode)
          : "lets them fall through (" + why + ")") +
-      "; a double-precision call under a directed rounding mode of the calling thread is routed "
-      "in mode cr rounded in that direction, a single-precision one falls through");
+      "; a call under a directed rounding mode of the calling thread is routed in mode cr "
+      "rounded in that direction to its own precision");
 }
 
 }  // namespace

@@ -134,7 +134,8 @@ void bind_ozaki(nb::module_& m) {
       nb::arg("rounding") = "nearest", nb::arg("return_report") = false,
       "C := alpha A B + beta C by the Ozaki scheme (Mukunoki et al. 2020): float64 arrays "
       "(DGEMM-TC; mode 'dp' (default), 'cr' correctly rounded, 'tunable' with `splits` slices "
-      "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default) or 'tunable'); complex128 and "
+      "and `fast`) or float32 (SGEMM-TC; mode 'sp' (default), 'cr' correctly rounded to float32, "
+      "or 'tunable'); complex128 and "
       "complex64 arrays as float64 and float32 (zgemm, cgemm: one real product of the "
       "real form [Ar Ai] [[Br Bi], [-Bi Br]], so in mode 'cr' each real and imaginary part is "
       "correctly rounded; alpha and beta may be complex). backend: "
@@ -148,8 +149,9 @@ void bind_ozaki(nb::module_& m) {
       "|A||B| asks, so that every element meets DGEMM's bound k 2^-53 (|A||B|)_ij; cr's moduli "
       "when fewer; the bound sums the leading k/16 terms first from k = 4096 on), 'tunable' "
       "takes `splits` moduli. rounding: in mode 'cr', the exact product rounded once 'nearest' "
-      "(default), 'upward', 'downward' or 'toward-zero' (float64, alpha 1, beta 0): downward "
-      "and upward give the tightest float64 bounds of A B. Returns a new array; with "
+      "(default), 'upward', 'downward' or 'toward-zero' to the array's type (alpha 1, beta 0; "
+      "float32 and complex64: rounded to odd in float64, then once to float32): downward and "
+      "upward give the tightest bounds of A B that type holds. Returns a new array; with "
       "return_report=True, (array, report): "
       "the report a dict of what the call did (slices_a: slices or moduli, gemms, blocks, phase "
       "seconds, dp_bound_bits, dp_bound_terms, dp_bound_met; tcemu/ozaki/options.hpp, Report).");

@@ -45,17 +45,20 @@ def nearest(s, dtype):
     return best
 
 
-def directed(sums, direction):
-    """Each exact sum rounded to float64 'upward', 'downward' or 'toward-zero'."""
-    out = round_to(sums, np.float64)
+def directed(sums, direction, dtype=np.float64):
+    """Each exact sum rounded to `dtype` (float64 or float32) 'upward', 'downward' or
+    'toward-zero' ('nearest': round_to)."""
+    out = round_to(sums, dtype)
+    if direction == "nearest":
+        return out
     for i, row in enumerate(sums):
         for j, s in enumerate(row):
             x = out[i, j]
             up = direction == "upward" or (direction == "toward-zero" and s < 0)
             if up and Fraction(float(x)) < s:
-                out[i, j] = np.nextafter(x, np.inf)
+                out[i, j] = np.nextafter(x, dtype(np.inf))
             elif not up and Fraction(float(x)) > s:
-                out[i, j] = np.nextafter(x, -np.inf)
+                out[i, j] = np.nextafter(x, dtype(-np.inf))
     return out
 
 

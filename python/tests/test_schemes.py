@@ -1,5 +1,7 @@
 """The accurate-GEMM schemes: Ozaki, Markidis, Dot2 and ExBLAS, against exact products."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from exact import directed, exact_sums, round_to, ulps
@@ -44,6 +46,33 @@ def test_ozaki_cr_rounds_in_the_direction_asked(problem, direction, scheme):
     assert np.count_nonzero(expected != nearest) >= expected.size // 4  # the direction matters
     d = tcemu.ozaki_gemm(a, b, mode="cr", rounding=direction, **scheme)
     np.testing.assert_array_equal(d.view(np.uint64), expected.view(np.uint64))
+
+
+@pytest.mark.parametrize("direction", ["nearest", "upward", "downward", "toward-zero"])
+@pytest.mark.parametrize("scheme", [{}, {"int8": True}, {"crt": True}, {"backend": "cpu64"}])
+def test_ozaki_float32_cr_rounds_once_in_the_direction_asked(rng, direction, scheme):
+    # Rows whose exact sums lie just off a binary32 midpoint or number, closer than binary64
+    # resolves (1 + 2^-24 + 2^-80, 1 +- 2^-80, 2^-150 + 2^-220 with B's 2^-100), and random ones:
+    # rounding to float64 first, then to float32, gives other bits somewhere.
+    a = np.array([[1, 2.0**-24, 2.0**-80], [1, 2.0**-80, 0], [1, -(2.0**-80), 0],
+                  [2.0**-50, 2.0**-120, 0]], np.float32)
+    a = np.vstack([a, rng.standard_normal((4, 3)).astype(np.float32)])
+    b = np.array([[1, 2.0**-100], [1, 2.0**-100], [1, 2.0**-100]], np.float32)
+    sums = exact_sums(a, b)
+    expected = directed(sums, direction, np.float32)
+    via_float64 = round_to(sums, np.float64)
+    twice = directed([[Fraction(float(x)) for x in row] for row in via_float64], direction,
+                     np.float32)
+    assert np.count_nonzero(twice.view(np.uint32) != expected.view(np.uint32)) > 0
+    d = tcemu.ozaki_gemm(a, b, mode="cr", rounding=direction, **scheme)
+    assert d.dtype == np.float32
+    np.testing.assert_array_equal(d.view(np.uint32), expected.view(np.uint32))
+    # complex64: each part of (a - i a) b rounded so.
+    za, zb = (a - 1j * a).astype(np.complex64), b.astype(np.complex64)
+    z = tcemu.ozaki_gemm(za, zb, mode="cr", rounding=direction, **scheme)
+    assert z.dtype == np.complex64
+    want = directed(exact_sums(*real_form(za, zb)), direction, np.float32)
+    np.testing.assert_array_equal(parts_bits(z), want.view(np.uint32))
 
 
 def test_ozaki_directed_rounding_is_refused_outside_cr_and_c_equals_ab(problem):

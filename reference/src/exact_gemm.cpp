@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include <tcemu/reference/mpfr_number.hpp>
 
@@ -135,12 +136,15 @@ std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::
 std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
                                            const std::vector<double>& a,
                                            const std::vector<double>& b, fp64::Direction d,
-                                           int threads) {
+                                           bool to_fp32, int threads) {
+  if (d == fp64::Direction::to_odd) {
+    throw std::invalid_argument("correctly_rounded_gemm: round to odd is not an oracle's");
+  }
   const mpfr_rnd_t rounding = d == fp64::Direction::upward        ? MPFR_RNDU
                               : d == fp64::Direction::downward    ? MPFR_RNDD
                               : d == fp64::Direction::toward_zero ? MPFR_RNDZ
                                                                   : MPFR_RNDN;
-  return rounded_gemm(m, n, k, a, b, false, rounding, threads);
+  return rounded_gemm(m, n, k, a, b, to_fp32, rounding, threads);
 }
 
 }  // namespace tcemu::reference

@@ -170,14 +170,7 @@ Routing with_caller_rounding(Routing r, int caller_mode) {
   return r;
 }
 
-std::optional<Routing> for_single_precision(const Routing& r, std::string& why) {
-  if (r.mode == ozaki::Mode::cr) {
-    why = r.rounding_from_caller
-              ? std::string("the caller rounds ") + ozaki::rounding_name(r.rounding) +
-                    ", and the single-precision schemes round to nearest only"
-              : "mode cr is for double precision (single precision takes dp or tunable)";
-    return std::nullopt;
-  }
+Routing for_single_precision(const Routing& r) {
   Routing single = r;
   if (single.mode == ozaki::Mode::dp) single.mode = ozaki::Mode::sp;
   return single;

@@ -436,11 +436,13 @@ TEST(Cli, GemmInt8SchemesRun) {
   EXPECT_EQ(out.slurp(), "1 1\n41300000\n");  // [1 2] [3; 4] = 11
 }
 
-// --rounding (issue 37): every dgemm scheme in mode cr gives the exact product rounded upward,
-// downward or toward zero, compared bit for bit with MPFR's rounded so (which differs from
-// round-to-nearest's in many elements at phi 4: an ignored direction would fail).
+// --rounding (issue 37): every dgemm and sgemm scheme in mode cr gives the exact product rounded
+// upward, downward or toward zero to its precision, compared bit for bit with MPFR's rounded so
+// (which differs from round-to-nearest's in many elements at phi 4: an ignored direction would
+// fail).
 TEST(Cli, GemmDirectedRounding) {
-  for (const std::string scheme : {"dgemm-crt", "dgemm-tc", "dgemm-int8"}) {
+  for (const std::string scheme :
+       {"dgemm-crt", "dgemm-tc", "dgemm-int8", "sgemm-crt", "sgemm-tc", "sgemm-int8"}) {
     for (const std::string d : {"upward", "downward", "toward-zero"}) {
       const Result r = run("gemm --scheme " + scheme + " --mode cr --rounding " + d +
                            " --m 12 --n 10 --k 30 --phi 4");

@@ -25,6 +25,7 @@
 #include <tcemu/ozaki/handle.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/phi_values.hpp>
+#include <tcemu/test/double_rounding_cases.hpp>
 #include <tcemu/test/same_bits.hpp>
 
 namespace tcemu {
@@ -308,6 +309,14 @@ TEST(OzakiOnGpu, DeviceResidentGemmGivesTheHostArrayBits) {
                std::invalid_argument);
 }
 
+// The schemes with mode cr on the GPU backend (tensor cores of preset `arch`), by their products.
+std::vector<std::pair<const char*, ozaki::Products>> cr_schemes(const std::string& arch) {
+  return {{"tc", ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
+          {"int8", ozaki::IntegerProducts{}},
+          {"crt", ozaki::CrtProducts{}},
+          {"binary64 slices", ozaki::Fp64Products{}}};
+}
+
 TEST(OzakiOnGpu, DirectedCrGivesMpfrsBitsOnTheDevice) {
   if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string arch = gpu::list_devices().front().arch_preset();
@@ -317,12 +326,7 @@ TEST(OzakiOnGpu, DirectedCrGivesMpfrsBitsOnTheDevice) {
        b = reference::phi_values<double>(k * n, 2.0, rng);
   for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(p * m + 1)] *= 0x1p-1060;
   const auto gpu_backend = gpu::make_gpu_backend({});
-  const std::pair<const char*, ozaki::Products> schemes[] = {
-      {"dgemm-tc",
-       ozaki::TensorCoreProducts{preset(arch, formats::fp16, formats::fp32, "mma.sync")}},
-      {"dgemm-int8", ozaki::IntegerProducts{}},
-      {"dgemm-crt", ozaki::CrtProducts{}},
-      {"binary64 slices", ozaki::Fp64Products{}}};
+  const auto schemes = cr_schemes(arch);
   const std::vector<double> nearest = reference::correctly_rounded_gemm(m, n, k, a, b);
   for (const fp64::Direction d :
        {fp64::Direction::upward, fp64::Direction::downward, fp64::Direction::toward_zero}) {
@@ -440,6 +444,48 @@ TEST(OzakiOnGpu, ComplexGemmGivesTheEmulatorsBits) {
       EXPECT_TRUE(same.result) << name << " cgemm " << mode_name(options.mode);
       std::printf("cgemm %s %s on %s: %lld parts differ between GPU and emulator\n", name,
                   mode_name(options.mode), arch.c_str(), static_cast<long long>(same.differing));
+    }
+  }
+}
+
+// sgemm and cgemm in mode cr (the scheme rounds to odd in binary64, the epilogue once to
+// binary32 in the direction, on the device): every scheme gives MPFR's binary32 bits in every
+// direction on inputs where a double rounding fails, and cgemm the emulator's bits, part for part.
+TEST(OzakiOnGpu, SingleCrGivesMpfrsBitsOnTheDevice) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string arch = gpu::list_devices().front().arch_preset();
+  const auto gpu_backend = gpu::make_gpu_backend();
+  const auto emulator = host::make_emulator_backend();
+  const test::DoubleRoundingCases t = test::double_rounding_cases(60, 53);
+  const std::vector<float> a(t.a.begin(), t.a.end()), b(t.b.begin(), t.b.end());
+  const auto schemes = cr_schemes(arch);
+  std::mt19937_64 rng(59);
+  for (const fp64::Direction d : {fp64::Direction::nearest_even, fp64::Direction::upward,
+                                  fp64::Direction::downward, fp64::Direction::toward_zero}) {
+    const std::vector<double> wide =
+        reference::correctly_rounded_gemm(t.m, t.n, t.k, t.a, t.b, d, true);
+    const std::vector<float> expected(wide.begin(), wide.end());
+    for (const auto& [name, products] : schemes) {
+      ozaki::Handle h(*gpu_backend, products, {.mode = ozaki::Mode::cr, .rounding = d});
+      std::vector<float> got(expected.size(), 7.0f);
+      h.sgemm('N', 'N', t.m, t.n, t.k, 1.0f, a.data(), t.m, b.data(), t.k, 0.0f, got.data(), t.m);
+      const test::BitComparison same =
+          Gemm<float>{'N', 'N', t.m, t.n, t.k, a, b, nullptr}.compare(expected, got);
+      EXPECT_TRUE(same.result) << name << ", " << ozaki::rounding_name(d);
+      std::printf("sgemm %s cr rounded %s on %s: %lld elements differ from MPFR's\n", name,
+                  ozaki::rounding_name(d), arch.c_str(), static_cast<long long>(same.differing));
+      if (std::string(name) == "binary64 slices") continue;  // the emulator multiplies no fp64
+      const std::int64_t m = 23, n = 19, k = 41;
+      const auto ca = complex_values<float>(k, m, k, 2.0, rng),
+                 cb = complex_values<float>(k, n, k, 2.0, rng);
+      std::vector<std::complex<float>> on_gpu(static_cast<std::size_t>(m * n)),
+          on_emulator(on_gpu.size());
+      ozaki::Handle(*gpu_backend, products, {.mode = ozaki::Mode::cr, .rounding = d})
+          .cgemm('C', 'N', m, n, k, 1.0f, ca.data(), k, cb.data(), k, 0.0f, on_gpu.data(), m);
+      ozaki::Handle(*emulator, products, {.mode = ozaki::Mode::cr, .rounding = d})
+          .cgemm('C', 'N', m, n, k, 1.0f, ca.data(), k, cb.data(), k, 0.0f, on_emulator.data(), m);
+      const test::BitComparison parts = compare_parts(on_emulator, on_gpu, m, n, m);
+      EXPECT_TRUE(parts.result) << name << " cgemm cr " << ozaki::rounding_name(d);
     }
   }
 }

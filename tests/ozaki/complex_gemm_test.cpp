@@ -375,7 +375,7 @@ TEST(ComplexGemm, BadArgumentsAndModesAreRefused) {
   std::vector<C> y(100, 1.0f);
   expect_invalid_argument(
       [&] { h.cgemm('N', 'N', 2, 2, 2, 1.0f, y.data(), 2, y.data(), 2, 0.0f, y.data(), 2); },
-      "cgemm: modes sp and tunable only");
+      "cgemm: mode dp is for fp64 operands");
   Handle sp(*backend, kTensorCores, {.mode = Mode::sp});
   expect_invalid_argument([&] { sp.zgemm('N', 'N', 2, 2, 2, 1.0, p, 2, p, 2, 0.0, c, 2); },
                           "zgemm: mode sp is for fp32 operands");
@@ -384,8 +384,7 @@ TEST(ComplexGemm, BadArgumentsAndModesAreRefused) {
       [&] {
         up.zgemm('N', 'N', 2, 2, 2, {1.0, 1.0}, p, 2, p, 2, 0.0, c, 2);
       },
-      "rounding upward is for C := A B in binary64 (alpha = 1, beta = 0), got alpha "
-      "(1.000000, 1.000000)");
+      "rounding upward is for C := A B (alpha = 1, beta = 0), got alpha (1.000000, 1.000000)");
 }
 
 TEST(ComplexGemm, TheAccurateHandleGivesCorrectlyRoundedParts) {

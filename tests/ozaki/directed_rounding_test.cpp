@@ -19,30 +19,19 @@
 namespace tcemu::ozaki {
 namespace {
 
+using testing::backend_for;
+using testing::cr_schemes;
+using testing::CrScheme;
 using testing::phi_matrix;
 using testing::same_product_bits;
 
 constexpr fp64::Direction kDirected[] = {fp64::Direction::upward, fp64::Direction::downward,
                                          fp64::Direction::toward_zero};
 
-struct Scheme {
-  const char* name;
-  Products products;
-  bool cpu64;  // on the cpu64 backend (binary64 products), else on the emulator
-};
-
-std::vector<Scheme> schemes() {
-  return {{"dgemm-tc", TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32)}, false},
-          {"dgemm-int8", IntegerProducts{}, false},
-          {"fp64 slices", Fp64Products{}, true},
-          {"dgemm-crt", CrtProducts{}, false},
-          {"dgemm-crt on cpu64", CrtProducts{}, true}};
-}
-
-std::vector<double> product(const Scheme& s, fp64::Direction d, std::int64_t m, std::int64_t n,
+std::vector<double> product(const CrScheme& s, fp64::Direction d, std::int64_t m, std::int64_t n,
                             std::int64_t k, const std::vector<double>& a,
                             const std::vector<double>& b) {
-  const auto backend = s.cpu64 ? host::make_cpu64_backend(2) : host::make_emulator_backend(2);
+  const auto backend = backend_for(s);
   Handle h(*backend, s.products, {.mode = Mode::cr, .rounding = d});
   std::vector<double> c(static_cast<std::size_t>(m * n), 7.0);
   h.dgemm('N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, c.data(), m);
@@ -69,7 +58,7 @@ TEST(DirectedRounding, EverySchemeGivesMpfrsBitsInEveryDirection) {
     // The inputs make the direction matter: most elements are not binary64 numbers.
     EXPECT_GT(differing(expected, nearest), static_cast<std::size_t>(m * n / 4))
         << rounding_name(d);
-    for (const Scheme& s : schemes()) {
+    for (const CrScheme& s : cr_schemes()) {
       SCOPED_TRACE(std::string(s.name) + ", " + rounding_name(d));
       EXPECT_TRUE(same_product_bits(expected, product(s, d, m, n, k, a, b), m, n, k, a, b));
     }
@@ -80,7 +69,7 @@ TEST(DirectedRounding, DownwardAndUpwardEncloseTheExactProduct) {
   constexpr std::int64_t m = 16, n = 9, k = 64;
   const std::vector<double> a = phi_matrix(m, k, 1.0, 81), b = phi_matrix(k, n, 1.0, 82);
   const std::vector<double> nearest = reference::correctly_rounded_gemm(m, n, k, a, b);
-  for (const Scheme& s : schemes()) {
+  for (const CrScheme& s : cr_schemes()) {
     SCOPED_TRACE(s.name);
     const std::vector<double> lo = product(s, fp64::Direction::downward, m, n, k, a, b);
     const std::vector<double> hi = product(s, fp64::Direction::upward, m, n, k, a, b);
@@ -108,7 +97,7 @@ TEST(DirectedRounding, OverflowGoesToInfOnlyInItsDirection) {
   const std::vector<double> a(m * k, 0x1p+1023), b(k * n, 1.0);
   std::vector<double> neg_a(a.size(), -0x1p+1023);
   const double max = 0x1.fffffffffffffp+1023;
-  for (const Scheme& s : schemes()) {
+  for (const CrScheme& s : cr_schemes()) {
     SCOPED_TRACE(s.name);
     EXPECT_EQ(product(s, fp64::Direction::nearest_even, m, n, k, a, b)[0], INFINITY);
     EXPECT_EQ(product(s, fp64::Direction::upward, m, n, k, a, b)[0], INFINITY);

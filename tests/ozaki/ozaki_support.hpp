@@ -5,17 +5,42 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <tcemu/emulator/presets.hpp>
+#include <tcemu/host/host_backends.hpp>
+#include <tcemu/ozaki/options.hpp>
 #include <tcemu/reference/exact_gemm.hpp>
 #include <tcemu/reference/phi_values.hpp>
 #include <tcemu/reference/plain_gemm.hpp>
 #include <tcemu/test/same_bits.hpp>
 
 namespace tcemu::ozaki::testing {
+
+// A scheme with a correctly rounded mode, by its products, and the backend it runs on.
+struct CrScheme {
+  const char* name;  // "tc" for dgemm-tc and sgemm-tc, and so on
+  Products products;
+  bool cpu64;  // on the cpu64 backend (binary64 products), else on the emulator
+};
+
+// Every scheme that has mode cr: tensor-core slices, int8 slices, binary64 slices (cpu64), and
+// Ozaki scheme II on the emulator and on cpu64.
+inline std::vector<CrScheme> cr_schemes() {
+  return {{"tc", TensorCoreProducts{preset("sm90", formats::fp16, formats::fp32)}, false},
+          {"int8", IntegerProducts{}, false},
+          {"fp64 slices on cpu64", Fp64Products{}, true},
+          {"crt", CrtProducts{}, false},
+          {"crt on cpu64", CrtProducts{}, true}};
+}
+
+inline std::unique_ptr<Backend> backend_for(const CrScheme& s) {
+  return s.cpu64 ? host::make_cpu64_backend(2) : host::make_emulator_backend(2);
+}
 
 // A rows x cols matrix of (rand - 0.5) exp(phi randn), the inputs of Mukunoki et al.
 inline std::vector<double> phi_matrix(std::int64_t rows, std::int64_t cols, double phi,

@@ -1,10 +1,10 @@
-// The caller's floating-point state through an LD_PRELOAD library (issues 37, 38): a DGEMM C :=
-// A B issued in each rounding mode, with x86's FTZ and DAZ, and from threads each in a mode of
-// its own, leaves the caller's mode as it was and gives: to nearest (FTZ and DAZ or not) the bits
-// of the default state; under a directed mode the bits of the product correctly rounded in that
-// direction, which the library gives in the default state with TCEMU_PRELOAD_ROUNDING set to it;
-// and those enclose the product: downward <= upward, neighbours or equal, toward zero the one of
-// smaller magnitude, each differing from round-to-nearest's somewhere.
+// The caller's floating-point state through an LD_PRELOAD library (issues 37, 38): a DGEMM or
+// SGEMM C := A B issued in each rounding mode, with x86's FTZ and DAZ, and from threads each in a
+// mode of its own, leaves the caller's mode as it was and gives: to nearest (FTZ and DAZ or not)
+// the bits of the default state; under a directed mode the bits of the product correctly rounded in
+// that direction, which the library gives in the default state with TCEMU_PRELOAD_ROUNDING set to
+// it; and those enclose the product: downward <= upward, neighbours or equal, toward zero the one
+// of smaller magnitude, each differing from round-to-nearest's somewhere.
 #pragma once
 
 #include <cfenv>
@@ -80,22 +80,24 @@ inline void caller_state_inputs(std::vector<double>& a, std::vector<double>& b, 
   }
 }
 
-// The product in the default state for each of kDirections (TCEMU_PRELOAD_ROUNDING set to it),
-// with the enclosure checks; prints each failure and adds it to `failures`.
-inline std::vector<std::vector<double>> expected_products(
-    const std::function<std::vector<double>()>& product, int& failures) {
-  std::vector<std::vector<double>> expected;
+// The product (T: double or float) in the default state for each of kDirections
+// (TCEMU_PRELOAD_ROUNDING set to it), with the enclosure checks in T; prints each failure and
+// adds it to `failures`.
+template <class T>
+std::vector<std::vector<T>> expected_products(const std::function<std::vector<T>()>& product,
+                                              int& failures) {
+  std::vector<std::vector<T>> expected;
   for (const char* d : kDirections) {
     setenv("TCEMU_PRELOAD_ROUNDING", d, 1);
     expected.push_back(product());
   }
   unsetenv("TCEMU_PRELOAD_ROUNDING");
-  const std::vector<double>&nearest = expected[0], &up = expected[1], &down = expected[2],
+  const std::vector<T>&nearest = expected[0], &up = expected[1], &down = expected[2],
         &zero = expected[3];
   std::size_t apart = 0, bad = 0;
   for (std::size_t i = 0; i < nearest.size(); ++i) {
     apart += down[i] < up[i];
-    bad += !(down[i] == up[i] || std::nextafter(down[i], INFINITY) == up[i]) ||
+    bad += !(down[i] == up[i] || std::nextafter(down[i], T(INFINITY)) == up[i]) ||
            zero[i] != (std::fabs(down[i]) <= std::fabs(up[i]) ? down[i] : up[i]);
   }
   if (bad != 0 || apart == 0) {
@@ -104,7 +106,7 @@ inline std::vector<std::vector<double>> expected_products(
     ++failures;
   }
   for (std::size_t d = 1; d < std::size(kDirections); ++d) {
-    if (std::memcmp(expected[d].data(), nearest.data(), nearest.size() * sizeof(double)) == 0) {
+    if (std::memcmp(expected[d].data(), nearest.data(), nearest.size() * sizeof(T)) == 0) {
       std::printf("FAILED: TCEMU_PRELOAD_ROUNDING=%s gives round-to-nearest's bits\n",
                   kDirections[d]);
       ++failures;
@@ -113,41 +115,42 @@ inline std::vector<std::vector<double>> expected_products(
   return expected;
 }
 
-// Runs `product` (C := A B by the DGEMM) in the default state and in every caller state, on this
-// thread and on one thread per state at once; prints each difference and returns the number of
-// them.
-inline int check_caller_states(const std::function<std::vector<double>()>& product) {
+// Runs `product` (C := A B by the DGEMM or SGEMM, T double or float) in the default state and in
+// every caller state, on this thread and on one thread per state at once; prints each
+// difference and returns the number of them.
+template <class T>
+int check_caller_states(const std::function<std::vector<T>()>& product) {
   leave();
   int failures = 0;
-  const std::vector<std::vector<double>> expected = expected_products(product, failures);
-  const auto same = [&](const std::vector<double>& got, const CallerState& s, const char* where) {
-    const std::vector<double>& want = expected[static_cast<std::size_t>(s.direction)];
+  const std::vector<std::vector<T>> expected = expected_products(product, failures);
+  const auto same = [&](const std::vector<T>& got, const CallerState& s, const char* where) {
+    const std::vector<T>& want = expected[static_cast<std::size_t>(s.direction)];
     if (got.size() == want.size() &&
-        std::memcmp(got.data(), want.data(), got.size() * sizeof(double)) == 0) {
+        std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0) {
       return;
     }
     std::size_t differ = 0;
     for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) {
-      differ += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
+      differ += std::memcmp(&got[i], &want[i], sizeof(T)) != 0;
     }
     std::printf(
         "FAILED: %s (%s): %zu of %zu elements differ from the product rounded %s, C[0] = "
         "%a instead of %a\n",
-        s.name, where, differ, want.size(), kDirections[s.direction], got.empty() ? 0.0 : got[0],
-        want[0]);
+        s.name, where, differ, want.size(), kDirections[s.direction],
+        got.empty() ? 0.0 : static_cast<double>(got[0]), static_cast<double>(want[0]));
     ++failures;
   };
   for (const CallerState& s : kCallerStates) {
     enter(s);
     const int mode = std::fegetround();
     const unsigned control = control_word();
-    const std::vector<double> got = product();
+    const std::vector<T> got = product();
     const bool kept = std::fegetround() == mode && control_word() == control;
     leave();
     same(got, s, "this thread");
     if (!kept) std::printf("FAILED: %s: the caller's state changed\n", s.name), ++failures;
   }
-  std::vector<std::vector<double>> results(kCallerStates.size());
+  std::vector<std::vector<T>> results(kCallerStates.size());
   {
     std::vector<std::jthread> threads;
     for (std::size_t t = 0; t < kCallerStates.size(); ++t) {

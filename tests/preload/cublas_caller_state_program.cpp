@@ -81,7 +81,7 @@ int main() {
     cuda(cudaFree(dc), "cudaFree");
     return c;
   };
-  const int failures = check_caller_states([&] { return product(a, b, 1); }) +
-                       check_caller_states([&] { return product(a2, b2, 2); });
+  const int failures = check_caller_states<double>([&] { return product(a, b, 1); }) +
+                       check_caller_states<double>([&] { return product(a2, b2, 2); });
   return failures + calls_fell_through() == 0 ? 0 : 1;
 }

@@ -12,8 +12,7 @@
 //                          correctly rounded product, and the inputs are checked to make a
 //                          plain FP64 sum differ from it, so that a call that fell through fails
 //                          (single precision: the handle in mode sp for dp; in mode cr the
-//                          single-precision calls fall through, the log saying mode cr is for
-//                          double precision)
+//                          same oracle, correctly rounded to binary32)
 //   --expect fallthrough=TEXT  every call fell through to cuBLAS, the log giving TEXT as reason
 // Exit status 0 when every check holds, 1 otherwise, 77 (skipped) when there is no CUDA device.
 #include <cublas_v2.h>
@@ -389,7 +388,7 @@ int main(int argc, char** argv) {
   int cases_where_plain_sum_differs = 0;
   std::vector<std::vector<std::string>> wanted;
   for (const Case& c : cases) {
-    wanted.push_back(references.log(c.single(), "fell through to cuBLAS (", fallthrough_reason));
+    wanted.push_back(references.log("fell through to cuBLAS (", fallthrough_reason));
     tcemu::ozaki::Handle* reference = references.reference(c.single());
     int plain_differs = 0;
     switch (c.p) {

@@ -237,31 +237,25 @@ inline std::vector<std::string> log_expectation(bool routed, const std::string& 
 
 // The host handles a run checks its routed calls against (reference_handle; none when the run's
 // calls fall through, whose variables may be bad): fp64 for D and Z calls, fp32 (mode sp for
-// dp) for S and C calls except in mode cr, where those fall through.
+// dp; in mode cr correctly rounded to binary32, the cr oracle's) for S and C calls.
 struct References {
   std::unique_ptr<tcemu::ozaki::Handle> fp64, fp32;
-  bool routed, cr;
+  bool routed;
 
-  References(tcemu::Backend& host, bool routed_, bool cr_, const std::string& arch)
-      : routed(routed_), cr(cr_) {
+  References(tcemu::Backend& host, bool routed_, bool cr, const std::string& arch)
+      : routed(routed_) {
     if (!routed) return;
     fp64 = reference_handle(host, cr, arch);
-    if (!cr) fp32 = reference_handle(host, false, arch, true);
+    fp32 = reference_handle(host, cr, arch, true);
   }
-  // Whether a call of this precision falls through in this run: every call of a fall-through
-  // run, and in mode cr the single-precision ones.
-  bool falls_through(bool single) const { return !routed || (cr && single); }
-  // The handle to check a routed call against; null for one that falls through.
+  // The handle to check a routed call against; null when the run's calls fall through.
   tcemu::ozaki::Handle* reference(bool single) const {
-    return falls_through(single) ? nullptr : single ? fp32.get() : fp64.get();
+    return !routed ? nullptr : single ? fp32.get() : fp64.get();
   }
   // The log line a call expects (log_expectation): routed, or fallen through to `target`
-  // ("fell through to the BLAS (") for the run's `reason`, or in mode cr for "mode cr is for
-  // double precision".
-  std::vector<std::string> log(bool single, const std::string& target,
-                               const std::string& reason) const {
-    if (!falls_through(single)) return log_expectation(true, "", "");
-    return log_expectation(false, target, routed ? "mode cr is for double precision" : reason);
+  // ("fell through to the BLAS (") for the run's `reason`.
+  std::vector<std::string> log(const std::string& target, const std::string& reason) const {
+    return log_expectation(routed, target, reason);
   }
 };
 

@@ -153,24 +153,20 @@ TEST(PreloadRoute, WritesTheLogLinesOfBothLibraries) {
             std::string::npos);
 }
 
-// Single precision (sgemm, cgemm) takes mode sp for dp and keeps tunable; mode cr, asked for or
-// from a directed caller rounding, is refused with the reason the log gives.
-TEST(PreloadRoute, SinglePrecisionTakesSpOrTunableAndRefusesCr) {
-  std::string why;
+// Single precision (sgemm, cgemm) takes mode sp for dp and keeps tunable and cr, asked for or
+// from a directed caller rounding (its direction kept).
+TEST(PreloadRoute, SinglePrecisionTakesSpForDpAndKeepsCrAndTunable) {
   const Routing dp{.scheme = Scheme::dgemm_crt};
-  const std::optional<Routing> sp = for_single_precision(dp, why);
-  ASSERT_TRUE(sp.has_value());
-  EXPECT_EQ(sp->mode, ozaki::Mode::sp);
-  EXPECT_STREQ(ozaki::mode_name(sp->mode), "sp");
+  const Routing sp = for_single_precision(dp);
+  EXPECT_EQ(sp.mode, ozaki::Mode::sp);
+  EXPECT_STREQ(ozaki::mode_name(sp.mode), "sp");
   const Routing tunable{.scheme = Scheme::dgemm_tc, .mode = ozaki::Mode::tunable, .count = 3};
-  EXPECT_EQ(for_single_precision(tunable, why), tunable);
+  EXPECT_EQ(for_single_precision(tunable), tunable);
   const Routing cr{.scheme = Scheme::dgemm_crt, .mode = ozaki::Mode::cr};
-  EXPECT_FALSE(for_single_precision(cr, why).has_value());
-  EXPECT_EQ(why, "mode cr is for double precision (single precision takes dp or tunable)");
-  EXPECT_FALSE(for_single_precision(with_caller_rounding(dp, FE_DOWNWARD), why).has_value());
-  EXPECT_EQ(why,
-            "the caller rounds downward, and the single-precision schemes round to nearest "
-            "only");
+  EXPECT_EQ(for_single_precision(cr), cr);
+  const Routing down = with_caller_rounding(dp, FE_DOWNWARD);
+  EXPECT_EQ(for_single_precision(down), down);
+  EXPECT_EQ(for_single_precision(down).rounding, fp64::Direction::downward);
 }
 
 // A directed rounding (TCEMU_PRELOAD_ROUNDING, or the caller's mode at the call) makes the mode

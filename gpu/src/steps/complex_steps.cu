@@ -35,7 +35,7 @@ __global__ void real_form_kernel(const DeviceReal x, const std::int64_t rows,
 template <class T>
 __global__ void epilogue_kernel(const DeviceReal v, const bool has_v, const el::Pair<T> alpha,
                                 const el::Pair<T> beta, const DeviceReal c, const std::int64_t rows,
-                                const std::int64_t cols) {
+                                const std::int64_t cols, const fp64::Direction d) {
   const bool read_c = beta.re != 0 || beta.im != 0;
   for_each_element(rows, cols, c.row_major, [&](std::int64_t i, std::int64_t j) {
     std::int64_t ri = 0, rj = 0, ii = 0, ij = 0;
@@ -48,19 +48,19 @@ __global__ void epilogue_kernel(const DeviceReal v, const bool has_v, const el::
                     alpha, {static_cast<T>(v.get(i, j)), static_cast<T>(v.get(i, cols + j))}, beta,
                     old)
               : el::complex_epilogue_without_value(beta, old);
-    c.set_bits(ri, rj, el::part_bits(r.re, c.fp64));
-    c.set_bits(ii, ij, el::part_bits(r.im, c.fp64));
+    c.set_bits(ri, rj, el::part_bits(r.re, c.fp64, d));
+    c.set_bits(ii, ij, el::part_bits(r.im, c.fp64, d));
   });
 }
 
 template <class T>
 void run_epilogue(const DeviceReal* v, std::complex<double> alpha, std::complex<double> beta,
-                  const DeviceReal& c, std::int64_t rows, std::int64_t cols) {
+                  const DeviceReal& c, std::int64_t rows, std::int64_t cols, fp64::Direction d) {
   const DeviceReal none{nullptr, 0, 0, 1, false, true};
   epilogue_kernel<T><<<elementwise_grid(rows, cols, c.row_major, kThreads), kThreads>>>(
       v ? *v : none, v != nullptr,
       el::Pair<T>{static_cast<T>(alpha.real()), static_cast<T>(alpha.imag())},
-      el::Pair<T>{static_cast<T>(beta.real()), static_cast<T>(beta.imag())}, c, rows, cols);
+      el::Pair<T>{static_cast<T>(beta.real()), static_cast<T>(beta.imag())}, c, rows, cols, d);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -76,12 +76,12 @@ void complex_real_form(const DeviceReal& x_parts, std::int64_t rows, std::int64_
 
 void complex_epilogue(const DeviceReal* v, bool fp64_arithmetic, std::complex<double> alpha,
                       std::complex<double> beta, const DeviceReal& c_parts, std::int64_t rows,
-                      std::int64_t cols) {
+                      std::int64_t cols, fp64::Direction d) {
   if (rows == 0 || cols == 0) return;
   if (fp64_arithmetic) {
-    run_epilogue<double>(v, alpha, beta, c_parts, rows, cols);
+    run_epilogue<double>(v, alpha, beta, c_parts, rows, cols, d);
   } else {
-    run_epilogue<float>(v, alpha, beta, c_parts, rows, cols);
+    run_epilogue<float>(v, alpha, beta, c_parts, rows, cols, d);
   }
 }
 

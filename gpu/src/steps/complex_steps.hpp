@@ -19,6 +19,6 @@ void complex_real_form(const DeviceReal& x_parts, std::int64_t rows, std::int64_
 // c_parts: complex_parts(c) of the rows x cols complex c; v null without a value.
 void complex_epilogue(const DeviceReal* v, bool fp64_arithmetic, std::complex<double> alpha,
                       std::complex<double> beta, const DeviceReal& c_parts, std::int64_t rows,
-                      std::int64_t cols);
+                      std::int64_t cols, fp64::Direction d);
 
 }  // namespace tcemu::gpu::detail

@@ -459,11 +459,11 @@ __global__ void flag_kernel(const DeviceReal x, const bool rows, const std::int6
 __global__ void epilogue_kernel(const DeviceReal v, const bool has_v, const LayerExponents scale,
                                 const double alpha, const double beta, const DeviceReal c,
                                 const DeviceReal a, const DeviceReal b, const unsigned* flags,
-                                const DeviceReal out) {
+                                const DeviceReal out, const fp64::Direction d) {
   for_each_element(out.rows, out.cols, out.row_major, [&](std::int64_t i, std::int64_t j) {
     const double c_ij = beta == 0.0 ? 0.0 : c.get(i, j);
     if (!has_v) {
-      out.set_bits(i, j, el::output_bits(el::epilogue_without_value(beta, c_ij), out.fp64));
+      out.set_bits(i, j, el::output_bits(el::epilogue_without_value(beta, c_ij), out.fp64, d));
       return;
     }
     double s = v.get(i, j);
@@ -473,7 +473,7 @@ __global__ void epilogue_kernel(const DeviceReal v, const bool has_v, const Laye
       for (std::int64_t p = 0; p < a.cols; ++p) special.add(a.get(i, p), b.get(p, j));
       s = special.value();
     }
-    out.set_bits(i, j, el::output_bits(blas_epilogue(alpha, s, beta, c_ij), out.fp64));
+    out.set_bits(i, j, el::output_bits(blas_epilogue(alpha, s, beta, c_ij), out.fp64, d));
   });
 }
 
@@ -623,7 +623,7 @@ void exact_sum(const DeviceReal& first, std::size_t stride_bytes, std::int64_t c
 
 void epilogue(const DeviceReal* v, LayerExponents scale, double alpha, double beta,
               const DeviceReal* c, const DeviceReal* a, const DeviceReal* b, const DeviceReal& out,
-              void* scratch) {
+              void* scratch, fp64::Direction d) {
   if (out.rows == 0 || out.cols == 0) return;
   unsigned* flags = nullptr;
   if (v != nullptr && a != nullptr) {
@@ -644,7 +644,7 @@ void epilogue(const DeviceReal* v, LayerExponents scale, double alpha, double be
   const DeviceReal none{nullptr, 0, 0, 1, false, true};
   epilogue_kernel<<<elementwise_grid(out.rows, out.cols, out.row_major, kThreads), kThreads>>>(
       v ? *v : none, v != nullptr, scale, alpha, beta, c ? *c : none, a ? *a : none, b ? *b : none,
-      flags, out);
+      flags, out, d);
   TCEMU_CUDA_CHECK(cudaGetLastError());
 }
 

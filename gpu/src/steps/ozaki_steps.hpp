@@ -65,6 +65,6 @@ void exact_sum(const DeviceReal& first, std::size_t stride_bytes, std::int64_t c
 // bytes when a and b are given (flags of the rows of a and columns of b holding Inf or NaN).
 void epilogue(const DeviceReal* v, LayerExponents scale, double alpha, double beta,
               const DeviceReal* c, const DeviceReal* a, const DeviceReal* b, const DeviceReal& out,
-              void* scratch);
+              void* scratch, fp64::Direction d);
 
 }  // namespace tcemu::gpu::detail

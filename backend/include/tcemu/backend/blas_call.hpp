@@ -77,8 +77,9 @@ class BlasCall {
 
   // C := beta C by Backend::epilogue (BLAS: +0 when beta = 0, C not read).
   void scale_c();
-  // Copies C back into the caller's array (no-op after a quick return).
-  void finish();
+  // Copies C back into the caller's array (no-op after a quick return), after the complex
+  // epilogue, whose binary32 parts are rounded in direction d (BlasRoutines::output_rounding).
+  void finish(fp64::Direction d = fp64::Direction::nearest_even);
 
  private:
   explicit BlasCall(Backend& backend) : backend_(&backend) {}

@@ -72,6 +72,11 @@ class BlasRoutines {
   // whose arithmetic a real alpha and beta are applied: the real form's value S and the
   // arithmetic of the complex epilogue. The operands' own unless a handle computes wider.
   virtual Real value_format(Real operands) const { return operands; }
+  // The direction in which the complex epilogue rounds the parts of a c64 C after compute()
+  // (Backend::complex_epilogue): to nearest unless the handle's scheme is correctly rounded.
+  virtual fp64::Direction output_rounding(const BlasCall&) const {
+    return fp64::Direction::nearest_even;
+  }
 
  private:
   void run(BlasCall call);

@@ -68,10 +68,10 @@ TCEMU_HOST_DEVICE inline Pair<T> complex_epilogue_without_value(Pair<T> beta, Pa
   return scale(beta, c);
 }
 
-// The bits stored for a result part r: binary64 or binary32 (rounded to nearest even from a
-// binary64 r, exact from a binary32 one), every NaN canonical.
-TCEMU_HOST_DEVICE inline std::uint64_t part_bits(double r, bool fp64_out) {
-  return fp64_out ? fp64::bits(fp64::canonical(r)) : fp64::narrow_bits(r);
+// The bits stored for a result part r: binary64 or binary32 (rounded in direction d from a
+// binary64 r, fp64::narrow_bits; exact from a binary32 one), every NaN canonical.
+TCEMU_HOST_DEVICE inline std::uint64_t part_bits(double r, bool fp64_out, fp64::Direction d) {
+  return fp64_out ? fp64::bits(fp64::canonical(r)) : fp64::narrow_bits(r, d);
 }
 
 }  // namespace tcemu::complex_elements

@@ -19,6 +19,7 @@
 
 #include <tcemu/backend/buffer_matrix.hpp>
 #include <tcemu/backend/memory.hpp>
+#include <tcemu/emulator/fp64_bits.hpp>
 
 namespace tcemu {
 
@@ -53,11 +54,12 @@ class ComplexSteps : public virtual MemorySpace {
   // a zero part made +0; when beta != 0, beta C likewise (real beta: one multiplication per
   // part) is added, one rounded addition per part (C is not read when beta == 0). Without v
   // (k = 0 or alpha = 0): C := +0 or beta C, computed in `arithmetic`. Results are rounded to
-  // nearest even to C's part format (none for T = that format), every NaN canonical. With T =
-  // fp32, alpha and beta must be binary32 values and C c64; v is given in `arithmetic`.
+  // C's part format in direction d (to nearest even unless a correctly rounded scheme asks,
+  // fp64::narrow_bits, d not to_odd; no rounding for T = that format), every NaN canonical. With
+  // T = fp32, alpha and beta must be binary32 values and C c64; v is given in `arithmetic`.
   void complex_epilogue(const std::optional<RealMatrix>& v, Real arithmetic,
                         std::complex<double> alpha, std::complex<double> beta,
-                        const ComplexMatrix& c);
+                        const ComplexMatrix& c, fp64::Direction d = fp64::Direction::nearest_even);
 
  protected:
   // What each backend implements; arguments are already checked.
@@ -65,7 +67,7 @@ class ComplexSteps : public virtual MemorySpace {
                                          const RealMatrix& dst) = 0;
   virtual void complex_epilogue_checked(const std::optional<RealMatrix>& v, Real arithmetic,
                                         std::complex<double> alpha, std::complex<double> beta,
-                                        const ComplexMatrix& c) = 0;
+                                        const ComplexMatrix& c, fp64::Direction d) = 0;
 };
 
 }  // namespace tcemu

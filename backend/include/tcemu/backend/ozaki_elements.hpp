@@ -230,10 +230,10 @@ TCEMU_HOST_DEVICE inline double epilogue_without_value(double beta, double c) {
   return beta == 0.0 ? 0.0 : mul_rn(beta, c);
 }
 
-// What the epilogue writes for r: binary64 bits, or binary32 bits rounded to nearest even, every
-// NaN canonical.
-TCEMU_HOST_DEVICE inline std::uint64_t output_bits(double r, bool fp64_out) {
-  return fp64_out ? fp64::bits(fp64::canonical(r)) : fp64::narrow_bits(r);
+// What the epilogue writes for r: binary64 bits, or binary32 bits rounded in direction d
+// (fp64::narrow_bits), every NaN canonical.
+TCEMU_HOST_DEVICE inline std::uint64_t output_bits(double r, bool fp64_out, fp64::Direction d) {
+  return fp64_out ? fp64::bits(fp64::canonical(r)) : fp64::narrow_bits(r, d);
 }
 
 }  // namespace tcemu::ozaki_elements

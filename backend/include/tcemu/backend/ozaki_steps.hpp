@@ -157,7 +157,8 @@ class OzakiSteps : public virtual MemorySpace {
   //   r = alpha * s (one RN multiplication), a zero r made +0 (as BLAS's C = 0 + alpha * ...);
   //       when beta != 0: r = r + beta * c_ij (the product rounded, then the sum rounded; c is
   //       not read when beta == 0, as in BLAS);
-  //   out_ij = r (fp64 out) or r rounded to nearest even to binary32 (fp32 out); every NaN is
+  //   out_ij = r (fp64 out) or r rounded to binary32 in direction d (fp32 out; to nearest even
+  //   unless a correctly rounded scheme asks, fp64::narrow_bits, d not to_odd); every NaN is
   //   written as the canonical NaN (0x7FF8000000000000, fp32 0x7FC00000), since IEEE 754 leaves
   //   the payload of a NaN result to the hardware.
   // The special sum of row i of a (m x k) and column j of b (k x n), fp64 or fp32, is what IEEE
@@ -168,7 +169,7 @@ class OzakiSteps : public virtual MemorySpace {
   void epilogue(const std::optional<RealMatrix>& v, const std::optional<OuterExponents>& v_scale,
                 double alpha, double beta, const std::optional<RealMatrix>& c,
                 const std::optional<RealMatrix>& a, const std::optional<RealMatrix>& b,
-                const RealMatrix& out);
+                const RealMatrix& out, fp64::Direction d = fp64::Direction::nearest_even);
 
  protected:
   // What each backend implements; arguments are already checked.
@@ -190,7 +191,8 @@ class OzakiSteps : public virtual MemorySpace {
                                 const std::optional<OuterExponents>& v_scale, double alpha,
                                 double beta, const std::optional<RealMatrix>& c,
                                 const std::optional<RealMatrix>& a,
-                                const std::optional<RealMatrix>& b, const RealMatrix& out) = 0;
+                                const std::optional<RealMatrix>& b, const RealMatrix& out,
+                                fp64::Direction d) = 0;
 
  private:
   void check_exponents(const ExponentVector& v, std::int64_t size, const char* name) const;

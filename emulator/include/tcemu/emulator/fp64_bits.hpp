@@ -70,7 +70,31 @@ TCEMU_HOST_DEVICE inline Fields fields(double x) {
 // roundTowardPositive, roundTowardNegative, roundTowardZero. The Ozaki schemes' correctly rounded
 // mode (ozaki::Options::rounding) rounds the exact product in any of them; every other binary64
 // result of the libraries is rounded to nearest even.
-enum class Direction : std::uint8_t { nearest_even, upward, downward, toward_zero };
+//
+// to_odd is internal, never a user's direction (ozaki::rounding_by_name does not name it,
+// ozaki::Options refuses it): round to odd (RO), the truncation with its last kept bit set when
+// any dropped bit is nonzero, and the largest finite magnitude of the sign beyond it. It carries
+// an exact value to a binary32 result correctly rounded in any direction: narrow_bits(RO_53(x),
+// d) = RD_24(x) for every real x and every direction d (Boldo and Melquiond, "Emulation of FMA
+// and correctly rounded sums: proved algorithms using rounding to odd", IEEE Trans. Computers
+// 57(4), 2008, Theorem 1: rounding to odd at p bits, then to q <= p - 2 bits in any direction,
+// is the rounding of x to q bits; here p = 53, q = 24). Its premises, checked at the edges:
+// - binary32's overflow, 2^128 <= |x| < 2^1024: IEEE decides it from the rounding with an
+//   unbounded exponent, which the theorem gives equal for RO(x) and x.
+// - binary32's subnormal range, 2^-1022 <= |x| < 2^-126: binary64 is normal there, so RO(x)
+//   keeps 53 bits of x where binary32's grid 2^-149 keeps at most 24: the theorem holds with
+//   q <= 24.
+// - |x| < 2^-1022 (binary64's subnormals, fewer than 53 bits): RO(x) is 0 exactly when x is 0
+//   and otherwise keeps x's sign with |RO(x)| <= 2^-1022 < 2^-150, as |x|: both lie strictly
+//   between 0 and half binary32's least subnormal, where every direction gives the same result
+//   (nearest and toward zero: a zero of the sign; away from zero: the least subnormal of the
+//   sign), so the rounding of RO(x) is that of x.
+// - |x| beyond binary64's range: RO gives the largest finite binary64 of the sign, 2^1024 -
+//   2^971, itself beyond binary32's largest 2^128 - 2^104 and off the binary32 grid, so every
+//   direction rounds it as it rounds x (Inf, or the largest finite binary32 of the sign).
+// Any later scaling by a power of two would round again where it leaves the normal range, so a
+// value rounded to odd goes straight to narrow_bits.
+enum class Direction : std::uint8_t { nearest_even, upward, downward, toward_zero, to_odd };
 
 // (-1)^negative * m rounded in direction d to binary64, as round_pack (round.hpp) does for the
 // formats of at most 32 bits: p = 53 kept bits, or fewer on the subnormal grid 2^-1074; a carry out
@@ -78,10 +102,12 @@ enum class Direction : std::uint8_t { nearest_even, upward, downward, toward_zer
 // m.significand must hold at least 55 bits (then the round bit and the sticky bit both lie below
 // the kept bits). The kept bits are incremented: to nearest, when the round bit is set and the
 // rest or the last kept bit is (ties to even); upward (downward), when the value is positive
-// (negative) and any dropped bit is set; toward zero, never. Beyond the largest finite value
+// (negative) and any dropped bit is set; toward zero and to odd, never; to odd sets the last kept
+// bit when any dropped bit is set (no carry: kept stays below 2^53, on the subnormal grid too,
+// where a nonzero value below 2^-1074 gives 2^-1074). Beyond the largest finite value
 // (IEEE 754, 7.4): Inf of the sign to nearest and where the direction points away from zero
-// (upward for a positive value, downward for a negative one), otherwise the largest finite
-// magnitude of the sign. A nonzero value rounded to a zero keeps its sign.
+// (upward for a positive value, downward for a negative one), otherwise (to odd included) the
+// largest finite magnitude of the sign. A nonzero value rounded to a zero keeps its sign.
 TCEMU_HOST_DEVICE inline double round(bool negative, ExactMagnitude m, Direction d) {
   const std::uint64_t sign = negative ? kSignBit : 0;
   if (m.significand == 0) return value(sign);
@@ -105,6 +131,7 @@ TCEMU_HOST_DEVICE inline double round(bool negative, ExactMagnitude m, Direction
                                    : away && (round_bit || rest)) {
     ++kept;
   }
+  if (d == Direction::to_odd && (round_bit || rest)) kept |= 1;
   // value = kept * 2^lsb with kept <= 2^53. On the subnormal grid (lsb = -1074) kept is its own
   // encoding (a carry into 2^52 is the smallest normal); above it kept is in [2^52, 2^53] and the
   // field is (lsb + 1074) + kept / 2^52, the sum below carrying a rounding overflow into the
@@ -189,6 +216,25 @@ TCEMU_HOST_DEVICE inline std::uint32_t narrow_bits(double x) {
 #else
   return std::bit_cast<std::uint32_t>(static_cast<float>(x));
 #endif
+}
+
+// x rounded to binary32 in direction d (not to_odd), as bits; IEEE overflow (Inf where d points
+// away from zero or is to nearest, otherwise the largest finite magnitude of the sign); NaN gives
+// 0x7FC00000. A directed result is the truncation t = RZ(x) (round_pack: it gives the largest
+// finite magnitude beyond it), plus one unit in the last place of t's magnitude when d points
+// away from zero for x's sign and t is not x. Adding 1 to the bits of a finite binary32
+// magnitude gives its successor: the next subnormal, the next normal across the binade (the
+// fraction's carry increments the exponent field) or, from the largest finite, Inf.
+TCEMU_HOST_DEVICE inline std::uint32_t narrow_bits(double x, Direction d) {
+  if (d == Direction::nearest_even || !is_finite(bits(x))) return narrow_bits(x);
+  constexpr FloatFormat fp32 = formats::fp32;  // a local copy: device code reads it
+  const Fields f = fields(x);
+  std::uint32_t t = round_pack(fp32, f.negative, {f.significand, f.exponent, false},
+                               Rounding::toward_zero, Overflow::ieee);
+  const bool away =
+      (d == Direction::upward && !f.negative) || (d == Direction::downward && f.negative);
+  if (away && widen(t) != x) ++t;
+  return t;
 }
 
 // x with every NaN made kCanonicalNan.

@@ -18,8 +18,9 @@ enum class Mode {
   dp,       // DGEMM-TC: FP64-equivalent accuracy; d = the levels after which the remainders are
             // zero, fast mode; operands needing more than max_splits levels are an error (a
             // result missing their low bits would not be FP64-accurate)
-  cr,       // correctly rounded (alpha = 1, beta = 0): split until the remainders are zero, sum
-            // every partial product exactly and round once (Backend::exact_sum, NearSum's bits).
+  cr,       // correctly rounded to C's format, fp64 or fp32 (alpha = 1, beta = 0; the direction:
+            // Options::rounding): split until the remainders are zero, sum every partial
+            // product exactly and round once (Backend::exact_sum, NearSum's bits).
             // Each partial product is held relative to the first slices' scale, p 2^r with p an
             // integer and r = (e_A1 - e_Ap) + (e_B1 - e_Bq) <= 0 (slice units); it is exact while
             // r >= -1074, i.e. while the slice units of one row of A and one column of B span
@@ -77,6 +78,8 @@ constexpr const char* rounding_name(fp64::Direction d) {
       return "downward";
     case fp64::Direction::toward_zero:
       return "toward-zero";
+    case fp64::Direction::to_odd:  // internal, not a word of rounding_by_name
+      return "to-odd";
   }
   return "?";
 }
@@ -124,13 +127,14 @@ struct Options {
   // Bytes of backend memory allocated once by the handle for remainders, slices, exponents,
   // products and sums; m and n are blocked to stay inside it.
   std::size_t workspace_bytes = std::size_t{512} << 20;
-  // Mode cr: the direction in which the exact product is rounded, once (fp64::round): to nearest
-  // even, or upward, downward or toward zero. Two calls, downward and upward, give the tightest
-  // enclosure [lo, hi] of the exact product that binary64 holds (lo <= A B <= hi elementwise,
-  // lo = hi where A B is a binary64 number): what an interval matrix product needs. A directed
-  // rounding is for mode cr and C := A B (alpha = 1, beta = 0, binary64 operands), since the
-  // BLAS epilogue's own operations round to nearest; anything else is refused
-  // (std::invalid_argument, naming it).
+  // Mode cr: the direction in which the exact product is rounded, once, to C's format (binary64:
+  // fp64::round; binary32: fp64::narrow_bits of its round to odd, fp64::Direction::to_odd): to
+  // nearest even, or upward, downward or toward zero (to_odd itself is refused). Two calls,
+  // downward and upward, give the tightest enclosure [lo, hi] of the exact product that C's
+  // format holds (lo <= A B <= hi elementwise, lo = hi where A B is representable): what an
+  // interval matrix product needs. A directed rounding is for mode cr and C := A B (alpha = 1,
+  // beta = 0), since the BLAS epilogue's own operations round to nearest; anything else is
+  // refused (std::invalid_argument, naming it).
   fp64::Direction rounding = fp64::Direction::nearest_even;
   // When set, called on the calling thread after each slice product with the fraction of the
   // call's products done, in (0, 1] (each block of C counts equally). Tensor-core products then

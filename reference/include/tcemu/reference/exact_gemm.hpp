@@ -19,12 +19,14 @@ std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::
                                            const std::vector<double>& b, bool to_fp32 = false,
                                            int threads = 0);
 
-// The same to binary64 with every element rounded once in direction d by MPFR (MPFR_RNDN,
-// RNDU, RNDD, RNDZ): the oracle of the Ozaki scheme's directed cr (ozaki::Options::rounding). An
-// exact zero is +0 in every direction; a NaN or Inf operand gives what IEEE gives.
+// The same with every element rounded once in direction d (not to_odd) by MPFR (MPFR_RNDN,
+// RNDU, RNDD, RNDZ), to binary64 or, when `to_fp32`, to binary32 (mpfr_get_flt, its subnormals
+// and overflow included; values returned widened): the oracle of the Ozaki scheme's directed cr
+// (ozaki::Options::rounding). An exact zero is +0 in every direction; a NaN or Inf operand gives
+// what IEEE gives.
 std::vector<double> correctly_rounded_gemm(std::int64_t m, std::int64_t n, std::int64_t k,
                                            const std::vector<double>& a,
                                            const std::vector<double>& b, fp64::Direction d,
-                                           int threads = 0);
+                                           bool to_fp32 = false, int threads = 0);
 
 }  // namespace tcemu::reference

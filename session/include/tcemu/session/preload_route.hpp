@@ -65,12 +65,11 @@ std::optional<Routing> routing_from_variables(const PreloadVariables& variable, 
 // only cr rounded in that direction gives. r unchanged under FE_TONEAREST.
 Routing with_caller_rounding(Routing r, int caller_mode);
 
-// The routing of a single-precision call (sgemm, cgemm: Handle modes sp and tunable) that r
-// gives a double-precision one: dp becomes sp (SGEMM-TC's d), tunable stays. Nothing for mode cr,
-// with `why` saying so: the single-precision schemes have no correctly rounded mode, and under a
-// directed caller rounding (with_caller_rounding) a result rounded to nearest would break the
-// bound the caller computes, so such calls fall through to the BLAS.
-std::optional<Routing> for_single_precision(const Routing& r, std::string& why);
+// The routing of a single-precision call (sgemm, cgemm: Handle modes sp, cr and tunable) that r
+// gives a double-precision one: dp becomes sp (SGEMM-TC's d), cr (asked for, or from a directed
+// caller rounding: with_caller_rounding) and tunable stay: cr gives the exact product rounded
+// once to binary32 in r.rounding's direction, the bound the caller computes for.
+Routing for_single_precision(const Routing& r);
 
 // The handle that runs calls routed by r on `backend`: r's scheme, mode and count; dgemm-tc on
 // the fp16 -> fp32 mma.sync datapath of preset `tensor_core_arch` (the emulator's "sm90" or the
