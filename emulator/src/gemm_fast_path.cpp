@@ -193,11 +193,11 @@ std::atomic<const Isa*> chosen_isa{nullptr};
 // else the fastest.
 const Isa& current_isa() {
   if (const Isa* isa = chosen_isa.load(std::memory_order_relaxed)) return *isa;
-  static const Isa& from_environment = []() -> const Isa& {
+  static const Isa* const from_environment = [] {
     const char* name = std::getenv("TCEMU_FAST_PATH_ISA");
-    return named_isa(name == nullptr ? "" : name);
+    return &named_isa(name == nullptr ? "" : name);
   }();
-  return from_environment;
+  return *from_environment;
 }
 
 }  // namespace
