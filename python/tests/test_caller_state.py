@@ -62,6 +62,11 @@ def with_ftz_daz(call):
         LIBM.fesetenv(saved)
 
 
+def parts(z):
+    """A complex array's real and imaginary parts as one float array."""
+    return np.ascontiguousarray(z).view(z.real.dtype)
+
+
 def bits(x):
     if hasattr(x, "datapath"):  # detect()'s fit: its datapath and counts
         return np.frombuffer(f"{x.datapath} {x.mismatches} {x.cases}".encode(), np.uint8)
@@ -167,6 +172,7 @@ def calls(rng):
         torch_calls["tcemu.torch matmul and its gradients"] = lambda: torch_product(tt, ta, tb, dp)
     except ImportError:
         pass
+    za, zb = a + 0.5j * a, b - 0.25j * b  # in the default state, once
     return {
         "matmul": lambda: tcemu.matmul(ah, bh, datapath=dp, alpha=0.75),
         "matmul batched": lambda: tcemu.matmul(batch_a, batch_b, datapath=dp, alpha=0.75),
@@ -184,6 +190,10 @@ def calls(rng):
         "ozaki dgemm-crt dp": lambda: tcemu.ozaki_gemm(a, b, mode="dp", crt=True),
         "ozaki dgemm-crt cr": lambda: tcemu.ozaki_gemm(a, b, mode="cr", crt=True),
         "ozaki cpu64 cr": lambda: tcemu.ozaki_gemm(a, b, mode="cr", backend="cpu64"),
+        "ozaki complex dgemm-crt cr": lambda: parts(
+            tcemu.ozaki_gemm(za, zb, mode="cr", crt=True)),
+        "ozaki float32 dgemm-crt cr upward": lambda: tcemu.ozaki_gemm(
+            a32, b32, mode="cr", crt=True, rounding="upward"),
         "markidis": lambda: tcemu.markidis_gemm(a32, b32, scheme="markidis"),
         "accurate dot2": lambda: tcemu.accurate_gemm(a, b, method="dot2"),
         "accurate exblas": lambda: tcemu.accurate_gemm(a, b, method="exblas"),
