@@ -1,10 +1,10 @@
 // The caller's floating-point state through libtcemu_cublas_preload.so (caller_state_checks.hpp):
-// cublasDgemm, C := A B of 64 x 64 x 64, and cublasDgemmStridedBatched, the batch {A B, (-A) B},
-// under each rounding mode of the calling host thread, FTZ and DAZ, and from several threads (each
-// its own cuBLAS handle), against the bits of the products correctly rounded in the caller's
-// direction on the device. Run by CTest with
-// TCEMU_PRELOAD_SCHEME and TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds, 1
-// otherwise, 77 (skipped) when there is no CUDA device.
+// cublasDgemm, C := A B of 64 x 64 x 64, cublasDgemmStridedBatched, the batch {A B, (-A) B}, and
+// cublasZgemm (each part), under each rounding mode of the calling host thread, FTZ and DAZ, and
+// from several threads (each its own cuBLAS handle), against the bits of the products correctly
+// rounded in the caller's direction on the device. Run by CTest with TCEMU_PRELOAD_SCHEME and
+// TCEMU_PRELOAD_MODE set. Exit status 0 when every check holds, 1 otherwise, 77 (skipped) when
+// there is no CUDA device.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -46,7 +46,13 @@ int main() {
   std::vector<double> a2(a), b2(b);
   for (const double v : a) a2.push_back(-v);
   b2.insert(b2.end(), b.begin(), b.end());
-  // C := A B by cublasDgemm (batch 1) or the batch by cublasDgemmStridedBatched (batch 2).
+  // The complex product's operands: A - i A / 4 and B - i B / 4, interleaved (the subnormal row
+  // and column stay whole rows and columns of the real form).
+  std::vector<double> za, zb;
+  for (const double v : a) za.insert(za.end(), {v, -0.25 * v});
+  for (const double v : b) zb.insert(zb.end(), {v, -0.25 * v});
+  // C := A B by cublasDgemm (batch 1), the batch by cublasDgemmStridedBatched (batch 2), or the
+  // complex product by cublasZgemm (batch 0).
   const auto product = [&](const std::vector<double>& as, const std::vector<double>& bs,
                            int batch) {
     const std::size_t bytes = as.size() * sizeof(double);
@@ -64,7 +70,14 @@ int main() {
     // Not transposed, as the BLAS program calls dgemm_: B's column of subnormals then lies across
     // the columns of the product, which cr's moduli hold; transposed it lies along k, and cr needs
     // more moduli than the scheme has (the call falls through, by design).
-    if (batch == 1) {
+    if (batch == 0) {
+      const cuDoubleComplex one{1, 0}, zero{0, 0};
+      blas(cublasZgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                       reinterpret_cast<const cuDoubleComplex*>(da), n,
+                       reinterpret_cast<const cuDoubleComplex*>(db), n, &zero,
+                       reinterpret_cast<cuDoubleComplex*>(dc), n),
+           "cublasZgemm");
+    } else if (batch == 1) {
       blas(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, da, n, db, n, &beta, dc,
                        n),
            "cublasDgemm");
@@ -82,6 +95,7 @@ int main() {
     return c;
   };
   const int failures = check_caller_states<double>([&] { return product(a, b, 1); }) +
-                       check_caller_states<double>([&] { return product(a2, b2, 2); });
+                       check_caller_states<double>([&] { return product(a2, b2, 2); }) +
+                       check_caller_states<double>([&] { return product(za, zb, 0); });
   return failures + calls_fell_through() == 0 ? 0 : 1;
 }
